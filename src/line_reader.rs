@@ -1,0 +1,278 @@
+//! Line input with a bounded buffer, and the small text helpers the grader formats share.
+
+use std::io::{self, Read};
+
+use memchr::memchr;
+use thiserror::Error;
+
+/// The longest line the grader formats accept, in bytes, not counting its line ending.
+pub const MAX_LINE_LEN: usize = 4096;
+
+/// Size of the input buffer. A line longer than [`MAX_LINE_LEN`] is skipped, never held whole,
+/// so this bounds the reader's memory whatever the input.
+const BUFFER_LEN: usize = 64 * 1024;
+
+/// One line of input, without its line ending (`\n` or `\r\n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A line of at most [`MAX_LINE_LEN`] bytes.
+    Text(&'a [u8]),
+    /// A line longer than [`MAX_LINE_LEN`] bytes; its content was dropped.
+    TooLong,
+}
+
+/// Reading the input failed.
+#[derive(Debug, Error)]
+#[error("cannot read input: {0}")]
+pub struct ReadError(#[from] pub io::Error);
+
+/// Splits a byte stream into lines, holding at most one buffer of input.
+///
+/// Before each read from the underlying stream (a read that might block) it calls a hook:
+/// the grader flushes its output there, so a program driving it line by line always sees the
+/// answer before it is asked for the next line, while a file or a full pipe is still answered
+/// in large buffered writes.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    input: R,
+    buf: Box<[u8]>,
+    /// Start of the unconsumed bytes in `buf`.
+    start: usize,
+    /// End of the bytes read into `buf`.
+    end: usize,
+    /// The input has ended.
+    eof: bool,
+    /// Inside a line already known to be too long: drop bytes up to its newline.
+    skipping: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A reader over `input`.
+    pub fn new(input: R) -> LineReader<R> {
+        LineReader {
+            input,
+            buf: vec![0; BUFFER_LEN].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            eof: false,
+            skipping: false,
+        }
+    }
+
+    /// The next line, or `None` at the end of the input. A last line without a newline still
+    /// counts as a line.
+    ///
+    /// `before_read` runs before every read from the input.
+    ///
+    /// # Errors
+    /// Whatever `before_read` returns, and [`ReadError`] (converted to `E`) when reading fails.
+    pub fn next_line<E: From<ReadError>>(
+        &mut self,
+        mut before_read: impl FnMut() -> Result<(), E>,
+    ) -> Result<Option<Line<'_>>, E> {
+        let (line_start, line_end) = loop {
+            let pending = &self.buf[self.start..self.end];
+            if let Some(newline) = memchr(b'\n', pending) {
+                let found = (self.start, self.start + newline);
+                self.start += newline + 1;
+                if std::mem::take(&mut self.skipping) {
+                    return Ok(Some(Line::TooLong));
+                }
+                break found;
+            }
+            // No complete line is buffered.
+            if self.skipping || pending.len() > MAX_LINE_LEN + 1 {
+                // Longer than any line we accept, even allowing for a final `\r`.
+                self.skipping = true;
+                self.start = self.end;
+            }
+            if self.eof {
+                if std::mem::take(&mut self.skipping) {
+                    return Ok(Some(Line::TooLong));
+                }
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let found = (self.start, self.end);
+                self.start = self.end;
+                break found;
+            }
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            before_read()?;
+            match self.input.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(ReadError(e).into()),
+            }
+        };
+        let mut line = &self.buf[line_start..line_end];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        Ok(Some(if line.len() > MAX_LINE_LEN {
+            Line::TooLong
+        } else {
+            Line::Text(line)
+        }))
+    }
+}
+
+/// The whitespace-separated tokens of a line: leading and trailing ASCII whitespace is
+/// ignored, and tokens are separated by runs of spaces and tabs.
+pub(crate) fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.trim_ascii()
+        .split(|&b| b == b' ' || b == b'\t')
+        .filter(|token| !token.is_empty())
+}
+
+/// An integer token: an optional `+` or `-`, then one or more ASCII digits. Values beyond the
+/// range of `i64` saturate, which keeps them out of every range the formats accept.
+pub(crate) fn parse_integer(token: &[u8]) -> Option<i64> {
+    let (negative, digits) = match token {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let value = digits.iter().fold(0i64, |value, digit| {
+        value
+            .saturating_mul(10)
+            .saturating_add(i64::from(digit - b'0'))
+    });
+    Some(if negative { -value } else { value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_lines(input: &[u8]) -> Vec<Line<'static>> {
+        let mut reader = LineReader::new(input);
+        let mut lines = Vec::new();
+        while let Some(line) = reader.next_line(|| Ok::<_, ReadError>(())).unwrap() {
+            lines.push(match line {
+                Line::Text(text) => Line::Text(text.to_vec().leak()),
+                Line::TooLong => Line::TooLong,
+            });
+        }
+        lines
+    }
+
+    #[test]
+    fn splits_on_newlines_and_strips_one_carriage_return() {
+        assert_eq!(
+            all_lines(b"a\r\n\nb c\r\r\nlast"),
+            [
+                Line::Text(b"a"),
+                Line::Text(b""),
+                Line::Text(b"b c\r"),
+                Line::Text(b"last")
+            ]
+        );
+        assert_eq!(all_lines(b""), []);
+        assert_eq!(all_lines(b"\n"), [Line::Text(b"")]);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_accepted() {
+        let mut input = vec![b'x'; MAX_LINE_LEN];
+        input.extend_from_slice(b"\r\n");
+        input.extend(vec![b'y'; MAX_LINE_LEN + 1]);
+        input.extend_from_slice(b"\n1 2\n");
+        let lines = all_lines(&input);
+        assert!(matches!(lines[0], Line::Text(t) if t.len() == MAX_LINE_LEN));
+        assert_eq!(lines[1..], [Line::TooLong, Line::Text(b"1 2")]);
+    }
+
+    /// Yields `len` bytes of `x`, then a newline and `1 2`, in reads of at most 1000 bytes.
+    struct Endless {
+        left: usize,
+        tail: &'static [u8],
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.left > 0 {
+                let n = buf.len().min(1000).min(self.left);
+                buf[..n].fill(b'x');
+                self.left -= n;
+                return Ok(n);
+            }
+            let n = buf.len().min(self.tail.len());
+            buf[..n].copy_from_slice(&self.tail[..n]);
+            self.tail = &self.tail[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_huge_line_counts_as_one_line_and_is_never_held_whole() {
+        let mut reader = LineReader::new(Endless {
+            left: 10_000_000,
+            tail: b"\n1 2",
+        });
+        let mut reads = 0;
+        let mut next = |reader: &mut LineReader<Endless>| {
+            reader
+                .next_line(|| {
+                    reads += 1;
+                    Ok::<_, ReadError>(())
+                })
+                .unwrap()
+                .map(|line| matches!(line, Line::TooLong))
+        };
+        assert_eq!(next(&mut reader), Some(true));
+        assert_eq!(next(&mut reader), Some(false));
+        assert_eq!(next(&mut reader), None);
+        assert_eq!(reader.buf.len(), BUFFER_LEN);
+        assert!(reads > 10_000, "read in small pieces: {reads}");
+    }
+
+    #[test]
+    fn huge_line_without_newline_at_the_end() {
+        let mut input = b"1 2\n".to_vec();
+        input.extend(vec![b'z'; 200_000]);
+        assert_eq!(all_lines(&input), [Line::Text(b"1 2"), Line::TooLong]);
+    }
+
+    #[test]
+    fn the_hook_runs_only_when_no_line_is_buffered() {
+        let mut reader = LineReader::new(&b"1\n2\n3"[..]);
+        let mut hooks = 0;
+        let mut count = || {
+            hooks += 1;
+            Ok::<_, ReadError>(())
+        };
+        reader.next_line(&mut count).unwrap();
+        reader.next_line(&mut count).unwrap();
+        reader.next_line(&mut count).unwrap();
+        assert_eq!(reader.next_line(&mut count).unwrap(), None);
+        // One read brought all three lines, a second one found the end.
+        assert_eq!(hooks, 2);
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(parse_integer(b"+12"), Some(12));
+        assert_eq!(parse_integer(b"-0"), Some(0));
+        assert_eq!(parse_integer(b"007"), Some(7));
+        assert_eq!(parse_integer(b"99999999999999999999999"), Some(i64::MAX));
+        assert_eq!(parse_integer(b"-99999999999999999999999"), Some(-i64::MAX));
+        for bad in [&b""[..], b"+", b"-", b"1a", b"+-1", b"1.0", b"\xff"] {
+            assert_eq!(parse_integer(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_split_on_spaces_and_tabs() {
+        let found: Vec<_> = tokens(b" \t3 \t 4\x0c\r").collect();
+        assert_eq!(found, [&b"3"[..], b"4"]);
+        assert_eq!(tokens(b"  ").count(), 0);
+        assert_eq!(tokens(b"3,4").count(), 1);
+    }
+}
