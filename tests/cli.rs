@@ -1,0 +1,416 @@
+//! The `othello` binary: arguments, exit statuses, stderr, and the protocol as a harness sees
+//! it (piped whole, and driven line by line).
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    path::Path,
+    process::{Child, Command as StdCommand, Stdio},
+    sync::mpsc,
+    thread,
+    time::{Duration, Instant},
+};
+
+use assert_cmd::{Command, cargo::cargo_bin};
+use othello::protocol;
+use predicates::prelude::*;
+
+/// The binary with a timeout, so a hung protocol loop fails instead of stalling CI.
+fn othello() -> Command {
+    let mut command = Command::new(cargo_bin!("othello"));
+    command.timeout(Duration::from_secs(20));
+    command
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/transcripts")
+        .join(name)
+}
+
+mod arguments {
+    use super::*;
+
+    #[test]
+    fn help_and_version_succeed_on_stdout() {
+        othello()
+            .arg("--help")
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("--rules <RULES>"))
+            .stdout(predicate::str::contains("Exit status"))
+            .stderr(predicate::str::is_empty());
+        othello()
+            .arg("--version")
+            .assert()
+            .success()
+            .stdout(format!("othello {}\n", env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn bad_arguments_exit_1_without_touching_stdout() {
+        for args in [
+            &["--rules", "fast"][..],
+            &["--bogus"],
+            &["extra"],
+            &["--rules"],
+        ] {
+            othello()
+                .args(args)
+                .write_stdin("4\n")
+                .assert()
+                .code(1)
+                .stdout(predicate::str::is_empty())
+                .stderr(predicate::str::contains("error"));
+        }
+    }
+
+    #[test]
+    fn rules_choose_the_first_line() {
+        let start = std::fs::read(fixture("full/spec-full-4x4.in")).unwrap();
+        for (args, first) in [
+            (&[][..], "FULL\n"),
+            (&["--rules", "full"], "FULL\n"),
+            (&["--rules", "simple"], "SIMPLE\n"),
+            (&["--rules=simple"], "SIMPLE\n"),
+        ] {
+            othello()
+                .args(args)
+                .write_stdin(start.clone())
+                .assert()
+                .stdout(predicate::str::starts_with(first));
+        }
+    }
+}
+
+mod piped {
+    use super::*;
+
+    #[test]
+    fn every_scenario_through_the_binary_matches_the_library() {
+        let scenarios = common::scenarios();
+        assert!(scenarios.len() >= 40, "only {} scenarios", scenarios.len());
+        for path in scenarios {
+            let input = std::fs::read(&path).unwrap();
+            let variant = common::rules_of(&path);
+            let mut expected = Vec::new();
+            let result = protocol::run(&input[..], &mut expected, variant);
+            let (status, stderr) = match result {
+                Ok(_) => (0, String::new()),
+                Err(error) => (error.exit_status(), format!("othello: {error}\n")),
+            };
+            othello()
+                .args(["--rules", variant.name()])
+                .write_stdin(input)
+                .assert()
+                .code(i32::from(status))
+                .stdout(expected)
+                .stderr(stderr);
+        }
+    }
+
+    #[test]
+    fn spec_examples_byte_for_byte() {
+        for (name, rules, status) in [
+            ("full/spec-full-4x4", "full", 0),
+            ("full/spec-full-first-mover-passes", "full", 0),
+            ("full/spec-full-over-before-first-move", "full", 0),
+            ("full/spec-full-malformed-moves-then-eof", "full", 3),
+            ("simple/spec-simple-4x4", "simple", 0),
+        ] {
+            let expected = std::fs::read(fixture(&format!("{name}.out"))).unwrap();
+            let stderr = if status == 3 {
+                "othello: input ended before the game was over\n"
+            } else {
+                ""
+            };
+            othello()
+                .args(["--rules", rules])
+                .pipe_stdin(fixture(&format!("{name}.in")))
+                .unwrap()
+                .assert()
+                .code(status)
+                .stdout(expected)
+                .stderr(stderr);
+        }
+    }
+
+    #[test]
+    fn spec_example_copies_match_the_shared_contract() {
+        let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/examples");
+        if !shared.is_dir() {
+            eprintln!("skipped: {} is not here", shared.display());
+            return;
+        }
+        for (copy, original) in [
+            ("full/spec-full-4x4", "full-4x4"),
+            (
+                "full/spec-full-first-mover-passes",
+                "full-first-mover-passes",
+            ),
+            (
+                "full/spec-full-over-before-first-move",
+                "full-over-before-first-move",
+            ),
+            (
+                "full/spec-full-malformed-moves-then-eof",
+                "full-malformed-moves-then-eof",
+            ),
+            ("simple/spec-simple-4x4", "simple-4x4"),
+        ] {
+            for ext in ["in", "out"] {
+                assert_eq!(
+                    std::fs::read(fixture(&format!("{copy}.{ext}"))).unwrap(),
+                    std::fs::read(shared.join(format!("{original}.{ext}"))).unwrap(),
+                    "{copy}.{ext}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_setup_exits_2_with_one_stderr_line() {
+        othello()
+            .write_stdin("5\n4\nB\n>\n")
+            .assert()
+            .code(2)
+            .stdout("FULL\n")
+            .stderr("othello: line 1: rows must be an even integer from 4 to 16, found \"5\"\n");
+        othello()
+            .args(["--rules", "simple"])
+            .write_stdin("4\n4\nB\n>\n. . . .\n. B W .\n")
+            .assert()
+            .code(2)
+            .stdout("SIMPLE\n")
+            .stderr("othello: line 7: expected a board row, found end of input\n");
+    }
+
+    #[test]
+    fn input_ending_mid_game_exits_3_after_flushing_the_transcript() {
+        othello()
+            .write_stdin("4\n4\nB\n>\n. . . .\n. B W .\n. W B .\n. . . .\n2 4\n")
+            .assert()
+            .code(3)
+            .stdout(predicate::str::ends_with(
+                "VALID\nB: 4  W: 1\n. . . .\n. B B B\n. W B .\n. . . .\nTURN: W\n",
+            ))
+            .stderr("othello: input ended before the game was over\n");
+    }
+
+    #[test]
+    fn a_megabyte_move_line_is_one_invalid_line() {
+        let mut input = b"4\n4\nW\n>\nB . . .\n. W . .\n. . . .\n. . . .\n".to_vec();
+        input.extend(std::iter::repeat_n(b'7', 3 << 20));
+        input.extend_from_slice(b"\n3 3\n");
+        othello()
+            .write_stdin(input)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("TURN: B\nINVALID\nVALID\n"));
+    }
+
+    #[test]
+    fn unreadable_input_exits_1() {
+        let dir = std::fs::File::open(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let output = StdCommand::new(cargo_bin!("othello"))
+            .stdin(dir)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(output.stdout, b"FULL\n");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with("othello: cannot read input: "),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1);
+    }
+
+    #[test]
+    fn unwritable_output_exits_1() {
+        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+            eprintln!("skipped: no /dev/full here");
+            return;
+        };
+        let output = StdCommand::new(cargo_bin!("othello"))
+            .stdin(std::fs::File::open(fixture("full/spec-full-4x4.in")).unwrap())
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with("othello: cannot write output: "),
+            "{stderr}"
+        );
+    }
+
+    #[test]
+    fn a_reader_that_goes_away_ends_the_program_quietly() {
+        let mut input = std::fs::read(fixture("full/spec-full-4x4.in")).unwrap();
+        input.truncate(input.len() - 4); // keep the game going: only invalid lines follow
+        for _ in 0..200_000 {
+            input.extend_from_slice(b"9 9\n");
+        }
+        let mut child = StdCommand::new(cargo_bin!("othello"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert_eq!(first, "FULL\n");
+        // The reader is dropped here: the program's next writes fail with a broken pipe.
+        let status = wait_with_timeout(&mut child, Duration::from_secs(20)).expect("it ends");
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        writer.join().unwrap();
+        assert_eq!(stderr, "", "no panic message, no error line");
+        assert_eq!(status.code(), Some(0));
+    }
+}
+
+/// Drives a program like the course harness: wait for the rules line before sending
+/// anything, send the header and board, then send each move line only once the output before
+/// it has arrived, with a timeout on every expected line; after `WINNER:` the program must exit
+/// within two seconds.
+fn drive_line_by_line(
+    mut command: StdCommand,
+    input: &[u8],
+    expected: &str,
+    timeout: Duration,
+) -> Result<Option<i32>, String> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdin = child.stdin.take().unwrap();
+    let (sender, received) = mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    thread::spawn(move || {
+        for line in stdout.lines() {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut input_lines = input.split_inclusive(|&b| b == b'\n');
+    let mut send = |lines: &mut dyn Iterator<Item = &[u8]>, count: usize| {
+        for line in lines.take(count) {
+            stdin.write_all(line).and_then(|()| stdin.flush()).ok();
+        }
+    };
+    let mut header_sent = false;
+    let result = (|| {
+        for (n, want) in expected.lines().enumerate() {
+            let got = received
+                .recv_timeout(timeout)
+                .map_err(|_| format!("timed out waiting for line {} {want:?}", n + 1))?
+                .map_err(|e| e.to_string())?;
+            if got != want {
+                return Err(format!("line {}: expected {want:?}, got {got:?}", n + 1));
+            }
+            if !header_sent {
+                // The rules line has arrived: send the header, then as many rows as it names.
+                let rows: Vec<&[u8]> = input_lines.by_ref().take(4).collect();
+                let count: usize = String::from_utf8_lossy(rows[0]).trim().parse().unwrap();
+                send(&mut rows.into_iter(), 4);
+                send(&mut input_lines, count);
+                header_sent = true;
+            } else if want.starts_with("TURN: ") || want == "INVALID" {
+                send(&mut input_lines, 1);
+            }
+        }
+        Ok(())
+    })();
+    // Closing stdin ends the input: a game still in progress must now exit with status 3.
+    drop(stdin);
+    if let Err(message) = result {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(message);
+    }
+    match wait_with_timeout(&mut child, Duration::from_secs(2)) {
+        Some(status) => Ok(status.code()),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err("did not exit within 2 s".into())
+        }
+    }
+}
+
+fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    None
+}
+
+mod line_by_line {
+    use super::*;
+
+    fn binary(rules: othello::Variant) -> StdCommand {
+        let mut command = StdCommand::new(cargo_bin!("othello"));
+        command.args(["--rules", rules.name()]);
+        command
+    }
+
+    #[test]
+    fn scenarios_driven_one_line_at_a_time() {
+        for name in [
+            "full/spec-full-4x4.in",
+            "full/spec-full-first-mover-passes.in",
+            "full/spec-full-over-before-first-move.in",
+            "full/spec-full-malformed-moves-then-eof.in",
+            "simple/spec-simple-4x4.in",
+            "full/every-malformed-move-line.in",
+            "full/16x16-game-with-invalid-lines.in",
+            "full/4x16-game.in",
+            "simple/6x6-two-passes.in",
+        ] {
+            let path = fixture(name);
+            let input = std::fs::read(&path).unwrap();
+            let rules = common::rules_of(&path);
+            let mut expected = Vec::new();
+            let status = match protocol::run(&input[..], &mut expected, rules) {
+                Ok(_) => 0,
+                Err(error) => error.exit_status(),
+            };
+            let expected = String::from_utf8(expected).unwrap();
+            let result =
+                drive_line_by_line(binary(rules), &input, &expected, Duration::from_secs(10));
+            assert_eq!(result, Ok(Some(i32::from(status))), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_driver_catches_a_program_that_waits_for_input_before_answering() {
+        // Prints the right first line, but only after reading all of its input: a harness
+        // waiting for that line before sending anything would hang.
+        let mut command = StdCommand::new("sh");
+        command.args(["-c", "cat >/dev/null; echo FULL"]);
+        let input = std::fs::read(fixture("full/spec-full-4x4.in")).unwrap();
+        let result = drive_line_by_line(command, &input, "FULL\n", Duration::from_millis(300));
+        assert_eq!(result, Err("timed out waiting for line 1 \"FULL\"".into()));
+    }
+}

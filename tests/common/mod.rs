@@ -1,0 +1,88 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use othello::Variant;
+
+/// The rule set of a scenario file: those under a `simple/` folder use SIMPLE.
+pub fn rules_of(path: &Path) -> Variant {
+    let parent = path.parent().and_then(Path::file_name);
+    if parent.is_some_and(|name| name == "simple") {
+        Variant::Simple
+    } else {
+        Variant::Full
+    }
+}
+
+/// Every `.in` scenario under `fixtures/transcripts`, sorted.
+pub fn scenarios() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/transcripts");
+    let mut found = Vec::new();
+    for rules in ["full", "simple"] {
+        for entry in std::fs::read_dir(root.join(rules)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "in") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Checks what insta's text snapshots cannot see, and the transcript's grammar: UTF-8, no
+/// `\r`, no trailing or blank lines, exactly one final newline, only protocol lines, disc
+/// counts that match the board printed under them, and nothing after `WINNER:`.
+pub fn assert_well_formed(stdout: &[u8]) {
+    let text = std::str::from_utf8(stdout).expect("stdout is UTF-8");
+    assert!(!text.contains('\r'), "stdout holds a carriage return");
+    assert!(text.ends_with('\n'), "stdout does not end with a newline");
+    let mut lines = text.split_terminator('\n').enumerate().peekable();
+    let (_, rules) = lines.next().expect("a rules line");
+    assert!(rules == "FULL" || rules == "SIMPLE", "rules line {rules:?}");
+    let mut shape = None;
+    while let Some((n, line)) = lines.next() {
+        assert!(
+            !line.is_empty() && line.trim_end() == line,
+            "line {}: blank or trailing whitespace: {line:?}",
+            n + 1
+        );
+        if let Some(counts) = line.strip_prefix("B: ") {
+            let (black, white) = counts.split_once("  W: ").expect("two spaces before W:");
+            let (black, white): (usize, usize) = (black.parse().unwrap(), white.parse().unwrap());
+            let mut rows = Vec::new();
+            while let Some(&(_, row)) = lines.peek() {
+                let cells: Vec<&str> = row.split(' ').collect();
+                if !cells.iter().all(|c| ["B", "W", "."].contains(c)) {
+                    break;
+                }
+                rows.push(cells);
+                lines.next();
+            }
+            let this_shape = (rows.len(), rows[0].len());
+            assert!(rows.iter().all(|r| r.len() == this_shape.1), "ragged board");
+            assert_eq!(
+                *shape.get_or_insert(this_shape),
+                this_shape,
+                "board changed shape"
+            );
+            let count = |c| rows.iter().flatten().filter(|&&x| x == c).count();
+            assert_eq!(
+                (count("B"), count("W")),
+                (black, white),
+                "counts at line {}",
+                n + 1
+            );
+        } else if line.starts_with("WINNER: ") {
+            assert!(["WINNER: B", "WINNER: W", "WINNER: NONE"].contains(&line));
+            assert!(lines.next().is_none(), "output after {line}");
+        } else {
+            assert!(
+                ["VALID", "INVALID", "TURN: B", "TURN: W"].contains(&line),
+                "line {}: not a protocol line: {line:?}",
+                n + 1
+            );
+        }
+    }
+}
