@@ -81,6 +81,7 @@ impl Shape {
     }
 
     /// The square at `row` and `column` (both 0-based) if it lies on the board.
+    #[inline]
     pub const fn square(self, row: usize, column: usize) -> Option<Square> {
         if row < self.rows as usize && column < self.columns as usize {
             Some(Square::new(row as u8, column as u8))
