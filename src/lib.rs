@@ -44,6 +44,11 @@ pub mod protocol;
 mod rules;
 mod setup;
 
+/// The README's examples, run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use bitboard::{Bitboard, Squares};
 pub use board::{Board, EMPTY_CELL};
 pub use color::Color;
