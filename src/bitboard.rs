@@ -145,8 +145,8 @@ impl Bitboard {
         }
     }
 
-    /// The squares next to (but not in) the set, in any of the eight directions, within the
-    /// grid. Squares of the set itself are included when they neighbour another one.
+    /// Every square adjacent, in one of the eight directions, to a square of the set (within
+    /// the grid). A member of the set is included only if it is adjacent to another member.
     #[inline]
     pub fn neighbours(self) -> Bitboard {
         let horizontal = self.shift(Direction::East) | self.shift(Direction::West);

@@ -227,10 +227,22 @@ pub(crate) struct SetupParser {
 #[derive(Debug)]
 enum Stage {
     Rows,
-    Columns { rows: u8 },
-    FirstMover { shape: Shape },
-    WinRule { shape: Shape, first_mover: Color },
-    Board { setup: Setup, row: u8 },
+    Columns {
+        rows: u8,
+    },
+    FirstMover {
+        shape: Shape,
+    },
+    WinRule {
+        shape: Shape,
+        first_mover: Color,
+    },
+    Board {
+        setup: Setup,
+        row: u8,
+    },
+    /// The setup was returned; any further line is out of place.
+    Done,
 }
 
 impl SetupParser {
@@ -241,7 +253,8 @@ impl SetupParser {
         }
     }
 
-    /// Takes the next line; returns the setup once its last board row has been read.
+    /// Takes the next line; returns the setup once its last board row has been read, and an
+    /// error for any line after that.
     pub(crate) fn feed(&mut self, line: Line<'_>) -> Result<Option<Setup>, SetupError> {
         self.line += 1;
         let error = |kind| SetupError {
@@ -321,9 +334,12 @@ impl SetupParser {
                 }
                 *row += 1;
                 if *row == shape.rows() {
-                    return Ok(Some(*setup));
+                    let setup = *setup;
+                    self.stage = Stage::Done;
+                    return Ok(Some(setup));
                 }
             }
+            Stage::Done => return Err(error(SetupErrorKind::TrailingText(Excerpt::new(word)))),
         }
         Ok(None)
     }
@@ -335,7 +351,7 @@ impl SetupParser {
             Stage::Columns { .. } => Expected::Columns,
             Stage::FirstMover { .. } => Expected::FirstMover,
             Stage::WinRule { .. } => Expected::WinRule,
-            Stage::Board { .. } => Expected::BoardRow,
+            Stage::Board { .. } | Stage::Done => Expected::BoardRow,
         };
         SetupError {
             line: self.line + 1,
@@ -423,6 +439,26 @@ mod tests {
         );
         assert_eq!(
             error(&format!("{START}1 2\n")),
+            "line 9: expected nothing after the board, found \"1 2\""
+        );
+    }
+
+    #[test]
+    fn the_line_parser_refuses_lines_after_the_board() {
+        let mut parser = SetupParser::new();
+        let mut lines = START.lines();
+        let setup = loop {
+            if let Some(setup) = parser
+                .feed(Line::Text(lines.next().unwrap().as_bytes()))
+                .unwrap()
+            {
+                break setup;
+            }
+        };
+        assert_eq!(setup, START.parse().unwrap());
+        let error = parser.feed(Line::Text(b"1 2")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
             "line 9: expected nothing after the board, found \"1 2\""
         );
     }
