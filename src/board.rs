@@ -135,6 +135,12 @@ impl Board {
         self.discs[side.opponent().index()] |= flips;
     }
 
+    /// Exchanges the colours of all discs.
+    #[inline]
+    pub fn swap_colors(&mut self) {
+        self.discs.swap(0, 1);
+    }
+
     /// Row `row` as board text into `buf`, with its final newline.
     #[inline]
     pub(crate) fn row_text<'b>(&self, row: u8, buf: &'b mut [u8; MAX_ROW_TEXT]) -> &'b [u8] {

@@ -29,13 +29,15 @@
 //!
 //! The layers, each using only those before it: geometry ([`Shape`], [`Square`]), disc sets
 //! ([`Bitboard`]), [`Board`], rules ([`RuleSet`]), [`Game`], text formats ([`Setup`],
-//! [`MoveList`]) and the [`protocol`] front end.
+//! [`MoveList`]), the [`engine`] and the [`protocol`] front end.
 
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod bitboard;
 mod board;
 mod color;
+pub mod commands;
+pub mod engine;
 mod game;
 mod geometry;
 mod line_reader;

@@ -47,6 +47,17 @@ impl Setup {
     }
 }
 
+impl Setup {
+    /// Reads the header and board at the start of a grader input, ignoring whatever follows
+    /// the board (the move lines).
+    ///
+    /// # Errors
+    /// [`SetupError`] if the header or board is malformed or incomplete.
+    pub fn from_grader_input(text: &[u8]) -> Result<Setup, SetupError> {
+        read_setup(&mut LineReader::new(text), &mut SetupParser::new())
+    }
+}
+
 impl fmt::Display for Setup {
     /// The grader's input text for this position (header and board, no moves).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -67,16 +78,7 @@ impl FromStr for Setup {
     fn from_str(text: &str) -> Result<Setup, SetupError> {
         let mut lines = LineReader::new(text.as_bytes());
         let mut parser = SetupParser::new();
-        let setup = loop {
-            match next_line(&mut lines) {
-                None => return Err(parser.end_of_input()),
-                Some(line) => {
-                    if let Some(setup) = parser.feed(line)? {
-                        break setup;
-                    }
-                }
-            }
-        };
+        let setup = read_setup(&mut lines, &mut parser)?;
         let mut line = parser.line;
         while let Some(rest) = next_line(&mut lines) {
             line += 1;
@@ -88,6 +90,23 @@ impl FromStr for Setup {
             return Err(SetupError { line, kind });
         }
         Ok(setup)
+    }
+}
+
+/// Feeds `parser` lines of in-memory text until the setup is complete.
+fn read_setup(
+    lines: &mut LineReader<&[u8]>,
+    parser: &mut SetupParser,
+) -> Result<Setup, SetupError> {
+    loop {
+        match next_line(lines) {
+            None => return Err(parser.end_of_input()),
+            Some(line) => {
+                if let Some(setup) = parser.feed(line)? {
+                    return Ok(setup);
+                }
+            }
+        }
     }
 }
 

