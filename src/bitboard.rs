@@ -71,6 +71,23 @@ impl Bitboard {
         Bitboard(words)
     }
 
+    /// The squares in either set (usable in constants).
+    #[inline]
+    pub const fn union(self, other: Bitboard) -> Bitboard {
+        Bitboard([
+            self.0[0] | other.0[0],
+            self.0[1] | other.0[1],
+            self.0[2] | other.0[2],
+            self.0[3] | other.0[3],
+        ])
+    }
+
+    /// The four 64-bit words, rows 0–3 in the first.
+    #[inline]
+    pub(crate) const fn words(self) -> [u64; 4] {
+        self.0
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub const fn is_empty(self) -> bool {

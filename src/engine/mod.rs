@@ -5,89 +5,15 @@
 
 use std::any::TypeId;
 
-use crate::{Bitboard, Board, Color, Full, RuleSet, Shape, Square};
+use crate::{Board, Color, Full, RuleSet, Shape};
 
 mod grid;
+mod node;
 mod node8;
 
 pub use grid::GridNode;
+pub use node::{Corner, Index, Layout, Node, SquareSet};
 pub use node8::Node8;
-
-/// A position seen from the side to move: what search and perft need, and nothing else.
-pub trait Node: Copy {
-    /// A set of moves.
-    type Moves: MoveSet;
-
-    /// The legal moves of the side to move.
-    fn moves(&self) -> Self::Moves;
-
-    /// The position after the side to move plays `mv`, which must be one of [`moves`](Node::moves).
-    fn play(&self, mv: <Self::Moves as MoveSet>::Move) -> Self;
-
-    /// The position with the other side to move and the same discs.
-    #[must_use]
-    fn pass(&self) -> Self;
-}
-
-/// A set of moves that can be counted and taken apart.
-pub trait MoveSet: Copy {
-    /// One move.
-    type Move: Copy;
-
-    /// Whether the set is empty.
-    fn is_empty(self) -> bool;
-
-    /// Number of moves.
-    fn len(self) -> u32;
-
-    /// Removes and returns one move (the lowest square first).
-    fn pop(&mut self) -> Option<Self::Move>;
-}
-
-impl MoveSet for u64 {
-    type Move = u32;
-
-    #[inline]
-    fn is_empty(self) -> bool {
-        self == 0
-    }
-
-    #[inline]
-    fn len(self) -> u32 {
-        self.count_ones()
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<u32> {
-        if *self == 0 {
-            return None;
-        }
-        let index = self.trailing_zeros();
-        *self &= *self - 1;
-        Some(index)
-    }
-}
-
-impl MoveSet for Bitboard {
-    type Move = Square;
-
-    #[inline]
-    fn is_empty(self) -> bool {
-        Bitboard::is_empty(self)
-    }
-
-    #[inline]
-    fn len(self) -> u32 {
-        self.count()
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<Square> {
-        let square = self.first()?;
-        self.remove(square);
-        Some(square)
-    }
-}
 
 /// Counts the leaves of the game tree `depth` plies below `board` with `side` to move.
 ///
@@ -179,5 +105,59 @@ fn perft_step<N: Node>(node: &N, depth: u32, recurse: impl Fn(&N, u32) -> u64) -
             }
             leaves
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Bitboard;
+
+    /// The 8 × 8 part of a grid set, as a `u64`.
+    fn to_u64(set: Bitboard) -> u64 {
+        set.iter().fold(0, |bits, s| {
+            bits | 1u64 << (u32::from(s.row()) * 8 + u32::from(s.column()))
+        })
+    }
+
+    #[test]
+    fn both_representations_agree_on_8x8() {
+        let board = Board::standard(Shape::STANDARD);
+        let fast = Node8::from_board(&board, Color::Black);
+        let grid = GridNode::<Full>::from_board(&board, Color::Black);
+        let (a, b) = (fast.layout(), grid.layout());
+        assert_eq!(a.cells, to_u64(b.cells));
+        assert_eq!(a.edges, to_u64(b.edges));
+        for (x, y) in a.corners.iter().zip(&b.corners) {
+            assert_eq!(x.corner, to_u64(y.corner));
+            assert_eq!(x.x_square, to_u64(y.x_square));
+            assert_eq!(x.c_squares, to_u64(y.c_squares));
+        }
+        assert_eq!(b.edges.count(), 28);
+        let mut bits = 0x8100_2400_0018_0081u64;
+        let set: Bitboard = std::iter::from_fn(|| bits.pop())
+            .map(|i| fast.square(i))
+            .collect();
+        assert_eq!(
+            SquareSet::neighbours(0x8100_2400_0018_0081u64),
+            to_u64(set.neighbours())
+        );
+        for square in Shape::STANDARD.squares() {
+            assert_eq!(fast.square(fast.index(square).unwrap()), square);
+        }
+        assert_ne!(fast.hash(), fast.pass().hash());
+    }
+
+    #[test]
+    fn layouts_of_small_and_odd_boards() {
+        let board = Board::standard(Shape::new(4, 5).unwrap());
+        let node = GridNode::<Full>::from_board(&board, Color::Black);
+        let layout = node.layout();
+        assert_eq!(layout.cells.count(), 20);
+        assert_eq!(layout.edges.count(), 14);
+        let top_right = layout.corners[1];
+        assert_eq!(top_right.corner.first(), Some(crate::Square::new(0, 4)));
+        assert_eq!(top_right.x_square.first(), Some(crate::Square::new(1, 3)));
+        assert_eq!(top_right.c_squares.count(), 2);
     }
 }

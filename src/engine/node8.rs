@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{MoveSet, Node};
+use super::node::{Corner, Layout, Node, SquareSet, hash_words};
 use crate::{Board, Color, Shape, Square};
 
 /// Columns 1 to 6: a run flanked within one row never includes the edge columns.
@@ -115,8 +115,29 @@ fn axis_moves(player: u64, mask: u64, shift: u32) -> u64 {
     (up << shift) | (down >> shift)
 }
 
+/// Corners, their X- and C-squares, and edges of the 8 × 8 board.
+static LAYOUT: Layout<u64> = Layout {
+    cells: !0,
+    edges: 0xff00_0000_0000_00ff | 0x8181_8181_8181_8181,
+    corners: [
+        corner(0, 9, 1, 8),
+        corner(7, 14, 6, 15),
+        corner(56, 49, 48, 57),
+        corner(63, 54, 55, 62),
+    ],
+};
+
+/// A corner with its X-square and C-squares, by bit index.
+const fn corner(corner: u32, x_square: u32, c1: u32, c2: u32) -> Corner<u64> {
+    Corner {
+        corner: 1 << corner,
+        x_square: 1 << x_square,
+        c_squares: 1 << c1 | 1 << c2,
+    }
+}
+
 impl Node for Node8 {
-    type Moves = u64;
+    type Set = u64;
 
     #[inline(always)]
     fn moves(&self) -> u64 {
@@ -130,20 +151,57 @@ impl Node for Node8 {
     }
 
     #[inline(always)]
+    fn flips(&self, index: u32) -> u64 {
+        Node8::flips(*self, index)
+    }
+
+    #[inline(always)]
     fn play(&self, index: u32) -> Node8 {
-        let flips = self.flips(index);
+        let flips = Node8::flips(*self, index);
         Node8 {
             player: self.opponent ^ flips,
             opponent: self.player | flips | 1 << index,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn pass(&self) -> Node8 {
         Node8 {
             player: self.opponent,
             opponent: self.player,
         }
+    }
+
+    #[inline(always)]
+    fn player(&self) -> u64 {
+        self.player
+    }
+
+    #[inline(always)]
+    fn opponent(&self) -> u64 {
+        self.opponent
+    }
+
+    #[inline(always)]
+    fn layout(&self) -> &'static Layout<u64> {
+        &LAYOUT
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        hash_words(&[self.player, self.opponent])
+    }
+
+    #[inline]
+    fn square(&self, index: u32) -> Square {
+        square_of(index)
+    }
+
+    #[inline]
+    fn index(&self, square: Square) -> Option<u32> {
+        Shape::STANDARD
+            .contains(square)
+            .then(|| u32::from(square.row()) * 8 + u32::from(square.column()))
     }
 }
 
@@ -165,12 +223,17 @@ impl Avx2Node8 {
 
 #[cfg(target_arch = "x86_64")]
 impl Node for Avx2Node8 {
-    type Moves = u64;
+    type Set = u64;
 
     #[inline(always)]
     fn moves(&self) -> u64 {
         // SAFETY: an `Avx2Node8` is only made after AVX2 was detected (`Avx2Node8::new`).
         unsafe { avx2_moves(self.0.player, self.0.opponent) }
+    }
+
+    #[inline(always)]
+    fn flips(&self, index: u32) -> u64 {
+        self.0.flips(index)
     }
 
     #[inline(always)]
@@ -181,6 +244,36 @@ impl Node for Avx2Node8 {
     #[inline(always)]
     fn pass(&self) -> Avx2Node8 {
         Avx2Node8(self.0.pass())
+    }
+
+    #[inline(always)]
+    fn player(&self) -> u64 {
+        self.0.player
+    }
+
+    #[inline(always)]
+    fn opponent(&self) -> u64 {
+        self.0.opponent
+    }
+
+    #[inline(always)]
+    fn layout(&self) -> &'static Layout<u64> {
+        &LAYOUT
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.0.hash()
+    }
+
+    #[inline]
+    fn square(&self, index: u32) -> Square {
+        square_of(index)
+    }
+
+    #[inline]
+    fn index(&self, square: Square) -> Option<u32> {
+        self.0.index(square)
     }
 }
 
@@ -291,13 +384,13 @@ pub(crate) fn check_against_rules(node: Node8) {
     let board = node.to_board(Color::Black);
     let legal = Full::legal_moves(&board, Color::Black);
     let mut moves = node.moves();
-    assert_eq!(moves.len(), legal.count(), "{node:?}");
+    assert_eq!(SquareSet::len(moves), legal.count(), "{node:?}");
     while let Some(index) = moves.pop() {
         let square = square_of(index);
         assert!(legal.contains(square), "{node:?} {square}");
         let expected = Full::flips(&board, Color::Black, square);
         let mut flips = node.flips(index);
-        assert_eq!(flips.len(), expected.count(), "{node:?} {square}");
+        assert_eq!(SquareSet::len(flips), expected.count(), "{node:?} {square}");
         while let Some(flip) = flips.pop() {
             assert!(expected.contains(square_of(flip)), "{node:?} {square}");
         }

@@ -1,0 +1,250 @@
+//! What the engine sees of a position: square sets, the board's layout, and [`Node`].
+
+use std::{
+    fmt,
+    ops::{BitAnd, BitOr, BitXor, Not},
+};
+
+use crate::{Bitboard, Square};
+
+/// A set of squares of one board representation: a `u64` on 8 × 8, a [`Bitboard`] elsewhere.
+pub trait SquareSet:
+    Copy
+    + Eq
+    + fmt::Debug
+    + Send
+    + Sync
+    + 'static
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+{
+    /// One square, in this representation's own numbering.
+    type Index: Copy + Eq + fmt::Debug + Send + Sync + 'static;
+
+    /// The empty set.
+    const EMPTY: Self;
+
+    /// The set holding `index` only.
+    fn single(index: Self::Index) -> Self;
+
+    /// Whether `index` is in the set.
+    fn contains(self, index: Self::Index) -> bool;
+
+    /// Whether the set is empty.
+    fn is_empty(self) -> bool;
+
+    /// Number of squares.
+    fn len(self) -> u32;
+
+    /// The lowest square, if any.
+    fn first(self) -> Option<Self::Index>;
+
+    /// Removes and returns the lowest square.
+    #[inline]
+    fn pop(&mut self) -> Option<Self::Index> {
+        let index = self.first()?;
+        *self = *self ^ Self::single(index);
+        Some(index)
+    }
+
+    /// Every square adjacent (in eight directions) to a square of the set, within the grid.
+    fn neighbours(self) -> Self;
+}
+
+impl SquareSet for u64 {
+    type Index = u32;
+
+    const EMPTY: u64 = 0;
+
+    #[inline(always)]
+    fn single(index: u32) -> u64 {
+        1 << index
+    }
+
+    #[inline(always)]
+    fn contains(self, index: u32) -> bool {
+        self >> index & 1 != 0
+    }
+
+    #[inline(always)]
+    fn is_empty(self) -> bool {
+        self == 0
+    }
+
+    #[inline(always)]
+    fn len(self) -> u32 {
+        self.count_ones()
+    }
+
+    #[inline(always)]
+    fn first(self) -> Option<u32> {
+        (self != 0).then(|| self.trailing_zeros())
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<u32> {
+        let index = self.first()?;
+        *self &= *self - 1;
+        Some(index)
+    }
+
+    #[inline(always)]
+    fn neighbours(self) -> u64 {
+        const NOT_FIRST_COLUMN: u64 = 0xfefe_fefe_fefe_fefe;
+        const NOT_LAST_COLUMN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let sideways = ((self << 1) & NOT_FIRST_COLUMN) | ((self >> 1) & NOT_LAST_COLUMN);
+        let band = self | sideways;
+        sideways | band << 8 | band >> 8
+    }
+}
+
+impl SquareSet for Bitboard {
+    type Index = Square;
+
+    const EMPTY: Bitboard = Bitboard::EMPTY;
+
+    #[inline]
+    fn single(square: Square) -> Bitboard {
+        Bitboard::from_square(square)
+    }
+
+    #[inline]
+    fn contains(self, square: Square) -> bool {
+        Bitboard::contains(self, square)
+    }
+
+    #[inline]
+    fn is_empty(self) -> bool {
+        Bitboard::is_empty(self)
+    }
+
+    #[inline]
+    fn len(self) -> u32 {
+        self.count()
+    }
+
+    #[inline]
+    fn first(self) -> Option<Square> {
+        Bitboard::first(self)
+    }
+
+    #[inline]
+    fn neighbours(self) -> Bitboard {
+        Bitboard::neighbours(self)
+    }
+}
+
+/// The squares that matter to evaluation on one board shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout<S> {
+    /// Every square of the board.
+    pub cells: S,
+    /// Squares on the board's border.
+    pub edges: S,
+    /// The four corners with the squares next to them.
+    pub corners: [Corner<S>; 4],
+}
+
+/// A corner and its neighbours: the diagonal one (the X-square) and the two on the edges
+/// (the C-squares). Owning them while the corner is empty tends to give the corner away.
+#[derive(Clone, Copy, Debug)]
+pub struct Corner<S> {
+    /// The corner square.
+    pub corner: S,
+    /// The square diagonally next to it.
+    pub x_square: S,
+    /// The two edge squares next to it.
+    pub c_squares: S,
+}
+
+/// A position seen from the side to move: what perft and search need, and nothing else.
+pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
+    /// Sets of squares in this representation.
+    type Set: SquareSet;
+
+    /// The legal moves of the side to move.
+    fn moves(&self) -> Self::Set;
+
+    /// The discs the side to move turns over by playing `mv` (empty if the move is illegal).
+    fn flips(&self, mv: Index<Self>) -> Self::Set;
+
+    /// The position after the side to move plays `mv`, one of [`moves`](Node::moves).
+    #[must_use]
+    fn play(&self, mv: Index<Self>) -> Self;
+
+    /// The position with the other side to move and the same discs.
+    #[must_use]
+    fn pass(&self) -> Self;
+
+    /// Discs of the side to move.
+    fn player(&self) -> Self::Set;
+
+    /// Discs of the opponent.
+    fn opponent(&self) -> Self::Set;
+
+    /// The board's layout.
+    fn layout(&self) -> &'static Layout<Self::Set>;
+
+    /// A 64-bit hash of the discs (side to move first), for transposition tables.
+    fn hash(&self) -> u64;
+
+    /// The square `mv` stands for.
+    fn square(&self, mv: Index<Self>) -> Square;
+
+    /// The move on `square`, in this representation, if the square is on the board.
+    fn index(&self, square: Square) -> Option<Index<Self>>;
+
+    /// The empty squares of the board.
+    #[inline(always)]
+    fn empties(&self) -> Self::Set {
+        self.layout().cells & !(self.player() | self.opponent())
+    }
+}
+
+/// One square (a move) of node type `N`.
+pub type Index<N> = <<N as Node>::Set as SquareSet>::Index;
+
+/// Splitmix64: the generator behind the hash tables (a constant function, so the tables are
+/// built at compile time).
+const fn splitmix(state: u64) -> (u64, u64) {
+    let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (state, z ^ (z >> 31))
+}
+
+/// Zobrist keys for tabulation hashing: `ZOBRIST[i][b]` is the key of byte value `b` at byte
+/// position `i` of the position's disc sets (side to move first). XOR-ing one key per byte is
+/// Zobrist hashing with bytes as the pieces: as strong, and far fewer lookups than one per
+/// disc.
+pub(crate) static ZOBRIST: [[u64; 256]; 64] = {
+    let mut table = [[0u64; 256]; 64];
+    let mut state = 0x0123_4567_89ab_cdef;
+    let mut position = 0;
+    while position < 64 {
+        let mut value = 0;
+        while value < 256 {
+            let (next, key) = splitmix(state);
+            state = next;
+            table[position][value] = key;
+            value += 1;
+        }
+        position += 1;
+    }
+    table
+};
+
+/// The tabulation hash of a sequence of 64-bit words (at most eight).
+#[inline(always)]
+pub(crate) fn hash_words(words: &[u64]) -> u64 {
+    let mut hash = 0;
+    for (w, &word) in words.iter().enumerate() {
+        for (b, byte) in word.to_le_bytes().into_iter().enumerate() {
+            hash ^= ZOBRIST[w * 8 + b][usize::from(byte)];
+        }
+    }
+    hash
+}
