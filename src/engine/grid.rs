@@ -3,7 +3,7 @@
 use std::{fmt, marker::PhantomData};
 
 use super::node::{Corner, Layout, Node, hash_words};
-use crate::{Bitboard, Board, Color, RuleSet, Shape, Square};
+use crate::{Bitboard, Board, Color, RuleSet, Shape, Square, Variant};
 
 /// A position on any board under rule set `R`: a [`Board`] on which Black is always the side
 /// to move (a pass swaps the colours).
@@ -37,6 +37,7 @@ impl<R: RuleSet> GridNode<R> {
 
 impl<R: RuleSet> Node for GridNode<R> {
     type Set = Bitboard;
+    const VARIANT: Variant = R::VARIANT;
 
     #[inline]
     fn moves(&self) -> Bitboard {
@@ -49,9 +50,9 @@ impl<R: RuleSet> Node for GridNode<R> {
     }
 
     #[inline]
-    fn play(&self, square: Square) -> GridNode<R> {
+    fn make(&self, square: Square, flips: Bitboard) -> GridNode<R> {
         let mut board = self.board;
-        board.place(Color::Black, square, R::flips(&board, Color::Black, square));
+        board.place(Color::Black, square, flips);
         board.swap_colors();
         GridNode {
             board,
@@ -122,6 +123,8 @@ const fn layout(rows: u8, columns: u8) -> Layout<Bitboard> {
     let (last_row, last_column) = (rows - 1, columns - 1);
     let mut cells = Bitboard::EMPTY;
     let mut edges = Bitboard::EMPTY;
+    let mut quadrants = [Bitboard::EMPTY; 4];
+    let (middle_row, middle_column) = (rows.div_ceil(2), columns.div_ceil(2));
     let mut row = 0;
     while row < rows {
         let mut column = 0;
@@ -130,6 +133,8 @@ const fn layout(rows: u8, columns: u8) -> Layout<Bitboard> {
             if row == 0 || column == 0 || row == last_row || column == last_column {
                 edges = edges.union(at(row, column));
             }
+            let quadrant = (row >= middle_row) as usize * 2 + (column >= middle_column) as usize;
+            quadrants[quadrant] = quadrants[quadrant].union(at(row, column));
             column += 1;
         }
         row += 1;
@@ -143,6 +148,7 @@ const fn layout(rows: u8, columns: u8) -> Layout<Bitboard> {
             corner(last_row, 0, last_row - 1, 1),
             corner(last_row, last_column, last_row - 1, last_column - 1),
         ],
+        quadrants,
     }
 }
 

@@ -7,13 +7,23 @@ use std::any::TypeId;
 
 use crate::{Board, Color, Full, RuleSet, Shape};
 
+pub mod endgame;
+pub mod eval;
 mod grid;
+mod limits;
 mod node;
 mod node8;
+pub mod search;
+mod tt;
+
+pub use endgame::{Goal, Solution, solve};
 
 pub use grid::GridNode;
+pub use limits::{Limits, Stopper};
 pub use node::{Corner, Index, Layout, Node, SquareSet};
 pub use node8::Node8;
+pub use search::{RankedMove, SearchOptions, SearchReport, search};
+pub use tt::{Bound, Entry, TranspositionTable};
 
 /// Counts the leaves of the game tree `depth` plies below `board` with `side` to move.
 ///
@@ -32,15 +42,39 @@ pub use node8::Node8;
 /// # Ok::<_, othello::ShapeError>(())
 /// ```
 pub fn perft<R: RuleSet>(board: &Board, side: Color, depth: u32) -> u64 {
+    struct Perft(u32);
+    impl NodeTask for Perft {
+        type Output = u64;
+        fn run<N: Node>(self, node: N) -> u64 {
+            perft_nodes(&node, self.0)
+        }
+    }
+    with_node::<R, _>(board, side, Perft(depth))
+}
+
+/// Something to do with a position, whatever its representation: see [`with_node`].
+pub trait NodeTask {
+    /// The result.
+    type Output;
+
+    /// Does it.
+    fn run<N: Node>(self, node: N) -> Self::Output;
+}
+
+/// Runs `task` on `board` (with `side` to move, under rule set `R`) in the fastest
+/// representation available: on the standard 8 × 8 board under [`Full`] rules a `u64`
+/// [`Node8`] (with AVX2 move generation where the processor has it), elsewhere a
+/// [`GridNode`].
+pub fn with_node<R: RuleSet, T: NodeTask>(board: &Board, side: Color, task: T) -> T::Output {
     if TypeId::of::<R>() == TypeId::of::<Full>() && board.shape() == Shape::STANDARD {
         let node = Node8::from_board(board, side);
         #[cfg(target_arch = "x86_64")]
         if let Some(node) = node8::Avx2Node8::new(node) {
-            return perft_nodes(&node, depth);
+            return task.run(node);
         }
-        perft_nodes(&node, depth)
+        task.run(node)
     } else {
-        perft_nodes(&GridNode::<R>::from_board(board, side), depth)
+        task.run(GridNode::<R>::from_board(board, side))
     }
 }
 
@@ -52,16 +86,23 @@ pub fn perft<R: RuleSet>(board: &Board, side: Color, depth: u32) -> u64 {
 /// and AVX2 lets [`Node8`]'s fast path inline its vector move generator.
 pub fn perft_nodes<N: Node>(node: &N, depth: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("lzcnt")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("avx2")
-    {
+    if fast_cpu() {
         // SAFETY: the processor has every feature `perft_x86` is compiled for.
         return unsafe { perft_x86(node, depth) };
     }
     perft_portable(node, depth)
+}
+
+/// Whether this processor has what the engine's fast copies are compiled for: `popcnt`,
+/// `lzcnt`, BMI1, BMI2 and AVX2 (checked once, then cached by the standard library).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn fast_cpu() -> bool {
+    std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("avx2")
 }
 
 fn perft_portable<N: Node>(node: &N, depth: u32) -> u64 {
@@ -130,6 +171,9 @@ mod tests {
         let (a, b) = (fast.layout(), grid.layout());
         assert_eq!(a.cells, to_u64(b.cells));
         assert_eq!(a.edges, to_u64(b.edges));
+        for (x, y) in a.quadrants.iter().zip(&b.quadrants) {
+            assert_eq!(*x, to_u64(*y));
+        }
         for (x, y) in a.corners.iter().zip(&b.corners) {
             assert_eq!(x.corner, to_u64(y.corner));
             assert_eq!(x.x_square, to_u64(y.x_square));

@@ -5,7 +5,7 @@ use std::{
     ops::{BitAnd, BitOr, BitXor, Not},
 };
 
-use crate::{Bitboard, Square};
+use crate::{Bitboard, Square, Variant};
 
 /// A set of squares of one board representation: a `u64` on 8 × 8, a [`Bitboard`] elsewhere.
 pub trait SquareSet:
@@ -145,6 +145,10 @@ pub struct Layout<S> {
     pub edges: S,
     /// The four corners with the squares next to them.
     pub corners: [Corner<S>; 4],
+    /// The board cut in four (the middle row and column, on odd sides, go to the top and
+    /// left parts): endgames fill these regions more or less apart, and whoever moves last
+    /// in a region tends to gain.
+    pub quadrants: [S; 4],
 }
 
 /// A corner and its neighbours: the diagonal one (the X-square) and the two on the edges
@@ -164,6 +168,9 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
     /// Sets of squares in this representation.
     type Set: SquareSet;
 
+    /// The rule set the moves follow.
+    const VARIANT: Variant;
+
     /// The legal moves of the side to move.
     fn moves(&self) -> Self::Set;
 
@@ -172,7 +179,15 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
 
     /// The position after the side to move plays `mv`, one of [`moves`](Node::moves).
     #[must_use]
-    fn play(&self, mv: Index<Self>) -> Self;
+    #[inline(always)]
+    fn play(&self, mv: Index<Self>) -> Self {
+        self.make(mv, self.flips(mv))
+    }
+
+    /// The position after the side to move plays `mv` turning over `flips` (which must be
+    /// [`flips`](Node::flips)`(mv)`, non-empty): saves computing them twice.
+    #[must_use]
+    fn make(&self, mv: Index<Self>, flips: Self::Set) -> Self;
 
     /// The position with the other side to move and the same discs.
     #[must_use]
@@ -195,6 +210,13 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
 
     /// The move on `square`, in this representation, if the square is on the board.
     fn index(&self, square: Square) -> Option<Index<Self>>;
+
+    /// Some discs of the side to move that can never be flipped again (none, unless the
+    /// representation knows better): bounds the final score, which lets the solver cut.
+    #[inline(always)]
+    fn stable(&self) -> Self::Set {
+        Self::Set::EMPTY
+    }
 
     /// The empty squares of the board.
     #[inline(always)]

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::node::{Corner, Layout, Node, SquareSet, hash_words};
-use crate::{Board, Color, Shape, Square};
+use crate::{Board, Color, Shape, Square, Variant};
 
 /// Columns 1 to 6: a run flanked within one row never includes the edge columns.
 const INNER_COLUMNS: u64 = 0x7e7e_7e7e_7e7e_7e7e;
@@ -62,6 +62,38 @@ impl Node8 {
         self.opponent
     }
 
+    /// Discs of the side to move that can never be flipped: those that, along each of the
+    /// four axes, sit on a full line, at the board's edge, or next to another such disc.
+    /// Found by growing the set from nothing until it stops changing (corners first).
+    #[inline]
+    pub fn stable(self) -> u64 {
+        let occupied = self.player | self.opponent;
+        let (rows, columns, diagonals, anti_diagonals) = full_lines(occupied);
+        // Squares protected along an axis by the edge or a full line.
+        let horizontal = rows | 0x8181_8181_8181_8181;
+        let vertical = columns | 0xff00_0000_0000_00ff;
+        let diagonal = diagonals | 0xff81_8181_8181_81ff;
+        let anti_diagonal = anti_diagonals | 0xff81_8181_8181_81ff;
+        let mut stable = 0u64;
+        loop {
+            let along_row = horizontal
+                | (stable << 1 & !0x0101_0101_0101_0101)
+                | (stable >> 1 & 0x7f7f_7f7f_7f7f_7f7f);
+            let along_column = vertical | stable << 8 | stable >> 8;
+            let along_diagonal = diagonal
+                | (stable << 9 & !0x0101_0101_0101_0101)
+                | (stable >> 9 & 0x7f7f_7f7f_7f7f_7f7f);
+            let along_anti = anti_diagonal
+                | (stable << 7 & 0x7f7f_7f7f_7f7f_7f7f)
+                | (stable >> 7 & !0x0101_0101_0101_0101);
+            let grown = self.player & along_row & along_column & along_diagonal & along_anti;
+            if grown == stable {
+                return stable;
+            }
+            stable = grown;
+        }
+    }
+
     /// The discs that turn over when the side to move plays `index` (an empty square; the
     /// result is empty if the move is illegal).
     #[inline(always)]
@@ -88,6 +120,46 @@ impl Node8 {
         flips
     }
 }
+
+/// The squares on full rows, full columns, full diagonals and full anti-diagonals.
+#[inline]
+fn full_lines(occupied: u64) -> (u64, u64, u64, u64) {
+    let mut rows = 0;
+    for row in 0..8 {
+        let line = 0xffu64 << (8 * row);
+        if occupied & line == line {
+            rows |= line;
+        }
+    }
+    let mut column_bits = occupied;
+    for shift in [8, 16, 32] {
+        column_bits &= column_bits >> shift;
+    }
+    let columns = (column_bits & 0xff) * 0x0101_0101_0101_0101;
+    let (mut diagonals, mut anti_diagonals) = (0, 0);
+    for line in &DIAGONALS {
+        if occupied & line[0] == line[0] {
+            diagonals |= line[0];
+        }
+        if occupied & line[1] == line[1] {
+            anti_diagonals |= line[1];
+        }
+    }
+    (rows, columns, diagonals, anti_diagonals)
+}
+
+/// The 15 diagonals (down-right) and 15 anti-diagonals (down-left) of the board.
+static DIAGONALS: [[u64; 2]; 15] = {
+    let mut lines = [[0u64; 2]; 15];
+    let mut square = 0;
+    while square < 64 {
+        let (row, column) = (square / 8, square % 8);
+        lines[7 + column - row][0] |= 1 << square;
+        lines[row + column][1] |= 1 << square;
+        square += 1;
+    }
+    lines
+};
 
 /// The square of bit `index`.
 #[inline]
@@ -125,6 +197,12 @@ static LAYOUT: Layout<u64> = Layout {
         corner(56, 49, 48, 57),
         corner(63, 54, 55, 62),
     ],
+    quadrants: [
+        0x0000_0000_0f0f_0f0f,
+        0x0000_0000_f0f0_f0f0,
+        0x0f0f_0f0f_0000_0000,
+        0xf0f0_f0f0_0000_0000,
+    ],
 };
 
 /// A corner with its X-square and C-squares, by bit index.
@@ -138,6 +216,7 @@ const fn corner(corner: u32, x_square: u32, c1: u32, c2: u32) -> Corner<u64> {
 
 impl Node for Node8 {
     type Set = u64;
+    const VARIANT: Variant = Variant::Full;
 
     #[inline(always)]
     fn moves(&self) -> u64 {
@@ -156,8 +235,7 @@ impl Node for Node8 {
     }
 
     #[inline(always)]
-    fn play(&self, index: u32) -> Node8 {
-        let flips = Node8::flips(*self, index);
+    fn make(&self, index: u32, flips: u64) -> Node8 {
         Node8 {
             player: self.opponent ^ flips,
             opponent: self.player | flips | 1 << index,
@@ -185,6 +263,11 @@ impl Node for Node8 {
     #[inline(always)]
     fn layout(&self) -> &'static Layout<u64> {
         &LAYOUT
+    }
+
+    #[inline(always)]
+    fn stable(&self) -> u64 {
+        Node8::stable(*self)
     }
 
     #[inline]
@@ -224,6 +307,7 @@ impl Avx2Node8 {
 #[cfg(target_arch = "x86_64")]
 impl Node for Avx2Node8 {
     type Set = u64;
+    const VARIANT: Variant = Variant::Full;
 
     #[inline(always)]
     fn moves(&self) -> u64 {
@@ -237,8 +321,8 @@ impl Node for Avx2Node8 {
     }
 
     #[inline(always)]
-    fn play(&self, index: u32) -> Avx2Node8 {
-        Avx2Node8(self.0.play(index))
+    fn make(&self, index: u32, flips: u64) -> Avx2Node8 {
+        Avx2Node8(self.0.make(index, flips))
     }
 
     #[inline(always)]
@@ -259,6 +343,11 @@ impl Node for Avx2Node8 {
     #[inline(always)]
     fn layout(&self) -> &'static Layout<u64> {
         &LAYOUT
+    }
+
+    #[inline(always)]
+    fn stable(&self) -> u64 {
+        self.0.stable()
     }
 
     #[inline]
@@ -419,6 +508,49 @@ mod tests {
             Node8::from_board(&board, Color::White).to_board(Color::White),
             board
         );
+    }
+
+    #[test]
+    fn stable_discs_never_flip() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut found = 0;
+        for _ in 0..3000 {
+            // Dense random positions, so that some discs are stable.
+            let filled = next() | next() | next();
+            let player = filled & next();
+            let start = Node8::new(player, filled & !player);
+            let stable = start.stable();
+            assert_eq!(stable & !player, 0);
+            found += stable.count_ones();
+            for _ in 0..3 {
+                // A random continuation to the end; `mine` tracks the original player.
+                let (mut node, mut mine) = (start, true);
+                loop {
+                    let mut moves = node.moves();
+                    if moves == 0 {
+                        node = node.pass();
+                        mine = !mine;
+                        if node.moves() == 0 {
+                            break;
+                        }
+                        continue;
+                    }
+                    let pick = next() as u32 % moves.count_ones();
+                    let mv = (0..pick).fold(moves.pop(), |_, _| moves.pop()).unwrap();
+                    node = node.play(mv);
+                    mine = !mine;
+                    let discs = if mine { node.player } else { node.opponent };
+                    assert_eq!(stable & !discs, 0, "a stable disc flipped: {start:?}");
+                }
+            }
+        }
+        assert!(found > 1000, "the test should see stable discs: {found}");
     }
 
     #[test]

@@ -1,0 +1,533 @@
+//! The exact endgame solver: the final disc difference under perfect play.
+//!
+//! Negamax alpha-beta with principal variation search (the first move with a full window,
+//! the others with a null window and a re-search when they beat it), a transposition table,
+//! fastest-first move ordering (moves that leave the opponent fewest replies first, corners
+//! early) and a plain path without table or sorting for the last few empties, where their
+//! cost outweighs their gain.
+
+use std::sync::atomic::AtomicBool;
+
+use super::{
+    Index, Layout, Node, SquareSet,
+    limits::{Limits, Stopper},
+    tt::{Bound, Entry, TranspositionTable},
+};
+use crate::{Square, WinRule};
+
+/// From this many empties down the solver neither sorts moves nor uses the table.
+const PLAIN_EMPTIES: u32 = 7;
+
+/// From this many empties up, children are looked up in the table before any is searched:
+/// one that is already known to refute the window cuts the node off at once.
+const ETC_EMPTIES: u32 = 10;
+
+/// From this many empties up, null-window nodes try the stability cutoff.
+const STABILITY_EMPTIES: u32 = 8;
+
+/// The result of a solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// The best move, or `None` when the side to move must pass (or the game is over).
+    pub best: Option<Square>,
+    /// The final disc difference for the side to move under perfect play (see [`solve`]).
+    pub score: i32,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+/// What to prove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// The exact final disc difference.
+    Exact,
+    /// Only win, draw or loss: the score's sign is exact, its size is not (faster).
+    WinLossDraw,
+}
+
+/// Solves `node` to the end of the game.
+///
+/// The score is the side to move's final disc difference with perfect play by both sides.
+/// Under [`WinRule::MostDiscs`] the empty squares left at the end go to the winner (the usual
+/// Othello scoring, as in the FFO test suite); under [`WinRule::FewestDiscs`] the score is the
+/// opponent's discs minus the side to move's, so positive still means winning.
+///
+/// Returns `None` if `limits` (or `stop`) ended the search first.
+pub fn solve<N: Node>(
+    node: &N,
+    rule: WinRule,
+    goal: Goal,
+    tt: &mut TranspositionTable,
+    limits: &Limits,
+    stop: Option<&AtomicBool>,
+) -> Option<Solution> {
+    let mut solver = Solver {
+        rule,
+        tt,
+        stopper: Stopper::new(limits, stop),
+        moves: Vec::with_capacity(256),
+    };
+    let bound = node.layout().cells.len() as i32;
+    let (alpha, beta) = match goal {
+        Goal::Exact => (-bound - 1, bound + 1),
+        Goal::WinLossDraw => (-1, 1),
+    };
+    let (score, best) = solver.root(node, alpha, beta);
+    (!solver.stopper.stopped()).then(|| Solution {
+        best,
+        score,
+        nodes: solver.stopper.nodes(),
+    })
+}
+
+/// The side to move's final score from disc counts and empties left (see [`solve`]).
+#[inline]
+pub(crate) fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i32 {
+    let (p, o, e) = (player as i32, opponent as i32, empties as i32);
+    match rule {
+        WinRule::MostDiscs => match p.cmp(&o) {
+            std::cmp::Ordering::Greater => p - o + e,
+            std::cmp::Ordering::Less => p - o - e,
+            std::cmp::Ordering::Equal => 0,
+        },
+        WinRule::FewestDiscs => o - p,
+    }
+}
+
+struct Solver<'t, 's, N: Node> {
+    rule: WinRule,
+    tt: &'t mut TranspositionTable,
+    stopper: Stopper<'s>,
+    /// Move lists of the nodes on the current path, one after the other.
+    moves: Vec<(i32, Index<N>)>,
+}
+
+/// The recursive search, passed down so that each compiled copy calls itself.
+trait Recurse<S, N>: Fn(&mut S, &N, i32, i32, u32) -> i32 + Copy {}
+impl<S, N, F: Fn(&mut S, &N, i32, i32, u32) -> i32 + Copy> Recurse<S, N> for F {}
+
+impl<N: Node> Solver<'_, '_, N> {
+    /// The root, in the copy of the search this processor runs best.
+    fn root(&mut self, node: &N, alpha: i32, beta: i32) -> (i32, Option<Square>) {
+        #[cfg(target_arch = "x86_64")]
+        if super::fast_cpu() {
+            // SAFETY: the processor has every feature `root_fast` is compiled for.
+            return unsafe { self.root_fast(node, alpha, beta) };
+        }
+        self.root_with(node, alpha, beta, Self::search_portable)
+    }
+
+    fn search_portable(&mut self, node: &N, alpha: i32, beta: i32, empties: u32) -> i32 {
+        self.search_with(node, alpha, beta, empties, Self::search_portable)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
+    fn root_fast(&mut self, node: &N, alpha: i32, beta: i32) -> (i32, Option<Square>) {
+        self.root_with(node, alpha, beta, |s: &mut Self, n: &N, a, b, e| {
+            s.search_fast(n, a, b, e)
+        })
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
+    fn search_fast(&mut self, node: &N, alpha: i32, beta: i32, empties: u32) -> i32 {
+        self.search_with(
+            node,
+            alpha,
+            beta,
+            empties,
+            |s: &mut Self, n: &N, a, b, e| s.search_fast(n, a, b, e),
+        )
+    }
+
+    #[inline(always)]
+    fn game_over(&self, node: &N) -> i32 {
+        final_score(
+            self.rule,
+            node.player().len(),
+            node.opponent().len(),
+            node.empties().len(),
+        )
+    }
+
+    /// Like [`Solver::search_with`], but also returns the best move.
+    #[inline(always)]
+    fn root_with(
+        &mut self,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        recurse: impl Recurse<Self, N>,
+    ) -> (i32, Option<Square>) {
+        let moves = node.moves();
+        let empties = node.empties().len();
+        if moves.is_empty() {
+            return (recurse(self, node, alpha, beta, empties), None);
+        }
+        let hint = self.tt.probe(node.hash()).and_then(|entry| entry.best);
+        let start = self.order(node, moves, hint);
+        let (mut alpha, mut best_score, mut best) = (alpha, i32::MIN, None);
+        for i in start..self.moves.len() {
+            let mv = self.moves[i].1;
+            let child = node.play(mv);
+            let score = if best.is_none() {
+                -recurse(self, &child, -beta, -alpha, empties - 1)
+            } else {
+                let probe = -recurse(self, &child, -alpha - 1, -alpha, empties - 1);
+                if probe > alpha && probe < beta {
+                    -recurse(self, &child, -beta, -alpha, empties - 1)
+                } else {
+                    probe
+                }
+            };
+            if self.stopper.stopped() {
+                break;
+            }
+            if score > best_score {
+                (best_score, best) = (score, Some(node.square(mv)));
+                alpha = alpha.max(score);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        self.moves.truncate(start);
+        (best_score, best)
+    }
+
+    #[inline(always)]
+    fn search_with(
+        &mut self,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        empties: u32,
+        recurse: impl Recurse<Self, N>,
+    ) -> i32 {
+        if self.stopper.tick() {
+            return 0; // discarded by the caller
+        }
+        if empties <= PLAIN_EMPTIES {
+            return self.plain(node, alpha, beta, empties, recurse);
+        }
+        if beta == alpha + 1
+            && empties >= STABILITY_EMPTIES
+            && let Some(bound) = self.stability_bound(node, alpha)
+        {
+            return bound;
+        }
+        let moves = node.moves();
+        if moves.is_empty() {
+            let passed = node.pass();
+            if passed.moves().is_empty() {
+                return self.game_over(node);
+            }
+            return -recurse(self, &passed, -beta, -alpha, empties);
+        }
+
+        let key = node.hash();
+        let (mut alpha, mut beta, original_alpha) = (alpha, beta, alpha);
+        let mut hint = None;
+        if let Some(entry) = self.tt.probe(key) {
+            if entry.depth == Entry::SOLVED {
+                let score = i32::from(entry.score);
+                match entry.bound {
+                    Bound::Exact => return score,
+                    Bound::Lower => alpha = alpha.max(score),
+                    Bound::Upper => beta = beta.min(score),
+                }
+                if alpha >= beta {
+                    return score;
+                }
+            }
+            hint = entry.best;
+        }
+
+        if empties >= ETC_EMPTIES {
+            let mut children = moves;
+            while let Some(mv) = children.pop() {
+                let child = node.play(mv);
+                if let Some(entry) = self.tt.probe(child.hash())
+                    && entry.depth == Entry::SOLVED
+                    && entry.bound != Bound::Lower
+                    && -i32::from(entry.score) >= beta
+                {
+                    return -i32::from(entry.score);
+                }
+            }
+        }
+
+        let start = self.order(node, moves, hint);
+        let (mut best_score, mut best) = (i32::MIN, None);
+        for i in start..self.moves.len() {
+            let mv = self.moves[i].1;
+            let child = node.play(mv);
+            let score = if best.is_none() {
+                -recurse(self, &child, -beta, -alpha, empties - 1)
+            } else {
+                let probe = -recurse(self, &child, -alpha - 1, -alpha, empties - 1);
+                if probe > alpha && probe < beta {
+                    -recurse(self, &child, -beta, -alpha, empties - 1)
+                } else {
+                    probe
+                }
+            };
+            if score > best_score {
+                (best_score, best) = (score, Some(mv));
+                alpha = alpha.max(score);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        self.moves.truncate(start);
+        if !self.stopper.stopped() {
+            let bound = if best_score <= original_alpha {
+                Bound::Upper
+            } else if best_score >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            let best = best.map(|mv| node.square(mv));
+            self.tt.store(key, best_score, Entry::SOLVED, bound, best);
+        }
+        best_score
+    }
+
+    /// An upper bound on the score that is at most `alpha`, from discs that can never flip:
+    /// the opponent's under most-discs (it keeps them), our own under fewest-discs.
+    #[inline(always)]
+    fn stability_bound(&self, node: &N, alpha: i32) -> Option<i32> {
+        let cells = node.layout().cells.len() as i32;
+        let (keeper, discs) = match self.rule {
+            WinRule::MostDiscs => (node.pass(), node.opponent().len()),
+            WinRule::FewestDiscs => (*node, node.player().len()),
+        };
+        // Even if all those discs were stable the bound could not reach alpha: skip the work.
+        if cells - 2 * discs as i32 > alpha {
+            return None;
+        }
+        let bound = cells - 2 * keeper.stable().len() as i32;
+        (bound <= alpha).then_some(bound)
+    }
+
+    /// Few empties: no move generation, table or sorting; each empty square is tried by
+    /// computing what it would flip.
+    #[inline(always)]
+    fn plain(
+        &mut self,
+        node: &N,
+        mut alpha: i32,
+        beta: i32,
+        empties: u32,
+        recurse: impl Recurse<Self, N>,
+    ) -> i32 {
+        let free = node.empties();
+        if empties == 1 {
+            return self.last_square(node, free);
+        }
+        // From four empties up, squares in regions with an odd number of empties first.
+        let mut odd = N::Set::EMPTY;
+        if empties >= 4 {
+            for &quadrant in &node.layout().quadrants {
+                if (free & quadrant).len() % 2 == 1 {
+                    odd = odd | quadrant;
+                }
+            }
+        }
+        let mut best_score = i32::MIN;
+        'groups: for mut squares in [free & odd, free & !odd] {
+            while let Some(square) = squares.pop() {
+                let flips = node.flips(square);
+                if flips.is_empty() {
+                    continue;
+                }
+                let score = -recurse(self, &node.make(square, flips), -beta, -alpha, empties - 1);
+                if score > best_score {
+                    best_score = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            break 'groups;
+                        }
+                    }
+                }
+            }
+        }
+        if best_score != i32::MIN {
+            return best_score;
+        }
+        // No move: pass if the opponent has one, else the game is over.
+        let passed = node.pass();
+        let mut squares = free;
+        while let Some(square) = squares.pop() {
+            if !passed.flips(square).is_empty() {
+                return -recurse(self, &passed, -beta, -alpha, empties);
+            }
+        }
+        self.game_over(node)
+    }
+
+    /// One empty square left: whoever can take it does; the game ends either way.
+    #[inline(always)]
+    fn last_square(&mut self, node: &N, free: N::Set) -> i32 {
+        let square = free.first().expect("one empty square");
+        let (player, opponent) = (node.player().len(), node.opponent().len());
+        let flips = node.flips(square).len();
+        if flips > 0 {
+            return final_score(self.rule, player + flips + 1, opponent - flips, 0);
+        }
+        let flips = node.pass().flips(square).len();
+        if flips > 0 {
+            return final_score(self.rule, player - flips, opponent + flips + 1, 0);
+        }
+        final_score(self.rule, player, opponent, 1)
+    }
+
+    /// Pushes `moves` sorted best first onto the move stack; returns where they start.
+    #[inline(always)]
+    fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>) -> usize {
+        let start = self.moves.len();
+        let layout: &Layout<N::Set> = node.layout();
+        let corners = layout
+            .corners
+            .iter()
+            .fold(N::Set::EMPTY, |set, corner| set | corner.corner);
+        let hint = hint.and_then(|square| node.index(square));
+        while let Some(mv) = moves.pop() {
+            let key = if Some(mv) == hint {
+                i32::MIN
+            } else {
+                // Fastest first: the fewer replies the better, corners early.
+                let replies = node.play(mv).moves();
+                let weighted = replies.len() + (replies & corners).len();
+                weighted as i32 * 16 - if corners.contains(mv) { 24 } else { 0 }
+            };
+            self.moves.push((key, mv));
+        }
+        self.moves[start..].sort_unstable_by_key(|&(key, _)| key);
+        start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        Board, Color, Full, Shape, Simple,
+        engine::{GridNode, Node8},
+    };
+
+    /// Plain minimax to the end, no pruning.
+    fn minimax<N: Node>(node: &N, rule: WinRule) -> i32 {
+        let mut moves = node.moves();
+        if moves.is_empty() {
+            let passed = node.pass();
+            if passed.moves().is_empty() {
+                let (p, o, e) = (
+                    node.player().len(),
+                    node.opponent().len(),
+                    node.empties().len(),
+                );
+                return final_score(rule, p, o, e);
+            }
+            return -minimax(&passed, rule);
+        }
+        let mut best = i32::MIN;
+        while let Some(mv) = moves.pop() {
+            best = best.max(-minimax(&node.play(mv), rule));
+        }
+        best
+    }
+
+    fn random_board(shape: Shape, empties: usize, seed: u64) -> Board {
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut board = Board::empty(shape);
+        for square in shape.squares() {
+            let color = if next() % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            board.set(square, Some(color));
+        }
+        let mut left = shape.cells();
+        while left > shape.cells() - empties {
+            let square = shape
+                .squares()
+                .nth((next() % shape.cells() as u64) as usize)
+                .unwrap();
+            if board.at(square).is_some() {
+                board.set(square, None);
+                left -= 1;
+            }
+        }
+        board
+    }
+
+    fn check<N: Node>(node: &N, rule: WinRule) {
+        let mut tt = TranspositionTable::new(1);
+        let expected = minimax(node, rule);
+        let exact = solve(node, rule, Goal::Exact, &mut tt, &Limits::NONE, None).unwrap();
+        assert_eq!(exact.score, expected, "{node:?}");
+        if let Some(best) = exact.best {
+            let mv = node.index(best).unwrap();
+            assert!(node.moves().contains(mv));
+            assert_eq!(
+                -minimax(&node.play(mv), rule),
+                expected,
+                "best move {best} of {node:?}"
+            );
+        }
+        let wld = solve(node, rule, Goal::WinLossDraw, &mut tt, &Limits::NONE, None).unwrap();
+        assert_eq!(wld.score.signum(), expected.signum(), "{node:?}");
+    }
+
+    #[test]
+    fn agrees_with_plain_minimax_on_small_endgames() {
+        for seed in 0..40 {
+            // Up to 10 empties on 8x8, 8 elsewhere (SIMPLE's wide trees make minimax slow).
+            let empties = 4 + (seed % 7) as usize;
+            for rule in [WinRule::MostDiscs, WinRule::FewestDiscs] {
+                let board = random_board(Shape::STANDARD, empties, seed);
+                check(&Node8::from_board(&board, Color::Black), rule);
+                let shape = Shape::new(4 + (seed % 5) as u8 * 2, 6 + (seed % 3) as u8).unwrap();
+                let board = random_board(shape, empties.min(8), seed + 1000);
+                check(&GridNode::<Full>::from_board(&board, Color::White), rule);
+                check(&GridNode::<Simple>::from_board(&board, Color::Black), rule);
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_search_returns_nothing() {
+        let board = random_board(Shape::STANDARD, 14, 3);
+        let node = Node8::from_board(&board, Color::Black);
+        let mut tt = TranspositionTable::new(1);
+        let result = solve(
+            &node,
+            WinRule::MostDiscs,
+            Goal::Exact,
+            &mut tt,
+            &Limits::nodes(100),
+            None,
+        );
+        assert_eq!(result, None);
+    }
+
+    #[test]
+    fn final_scores() {
+        assert_eq!(final_score(WinRule::MostDiscs, 30, 20, 14), 24);
+        assert_eq!(final_score(WinRule::MostDiscs, 20, 30, 14), -24);
+        assert_eq!(final_score(WinRule::MostDiscs, 25, 25, 14), 0);
+        assert_eq!(final_score(WinRule::FewestDiscs, 20, 30, 14), 10);
+    }
+}

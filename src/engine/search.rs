@@ -1,0 +1,480 @@
+//! Midgame search: iterative deepening over negamax alpha-beta with principal variation
+//! search, the transposition table and move ordering, within limits given as data. It never
+//! prints: each finished iteration is reported through a callback.
+
+use std::{
+    sync::atomic::AtomicBool,
+    time::{Duration, Instant},
+};
+
+use super::{
+    Index, Node, SquareSet,
+    endgame::final_score,
+    eval::{DISC, evaluate},
+    limits::{Limits, Stopper},
+    tt::{Bound, Entry, TranspositionTable},
+};
+use crate::{Square, WinRule};
+
+/// Larger than any score: bounds the search window.
+const INFINITY: i32 = 1_000_000;
+
+/// What one search is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// How the game is won.
+    pub rule: WinRule,
+    /// When to stop.
+    pub limits: Limits,
+    /// How many root moves get an exact score (the others only a bound): 1 to play, more
+    /// to list the best moves.
+    pub ranked_moves: usize,
+}
+
+/// A root move and its score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankedMove {
+    /// The move.
+    pub square: Square,
+    /// Its score for the side to move, in evaluation units ([`DISC`] per disc).
+    pub score: i32,
+    /// The line expected after it, starting with the move itself.
+    pub pv: Vec<Square>,
+}
+
+/// The state of a search after an iteration: also the final result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchReport {
+    /// Depth of the last finished iteration, in plies.
+    pub depth: u32,
+    /// The best move, or `None` when the side to move must pass or the game is over.
+    pub best: Option<Square>,
+    /// Its score for the side to move, in evaluation units ([`DISC`] per disc).
+    pub score: i32,
+    /// Whether the score is exact: the iteration saw every line to the end of the game.
+    pub exact: bool,
+    /// The expected line, starting with the best move.
+    pub pv: Vec<Square>,
+    /// The best root moves, best first, as many as asked for (fewer if fewer are legal).
+    pub ranked: Vec<RankedMove>,
+    /// Positions visited so far.
+    pub nodes: u64,
+    /// Time taken so far.
+    pub elapsed: Duration,
+}
+
+/// Searches `node` deeper and deeper until `options.limits` (or `stop`) ends it, reporting
+/// each finished iteration to `progress`; returns the last finished one. At least the
+/// first iteration always finishes, so a legal move is always found when there is one.
+pub fn search<N: Node>(
+    node: &N,
+    options: &SearchOptions,
+    tt: &mut TranspositionTable,
+    stop: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(&SearchReport),
+) -> SearchReport {
+    let start = Instant::now();
+    tt.new_search();
+    let empties = node.empties().len();
+    let max_depth = options
+        .limits
+        .depth
+        .unwrap_or(u32::MAX)
+        .clamp(1, empties.max(1));
+    let mut searcher = Searcher {
+        options: *options,
+        tt,
+        stopper: Stopper::new(&options.limits, stop),
+        moves: Vec::with_capacity(512),
+    };
+    let mut report = SearchReport {
+        depth: 0,
+        best: None,
+        score: 0,
+        exact: false,
+        pv: Vec::new(),
+        ranked: Vec::new(),
+        nodes: 0,
+        elapsed: Duration::ZERO,
+    };
+    for depth in 1..=max_depth {
+        let Some(ranked) = searcher.root(node, depth) else {
+            break; // stopped: keep the last finished iteration
+        };
+        report.depth = depth;
+        report.exact = depth >= empties;
+        report.nodes = searcher.stopper.nodes();
+        report.elapsed = start.elapsed();
+        match ranked.first() {
+            Some(first) => {
+                report.best = Some(first.square);
+                report.score = first.score;
+                report.pv.clone_from(&first.pv);
+            }
+            None => {
+                report.score = searcher.pass_score(node, depth);
+            }
+        }
+        report.ranked = ranked;
+        progress(&report);
+        if report.exact || report.best.is_none() {
+            break;
+        }
+    }
+    report.nodes = searcher.stopper.nodes();
+    report.elapsed = start.elapsed();
+    report
+}
+
+struct Searcher<'t, 's, N: Node> {
+    options: SearchOptions,
+    tt: &'t mut TranspositionTable,
+    stopper: Stopper<'s>,
+    /// Move lists of the nodes on the current path, one after the other.
+    moves: Vec<(i32, Index<N>)>,
+}
+
+impl<N: Node> Searcher<'_, '_, N> {
+    /// One iteration at the root: the ranked moves, or `None` if it was stopped. Depth 1
+    /// ignores the limits, so that a move is always found.
+    fn root(&mut self, node: &N, depth: u32) -> Option<Vec<RankedMove>> {
+        let moves = node.moves();
+        if moves.is_empty() {
+            return Some(Vec::new());
+        }
+        if depth == 1 {
+            return Some(self.rank_statically(node, moves));
+        }
+        let hint = self.tt.probe(node.hash()).and_then(|entry| entry.best);
+        let start = self.order(node, moves, hint, depth);
+        let wanted = self.options.ranked_moves.max(1);
+        let mut ranked: Vec<RankedMove> = Vec::new();
+        for i in start..self.moves.len() {
+            let mv = self.moves[i].1;
+            let child = node.play(mv);
+            // The moves ranked so far must be beaten to enter the list.
+            let floor = if ranked.len() < wanted {
+                -INFINITY
+            } else {
+                ranked[wanted - 1].score
+            };
+            let score = if ranked.len() < wanted {
+                -self.search(&child, -INFINITY, INFINITY, depth - 1)
+            } else {
+                let probe = -self.search(&child, -floor - 1, -floor, depth - 1);
+                if probe > floor {
+                    -self.search(&child, -INFINITY, -floor, depth - 1)
+                } else {
+                    probe
+                }
+            };
+            if self.stopper.stopped() {
+                self.moves.truncate(start);
+                return None;
+            }
+            if ranked.len() < wanted || score > floor {
+                let square = node.square(mv);
+                let mut pv = vec![square];
+                self.extend_pv(&child, &mut pv, depth);
+                ranked.push(RankedMove { square, score, pv });
+                ranked.sort_by_key(|m| -m.score);
+                ranked.truncate(wanted);
+            }
+        }
+        self.moves.truncate(start);
+        if let Some(best) = ranked.first() {
+            self.tt.store(
+                node.hash(),
+                best.score,
+                depth as u8,
+                Bound::Exact,
+                Some(best.square),
+            );
+        }
+        Some(ranked)
+    }
+
+    /// Depth 1: every move scored by the evaluation of the position it leads to.
+    fn rank_statically(&mut self, node: &N, mut moves: N::Set) -> Vec<RankedMove> {
+        let mut ranked = Vec::new();
+        while let Some(mv) = moves.pop() {
+            let child = node.play(mv);
+            let square = node.square(mv);
+            ranked.push(RankedMove {
+                square,
+                score: -self.static_score(&child),
+                pv: vec![square],
+            });
+        }
+        ranked.sort_by_key(|m| -m.score);
+        ranked.truncate(self.options.ranked_moves.max(1));
+        ranked
+    }
+
+    /// The evaluation, or the final score if the game is over (passing if need be).
+    fn static_score(&self, node: &N) -> i32 {
+        if node.moves().is_empty() {
+            let passed = node.pass();
+            return if passed.moves().is_empty() {
+                self.terminal(node)
+            } else {
+                -evaluate(&passed, self.options.rule)
+            };
+        }
+        evaluate(node, self.options.rule)
+    }
+
+    /// The score of a root position whose side to move must pass.
+    fn pass_score(&mut self, node: &N, depth: u32) -> i32 {
+        -self.search(&node.pass(), -INFINITY, INFINITY, depth)
+    }
+
+    /// Follows best moves through the table after `first`, checking each is legal.
+    fn extend_pv(&self, after: &N, pv: &mut Vec<Square>, depth: u32) {
+        let mut node = *after;
+        while (pv.len() as u32) < depth {
+            if node.moves().is_empty() {
+                node = node.pass();
+                if node.moves().is_empty() {
+                    return;
+                }
+            }
+            let Some(mv) = self
+                .tt
+                .probe(node.hash())
+                .and_then(|entry| entry.best)
+                .and_then(|square| node.index(square))
+                .filter(|&mv| node.moves().contains(mv))
+            else {
+                return;
+            };
+            pv.push(node.square(mv));
+            node = node.play(mv);
+        }
+    }
+
+    fn terminal(&self, node: &N) -> i32 {
+        let (p, o, e) = (
+            node.player().len(),
+            node.opponent().len(),
+            node.empties().len(),
+        );
+        DISC * final_score(self.options.rule, p, o, e)
+    }
+
+    fn search(&mut self, node: &N, mut alpha: i32, mut beta: i32, depth: u32) -> i32 {
+        if self.stopper.tick() {
+            return 0; // discarded by the caller
+        }
+        let moves = node.moves();
+        if moves.is_empty() {
+            let passed = node.pass();
+            if passed.moves().is_empty() {
+                return self.terminal(node);
+            }
+            return -self.search(&passed, -beta, -alpha, depth);
+        }
+        if depth == 0 {
+            return evaluate(node, self.options.rule);
+        }
+
+        let key = node.hash();
+        let original_alpha = alpha;
+        let mut hint = None;
+        if let Some(entry) = self.tt.probe(key) {
+            let score = if entry.depth == Entry::SOLVED {
+                Some(i32::from(entry.score) * DISC)
+            } else {
+                (u32::from(entry.depth) >= depth).then_some(i32::from(entry.score))
+            };
+            if let Some(score) = score {
+                match entry.bound {
+                    Bound::Exact => return score,
+                    Bound::Lower => alpha = alpha.max(score),
+                    Bound::Upper => beta = beta.min(score),
+                }
+                if alpha >= beta {
+                    return score;
+                }
+            }
+            hint = entry.best;
+        }
+
+        let start = self.order(node, moves, hint, depth);
+        let (mut best_score, mut best) = (-INFINITY, None);
+        for i in start..self.moves.len() {
+            let mv = self.moves[i].1;
+            let child = node.play(mv);
+            let score = if best.is_none() {
+                -self.search(&child, -beta, -alpha, depth - 1)
+            } else {
+                let probe = -self.search(&child, -alpha - 1, -alpha, depth - 1);
+                if probe > alpha && probe < beta {
+                    -self.search(&child, -beta, -alpha, depth - 1)
+                } else {
+                    probe
+                }
+            };
+            if score > best_score {
+                (best_score, best) = (score, Some(mv));
+                alpha = alpha.max(score);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        self.moves.truncate(start);
+        if !self.stopper.stopped() {
+            let bound = if best_score <= original_alpha {
+                Bound::Upper
+            } else if best_score >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            let best = best.map(|mv| node.square(mv));
+            self.tt
+                .store(key, best_score, depth.min(254) as u8, bound, best);
+        }
+        best_score
+    }
+
+    /// Pushes `moves` sorted best first; returns where they start. The table's move first;
+    /// then, away from the leaves, moves leaving the opponent the fewest replies, corners
+    /// early and squares next to empty corners late.
+    fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>, depth: u32) -> usize {
+        let start = self.moves.len();
+        let layout = node.layout();
+        let empty = node.empties();
+        let (mut corners, mut risky) = (N::Set::EMPTY, N::Set::EMPTY);
+        for corner in &layout.corners {
+            corners = corners | corner.corner;
+            if !(corner.corner & empty).is_empty() {
+                risky = risky | corner.x_square | corner.c_squares;
+            }
+        }
+        let hint = hint.and_then(|square| node.index(square));
+        while let Some(mv) = moves.pop() {
+            let key = if Some(mv) == hint {
+                i32::MIN
+            } else if depth >= 2 {
+                let replies = node.play(mv).moves();
+                let weighted = (replies.len() + (replies & corners).len()) as i32;
+                weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
+                    + if risky.contains(mv) { 24 } else { 0 }
+            } else {
+                0
+            };
+            self.moves.push((key, mv));
+        }
+        if depth >= 2 {
+            self.moves[start..].sort_unstable_by_key(|&(key, _)| key);
+        }
+        start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        Board, Color, Full, Shape, Simple,
+        engine::{GridNode, Node8, endgame},
+    };
+
+    fn options(depth: u32) -> SearchOptions {
+        SearchOptions {
+            rule: WinRule::MostDiscs,
+            limits: Limits::depth(depth),
+            ranked_moves: 1,
+        }
+    }
+
+    #[test]
+    fn reports_every_iteration_and_a_legal_move() {
+        let node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+        let mut tt = TranspositionTable::new(4);
+        let mut depths = Vec::new();
+        let report = search(&node, &options(5), &mut tt, None, &mut |r| {
+            depths.push(r.depth)
+        });
+        assert_eq!(depths, [1, 2, 3, 4, 5]);
+        let best = report.best.unwrap();
+        assert!(node.moves().contains(node.index(best).unwrap()));
+        assert_eq!(report.pv.first(), Some(&best));
+        assert!(!report.exact);
+    }
+
+    #[test]
+    fn a_search_deep_enough_is_exact_and_agrees_with_the_solver() {
+        let mut board = Board::standard(Shape::STANDARD);
+        // A position near the end: fill all but ten squares in a fixed pattern.
+        for (i, square) in Shape::STANDARD.squares().enumerate() {
+            if i % 7 != 3 && i > 10 {
+                board.set(
+                    square,
+                    Some(if i % 3 == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    }),
+                );
+            }
+        }
+        let node = Node8::from_board(&board, Color::Black);
+        let mut tt = TranspositionTable::new(4);
+        let report = search(&node, &options(64), &mut tt, None, &mut |_| {});
+        assert!(report.exact);
+        let mut tt = TranspositionTable::new(4);
+        let solved = endgame::solve(
+            &node,
+            WinRule::MostDiscs,
+            endgame::Goal::Exact,
+            &mut tt,
+            &Limits::NONE,
+            None,
+        )
+        .unwrap();
+        assert_eq!(report.score, solved.score * DISC);
+    }
+
+    #[test]
+    fn ranks_as_many_moves_as_asked() {
+        let node = GridNode::<Simple>::from_board(
+            &Board::standard(Shape::new(6, 6).unwrap()),
+            Color::White,
+        );
+        let mut tt = TranspositionTable::new(4);
+        let options = SearchOptions {
+            ranked_moves: 3,
+            ..options(3)
+        };
+        let report = search(&node, &options, &mut tt, None, &mut |_| {});
+        assert_eq!(report.ranked.len(), 3);
+        assert!(report.ranked.windows(2).all(|w| w[0].score >= w[1].score));
+        assert_eq!(report.ranked[0].square, report.best.unwrap());
+    }
+
+    #[test]
+    fn always_finishes_the_first_iteration() {
+        let node = GridNode::<Full>::from_board(
+            &Board::standard(Shape::new(16, 16).unwrap()),
+            Color::Black,
+        );
+        let mut tt = TranspositionTable::new(4);
+        let one_node = SearchOptions {
+            limits: Limits::nodes(1),
+            ..options(10)
+        };
+        let report = search(&node, &one_node, &mut tt, None, &mut |_| {});
+        assert_eq!(report.depth, 1);
+        assert!(report.best.is_some());
+        let flag = AtomicBool::new(true);
+        let report = search(&node, &options(10), &mut tt, Some(&flag), &mut |_| {});
+        assert_eq!(
+            report.depth, 1,
+            "a search stopped before it starts still has a move"
+        );
+        assert!(report.best.is_some());
+    }
+}

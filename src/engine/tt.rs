@@ -1,0 +1,170 @@
+//! The transposition table: results of searched positions, by hash, shared by the midgame
+//! search and the exact solver.
+
+use crate::Square;
+
+/// What a stored score says about the true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true value is at least the score (the search failed high).
+    Lower,
+    /// The true value is at most the score (the search failed low).
+    Upper,
+    /// The score is the true value.
+    Exact,
+}
+
+/// A stored search result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The position's full hash (the table index uses only its low bits).
+    key: u64,
+    /// The score from the side to move's point of view.
+    pub score: i16,
+    /// How far the search looked: [`Entry::SOLVED`] for an exact solve to the end.
+    pub depth: u8,
+    /// What `score` means.
+    pub bound: Bound,
+    /// The best (or refuting) move found, if any. Always check it is legal before use: two
+    /// positions may share a hash.
+    pub best: Option<Square>,
+    /// The search generation that wrote it.
+    generation: u8,
+}
+
+impl Entry {
+    /// The depth of an entry written by the exact solver: valid at any depth.
+    pub const SOLVED: u8 = u8::MAX;
+}
+
+/// Entries per bucket: a probe looks at all of them, a store replaces the least useful.
+const BUCKET: usize = 4;
+
+/// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash.
+///
+/// A store prefers, in order: the same position, an entry from an older search generation,
+/// then the shallowest entry of the bucket.
+#[derive(Debug)]
+pub struct TranspositionTable {
+    entries: Vec<Option<Entry>>,
+    /// `entries.len() / BUCKET - 1`: bucket index mask.
+    mask: usize,
+    generation: u8,
+}
+
+impl TranspositionTable {
+    /// A table of about `megabytes` MiB (rounded down to a power of two of buckets, at least
+    /// one bucket).
+    pub fn new(megabytes: usize) -> TranspositionTable {
+        let bytes = megabytes.max(1) << 20;
+        let buckets = (bytes / (BUCKET * size_of::<Option<Entry>>())).max(1);
+        let buckets = 1 << buckets.ilog2();
+        TranspositionTable {
+            entries: vec![None; buckets * BUCKET],
+            mask: buckets - 1,
+            generation: 0,
+        }
+    }
+
+    /// Starts a new search: older entries become the first to be replaced.
+    pub fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.entries.fill(None);
+    }
+
+    fn bucket(&self, key: u64) -> std::ops::Range<usize> {
+        let start = (key as usize & self.mask) * BUCKET;
+        start..start + BUCKET
+    }
+
+    /// The entry for the position with hash `key`, if stored.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        self.entries[self.bucket(key)]
+            .iter()
+            .flatten()
+            .find(|entry| entry.key == key)
+            .copied()
+    }
+
+    /// Stores a result for the position with hash `key`.
+    #[inline]
+    pub fn store(&mut self, key: u64, score: i32, depth: u8, bound: Bound, best: Option<Square>) {
+        let generation = self.generation;
+        let range = self.bucket(key);
+        let bucket = &mut self.entries[range];
+        let victim = bucket
+            .iter()
+            .position(|slot| slot.is_none_or(|entry| entry.key == key))
+            .unwrap_or_else(|| {
+                // Oldest generation first, then the shallowest search.
+                (0..BUCKET)
+                    .min_by_key(|&i| {
+                        let entry = bucket[i].expect("a full bucket");
+                        (entry.generation == generation, entry.depth)
+                    })
+                    .unwrap_or(0)
+            });
+        if let Some(old) = bucket[victim]
+            && old.key == key
+            && old.depth > depth
+            && old.generation == generation
+        {
+            return; // keep the deeper result of this search
+        }
+        bucket[victim] = Some(Entry {
+            key,
+            score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
+            depth,
+            bound,
+            best,
+            generation,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_probes() {
+        let mut table = TranspositionTable::new(1);
+        assert_eq!(table.probe(42), None);
+        table.store(42, -7, 5, Bound::Lower, Some(Square::new(2, 3)));
+        let entry = table.probe(42).unwrap();
+        assert_eq!(
+            (entry.score, entry.depth, entry.bound),
+            (-7, 5, Bound::Lower)
+        );
+        assert_eq!(entry.best, Some(Square::new(2, 3)));
+        // Another key in the same bucket does not disturb it.
+        let same_bucket = 42 + (table.mask as u64 + 1);
+        table.store(same_bucket, 3, 1, Bound::Exact, None);
+        assert_eq!(table.probe(42).unwrap().score, -7);
+        assert_eq!(table.probe(same_bucket).unwrap().score, 3);
+    }
+
+    #[test]
+    fn a_full_bucket_replaces_the_old_and_the_shallow() {
+        let mut table = TranspositionTable::new(1);
+        let step = table.mask as u64 + 1;
+        for i in 0..BUCKET as u64 {
+            table.store(7 + i * step, 0, 10 + i as u8, Bound::Exact, None);
+        }
+        table.store(7 + 9 * step, 1, 3, Bound::Exact, None);
+        assert_eq!(table.probe(7), None, "the shallowest went");
+        assert!(table.probe(7 + 9 * step).is_some());
+        table.new_search();
+        table.store(7 + 10 * step, 1, 1, Bound::Exact, None);
+        assert_eq!(
+            table.probe(7 + 10 * step).unwrap().depth,
+            1,
+            "old entries give way"
+        );
+    }
+}
