@@ -10,7 +10,9 @@ use std::sync::atomic::AtomicBool;
 
 use super::{
     Index, Layout, Node, SquareSet,
+    eval::DISC,
     limits::{Limits, Stopper},
+    search::{self, SearchOptions},
     tt::{Bound, Entry, TranspositionTable},
 };
 use crate::{Square, WinRule};
@@ -68,17 +70,35 @@ pub fn solve<N: Node>(
         moves: Vec::with_capacity(256),
     };
     let bound = node.layout().cells.len() as i32;
-    let (alpha, beta) = match goal {
-        Goal::Exact => (-bound - 1, bound + 1),
-        Goal::WinLossDraw => (-1, 1),
+    let (score, best) = match goal {
+        Goal::Exact => {
+            let guess = first_guess(node, rule);
+            solver.converge(node, guess, -bound, bound)
+        }
+        Goal::WinLossDraw => solver.root(node, -1, 1),
     };
-    let (score, best) = solver.root(node, alpha, beta);
     (!solver.stopper.stopped()).then(|| Solution {
         best,
         score,
         nodes: solver.stopper.nodes(),
     })
 }
+
+/// A first estimate of the final score, from a short midgame search.
+fn first_guess<N: Node>(node: &N, rule: WinRule) -> i32 {
+    let options = SearchOptions {
+        rule,
+        limits: Limits::depth(GUESS_DEPTH),
+        ranked_moves: 1,
+    };
+    let mut tt = TranspositionTable::new(1);
+    let report = search::search(node, &options, &mut tt, None, &mut |_| {});
+    // To the nearest even number of discs: final scores on even boards are even.
+    2 * (report.score as f64 / f64::from(DISC) / 2.0).round() as i32
+}
+
+/// Depth of the search behind the first guess.
+const GUESS_DEPTH: u32 = 6;
 
 /// The side to move's final score from disc counts and empties left (see [`solve`]).
 #[inline]
@@ -107,6 +127,35 @@ trait Recurse<S, N>: Fn(&mut S, &N, i32, i32, u32) -> i32 + Copy {}
 impl<S, N, F: Fn(&mut S, &N, i32, i32, u32) -> i32 + Copy> Recurse<S, N> for F {}
 
 impl<N: Node> Solver<'_, '_, N> {
+    /// The exact score (between `lower` and `upper`) by a series of null-window searches,
+    /// each one reusing the table the others filled (MTD(f)): the first tests `guess`, each
+    /// next one the bound the last one returned.
+    fn converge(
+        &mut self,
+        node: &N,
+        guess: i32,
+        mut lower: i32,
+        mut upper: i32,
+    ) -> (i32, Option<Square>) {
+        let (mut best, mut guess) = (None, guess.clamp(lower, upper));
+        while lower < upper && !self.stopper.stopped() {
+            let test = if guess == lower { guess + 1 } else { guess };
+            let (score, mv) = self.root(node, test - 1, test);
+            if score >= test {
+                lower = score;
+                best = mv.or(best);
+            } else {
+                upper = score;
+            }
+            guess = score;
+        }
+        if best.is_none() {
+            // Every move reaches only the lowest score: any of them is best.
+            best = self.root(node, lower - 1, lower + 1).1;
+        }
+        (lower, best)
+    }
+
     /// The root, in the copy of the search this processor runs best.
     fn root(&mut self, node: &N, alpha: i32, beta: i32) -> (i32, Option<Square>) {
         #[cfg(target_arch = "x86_64")]
@@ -387,23 +436,50 @@ impl<N: Node> Solver<'_, '_, N> {
     }
 
     /// Pushes `moves` sorted best first onto the move stack; returns where they start.
+    ///
+    /// The table's move first; then fastest first: the fewer replies left to the opponent
+    /// the better (corners count twice), then the fewer empty squares next to our discs
+    /// (the opponent's future replies), corners early, squares next to empty corners late,
+    /// squares in regions with an odd number of empties early.
     #[inline(always)]
     fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>) -> usize {
         let start = self.moves.len();
         let layout: &Layout<N::Set> = node.layout();
-        let corners = layout
-            .corners
-            .iter()
-            .fold(N::Set::EMPTY, |set, corner| set | corner.corner);
+        let empty = node.empties();
+        let (mut corners, mut risky) = (N::Set::EMPTY, N::Set::EMPTY);
+        for corner in &layout.corners {
+            corners = corners | corner.corner;
+            if !(corner.corner & empty).is_empty() {
+                risky = risky | corner.x_square;
+            }
+        }
+        let mut odd = N::Set::EMPTY;
+        for &quadrant in &layout.quadrants {
+            if (empty & quadrant).len() % 2 == 1 {
+                odd = odd | quadrant;
+            }
+        }
         let hint = hint.and_then(|square| node.index(square));
         while let Some(mv) = moves.pop() {
             let key = if Some(mv) == hint {
                 i32::MIN
             } else {
-                // Fastest first: the fewer replies the better, corners early.
-                let replies = node.play(mv).moves();
-                let weighted = replies.len() + (replies & corners).len();
-                weighted as i32 * 16 - if corners.contains(mv) { 24 } else { 0 }
+                let child = node.play(mv);
+                let replies = child.moves();
+                let weighted = (replies.len() + (replies & corners).len()) as i32;
+                let potential = (child.opponent().neighbours() & child.empties()).len() as i32;
+                weighted * ORDER_MOBILITY + potential * ORDER_POTENTIAL
+                    - if corners.contains(mv) {
+                        ORDER_CORNER
+                    } else {
+                        0
+                    }
+                    + if risky.contains(mv) {
+                        ORDER_X_SQUARE
+                    } else {
+                        0
+                    }
+                    - if odd.contains(mv) { ORDER_PARITY } else { 0 }
             };
             self.moves.push((key, mv));
         }
@@ -411,6 +487,17 @@ impl<N: Node> Solver<'_, '_, N> {
         start
     }
 }
+
+/// Move ordering weights (lower keys first): per reply left to the opponent ...
+const ORDER_MOBILITY: i32 = 16;
+/// ... per empty square next to our discs after the move ...
+const ORDER_POTENTIAL: i32 = 2;
+/// ... for taking a corner ...
+const ORDER_CORNER: i32 = 24;
+/// ... for the square diagonally next to an empty corner ...
+const ORDER_X_SQUARE: i32 = 16;
+/// ... for a square in a region with an odd number of empties.
+const ORDER_PARITY: i32 = 12;
 
 #[cfg(test)]
 mod tests {
