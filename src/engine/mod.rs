@@ -11,8 +11,10 @@ pub mod endgame;
 pub mod eval;
 mod grid;
 mod limits;
+pub mod mcts;
 mod node;
 mod node8;
+pub mod player;
 pub mod search;
 mod tt;
 
@@ -22,6 +24,7 @@ pub use grid::GridNode;
 pub use limits::{Limits, Stopper};
 pub use node::{Corner, Index, Layout, Node, SquareSet};
 pub use node8::Node8;
+pub use player::{EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player};
 pub use search::{RankedMove, SearchOptions, SearchReport, search};
 pub use tt::{Bound, Entry, TranspositionTable};
 

@@ -1,0 +1,610 @@
+//! Players: whatever picks a move in a [`Game`], named by a spec such as `greedy`,
+//! `minimax:4`, `mcts:2000` or `engine:7`.
+
+use std::{fmt, str::FromStr, time::Duration};
+
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+use thiserror::Error;
+
+use super::{
+    Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, SquareSet, TranspositionTable,
+    endgame::{self, final_score},
+    mcts::mcts,
+    search::search,
+    with_node,
+};
+use crate::{Game, RuleSet, Square, Status, WinRule};
+
+/// A kind of player, as named on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlayerSpec {
+    /// `random`: any legal move, uniformly.
+    Random,
+    /// `greedy`: the move that flips the most discs (ties at random).
+    Greedy,
+    /// `minimax:D`: plain alpha-beta to depth D on the disc difference.
+    Minimax(u32),
+    /// `mcts:N`: Monte Carlo tree search with N random playouts per move.
+    Mcts(u32),
+    /// `engine` or `engine:L`: the engine at level L, 1 to 10 (10 when omitted).
+    Engine(u8),
+}
+
+impl PlayerSpec {
+    /// The engine's strongest level, used for plain `engine`.
+    pub const MAX_LEVEL: u8 = 10;
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Greedy => write!(f, "greedy"),
+            PlayerSpec::Minimax(depth) => write!(f, "minimax:{depth}"),
+            PlayerSpec::Mcts(playouts) => write!(f, "mcts:{playouts}"),
+            PlayerSpec::Engine(PlayerSpec::MAX_LEVEL) => write!(f, "engine"),
+            PlayerSpec::Engine(level) => write!(f, "engine:{level}"),
+        }
+    }
+}
+
+impl FromStr for PlayerSpec {
+    type Err = ParsePlayerError;
+
+    fn from_str(text: &str) -> Result<PlayerSpec, ParsePlayerError> {
+        let error = || ParsePlayerError(text.to_owned());
+        let (name, argument) = match text.split_once(':') {
+            Some((name, argument)) => (name, Some(argument)),
+            None => (text, None),
+        };
+        let number = |low: u32, high: u32| -> Result<u32, ParsePlayerError> {
+            let value: u32 = argument.ok_or_else(error)?.parse().map_err(|_| error())?;
+            (low..=high)
+                .contains(&value)
+                .then_some(value)
+                .ok_or_else(error)
+        };
+        match (name, argument) {
+            ("random", None) => Ok(PlayerSpec::Random),
+            ("greedy", None) => Ok(PlayerSpec::Greedy),
+            ("minimax", Some(_)) => Ok(PlayerSpec::Minimax(number(1, 60)?)),
+            ("mcts", Some(_)) => Ok(PlayerSpec::Mcts(number(1, 100_000_000)?)),
+            ("engine", None) => Ok(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL)),
+            ("engine", Some(_)) => Ok(PlayerSpec::Engine(number(1, 10)? as u8)),
+            _ => Err(error()),
+        }
+    }
+}
+
+/// A player spec that is not one of those listed in [`PlayerSpec`].
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error(
+    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N, engine or engine:L (1-10)"
+)]
+pub struct ParsePlayerError(pub String);
+
+/// Something that chooses moves.
+pub trait Player<R: RuleSet> {
+    /// What kind of player this is.
+    fn spec(&self) -> PlayerSpec;
+
+    /// The move to play in `game`, or `None` if the side to move has none. `time` is the
+    /// most the choice may take (players that do not search ignore it); `progress` hears
+    /// about each finished search iteration.
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        time: Option<Duration>,
+        progress: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square>;
+}
+
+/// A player for `spec`; `seed` makes its random choices reproducible.
+pub fn new_player<R: RuleSet>(spec: PlayerSpec, seed: u64) -> Box<dyn Player<R>> {
+    let rng = StdRng::seed_from_u64(seed);
+    match spec {
+        PlayerSpec::Random => Box::new(RandomPlayer { rng }),
+        PlayerSpec::Greedy => Box::new(GreedyPlayer { rng }),
+        PlayerSpec::Minimax(depth) => Box::new(MinimaxPlayer { depth }),
+        PlayerSpec::Mcts(playouts) => Box::new(MctsPlayer { playouts, rng }),
+        PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level)),
+    }
+}
+
+/// Picks uniformly among the legal moves.
+struct RandomPlayer {
+    rng: StdRng,
+}
+
+impl<R: RuleSet> Player<R> for RandomPlayer {
+    fn spec(&self) -> PlayerSpec {
+        PlayerSpec::Random
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        _: Option<Duration>,
+        _: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square> {
+        let moves = game.legal_moves();
+        let count = moves.count() as usize;
+        (count > 0).then(|| {
+            moves
+                .iter()
+                .nth(self.rng.random_range(0..count))
+                .expect("in range")
+        })
+    }
+}
+
+/// Flips as many discs as it can, choosing at random between equals.
+struct GreedyPlayer {
+    rng: StdRng,
+}
+
+impl<R: RuleSet> Player<R> for GreedyPlayer {
+    fn spec(&self) -> PlayerSpec {
+        PlayerSpec::Greedy
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        _: Option<Duration>,
+        _: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square> {
+        let Status::ToMove(side) = game.status() else {
+            return None;
+        };
+        let flips = |square| R::flips(game.board(), side, square).count();
+        let most = game.legal_moves().iter().map(flips).max()?;
+        let best: Vec<Square> = game
+            .legal_moves()
+            .iter()
+            .filter(|&s| flips(s) == most)
+            .collect();
+        Some(best[self.rng.random_range(0..best.len())])
+    }
+}
+
+/// Plain alpha-beta to a fixed depth on the disc difference (the usual teaching bot):
+/// no table, moves in square order, the first best move wins ties.
+struct MinimaxPlayer {
+    depth: u32,
+}
+
+impl<R: RuleSet> Player<R> for MinimaxPlayer {
+    fn spec(&self) -> PlayerSpec {
+        PlayerSpec::Minimax(self.depth)
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        _: Option<Duration>,
+        _: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square> {
+        struct Task(u32, WinRule);
+        impl NodeTask for Task {
+            type Output = Option<Square>;
+            fn run<N: Node>(self, node: N) -> Option<Square> {
+                let (depth, rule) = (self.0, self.1);
+                let mut moves = node.moves();
+                let mut best: Option<(i32, Square)> = None;
+                while let Some(mv) = moves.pop() {
+                    let score = -minimax(&node.play(mv), rule, depth - 1, -i32::MAX, i32::MAX);
+                    if best.is_none_or(|(top, _)| score > top) {
+                        best = Some((score, node.square(mv)));
+                    }
+                }
+                best.map(|(_, square)| square)
+            }
+        }
+        let Status::ToMove(side) = game.status() else {
+            return None;
+        };
+        with_node::<R, _>(game.board(), side, Task(self.depth, game.setup().win_rule))
+    }
+}
+
+/// Negamax alpha-beta on the disc difference (in the win rule's direction).
+fn minimax<N: Node>(node: &N, rule: WinRule, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    let mut moves = node.moves();
+    if moves.is_empty() {
+        let passed = node.pass();
+        if passed.moves().is_empty() {
+            let (p, o, e) = (
+                node.player().len(),
+                node.opponent().len(),
+                node.empties().len(),
+            );
+            // Finished games outrank any disc count seen mid-game.
+            return final_score(rule, p, o, e) * 1000;
+        }
+        return -minimax(&passed, rule, depth, -beta, -alpha);
+    }
+    if depth == 0 {
+        let difference = node.player().len() as i32 - node.opponent().len() as i32;
+        return match rule {
+            WinRule::MostDiscs => difference,
+            WinRule::FewestDiscs => -difference,
+        };
+    }
+    let mut best = -i32::MAX;
+    while let Some(mv) = moves.pop() {
+        best = best.max(-minimax(&node.play(mv), rule, depth - 1, -beta, -alpha));
+        alpha = alpha.max(best);
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}
+
+/// Monte Carlo tree search with a fixed number of playouts.
+struct MctsPlayer {
+    playouts: u32,
+    rng: StdRng,
+}
+
+impl<R: RuleSet> Player<R> for MctsPlayer {
+    fn spec(&self) -> PlayerSpec {
+        PlayerSpec::Mcts(self.playouts)
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        _: Option<Duration>,
+        _: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square> {
+        struct Task<'a>(u32, WinRule, &'a mut StdRng);
+        impl NodeTask for Task<'_> {
+            type Output = Option<Square>;
+            fn run<N: Node>(self, node: N) -> Option<Square> {
+                mcts(&node, self.1, self.0, self.2)
+            }
+        }
+        let Status::ToMove(side) = game.status() else {
+            return None;
+        };
+        let task = Task(self.playouts, game.setup().win_rule, &mut self.rng);
+        with_node::<R, _>(game.board(), side, task)
+    }
+}
+
+/// What each engine level may do: iteration depth, and up to how many empties it solves
+/// the game exactly (both further bounded by the time given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    /// Deepest midgame iteration.
+    pub depth: u32,
+    /// Most empty squares for an exact solve.
+    pub solve_empties: u32,
+}
+
+/// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it.
+pub const LEVELS: [Level; 10] = [
+    Level {
+        depth: 1,
+        solve_empties: 0,
+    },
+    Level {
+        depth: 2,
+        solve_empties: 4,
+    },
+    Level {
+        depth: 3,
+        solve_empties: 6,
+    },
+    Level {
+        depth: 4,
+        solve_empties: 8,
+    },
+    Level {
+        depth: 5,
+        solve_empties: 10,
+    },
+    Level {
+        depth: 6,
+        solve_empties: 12,
+    },
+    Level {
+        depth: 8,
+        solve_empties: 14,
+    },
+    Level {
+        depth: 10,
+        solve_empties: 16,
+    },
+    Level {
+        depth: 12,
+        solve_empties: 18,
+    },
+    Level {
+        depth: 64,
+        solve_empties: 22,
+    },
+];
+
+/// Time per move of an engine that is given none: one second.
+pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
+
+/// The most empties the solver is tried at for a move time: exact solves grow about
+/// threefold per empty square, so short times solve only the last few.
+fn solvable_empties(time: Duration) -> u32 {
+    match time.as_millis() {
+        0..10 => 10,
+        10..50 => 13,
+        50..200 => 16,
+        200..1000 => 18,
+        1000..5000 => 20,
+        _ => 22,
+    }
+}
+
+/// The engine: iterative-deepening search with the evaluation, and the exact solver near
+/// the end when the time allows.
+pub struct EnginePlayer {
+    level: u8,
+    tt: TranspositionTable,
+}
+
+impl EnginePlayer {
+    /// The engine at `level` (1 to 10).
+    pub fn new(level: u8) -> EnginePlayer {
+        EnginePlayer {
+            level: level.clamp(1, PlayerSpec::MAX_LEVEL),
+            tt: TranspositionTable::new(32),
+        }
+    }
+}
+
+impl<R: RuleSet> Player<R> for EnginePlayer {
+    fn spec(&self) -> PlayerSpec {
+        PlayerSpec::Engine(self.level)
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        time: Option<Duration>,
+        progress: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square> {
+        struct Task<'a> {
+            level: Level,
+            time: Duration,
+            rule: WinRule,
+            tt: &'a mut TranspositionTable,
+            progress: &'a mut dyn FnMut(&SearchReport),
+        }
+        impl NodeTask for Task<'_> {
+            type Output = Option<Square>;
+            fn run<N: Node>(self, node: N) -> Option<Square> {
+                let moves = node.moves();
+                if moves.len() <= 1 {
+                    return moves.first().map(|mv| node.square(mv));
+                }
+                let empties = node.empties().len();
+                let solve_empties = self.level.solve_empties.min(solvable_empties(self.time));
+                if empties <= solve_empties {
+                    // Most of the time for the exact solve; the rest for a search if it fails.
+                    let limits = Limits::time(self.time.mul_f64(0.7));
+                    if let Some(solution) =
+                        endgame::solve(&node, self.rule, Goal::Exact, self.tt, &limits, None)
+                    {
+                        return solution.best;
+                    }
+                }
+                let options = SearchOptions {
+                    rule: self.rule,
+                    limits: Limits {
+                        depth: Some(self.level.depth),
+                        time: Some(self.time),
+                        nodes: None,
+                    },
+                    ranked_moves: 1,
+                };
+                search(&node, &options, self.tt, None, self.progress).best
+            }
+        }
+        let Status::ToMove(side) = game.status() else {
+            return None;
+        };
+        let task = Task {
+            level: LEVELS[usize::from(self.level - 1)],
+            time: time.unwrap_or(DEFAULT_MOVE_TIME),
+            rule: game.setup().win_rule,
+            tt: &mut self.tt,
+            progress,
+        };
+        with_node::<R, _>(game.board(), side, task)
+    }
+}
+
+impl fmt::Debug for EnginePlayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EnginePlayer(level {})", self.level)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Board, Color, Full, Setup, Shape, Simple};
+
+    #[test]
+    fn specs_round_trip_and_refuse_nonsense() {
+        for text in [
+            "random",
+            "greedy",
+            "minimax:4",
+            "mcts:2000",
+            "engine",
+            "engine:3",
+        ] {
+            assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
+        }
+        assert_eq!(
+            "engine:10".parse::<PlayerSpec>().unwrap().to_string(),
+            "engine"
+        );
+        for bad in [
+            "",
+            "engine:0",
+            "engine:11",
+            "minimax",
+            "minimax:x",
+            "mcts:0",
+            "greedy:2",
+            "human",
+        ] {
+            assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
+
+    /// Plays a whole game between two specs; every chosen move must be legal.
+    fn play_out<R: RuleSet>(
+        setup: Setup,
+        black: PlayerSpec,
+        white: PlayerSpec,
+        seed: u64,
+    ) -> Game<R> {
+        let mut players = [
+            new_player::<R>(black, seed),
+            new_player::<R>(white, seed + 1),
+        ];
+        let mut game = Game::<R>::new(setup);
+        while let Status::ToMove(side) = game.status() {
+            let player = &mut players[side as usize];
+            let square = player
+                .choose(&game, Some(Duration::from_millis(5)), &mut |_| {})
+                .expect("a move when one exists");
+            game.play(square).expect("a legal move");
+        }
+        game
+    }
+
+    #[test]
+    fn every_player_finishes_games_on_every_kind_of_board() {
+        let specs = [
+            PlayerSpec::Random,
+            PlayerSpec::Greedy,
+            PlayerSpec::Minimax(2),
+            PlayerSpec::Mcts(30),
+            PlayerSpec::Engine(3),
+            PlayerSpec::Engine(10),
+        ];
+        for (i, &black) in specs.iter().enumerate() {
+            let white = specs[(i + 1) % specs.len()];
+            play_out::<Full>(Setup::standard(Shape::STANDARD), black, white, i as u64);
+            play_out::<Simple>(
+                Setup::standard(Shape::new(6, 8).unwrap()),
+                black,
+                white,
+                i as u64,
+            );
+            let mut fewest = Setup::standard(Shape::new(4, 6).unwrap());
+            fewest.win_rule = WinRule::FewestDiscs;
+            play_out::<Full>(fewest, black, white, i as u64);
+        }
+    }
+
+    #[test]
+    fn greedy_takes_the_most_flips_and_seeds_repeat() {
+        // Black at a1; b1..f1 white: g1 flips five, the other moves fewer.
+        let mut board = Board::empty(Shape::STANDARD);
+        board.set("a1".parse().unwrap(), Some(Color::Black));
+        for square in ["b1", "c1", "d1", "e1", "f1", "a2"] {
+            board.set(square.parse().unwrap(), Some(Color::White));
+        }
+        let setup = Setup {
+            board,
+            first_mover: Color::Black,
+            win_rule: WinRule::MostDiscs,
+        };
+        let game = Game::<Full>::new(setup);
+        let mut greedy = new_player::<Full>(PlayerSpec::Greedy, 1);
+        assert_eq!(
+            greedy.choose(&game, None, &mut |_| {}),
+            Some("g1".parse().unwrap())
+        );
+        let a = play_out::<Full>(
+            Setup::standard(Shape::STANDARD),
+            PlayerSpec::Random,
+            PlayerSpec::Greedy,
+            9,
+        );
+        let b = play_out::<Full>(
+            Setup::standard(Shape::STANDARD),
+            PlayerSpec::Random,
+            PlayerSpec::Greedy,
+            9,
+        );
+        assert_eq!(a.history(), b.history());
+    }
+
+    #[test]
+    fn the_engine_plays_a_perfect_endgame() {
+        // Ten empties: the engine must choose a move the solver scores as best.
+        let mut board = Board::standard(Shape::STANDARD);
+        for (i, square) in Shape::STANDARD.squares().enumerate() {
+            if i % 6 != 1 && i > 3 {
+                board.set(
+                    square,
+                    Some(if (i * 7) % 5 < 2 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    }),
+                );
+            }
+        }
+        let setup = Setup {
+            board,
+            first_mover: Color::Black,
+            win_rule: WinRule::MostDiscs,
+        };
+        let game = Game::<Full>::new(setup);
+        let mut engine = new_player::<Full>(PlayerSpec::Engine(10), 0);
+        let choice = engine
+            .choose(&game, Some(Duration::from_secs(5)), &mut |_| {})
+            .unwrap();
+        let best = crate::engine::Node8::from_board(game.board(), Color::Black);
+        let mut tt = TranspositionTable::new(1);
+        let solved = endgame::solve(
+            &best,
+            WinRule::MostDiscs,
+            Goal::Exact,
+            &mut tt,
+            &Limits::NONE,
+            None,
+        )
+        .unwrap();
+        let after = Game::<Full>::replay(setup, [choice]).unwrap();
+        // Black's final score after the engine's move, with best play from there.
+        let score = match after.status() {
+            Status::ToMove(side) => {
+                let child = crate::engine::Node8::from_board(after.board(), side);
+                let rest = endgame::solve(
+                    &child,
+                    WinRule::MostDiscs,
+                    Goal::Exact,
+                    &mut tt,
+                    &Limits::NONE,
+                    None,
+                )
+                .unwrap()
+                .score;
+                if side == Color::Black { rest } else { -rest }
+            }
+            Status::Over(_) => {
+                let board = after.board();
+                let (b, w) = (board.count(Color::Black), board.count(Color::White));
+                final_score(WinRule::MostDiscs, b, w, board.empty_squares().count())
+            }
+        };
+        assert_eq!(score, solved.score);
+    }
+}
