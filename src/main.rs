@@ -4,12 +4,14 @@ use std::{
     io::{self, Write},
     path::PathBuf,
     process::ExitCode,
+    time::Duration,
 };
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{
-    Setup, Shape, Variant,
+    Obf, Setup, Shape, Variant,
     commands::{self, CommandError},
+    engine::Limits,
     protocol,
 };
 
@@ -52,6 +54,81 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Solve a position exactly: the best move and the final disc difference under perfect
+    /// play (empty squares go to the winner), with nodes and time.
+    ///
+    /// With --suite, solves every position of an OBF file, prints a row per position with the
+    /// expected and found scores and a total, and exits 1 if any score is wrong.
+    Solve {
+        #[command(flatten)]
+        source: SolveSource,
+        /// Rule set.
+        #[arg(long, value_enum, default_value_t = Rules::Full)]
+        rules: Rules,
+        /// JSON lines: {"move":"a2","score":38,"nodes":n,"seconds":s} (and "name",
+        /// "expected", "ok" per suite position, then a total).
+        #[arg(long)]
+        json: bool,
+    },
+    /// The best moves of a position, with scores (in discs) and expected lines.
+    Hint {
+        #[command(flatten)]
+        source: PositionSource,
+        /// Rule set.
+        #[arg(long, value_enum, default_value_t = Rules::Full)]
+        rules: Rules,
+        /// Search this many plies deep.
+        #[arg(long, conflicts_with = "time")]
+        depth: Option<u32>,
+        /// Search for this many milliseconds (default 1000).
+        #[arg(long, value_name = "MS")]
+        time: Option<u64>,
+        /// How many moves to list.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+        count: u32,
+        /// JSON lines: {"rank":1,"move":"d3","score":1.25,"exact":false,"depth":9,"pv":[...]}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where a position comes from.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+struct PositionSource {
+    /// An 8x8 position in OBF: "<64 cells a1..h8 of X, O, -> <X|O>" (X is Black).
+    #[arg(long, value_name = "OBF", allow_hyphen_values = true)]
+    obf: Option<String>,
+    /// A grader-format input: its header and board, its first mover to move, its win rule.
+    #[arg(long, value_name = "FILE")]
+    position: Option<PathBuf>,
+}
+
+/// Where the positions to solve come from.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+struct SolveSource {
+    /// An 8x8 position in OBF: "<64 cells a1..h8 of X, O, -> <X|O>" (X is Black).
+    #[arg(long, value_name = "OBF", allow_hyphen_values = true)]
+    obf: Option<String>,
+    /// A grader-format input: its header and board, its first mover to move, its win rule.
+    #[arg(long, value_name = "FILE")]
+    position: Option<PathBuf>,
+    /// An OBF file with one position per line and its scored moves (e.g. the FFO suite).
+    #[arg(long, value_name = "FILE.obf")]
+    suite: Option<PathBuf>,
+}
+
+/// The position named by `--obf` or `--position`.
+fn setup_of(obf: Option<&str>, position: Option<&PathBuf>) -> Result<Setup, CommandError> {
+    match (obf, position) {
+        (Some(text), _) => Ok(text
+            .parse::<Obf>()
+            .map_err(CommandError::ObfArgument)?
+            .setup),
+        (None, Some(path)) => commands::read_position(path),
+        (None, None) => unreachable!("clap requires one of them"),
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -91,6 +168,36 @@ fn main() -> ExitCode {
                 None => Setup::standard(Shape::STANDARD),
             };
             commands::perft::run(rules.into(), &setup, depth, json, out).map(drop)
+        }),
+        Some(Command::Solve {
+            source,
+            rules,
+            json,
+        }) => command(|out| match source.suite {
+            Some(path) => {
+                let suite = commands::solve::read_suite(&path)?;
+                commands::solve::run_suite(rules.into(), &suite, json, out).map(drop)
+            }
+            None => {
+                let setup = setup_of(source.obf.as_deref(), source.position.as_ref())?;
+                commands::solve::run(rules.into(), &setup, json, out).map(drop)
+            }
+        }),
+        Some(Command::Hint {
+            source,
+            rules,
+            depth,
+            time,
+            count,
+            json,
+        }) => command(|out| {
+            let setup = setup_of(source.obf.as_deref(), source.position.as_ref())?;
+            let limits = match (depth, time) {
+                (Some(depth), _) => Limits::depth(depth),
+                (None, Some(ms)) => Limits::time(Duration::from_millis(ms)),
+                (None, None) => Limits::time(commands::hint::DEFAULT_TIME),
+            };
+            commands::hint::run(rules.into(), &setup, limits, count as usize, json, out).map(drop)
         }),
     }
 }

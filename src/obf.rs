@@ -108,7 +108,12 @@ impl FromStr for Obf {
         for field in fields.map(str::trim).filter(|f| !f.is_empty()) {
             let bad = || ParseObfError::ScoredMove(field.to_owned());
             let (square, score) = field.split_once(':').ok_or_else(bad)?;
-            let square = square.trim().parse().map_err(|_| bad())?;
+            let square = square
+                .trim()
+                .parse::<Square>()
+                .ok()
+                .filter(|&square| Shape::STANDARD.contains(square))
+                .ok_or_else(bad)?;
             let score = score.trim().parse().map_err(|_| bad())?;
             obf.scored_moves.push((square, score));
         }

@@ -507,3 +507,149 @@ mod perft {
         }
     }
 }
+
+mod solve_and_hint {
+    use super::*;
+
+    const FFO_40: &str = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
+
+    fn ffo_suite() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/ffo40-59.obf")
+    }
+
+    #[test]
+    fn solves_ffo_40() {
+        othello()
+            .args(["solve", "--obf", FFO_40])
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("a2 +38 ("))
+            .stderr("");
+        let output = othello()
+            .args(["solve", "--json", "--obf", FFO_40])
+            .output()
+            .unwrap();
+        let line = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            line.starts_with("{\"move\":\"a2\",\"score\":38,\"nodes\":"),
+            "{line}"
+        );
+        assert!(
+            line.trim_end().ends_with('}') && line.lines().count() == 1,
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn suite_rows_total_and_exit_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("one.obf");
+        let wrong = dir.path().join("wrong.obf");
+        std::fs::write(
+            &suite,
+            format!("% a comment\n\n{FFO_40}; a2:+38; % ffo#40, 20 empties\n"),
+        )
+        .unwrap();
+        std::fs::write(&wrong, format!("{FFO_40}; a2:+36; % ffo#40 misprinted\n")).unwrap();
+        othello()
+            .args(["solve", "--suite"])
+            .arg(&suite)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(
+                "ffo#40     a2     +38  expected  +38  ok",
+            ))
+            .stdout(predicate::str::contains(
+                "total: 1 positions, 1 right, 0 wrong",
+            ));
+        othello()
+            .args(["solve", "--json", "--suite"])
+            .arg(&wrong)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("\"expected\":36,\"ok\":false"))
+            .stderr("othello: 1 of 1 scores differ from the suite's\n");
+    }
+
+    #[test]
+    fn positions_from_grader_files_and_bad_input() {
+        // The course's 4x4 start under SIMPLE rules, and a finished game.
+        othello()
+            .args(["solve", "--rules", "simple", "--position"])
+            .arg(fixture("full/spec-full-4x4.in"))
+            .assert()
+            .success()
+            .stdout(predicate::str::is_match(r"^[a-d][1-4] [+-]\d+ \(").unwrap());
+        othello()
+            .args(["solve", "--position"])
+            .arg(fixture("full/full-board-tie.in"))
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("none +0 ("));
+        othello()
+            .args(["solve", "--obf", "XO X"])
+            .assert()
+            .code(2)
+            .stderr("othello: --obf: expected 64 board cells, found 2\n");
+        othello().args(["solve"]).assert().code(1).stdout("");
+        othello()
+            .args(["solve", "--obf", FFO_40, "--position", "x.in"])
+            .assert()
+            .code(1);
+    }
+
+    #[test]
+    fn hint_lists_the_best_moves() {
+        let output = othello()
+            .args(["hint", "--count", "3", "--depth", "4"])
+            .arg("--obf")
+            .arg("---------------------------OX------XO--------------------------- X")
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let text = String::from_utf8(output.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        for (i, line) in lines.iter().enumerate() {
+            assert!(line.starts_with(&format!("{}. ", i + 1)), "{line}");
+            assert!(line.contains("(depth 4)"), "{line}");
+        }
+        // Near the end the search sees everything: exact scores.
+        let json = othello()
+            .args(["hint", "--json", "--count", "1", "--position"])
+            .arg(fixture("full/spec-full-4x4.in"))
+            .output()
+            .unwrap();
+        let line = String::from_utf8(json.stdout).unwrap();
+        assert!(line.starts_with("{\"rank\":1,\"move\":\""), "{line}");
+        assert!(line.contains("\"score\":-10,\"exact\":true"), "{line}");
+        othello()
+            .args(["hint", "--depth", "3", "--time", "100", "--obf", FFO_40])
+            .assert()
+            .code(1);
+    }
+
+    /// The FFO suite's positions 40 to 49 must all come out exactly right (about 3.5
+    /// minutes here in a release build).
+    #[test]
+    #[ignore = "slow: cargo test --release --test cli -- --ignored ffo"]
+    fn ffo_40_to_49_exact() {
+        let text = std::fs::read_to_string(ffo_suite()).expect("../shared/data/ffo40-59.obf");
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("ffo40-49.obf");
+        let first_ten: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('%'))
+            .take(10)
+            .collect();
+        std::fs::write(&suite, first_ten.join("\n")).unwrap();
+        Command::new(cargo_bin!("othello"))
+            .args(["solve", "--suite"])
+            .arg(&suite)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(
+                "total: 10 positions, 10 right, 0 wrong",
+            ));
+    }
+}

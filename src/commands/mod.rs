@@ -8,7 +8,9 @@ use thiserror::Error;
 
 use crate::{Setup, SetupError};
 
+pub mod hint;
 pub mod perft;
+pub mod solve;
 
 /// Why a command failed.
 #[derive(Debug, Error)]
@@ -29,17 +31,43 @@ pub enum CommandError {
         /// What is wrong with it.
         source: SetupError,
     },
+    /// A line of an OBF file is malformed.
+    #[error("{}: line {line}: {source}", path.display())]
+    Obf {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        source: crate::ParseObfError,
+    },
+    /// An OBF position given on the command line is malformed.
+    #[error("--obf: {0}")]
+    ObfArgument(#[source] crate::ParseObfError),
+    /// Some scores of a test suite came out different from the suite's.
+    #[error("{wrong} of {positions} scores differ from the suite's")]
+    WrongScores {
+        /// Positions with a different score.
+        wrong: usize,
+        /// Positions in the suite.
+        positions: usize,
+    },
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Write(#[from] io::Error),
 }
 
 impl CommandError {
-    /// The exit status for this error: 2 for malformed input, 1 otherwise.
+    /// The exit status for this error: 2 for malformed input, 1 otherwise (including a suite
+    /// with wrong scores).
     pub fn exit_status(&self) -> u8 {
         match self {
-            CommandError::Position { .. } => 2,
-            CommandError::Read { .. } | CommandError::Write(_) => 1,
+            CommandError::Position { .. }
+            | CommandError::Obf { .. }
+            | CommandError::ObfArgument(_) => 2,
+            CommandError::Read { .. }
+            | CommandError::WrongScores { .. }
+            | CommandError::Write(_) => 1,
         }
     }
 

@@ -35,6 +35,45 @@ pub struct Entry {
 impl Entry {
     /// The depth of an entry written by the exact solver: valid at any depth.
     pub const SOLVED: u8 = u8::MAX;
+
+    /// Packs the entry into two words: the key, then (from bit 0) score, depth, bound,
+    /// best move (+1, 0 for none), generation and a set bit 63 marking a used slot.
+    fn pack(self) -> [u64; 2] {
+        let bound = match self.bound {
+            Bound::Lower => 0,
+            Bound::Upper => 1,
+            Bound::Exact => 2,
+        };
+        let best = self.best.map_or(0, |square| square.index() as u64 + 1);
+        let data = u64::from(self.score as u16)
+            | u64::from(self.depth) << 16
+            | bound << 24
+            | best << 26
+            | u64::from(self.generation) << 40
+            | 1 << 63;
+        [self.key, data]
+    }
+
+    /// The entry in a slot, if the slot is used.
+    fn unpack(slot: [u64; 2]) -> Option<Entry> {
+        let [key, data] = slot;
+        if data >> 63 == 0 {
+            return None;
+        }
+        let best = (data >> 26) & 0x1ff;
+        Some(Entry {
+            key,
+            score: data as u16 as i16,
+            depth: (data >> 16) as u8,
+            bound: match (data >> 24) & 3 {
+                0 => Bound::Lower,
+                1 => Bound::Upper,
+                _ => Bound::Exact,
+            },
+            best: (best > 0).then(|| Square::from_index((best - 1) as u8)),
+            generation: (data >> 40) as u8,
+        })
+    }
 }
 
 /// Entries per bucket: a probe looks at all of them, a store replaces the least useful.
@@ -42,12 +81,13 @@ const BUCKET: usize = 4;
 
 /// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash.
 ///
-/// A store prefers, in order: the same position, an entry from an older search generation,
-/// then the shallowest entry of the bucket.
+/// A store prefers, in order: the same position, an empty slot, an entry from an older search
+/// generation, then the shallowest entry of the bucket. Slots are two words each, all zero
+/// when empty, so a new table is zeroed memory the system hands out lazily.
 #[derive(Debug)]
 pub struct TranspositionTable {
-    entries: Vec<Option<Entry>>,
-    /// `entries.len() / BUCKET - 1`: bucket index mask.
+    slots: Vec<[u64; 2]>,
+    /// Number of buckets minus one: the bucket index mask.
     mask: usize,
     generation: u8,
 }
@@ -57,10 +97,10 @@ impl TranspositionTable {
     /// one bucket).
     pub fn new(megabytes: usize) -> TranspositionTable {
         let bytes = megabytes.max(1) << 20;
-        let buckets = (bytes / (BUCKET * size_of::<Option<Entry>>())).max(1);
+        let buckets = (bytes / (BUCKET * size_of::<[u64; 2]>())).max(1);
         let buckets = 1 << buckets.ilog2();
         TranspositionTable {
-            entries: vec![None; buckets * BUCKET],
+            slots: vec![[0; 2]; buckets * BUCKET],
             mask: buckets - 1,
             generation: 0,
         }
@@ -73,7 +113,7 @@ impl TranspositionTable {
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.entries.fill(None);
+        self.slots.fill([0; 2]);
     }
 
     fn bucket(&self, key: u64) -> std::ops::Range<usize> {
@@ -84,11 +124,10 @@ impl TranspositionTable {
     /// The entry for the position with hash `key`, if stored.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        self.entries[self.bucket(key)]
+        self.slots[self.bucket(key)]
             .iter()
-            .flatten()
+            .filter_map(|&slot| Entry::unpack(slot))
             .find(|entry| entry.key == key)
-            .copied()
     }
 
     /// Stores a result for the position with hash `key`.
@@ -96,40 +135,61 @@ impl TranspositionTable {
     pub fn store(&mut self, key: u64, score: i32, depth: u8, bound: Bound, best: Option<Square>) {
         let generation = self.generation;
         let range = self.bucket(key);
-        let bucket = &mut self.entries[range];
-        let victim = bucket
+        let bucket = &mut self.slots[range];
+        let entries: [Option<Entry>; BUCKET] = std::array::from_fn(|i| Entry::unpack(bucket[i]));
+        let victim = entries
             .iter()
             .position(|slot| slot.is_none_or(|entry| entry.key == key))
             .unwrap_or_else(|| {
                 // Oldest generation first, then the shallowest search.
                 (0..BUCKET)
                     .min_by_key(|&i| {
-                        let entry = bucket[i].expect("a full bucket");
-                        (entry.generation == generation, entry.depth)
+                        entries[i].map_or((false, 0), |e| (e.generation == generation, e.depth))
                     })
                     .unwrap_or(0)
             });
-        if let Some(old) = bucket[victim]
+        if let Some(old) = entries[victim]
             && old.key == key
             && old.depth > depth
             && old.generation == generation
         {
             return; // keep the deeper result of this search
         }
-        bucket[victim] = Some(Entry {
+        bucket[victim] = Entry {
             key,
             score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
             depth,
             bound,
             best,
             generation,
-        });
+        }
+        .pack();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packing_round_trips() {
+        for (score, depth, bound, best) in [
+            (-32768, 0, Bound::Lower, None),
+            (32767, 255, Bound::Exact, Some(Square::new(15, 15))),
+            (-1, 7, Bound::Upper, Some(Square::new(0, 0))),
+        ] {
+            let entry = Entry {
+                key: 0xdead_beef,
+                score,
+                depth,
+                bound,
+                best,
+                generation: 200,
+            };
+            assert_eq!(Entry::unpack(entry.pack()), Some(entry));
+        }
+        assert_eq!(Entry::unpack([0, 0]), None);
+    }
 
     #[test]
     fn stores_and_probes() {
