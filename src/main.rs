@@ -65,6 +65,9 @@ enum Command {
         /// Rule set.
         #[arg(long, value_enum, default_value_t = Rules::Full)]
         rules: Rules,
+        /// Give up on a position after this many milliseconds (it then counts as not solved).
+        #[arg(long, value_name = "MS")]
+        time: Option<u64>,
         /// JSON lines: {"move":"a2","score":38,"nodes":n,"seconds":s} (and "name",
         /// "expected", "ok" per suite position, then a total).
         #[arg(long)]
@@ -172,15 +175,19 @@ fn main() -> ExitCode {
         Some(Command::Solve {
             source,
             rules,
+            time,
             json,
-        }) => command(|out| match source.suite {
-            Some(path) => {
-                let suite = commands::solve::read_suite(&path)?;
-                commands::solve::run_suite(rules.into(), &suite, json, out).map(drop)
-            }
-            None => {
-                let setup = setup_of(source.obf.as_deref(), source.position.as_ref())?;
-                commands::solve::run(rules.into(), &setup, json, out).map(drop)
+        }) => command(|out| {
+            let limits = time.map_or(Limits::NONE, |ms| Limits::time(Duration::from_millis(ms)));
+            match source.suite {
+                Some(path) => {
+                    let suite = commands::solve::read_suite(&path)?;
+                    commands::solve::run_suite(rules.into(), &suite, &limits, json, out).map(drop)
+                }
+                None => {
+                    let setup = setup_of(source.obf.as_deref(), source.position.as_ref())?;
+                    commands::solve::run(rules.into(), &setup, &limits, json, out).map(drop)
+                }
             }
         }),
         Some(Command::Hint {

@@ -568,7 +568,18 @@ mod solve_and_hint {
             .assert()
             .code(1)
             .stdout(predicate::str::contains("\"expected\":36,\"ok\":false"))
-            .stderr("othello: 1 of 1 scores differ from the suite's\n");
+            .stderr("othello: 1 of 1 scores differ from the suite's or were not found in time\n");
+        othello()
+            .args(["solve", "--time", "1", "--suite"])
+            .arg(ffo_suite())
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains(
+                "ffo#59     -        -  expected  +64  TIMEOUT",
+            ))
+            .stdout(predicate::str::contains(
+                "total: 20 positions, 0 right, 0 wrong, 20 not solved in time",
+            ));
     }
 
     #[test]

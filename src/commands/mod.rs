@@ -44,8 +44,9 @@ pub enum CommandError {
     /// An OBF position given on the command line is malformed.
     #[error("--obf: {0}")]
     ObfArgument(#[source] crate::ParseObfError),
-    /// Some scores of a test suite came out different from the suite's.
-    #[error("{wrong} of {positions} scores differ from the suite's")]
+    /// Some scores of a test suite came out different from the suite's (or were not found
+    /// within the time limit).
+    #[error("{wrong} of {positions} scores differ from the suite's or were not found in time")]
     WrongScores {
         /// Positions with a different score.
         wrong: usize,

@@ -14,6 +14,9 @@ pub const HASH_MB: usize = 256;
 /// One solved position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Solved {
+    /// Whether the solve finished within its time limit (if not, nothing else is known but
+    /// the nodes and time spent).
+    pub finished: bool,
     /// The best move; `None` when the side to move must pass or the game is over.
     pub best: Option<Square>,
     /// Whether the game is already over (no move for either side).
@@ -37,8 +40,11 @@ impl Solved {
         }
     }
 
-    /// `a2 +38 (24978642 nodes, 0.742 s)`.
+    /// `a2 +38 (24978642 nodes, 0.742 s)`, or `timeout (...)`.
     pub fn text(&self) -> String {
+        if !self.finished {
+            return format!("timeout ({} nodes, {:.3} s)", self.nodes, self.seconds);
+        }
         format!(
             "{} {:+} ({} nodes, {:.3} s)",
             self.move_text(),
@@ -54,62 +60,79 @@ impl Solved {
             Some(square) => format!("\"{square}\""),
             None => "null".into(),
         };
+        let score = if self.finished {
+            self.score.to_string()
+        } else {
+            "null".into()
+        };
         format!(
-            "\"move\":{mv},\"score\":{},\"nodes\":{},\"seconds\":{:.6}",
-            self.score, self.nodes, self.seconds
+            "\"move\":{mv},\"score\":{score},\"nodes\":{},\"seconds\":{:.6}",
+            self.nodes, self.seconds
         )
     }
 }
 
-/// Solves `setup` exactly (its first mover to move, its win rule) under `variant`.
-pub fn solve_setup(variant: Variant, setup: &Setup, tt: &mut TranspositionTable) -> Solved {
+/// Solves `setup` exactly (its first mover to move, its win rule) under `variant`, within
+/// `limits`.
+pub fn solve_setup(
+    variant: Variant,
+    setup: &Setup,
+    limits: &Limits,
+    tt: &mut TranspositionTable,
+) -> Solved {
     match variant {
-        Variant::Full => solve_with::<Full>(setup, tt),
-        Variant::Simple => solve_with::<Simple>(setup, tt),
+        Variant::Full => solve_with::<Full>(setup, limits, tt),
+        Variant::Simple => solve_with::<Simple>(setup, limits, tt),
     }
 }
 
-fn solve_with<R: RuleSet>(setup: &Setup, tt: &mut TranspositionTable) -> Solved {
-    struct Task<'a>(&'a Setup, &'a mut TranspositionTable);
+fn solve_with<R: RuleSet>(setup: &Setup, limits: &Limits, tt: &mut TranspositionTable) -> Solved {
+    struct Task<'a>(&'a Setup, &'a Limits, &'a mut TranspositionTable);
     impl NodeTask for Task<'_> {
         type Output = Solved;
         fn run<N: Node>(self, node: N) -> Solved {
             let start = Instant::now();
-            let solution = endgame::solve(
-                &node,
-                self.0.win_rule,
-                Goal::Exact,
-                self.1,
-                &Limits::NONE,
-                None,
-            )
-            .expect("an unlimited solve finishes");
+            let solution =
+                endgame::solve(&node, self.0.win_rule, Goal::Exact, self.2, self.1, None);
             let game_over = node.moves().is_empty() && node.pass().moves().is_empty();
-            Solved {
-                best: solution.best,
-                game_over,
-                score: solution.score,
-                nodes: solution.nodes,
-                seconds: start.elapsed().as_secs_f64(),
+            let seconds = start.elapsed().as_secs_f64();
+            match solution {
+                Some(solution) => Solved {
+                    finished: true,
+                    best: solution.best,
+                    game_over,
+                    score: solution.score,
+                    nodes: solution.nodes,
+                    seconds,
+                },
+                None => Solved {
+                    finished: false,
+                    best: None,
+                    game_over,
+                    score: 0,
+                    nodes: 0,
+                    seconds,
+                },
             }
         }
     }
     tt.clear();
-    with_node::<R, _>(&setup.board, setup.first_mover, Task(setup, tt))
+    with_node::<R, _>(&setup.board, setup.first_mover, Task(setup, limits, tt))
 }
 
-/// Solves one position and prints the result.
+/// Solves one position within `limits` and prints the result.
 ///
 /// # Errors
 /// [`CommandError::Write`] if the output fails.
 pub fn run(
     variant: Variant,
     setup: &Setup,
+    limits: &Limits,
     json: bool,
     out: &mut impl Write,
 ) -> Result<Solved, CommandError> {
     let mut tt = TranspositionTable::new(HASH_MB);
-    let solved = solve_setup(variant, setup, &mut tt);
+    let solved = solve_setup(variant, setup, limits, &mut tt);
     if json {
         writeln!(out, "{{{}}}", solved.json_fields())?;
     } else {
@@ -125,6 +148,8 @@ pub struct SuiteSummary {
     pub positions: usize,
     /// Positions whose score differs from the suite's.
     pub wrong: usize,
+    /// Positions not solved within the time limit.
+    pub unsolved: usize,
     /// Positions searched in all.
     pub nodes: u64,
     /// Time taken in all, in seconds.
@@ -132,14 +157,16 @@ pub struct SuiteSummary {
 }
 
 /// Solves every position of an OBF suite (lines starting with `%` and blank lines are
-/// skipped), printing a row per position with the expected and found scores, then a total.
+/// skipped), each within `limits`, printing a row per position with the expected and found
+/// scores, then a total.
 ///
 /// # Errors
 /// [`CommandError::WrongScores`] after printing everything if any score differs from the
-/// suite's; [`CommandError::Write`] if the output fails.
+/// suite's or was not found in time; [`CommandError::Write`] if the output fails.
 pub fn run_suite(
     variant: Variant,
     suite: &[Obf],
+    limits: &Limits,
     json: bool,
     out: &mut impl Write,
 ) -> Result<SuiteSummary, CommandError> {
@@ -147,13 +174,14 @@ pub fn run_suite(
     let mut summary = SuiteSummary {
         positions: 0,
         wrong: 0,
+        unsolved: 0,
         nodes: 0,
         seconds: 0.0,
     };
     for (number, obf) in suite.iter().enumerate() {
-        let solved = solve_setup(variant, &obf.setup, &mut tt);
+        let solved = solve_setup(variant, &obf.setup, limits, &mut tt);
         let expected = obf.best_score();
-        let ok = expected.is_none_or(|score| score == solved.score);
+        let ok = solved.finished && expected.is_none_or(|score| score == solved.score);
         let name = if obf.comment.is_empty() {
             format!("#{}", number + 1)
         } else {
@@ -165,7 +193,8 @@ pub fn run_suite(
                 .to_owned()
         };
         summary.positions += 1;
-        summary.wrong += usize::from(!ok);
+        summary.unsolved += usize::from(!solved.finished);
+        summary.wrong += usize::from(solved.finished && !ok);
         summary.nodes += solved.nodes;
         summary.seconds += solved.seconds;
         if json {
@@ -178,14 +207,22 @@ pub fn run_suite(
             )?;
         } else {
             let expected = expected.map_or("?".into(), |score| format!("{score:+}"));
+            let (found, verdict) = match (solved.finished, ok) {
+                (false, _) => ("-".to_owned(), "TIMEOUT"),
+                (true, ok) => (
+                    format!("{:+}", solved.score),
+                    if ok { "ok" } else { "WRONG" },
+                ),
+            };
+            let mv = if solved.finished {
+                solved.move_text()
+            } else {
+                "-".into()
+            };
             writeln!(
                 out,
-                "{name:<10} {:<5} {:>+4}  expected {expected:>4}  {:<5} {:>12} nodes {:>9.3} s",
-                solved.move_text(),
-                solved.score,
-                if ok { "ok" } else { "WRONG" },
-                solved.nodes,
-                solved.seconds
+                "{name:<10} {mv:<5} {found:>4}  expected {expected:>4}  {verdict:<7} {:>12} nodes {:>9.3} s",
+                solved.nodes, solved.seconds
             )?;
         }
         out.flush()?;
@@ -193,27 +230,33 @@ pub fn run_suite(
     if json {
         writeln!(
             out,
-            "{{\"positions\":{},\"right\":{},\"wrong\":{},\"nodes\":{},\"seconds\":{:.6}}}",
+            "{{\"positions\":{},\"right\":{},\"wrong\":{},\"unsolved\":{},\"nodes\":{},\"seconds\":{:.6}}}",
             summary.positions,
-            summary.positions - summary.wrong,
+            summary.positions - summary.wrong - summary.unsolved,
             summary.wrong,
+            summary.unsolved,
             summary.nodes,
             summary.seconds
         )?;
     } else {
+        let unsolved = if summary.unsolved > 0 {
+            format!(", {} not solved in time", summary.unsolved)
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "total: {} positions, {} right, {} wrong; {} nodes in {:.1} s",
+            "total: {} positions, {} right, {} wrong{unsolved}; {} nodes in {:.1} s",
             summary.positions,
-            summary.positions - summary.wrong,
+            summary.positions - summary.wrong - summary.unsolved,
             summary.wrong,
             summary.nodes,
             summary.seconds
         )?;
     }
-    if summary.wrong > 0 {
+    if summary.wrong + summary.unsolved > 0 {
         return Err(CommandError::WrongScores {
-            wrong: summary.wrong,
+            wrong: summary.wrong + summary.unsolved,
             positions: summary.positions,
         });
     }
@@ -268,10 +311,17 @@ mod tests {
     fn suite_rows_and_a_wrong_score() {
         let mut obf = near_end();
         let mut tt = TranspositionTable::new(8);
-        let solved = solve_setup(Variant::Full, &obf.setup, &mut tt);
+        let solved = solve_setup(Variant::Full, &obf.setup, &Limits::NONE, &mut tt);
         obf.scored_moves = vec![(solved.best.unwrap(), solved.score)];
         let mut out = Vec::new();
-        let summary = run_suite(Variant::Full, &[obf.clone()], false, &mut out).unwrap();
+        let summary = run_suite(
+            Variant::Full,
+            &[obf.clone()],
+            &Limits::NONE,
+            false,
+            &mut out,
+        )
+        .unwrap();
         assert_eq!((summary.positions, summary.wrong), (1, 0));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("test "), "{text}");
@@ -285,7 +335,7 @@ mod tests {
 
         obf.scored_moves[0].1 += 2;
         let mut out = Vec::new();
-        let error = run_suite(Variant::Full, &[obf], true, &mut out).unwrap_err();
+        let error = run_suite(Variant::Full, &[obf], &Limits::NONE, true, &mut out).unwrap_err();
         assert!(matches!(
             error,
             CommandError::WrongScores {
