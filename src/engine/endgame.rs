@@ -1,10 +1,19 @@
 //! The exact endgame solver: the final disc difference under perfect play.
 //!
-//! Negamax alpha-beta with principal variation search (the first move with a full window,
-//! the others with a null window and a re-search when they beat it), a transposition table,
-//! fastest-first move ordering (moves that leave the opponent fewest replies first, corners
-//! early) and a plain path without table or sorting for the last few empties, where their
-//! cost outweighs their gain.
+//! The exact score is found by a series of null-window searches (MTD(f)), starting from a
+//! guess made by a short midgame search. Each is negamax alpha-beta with principal variation
+//! search, and:
+//! - a transposition table, with enhanced transposition cutoffs (children looked up before
+//!   any is searched) from ten empties up;
+//! - a stability cutoff in null-window nodes: discs that can never flip bound the score;
+//! - fastest-first move ordering: moves leaving the opponent the fewest replies first,
+//!   refined by potential mobility, corners, X-squares and region parity;
+//! - for the last seven empties, no move generation, table or sorting: each empty
+//!   square is tried by computing its flips, in regions of odd parity first.
+//!
+//! Its recursion is compiled twice, portable and for `popcnt`/`lzcnt`/BMI/AVX2, and the
+//! second runs where the processor has those (FFO #40–#49 in about 212 s here; see
+//! BENCHMARKS.md for how each part was measured).
 
 use std::sync::atomic::AtomicBool;
 

@@ -55,7 +55,7 @@ impl Limits {
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 4096;
 
-/// Decides when a running search must stop: counts nodes, and every [`CHECK_EVERY`] nodes
+/// Decides when a running search must stop: counts nodes, and every few thousand nodes
 /// looks at the clock and the outside flag. Once stopped it stays stopped.
 #[derive(Debug)]
 pub struct Stopper<'a> {
