@@ -108,6 +108,38 @@ impl fmt::Display for Shape {
     }
 }
 
+impl FromStr for Shape {
+    type Err = ParseShapeError;
+
+    /// Rows, `x`, columns: `8x8`, `6x10` (an `X` or `×` also separates them).
+    ///
+    /// ```
+    /// use othello::Shape;
+    ///
+    /// assert_eq!("16x12".parse::<Shape>()?, Shape::new(16, 12)?);
+    /// assert!("8".parse::<Shape>().is_err());
+    /// assert!("3x8".parse::<Shape>().is_err());
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Shape, ParseShapeError> {
+        let syntax = || ParseShapeError::Syntax(text.to_owned());
+        let (rows, columns) = text.split_once(['x', 'X', '×']).ok_or_else(syntax)?;
+        let side = |side: &str| side.trim().parse::<u8>().map_err(|_| syntax());
+        Ok(Shape::new(side(rows)?, side(columns)?)?)
+    }
+}
+
+/// Text that does not name a board shape.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ParseShapeError {
+    /// Not `ROWSxCOLUMNS`.
+    #[error("expected a board size such as 8x8 or 6x10, found {0:?}")]
+    Syntax(String),
+    /// A size outside the supported range.
+    #[error(transparent)]
+    Size(#[from] ShapeError),
+}
+
 /// A board shape outside 4–16 rows by 4–16 columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
 #[error("a board needs 4 to 16 rows and 4 to 16 columns, not {rows}x{columns}")]

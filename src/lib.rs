@@ -56,7 +56,7 @@ pub use bitboard::{Bitboard, Squares};
 pub use board::{Board, EMPTY_CELL};
 pub use color::Color;
 pub use game::{Game, MoveError, Outcome, Ply, ReplayError, Status, WinRule};
-pub use geometry::{Direction, ParseSquareError, Shape, ShapeError, Square};
+pub use geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square};
 pub use line_reader::{Line, LineReader, MAX_LINE_LEN, ReadError};
 pub use move_list::{MoveList, ParseMoveListError};
 pub use obf::{Obf, ParseObfError};

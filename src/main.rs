@@ -9,9 +9,9 @@ use std::{
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{
-    Obf, Setup, Shape, Variant,
+    Obf, Setup, Shape, Variant, WinRule,
     commands::{self, CommandError},
-    engine::Limits,
+    engine::{Limits, MatchOptions, PlayerSpec},
     protocol,
 };
 
@@ -93,6 +93,66 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Two players play a series of games: a table of wins, draws, losses, average disc
+    /// difference and the Elo difference with its 95 % interval.
+    ///
+    /// Colours alternate every game; games are played in pairs on the same random opening,
+    /// colours swapped. A progress bar is drawn on stderr when it is a terminal.
+    #[command(name = "match")]
+    Match {
+        /// The player with Black in the first game: random, greedy, minimax:D, mcts:N,
+        /// engine or engine:L (1-10).
+        #[arg(long, value_name = "SPEC")]
+        black: PlayerSpec,
+        /// The player with White in the first game.
+        #[arg(long, value_name = "SPEC")]
+        white: PlayerSpec,
+        /// Games to play.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        games: u32,
+        /// Rule set.
+        #[arg(long, value_enum, default_value_t = Rules::Full)]
+        rules: Rules,
+        /// Start from a grader-format input's header and board (its first mover and win
+        /// rule too) instead of the standard start.
+        #[arg(long, value_name = "FILE", conflicts_with = "size")]
+        position: Option<PathBuf>,
+        /// Board size for the standard start, rows x columns.
+        #[arg(long, value_name = "RxC", default_value = "8x8")]
+        size: Shape,
+        /// Who wins: most or fewest discs (default: most, or the position file's rule).
+        #[arg(long, value_enum)]
+        win: Option<Win>,
+        /// Random legal moves played before the players take over.
+        #[arg(long, value_name = "K", default_value_t = 4)]
+        openings: u32,
+        /// Time each player may take per move, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 100)]
+        time_per_move: u64,
+        /// Seed for the openings and the players' random choices.
+        #[arg(long, value_name = "S", default_value_t = 1)]
+        seed: u64,
+        /// One JSON object: {"games":N,"players":[{"spec":..,"wins":..},..],"draws":d,..}.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Win {
+    /// Most discs wins (the grader's `>`).
+    Most,
+    /// Fewest discs wins (the grader's `<`).
+    Fewest,
+}
+
+impl From<Win> for WinRule {
+    fn from(win: Win) -> WinRule {
+        match win {
+            Win::Most => WinRule::MostDiscs,
+            Win::Fewest => WinRule::FewestDiscs,
+        }
+    }
 }
 
 /// Where a position comes from.
@@ -205,6 +265,36 @@ fn main() -> ExitCode {
                 (None, None) => Limits::time(commands::hint::DEFAULT_TIME),
             };
             commands::hint::run(rules.into(), &setup, limits, count as usize, json, out).map(drop)
+        }),
+        Some(Command::Match {
+            black,
+            white,
+            games,
+            rules,
+            position,
+            size,
+            win,
+            openings,
+            time_per_move,
+            seed,
+            json,
+        }) => command(|out| {
+            let mut setup = match position {
+                Some(path) => commands::read_position(&path)?,
+                None => Setup::standard(size),
+            };
+            if let Some(win) = win {
+                setup.win_rule = win.into();
+            }
+            let options = MatchOptions {
+                setup,
+                players: [black, white],
+                games,
+                openings,
+                time_per_move: Some(Duration::from_millis(time_per_move)),
+                seed,
+            };
+            commands::tournament::run(rules.into(), &options, json, out).map(drop)
         }),
     }
 }

@@ -664,3 +664,133 @@ mod solve_and_hint {
             ));
     }
 }
+
+mod match_command {
+    use super::*;
+
+    /// The numbers of a player's row: wins, draws, losses.
+    fn row(text: &str, spec: &str) -> [u32; 3] {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(spec))
+            .unwrap_or_else(|| panic!("no row for {spec}: {text}"));
+        let fields: Vec<u32> = line
+            .split_whitespace()
+            .skip(1)
+            .take(3)
+            .map(|f| f.parse().unwrap())
+            .collect();
+        [fields[0], fields[1], fields[2]]
+    }
+
+    #[test]
+    fn a_table_of_results_that_repeats_with_the_seed() {
+        let args = [
+            "match",
+            "--black",
+            "engine:2",
+            "--white",
+            "random",
+            "--games",
+            "6",
+            "--size",
+            "6x6",
+            "--seed",
+            "5",
+            "--time-per-move",
+            "100000", // no time limit can change a move: the test repeats exactly
+        ];
+        let output = othello().args(args).output().unwrap();
+        assert!(output.status.success());
+        assert!(output.stderr.is_empty(), "no progress bar off a terminal");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            text.starts_with(
+                "6x6 FULL, most discs wins, 6 games, 4 random opening moves, 100000 ms a move, seed 5\n"
+            ),
+            "{text}"
+        );
+        let [wins, draws, losses] = row(&text, "engine:2");
+        assert_eq!(wins + draws + losses, 6);
+        assert_eq!(row(&text, "random"), [losses, draws, wins]);
+        assert!(text.contains("Elo engine:2 - random: "), "{text}");
+        // engine:2 is bound by depth, not time, and the random player by its seed.
+        othello().args(args).assert().success().stdout(text);
+    }
+
+    #[test]
+    fn json_summary_in_the_order_of_the_first_game() {
+        let output = othello()
+            .args(["match", "--json", "--black", "greedy", "--white", "random"])
+            .args(["--games", "4", "--rules", "simple", "--win", "fewest"])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let json = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            json.starts_with("{\"games\":4,\"players\":[{\"spec\":\"greedy\",\"wins\":"),
+            "{json}"
+        );
+        assert!(json.contains("},{\"spec\":\"random\",\"wins\":"), "{json}");
+        assert!(json.contains("\"draws\":"), "{json}");
+        assert!(
+            json.ends_with("}}\n") && json.lines().count() == 1,
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn from_a_position_file_and_bad_arguments() {
+        // The course's 4x4 example: White named first but stuck, so every game is the same.
+        let output = othello()
+            .args([
+                "match", "--black", "random", "--white", "greedy", "--games", "2",
+            ])
+            .args(["--openings", "0", "--position"])
+            .arg(fixture("full/spec-full-4x4.in"))
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            text.starts_with("4x4 FULL, most discs wins, 2 games, 0 random"),
+            "{text}"
+        );
+        for bad in [
+            &[
+                "match", "--black", "human", "--white", "greedy", "--games", "2",
+            ][..],
+            &[
+                "match",
+                "--black",
+                "greedy",
+                "--white",
+                "engine:11",
+                "--games",
+                "2",
+            ],
+            &[
+                "match", "--black", "greedy", "--white", "random", "--games", "0",
+            ],
+            &["match", "--black", "greedy", "--white", "random"],
+            &[
+                "match", "--black", "greedy", "--white", "random", "--games", "1", "--size", "3x8",
+            ],
+            &[
+                "match", "--black", "greedy", "--white", "random", "--games", "1", "--size", "8",
+            ],
+        ] {
+            othello().args(bad).assert().code(1).stdout("");
+        }
+        othello()
+            .args([
+                "match", "--black", "greedy", "--white", "random", "--games", "1",
+            ])
+            .args(["--position", "no-such-file.in"])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::starts_with(
+                "othello: cannot read no-such-file.in",
+            ));
+    }
+}

@@ -11,6 +11,7 @@ use crate::{Setup, SetupError};
 pub mod hint;
 pub mod perft;
 pub mod solve;
+pub mod tournament;
 
 /// Why a command failed.
 #[derive(Debug, Error)]

@@ -87,6 +87,11 @@ impl<R: RuleSet> Node for GridNode<R> {
     }
 
     #[inline]
+    fn stable(&self) -> Bitboard {
+        R::stable(&self.board, Color::Black)
+    }
+
+    #[inline]
     fn hash(&self) -> u64 {
         let (p, o) = (self.player().words(), self.opponent().words());
         hash_words(&[p[0], p[1], p[2], p[3], o[0], o[1], o[2], o[3]])

@@ -7,6 +7,7 @@ use std::any::TypeId;
 
 use crate::{Board, Color, Full, RuleSet, Shape};
 
+pub mod arena;
 pub mod endgame;
 pub mod eval;
 mod grid;
@@ -18,6 +19,9 @@ pub mod player;
 pub mod search;
 mod tt;
 
+pub use arena::{
+    EloEstimate, GameRecord, MatchOptions, MatchSummary, Tally, play_game, play_match,
+};
 pub use endgame::{Goal, Solution, solve};
 
 pub use grid::GridNode;

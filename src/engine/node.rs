@@ -211,9 +211,11 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
     /// The move on `square`, in this representation, if the square is on the board.
     fn index(&self, square: Square) -> Option<Index<Self>>;
 
-    /// Some discs of the side to move that can never be flipped again (none, unless the
-    /// representation knows better): bounds the final score, which lets the solver cut.
-    #[inline(always)]
+    /// Discs of the side to move that can never be flipped again (see [`RuleSet::stable`];
+    /// none unless the representation says otherwise): the evaluation counts them and they
+    /// bound the final score, which lets the solver cut.
+    ///
+    /// [`RuleSet::stable`]: crate::RuleSet::stable
     fn stable(&self) -> Self::Set {
         Self::Set::EMPTY
     }

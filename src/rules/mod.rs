@@ -40,6 +40,11 @@ pub trait RuleSet: Copy + Default + fmt::Debug + Send + Sync + 'static {
     /// illegal (including an occupied square or one off the board).
     fn flips(board: &Board, side: Color, square: Square) -> Bitboard;
 
+    /// Discs of `side` that no sequence of moves can ever flip: all of them, or (where
+    /// finding all would cost too much) a subset. The engine's evaluation counts them and
+    /// its exact solver bounds scores with them.
+    fn stable(board: &Board, side: Color) -> Bitboard;
+
     /// Whether `side` has any legal move.
     fn can_move(board: &Board, side: Color) -> bool {
         !Self::legal_moves(board, side).is_empty()

@@ -20,4 +20,11 @@ impl RuleSet for Simple {
         }
         Bitboard::from_square(square).neighbours() & board.discs(side.opponent())
     }
+
+    /// Exactly the discs with no empty neighbour: a disc flips only when a neighbouring empty
+    /// square is played, and any empty square next to a disc is a legal move for its
+    /// opponent.
+    fn stable(board: &Board, side: Color) -> Bitboard {
+        board.discs(side) & !board.empty_squares().neighbours()
+    }
 }

@@ -1,0 +1,225 @@
+//! `othello match`: two players play a series of games; a table of the results (or one
+//! JSON object), and a progress bar on a terminal.
+
+use std::{fmt::Write as _, io::Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::CommandError;
+use crate::{
+    Full, Simple, Variant, WinRule,
+    engine::{EloEstimate, GameRecord, MatchOptions, MatchSummary, Tally, play_match},
+};
+
+/// Plays the match and prints its results: a table, or with `json` one object
+///
+/// `{"games":N,"players":[{"spec":"engine","wins":a,"draws":d,"losses":l,"score":s,
+/// "disc_difference":x},{...}],"draws":d,"elo":{"difference":e,"low":lo,"high":hi}}`
+///
+/// (players in the order of `options.players`; Elo figures are the first player's
+/// advantage, `null` where infinite). While it runs, a progress bar is drawn on stderr if
+/// stderr is a terminal.
+///
+/// # Errors
+/// [`CommandError::Write`] if the output fails.
+pub fn run(
+    variant: Variant,
+    options: &MatchOptions,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<MatchSummary, CommandError> {
+    let bar =
+        ProgressBar::with_draw_target(Some(u64::from(options.games)), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {elapsed} {msg}")
+            .expect("a valid template"),
+    );
+    let mut on_game = |_: &GameRecord, summary: &MatchSummary| {
+        let [first, second] = summary.players;
+        bar.set_message(format!(
+            "{} {}-{}-{} {}",
+            options.players[0], first.wins, first.draws, first.losses, options.players[1]
+        ));
+        debug_assert_eq!(first.wins, second.losses);
+        bar.inc(1);
+    };
+    let summary = match variant {
+        Variant::Full => play_match::<Full>(options, &mut on_game),
+        Variant::Simple => play_match::<Simple>(options, &mut on_game),
+    };
+    bar.finish_and_clear();
+    let text = if json {
+        json_summary(options, &summary)
+    } else {
+        table(variant, options, &summary)
+    };
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(summary)
+}
+
+/// The human-readable report: what was played, a row per player, the Elo difference.
+fn table(variant: Variant, options: &MatchOptions, summary: &MatchSummary) -> String {
+    let setup = &options.setup;
+    let rule = match setup.win_rule {
+        WinRule::MostDiscs => "most discs wins",
+        WinRule::FewestDiscs => "fewest discs wins",
+    };
+    let time = options
+        .time_per_move
+        .map_or("no time limit".to_owned(), |t| {
+            format!("{} ms a move", t.as_millis())
+        });
+    let mut text = format!(
+        "{} {}, {rule}, {} games, {} random opening moves, {time}, seed {}\n",
+        setup.board.shape(),
+        variant.name().to_uppercase(),
+        summary.games(),
+        options.openings,
+        options.seed,
+    );
+    let names = options.players.map(|spec| spec.to_string());
+    let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
+    let _ = writeln!(
+        text,
+        "{:<width$}  {:>5}  {:>5}  {:>6}  {:>6}  {:>7}",
+        "player", "wins", "draws", "losses", "score", "discs"
+    );
+    for (name, tally) in names.iter().zip(&summary.players) {
+        let _ = writeln!(
+            text,
+            "{name:<width$}  {:>5}  {:>5}  {:>6}  {:>5.1}%  {:>+7.2}",
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            tally.score() * 100.0,
+            tally.average_disc_difference(),
+        );
+    }
+    let elo = summary.players[0].elo();
+    let _ = writeln!(
+        text,
+        "Elo {} - {}: {} (95 % interval {} to {})",
+        names[0],
+        names[1],
+        elo_text(elo.difference),
+        elo_text(elo.low),
+        elo_text(elo.high),
+    );
+    text.push_str("(discs: average final disc difference, own minus opponent's)\n");
+    text
+}
+
+/// `+191`, `-35`, `0`, `+inf`, `-inf`.
+fn elo_text(value: f64) -> String {
+    match value.round() {
+        f64::INFINITY => "+inf".to_owned(),
+        f64::NEG_INFINITY => "-inf".to_owned(),
+        0.0 => "0".to_owned(), // also -0.0, which would print as "-0"
+        value => format!("{value:+}"),
+    }
+}
+
+/// A number for JSON: `null` where infinite.
+fn json_number(value: f64, decimals: usize) -> String {
+    if value.is_finite() {
+        format!("{value:.decimals$}")
+    } else {
+        "null".to_owned()
+    }
+}
+
+fn json_summary(options: &MatchOptions, summary: &MatchSummary) -> String {
+    let player = |spec: &str, tally: &Tally| {
+        format!(
+            "{{\"spec\":\"{spec}\",\"wins\":{},\"draws\":{},\"losses\":{},\"score\":{},\"disc_difference\":{}}}",
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            json_number(tally.score(), 4),
+            json_number(tally.average_disc_difference(), 2),
+        )
+    };
+    let EloEstimate {
+        difference,
+        low,
+        high,
+    } = summary.players[0].elo();
+    format!(
+        "{{\"games\":{},\"players\":[{},{}],\"draws\":{},\"elo\":{{\"difference\":{},\"low\":{},\"high\":{}}}}}\n",
+        summary.games(),
+        player(&options.players[0].to_string(), &summary.players[0]),
+        player(&options.players[1].to_string(), &summary.players[1]),
+        summary.draws(),
+        json_number(difference, 1),
+        json_number(low, 1),
+        json_number(high, 1),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Setup, Shape, engine::PlayerSpec};
+
+    fn options() -> MatchOptions {
+        MatchOptions {
+            setup: Setup::standard(Shape::new(6, 6).unwrap()),
+            players: [PlayerSpec::Greedy, PlayerSpec::Random],
+            games: 4,
+            openings: 2,
+            time_per_move: None,
+            seed: 3,
+        }
+    }
+
+    #[test]
+    fn table_and_json_agree_with_the_summary() {
+        let mut text = Vec::new();
+        let summary = run(Variant::Simple, &options(), false, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 6, "{text}");
+        assert!(
+            lines[0].starts_with("6x6 SIMPLE, most discs wins, 4 games, 2 random opening moves"),
+            "{text}"
+        );
+        let greedy = summary.players[0];
+        let row: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(row[0], "greedy");
+        assert_eq!(
+            row[1..4],
+            [
+                greedy.wins.to_string(),
+                greedy.draws.to_string(),
+                greedy.losses.to_string()
+            ]
+        );
+        assert!(lines[4].starts_with("Elo greedy - random: "), "{text}");
+
+        let mut json = Vec::new();
+        let again = run(Variant::Simple, &options(), true, &mut json).unwrap();
+        assert_eq!(again, summary, "the same seed plays the same match");
+        let json = String::from_utf8(json).unwrap();
+        assert!(
+            json.starts_with(&format!(
+                "{{\"games\":4,\"players\":[{{\"spec\":\"greedy\",\"wins\":{},",
+                greedy.wins
+            )),
+            "{json}"
+        );
+        assert!(json.contains(&format!("\"draws\":{},\"elo\":{{", summary.draws())));
+        assert_eq!(json.matches('\n').count(), 1);
+    }
+
+    #[test]
+    fn infinite_elo_is_null_in_json_and_inf_in_text() {
+        assert_eq!(json_number(f64::INFINITY, 1), "null");
+        assert_eq!(json_number(12.345, 1), "12.3");
+        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
+        assert_eq!(elo_text(190.85), "+191");
+        assert_eq!(elo_text(-0.0), "0");
+        assert_eq!(elo_text(-0.4), "0");
+        assert_eq!(elo_text(-35.2), "-35");
+    }
+}

@@ -1,0 +1,370 @@
+//! Matches between two players: games with alternating colours from shared random openings,
+//! and the tally (wins, draws, losses, disc difference, Elo estimate). Nothing here prints:
+//! each finished game goes out through a callback.
+
+use std::time::Duration;
+
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+use super::{PlayerSpec, new_player};
+use crate::{Color, Game, Outcome, RuleSet, Setup, Square, Status};
+
+/// What a match is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchOptions {
+    /// The starting position, its first mover and win rule.
+    pub setup: Setup,
+    /// The two players; the first has Black in the first game, and colours alternate.
+    pub players: [PlayerSpec; 2],
+    /// Games to play.
+    pub games: u32,
+    /// Random legal moves played from `setup` before the players take over. Games are
+    /// played in pairs on the same opening with colours swapped, so neither player gets
+    /// the better side of a lopsided opening more often than the other.
+    pub openings: u32,
+    /// Time each player may take per move (players that do not search ignore it).
+    pub time_per_move: Option<Duration>,
+    /// Makes the openings and every player's random choices reproducible.
+    pub seed: u64,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// 0-based number of the game in the match.
+    pub number: u32,
+    /// Which player (0 or 1, as in [`MatchOptions::players`]) had Black.
+    pub black: usize,
+    /// Every move of the game, the random opening included (passes are implicit).
+    pub moves: Vec<Square>,
+    /// How many of `moves` were the random opening.
+    pub opening_moves: usize,
+    /// The result.
+    pub outcome: Outcome,
+    /// Discs of each player at the end, in the order of [`MatchOptions::players`].
+    pub discs: [u32; 2],
+}
+
+impl GameRecord {
+    /// The winning player (0 or 1), or `None` for a draw.
+    pub fn winner(&self) -> Option<usize> {
+        self.outcome.winner().map(|color| self.player_of(color))
+    }
+
+    /// The player (0 or 1) who had `color`.
+    pub fn player_of(&self, color: Color) -> usize {
+        if color == Color::Black {
+            self.black
+        } else {
+            1 - self.black
+        }
+    }
+}
+
+/// One player's results in a match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Sum over the games of its final discs minus its opponent's.
+    pub disc_difference: i64,
+}
+
+impl Tally {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Points per game: a win is 1, a draw 1/2 (0 before any game).
+    pub fn score(&self) -> f64 {
+        match self.games() {
+            0 => 0.0,
+            games => (f64::from(self.wins) + f64::from(self.draws) / 2.0) / f64::from(games),
+        }
+    }
+
+    /// Average final disc difference (its discs minus its opponent's) per game.
+    pub fn average_disc_difference(&self) -> f64 {
+        match self.games() {
+            0 => 0.0,
+            games => self.disc_difference as f64 / f64::from(games),
+        }
+    }
+
+    /// The Elo difference between this player and its opponent implied by the results,
+    /// with a 95 % confidence interval.
+    pub fn elo(&self) -> EloEstimate {
+        EloEstimate::from_results(self.wins, self.draws, self.losses)
+    }
+}
+
+/// The tally of a match so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchSummary {
+    /// Each player's results, in the order of [`MatchOptions::players`].
+    pub players: [Tally; 2],
+}
+
+impl MatchSummary {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.players[0].games()
+    }
+
+    /// Games drawn.
+    pub fn draws(&self) -> u32 {
+        self.players[0].draws
+    }
+
+    /// Counts a finished game.
+    pub fn add(&mut self, game: &GameRecord) {
+        let winner = game.winner();
+        for (player, tally) in self.players.iter_mut().enumerate() {
+            match winner {
+                None => tally.draws += 1,
+                Some(w) if w == player => tally.wins += 1,
+                Some(_) => tally.losses += 1,
+            }
+            tally.disc_difference +=
+                i64::from(game.discs[player]) - i64::from(game.discs[1 - player]);
+        }
+    }
+}
+
+/// An Elo difference estimated from a score, with a 95 % confidence interval. Infinite
+/// values mean a clean sweep (or a bound the results cannot limit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EloEstimate {
+    /// The most likely difference.
+    pub difference: f64,
+    /// Lower end of the 95 % interval.
+    pub low: f64,
+    /// Upper end of the 95 % interval.
+    pub high: f64,
+}
+
+impl EloEstimate {
+    /// From one player's wins, draws and losses: the difference whose expected score is the
+    /// observed one (`400 log10(s / (1 - s))`), and the same for both ends of the Wilson
+    /// score interval of the score (a draw counts as half a win; with many draws the
+    /// interval is a little wider than it need be). The Wilson interval stays finite on a
+    /// clean sweep: 100 wins of 100 give at least +566. With no games all three are 0.
+    pub fn from_results(wins: u32, draws: u32, losses: u32) -> EloEstimate {
+        const Z: f64 = 1.96;
+        let games = f64::from(wins + draws + losses);
+        if games == 0.0 {
+            return EloEstimate {
+                difference: 0.0,
+                low: 0.0,
+                high: 0.0,
+            };
+        }
+        let score = (f64::from(wins) + f64::from(draws) / 2.0) / games;
+        let z2n = Z * Z / games;
+        let centre = (score + z2n / 2.0) / (1.0 + z2n);
+        let margin = Z / (1.0 + z2n) * (score * (1.0 - score) / games + z2n / (4.0 * games)).sqrt();
+        EloEstimate {
+            difference: elo_of_score(score),
+            low: elo_of_score(centre - margin),
+            high: elo_of_score(centre + margin),
+        }
+    }
+}
+
+/// The Elo difference whose expected score is `score` (clamped to 0..=1; the ends are
+/// infinite).
+fn elo_of_score(score: f64) -> f64 {
+    // Rounding must not turn a certain result into a merely very likely one.
+    const EPSILON: f64 = 1e-9;
+    let score = match score {
+        _ if score <= EPSILON => 0.0,
+        _ if score >= 1.0 - EPSILON => 1.0,
+        _ => score,
+    };
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+/// Plays the match `options` describes under rule set `R`, telling `on_game` about each
+/// game as it ends (with the tally so far), and returns the final tally.
+pub fn play_match<R: RuleSet>(
+    options: &MatchOptions,
+    on_game: &mut dyn FnMut(&GameRecord, &MatchSummary),
+) -> MatchSummary {
+    let mut summary = MatchSummary::default();
+    for number in 0..options.games {
+        let record = play_game::<R>(options, number);
+        summary.add(&record);
+        on_game(&record, &summary);
+    }
+    summary
+}
+
+/// Game `number` of the match: its opening is shared with the other game of its pair, and
+/// its players get seeds of their own, so any game can be replayed alone.
+pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord {
+    let pair = u64::from(number / 2);
+    let black = (number % 2) as usize;
+    let mut game = Game::<R>::new(options.setup);
+    let mut opening_rng = StdRng::seed_from_u64(mix(options.seed, pair, 0));
+    for _ in 0..options.openings {
+        let moves = game.legal_moves();
+        let count = moves.count() as usize;
+        if count == 0 {
+            break; // the game is over
+        }
+        let square = moves
+            .iter()
+            .nth(opening_rng.random_range(0..count))
+            .expect("in range");
+        game.play(square).expect("a legal move");
+    }
+    let opening_moves = game.history().len();
+
+    let game_seed = mix(options.seed, u64::from(number), 1);
+    // Indexed by colour: Black's player first.
+    let specs = [options.players[black], options.players[1 - black]];
+    let mut players = [
+        new_player::<R>(specs[0], mix(game_seed, 0, 2)),
+        new_player::<R>(specs[1], mix(game_seed, 1, 2)),
+    ];
+    while let Status::ToMove(side) = game.status() {
+        let player = &mut players[side as usize];
+        let square = player
+            .choose(&game, options.time_per_move, &mut |_| {})
+            .expect("players choose a move whenever one exists");
+        game.play(square).expect("players choose legal moves");
+    }
+    let outcome = game.outcome().expect("the game is over");
+    let discs_of = |player: usize| {
+        let color = if player == black {
+            Color::Black
+        } else {
+            Color::White
+        };
+        game.count(color)
+    };
+    GameRecord {
+        number,
+        black,
+        moves: game.moves().collect(),
+        opening_moves,
+        outcome,
+        discs: [discs_of(0), discs_of(1)],
+    }
+}
+
+/// A seed for one use (`purpose`) of one item (`index`) derived from the match seed, so
+/// that different games and players do not share random streams (SplitMix64's finaliser).
+fn mix(seed: u64, index: u64, purpose: u64) -> u64 {
+    let mut z = seed
+        ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ purpose.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Full, Shape, Simple, WinRule};
+
+    fn options(players: [PlayerSpec; 2], games: u32) -> MatchOptions {
+        MatchOptions {
+            setup: Setup::standard(Shape::STANDARD),
+            players,
+            games,
+            openings: 4,
+            time_per_move: None,
+            seed: 7,
+        }
+    }
+
+    #[test]
+    fn colours_alternate_and_pairs_share_their_opening() {
+        let options = options([PlayerSpec::Random, PlayerSpec::Greedy], 4);
+        let mut records = Vec::new();
+        let summary = play_match::<Full>(&options, &mut |record, _| records.push(record.clone()));
+        assert_eq!(
+            records.iter().map(|r| r.black).collect::<Vec<_>>(),
+            [0, 1, 0, 1]
+        );
+        assert!(records.iter().all(|r| r.opening_moves == 4));
+        assert_eq!(records[0].moves[..4], records[1].moves[..4]);
+        assert_eq!(records[2].moves[..4], records[3].moves[..4]);
+        assert_ne!(records[0].moves[..4], records[2].moves[..4]);
+        // Every game replays legally and its record agrees with the replay.
+        for record in &records {
+            let game = Game::<Full>::replay(options.setup, record.moves.iter().copied()).unwrap();
+            assert_eq!(game.outcome(), Some(record.outcome));
+            assert_eq!(game.count(Color::Black), record.discs[record.black]);
+        }
+        assert_eq!(summary.games(), 4);
+        assert_eq!(
+            summary.players[0].wins + summary.players[0].draws + summary.players[1].wins,
+            4
+        );
+        assert_eq!(
+            summary.players[0].disc_difference,
+            -summary.players[1].disc_difference
+        );
+    }
+
+    #[test]
+    fn a_match_repeats_with_its_seed_and_changes_with_another() {
+        let a = options([PlayerSpec::Random, PlayerSpec::Mcts(20)], 2);
+        let moves = |options: &MatchOptions| {
+            let mut all = Vec::new();
+            play_match::<Simple>(options, &mut |r, _| all.push(r.moves.clone()));
+            all
+        };
+        assert_eq!(moves(&a), moves(&a));
+        let b = MatchOptions { seed: 8, ..a };
+        assert_ne!(moves(&a), moves(&b));
+    }
+
+    #[test]
+    fn the_engine_beats_random_under_both_win_rules() {
+        for rule in [WinRule::MostDiscs, WinRule::FewestDiscs] {
+            let mut options = options([PlayerSpec::Engine(3), PlayerSpec::Random], 10);
+            options.setup = Setup {
+                win_rule: rule,
+                ..Setup::standard(Shape::new(6, 6).unwrap())
+            };
+            let summary = play_match::<Full>(&options, &mut |_, _| {});
+            assert!(
+                summary.players[0].score() >= 0.8,
+                "{rule:?}: {:?}",
+                summary.players
+            );
+        }
+    }
+
+    #[test]
+    fn elo_estimates() {
+        let even = EloEstimate::from_results(10, 0, 10);
+        assert_eq!(even.difference, 0.0);
+        assert!(even.low < -100.0 && even.high > 100.0);
+        assert!((even.low + even.high).abs() < 1e-9);
+        // 75 % is about +191; the interval is lopsided towards the middle.
+        let three_to_one = EloEstimate::from_results(75, 0, 25);
+        assert!((three_to_one.difference - 190.85).abs() < 0.01);
+        assert!(three_to_one.low > 100.0 && three_to_one.low < three_to_one.difference);
+        assert!(three_to_one.high > three_to_one.difference && three_to_one.high < 300.0);
+        let sweep = EloEstimate::from_results(100, 0, 0);
+        assert_eq!(sweep.difference, f64::INFINITY);
+        assert_eq!(sweep.high, f64::INFINITY);
+        assert!((sweep.low - 566.2).abs() < 0.1, "{}", sweep.low);
+        let lost = EloEstimate::from_results(0, 0, 100);
+        assert_eq!(lost.difference, f64::NEG_INFINITY);
+        assert!((lost.high + 566.2).abs() < 0.1, "{}", lost.high);
+        let draws = EloEstimate::from_results(0, 4, 0);
+        assert_eq!(draws.difference, 0.0);
+        assert_eq!(EloEstimate::from_results(0, 0, 0).difference, 0.0);
+    }
+}
