@@ -43,7 +43,9 @@ mod geometry;
 mod line_reader;
 mod move_list;
 mod obf;
+pub mod play;
 pub mod protocol;
+mod record;
 mod rules;
 mod setup;
 
@@ -60,5 +62,6 @@ pub use geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeErr
 pub use line_reader::{Line, LineReader, MAX_LINE_LEN, ReadError};
 pub use move_list::{MoveList, ParseMoveListError};
 pub use obf::{Obf, ParseObfError};
+pub use record::{GgfExportError, GraderExportError, ParseRecordError, Record};
 pub use rules::{Full, ParseVariantError, RuleSet, Simple, Variant};
 pub use setup::{Excerpt, Expected, Setup, SetupError, SetupErrorKind};

@@ -1,17 +1,18 @@
 //! The `othello` program: argument parsing and exit statuses; the work is in the library.
 
 use std::{
-    io::{self, Write},
+    io::{self, IsTerminal, Write},
     path::PathBuf,
     process::ExitCode,
-    time::Duration,
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{
-    Obf, Setup, Shape, Variant, WinRule,
+    Color, Obf, Setup, Shape, Variant, WinRule,
     commands::{self, CommandError},
     engine::{Limits, MatchOptions, PlayerSpec},
+    play::{self, PlayOptions, Seat},
     protocol,
 };
 
@@ -93,6 +94,60 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play at the console: people against each other or the computer, with hints, undo,
+    /// and saved games.
+    ///
+    /// Moves are typed as d3 (column letter, row number; a1 is the top-left corner) or as
+    /// "3 4" (row, column). Type help during a game for the commands. The end of the input
+    /// ends the program (status 0), so sessions can be scripted.
+    Play {
+        /// Who plays Black: human, or a player spec (random, greedy, minimax:D, mcts:N,
+        /// engine, engine:L).
+        #[arg(long, value_name = "human|SPEC", default_value = "human")]
+        black: Seat,
+        /// Who plays White.
+        #[arg(long, value_name = "human|SPEC", default_value = "engine")]
+        white: Seat,
+        /// Rule set.
+        #[arg(long, value_enum, default_value_t = Rules::Full)]
+        rules: Rules,
+        /// Board size for the standard start, rows x columns (4 to 16 each).
+        #[arg(
+            long,
+            value_name = "RxC",
+            default_value = "8x8",
+            conflicts_with = "position"
+        )]
+        size: Shape,
+        /// Who moves first from the standard start.
+        #[arg(long, value_enum, conflicts_with = "position")]
+        first: Option<First>,
+        /// Who wins: most or fewest discs.
+        #[arg(long, value_enum)]
+        win: Option<Win>,
+        /// Start from a grader-format input's header and board.
+        #[arg(long, value_name = "FILE", conflicts_with = "load")]
+        position: Option<PathBuf>,
+        /// Continue a saved game (a game record, transcript, OBF board or GGF game).
+        #[arg(long, value_name = "FILE")]
+        load: Option<PathBuf>,
+        /// Time the computer may take per move (and a hint), in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 1000)]
+        time_per_move: u64,
+        /// Seed for the computer's random choices (default: from the clock).
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+        /// Pause after each computer move, in milliseconds (to watch computer games).
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        delay: u64,
+        /// Draw discs as X and O instead of ● and ○.
+        #[arg(long)]
+        ascii: bool,
+        /// No colours, even on a terminal (colours are also off when NO_COLOR is set or
+        /// stdout is not a terminal).
+        #[arg(long)]
+        no_color: bool,
+    },
     /// Two players play a series of games: a table of wins, draws, losses, average disc
     /// difference and the Elo difference with its 95 % interval.
     ///
@@ -136,6 +191,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum First {
+    /// Black moves first.
+    #[value(name = "B", alias = "b")]
+    Black,
+    /// White moves first.
+    #[value(name = "W", alias = "w")]
+    White,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -266,6 +331,61 @@ fn main() -> ExitCode {
             };
             commands::hint::run(rules.into(), &setup, limits, count as usize, json, out).map(drop)
         }),
+        Some(Command::Play {
+            black,
+            white,
+            rules,
+            size,
+            first,
+            win,
+            position,
+            load,
+            time_per_move,
+            seed,
+            delay,
+            ascii,
+            no_color,
+        }) => {
+            let prepared = (|| -> Result<PlayOptions, CommandError> {
+                let first = first.map(|first| match first {
+                    First::Black => Color::Black,
+                    First::White => Color::White,
+                });
+                let setup = commands::starting_setup(
+                    position.as_deref(),
+                    size,
+                    first,
+                    win.map(Into::into),
+                )?;
+                let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+                Ok(PlayOptions {
+                    variant: rules.into(),
+                    setup,
+                    seats: [black, white],
+                    load: load.map(|path| commands::read_record(&path)).transpose()?,
+                    time_per_move: Duration::from_millis(time_per_move),
+                    seed: seed.unwrap_or_else(clock_seed),
+                    delay: Duration::from_millis(delay),
+                    style: play::Style {
+                        color: !no_color && !no_color_env && io::stdout().is_terminal(),
+                        ascii,
+                    },
+                    echo: !io::stdin().is_terminal(),
+                    thinking: io::stderr().is_terminal(),
+                    date: Some(record_date()),
+                })
+            })();
+            match prepared {
+                Ok(options) => {
+                    match play::run(io::stdin().lock(), &mut io::stdout().lock(), options) {
+                        Ok(()) => ExitCode::SUCCESS,
+                        Err(error) if error.is_broken_pipe() => ExitCode::SUCCESS,
+                        Err(error) => fail(&error, 1),
+                    }
+                }
+                Err(error) => fail(&error, error.exit_status()),
+            }
+        }
         Some(Command::Match {
             black,
             white,
@@ -279,13 +399,8 @@ fn main() -> ExitCode {
             seed,
             json,
         }) => command(|out| {
-            let mut setup = match position {
-                Some(path) => commands::read_position(&path)?,
-                None => Setup::standard(size),
-            };
-            if let Some(win) = win {
-                setup.win_rule = win.into();
-            }
+            let setup =
+                commands::starting_setup(position.as_deref(), size, None, win.map(Into::into))?;
             let options = MatchOptions {
                 setup,
                 players: [black, white],
@@ -297,6 +412,24 @@ fn main() -> ExitCode {
             commands::tournament::run(rules.into(), &options, json, out).map(drop)
         }),
     }
+}
+
+/// A seed from the clock, for games that should differ from run to run.
+fn clock_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+}
+
+/// Now, for a saved record (or `SOURCE_DATE_EPOCH`, for reproducible output), in RFC 3339.
+fn record_date() -> String {
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|seconds| seconds.parse().ok())
+        .map_or_else(SystemTime::now, |seconds| {
+            UNIX_EPOCH + Duration::from_secs(seconds)
+        });
+    humantime::format_rfc3339_seconds(now).to_string()
 }
 
 fn grader(variant: Variant) -> ExitCode {

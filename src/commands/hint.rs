@@ -6,7 +6,8 @@ use super::CommandError;
 use crate::{
     Full, RuleSet, Setup, Simple, Variant,
     engine::{
-        Limits, Node, NodeTask, SearchOptions, SearchReport, TranspositionTable, eval::DISC, search,
+        Limits, Node, NodeTask, RankedMove, SearchOptions, SearchReport, TranspositionTable,
+        eval::DISC, search,
     },
 };
 
@@ -46,6 +47,24 @@ fn score_text(score: i32, exact: bool) -> String {
     } else {
         format!("{:+.2}", f64::from(score) / f64::from(DISC))
     }
+}
+
+/// One ranked move for people: `1. d3 +1.25 (depth 9) d3 c5 f6`, or with an exact score
+/// `1. d3 +6 (exact, depth 12) d3 c5 ...`.
+pub fn text_line(rank: usize, ranked: &RankedMove, report: &SearchReport) -> String {
+    let pv: Vec<String> = ranked.pv.iter().map(ToString::to_string).collect();
+    format!(
+        "{rank}. {} {} ({} {}) {}",
+        ranked.square,
+        score_text(ranked.score, report.exact),
+        if report.exact {
+            "exact, depth"
+        } else {
+            "depth"
+        },
+        report.depth,
+        pv.join(" ")
+    )
 }
 
 /// Prints the best `count` moves of `setup`: one line each, best first.
@@ -101,20 +120,7 @@ pub fn run(
                 pv.join(",")
             )?;
         } else {
-            writeln!(
-                out,
-                "{}. {} {} ({} {}) {}",
-                index + 1,
-                ranked.square,
-                score_text(ranked.score, report.exact),
-                if report.exact {
-                    "exact, depth"
-                } else {
-                    "depth"
-                },
-                report.depth,
-                pv.join(" ")
-            )?;
+            writeln!(out, "{}", text_line(index + 1, ranked, &report))?;
         }
     }
     Ok(report)

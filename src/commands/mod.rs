@@ -2,11 +2,14 @@
 //! an output, so tests run them in memory; `main.rs` only parses arguments and maps errors
 //! to exit statuses.
 
-use std::{io, path::PathBuf};
+use std::{
+    io,
+    path::{Path, PathBuf},
+};
 
 use thiserror::Error;
 
-use crate::{Setup, SetupError};
+use crate::{Color, Record, Setup, SetupError, Shape, WinRule};
 
 pub mod hint;
 pub mod perft;
@@ -42,6 +45,22 @@ pub enum CommandError {
         /// What is wrong with it.
         source: crate::ParseObfError,
     },
+    /// A saved game is malformed.
+    #[error("{}: {source}", path.display())]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: crate::ParseRecordError,
+    },
+    /// A saved game has a move that cannot be played.
+    #[error("{}: {source}", path.display())]
+    Replay {
+        /// The file.
+        path: PathBuf,
+        /// The move.
+        source: crate::ReplayError,
+    },
     /// An OBF position given on the command line is malformed.
     #[error("--obf: {0}")]
     ObfArgument(#[source] crate::ParseObfError),
@@ -66,6 +85,8 @@ impl CommandError {
         match self {
             CommandError::Position { .. }
             | CommandError::Obf { .. }
+            | CommandError::Record { .. }
+            | CommandError::Replay { .. }
             | CommandError::ObfArgument(_) => 2,
             CommandError::Read { .. }
             | CommandError::WrongScores { .. }
@@ -84,7 +105,7 @@ impl CommandError {
 ///
 /// # Errors
 /// [`CommandError::Read`] or [`CommandError::Position`].
-pub fn read_position(path: &std::path::Path) -> Result<Setup, CommandError> {
+pub fn read_position(path: &Path) -> Result<Setup, CommandError> {
     let text = std::fs::read(path).map_err(|source| CommandError::Read {
         path: path.to_owned(),
         source,
@@ -93,4 +114,48 @@ pub fn read_position(path: &std::path::Path) -> Result<Setup, CommandError> {
         path: path.to_owned(),
         source,
     })
+}
+
+/// The position a command starts from: the header and board of a grader-format file, or
+/// the standard start on `size`; then `first` and `win` where given.
+///
+/// # Errors
+/// See [`read_position`].
+pub fn starting_setup(
+    position: Option<&Path>,
+    size: Shape,
+    first: Option<Color>,
+    win: Option<WinRule>,
+) -> Result<Setup, CommandError> {
+    let mut setup = match position {
+        Some(path) => read_position(path)?,
+        None => Setup::standard(size),
+    };
+    if let Some(first) = first {
+        setup.first_mover = first;
+    }
+    if let Some(win) = win {
+        setup.win_rule = win;
+    }
+    Ok(setup)
+}
+
+/// Reads a saved game (any format [`Record`] reads) whose moves can all be played.
+///
+/// # Errors
+/// [`CommandError::Read`], [`CommandError::Record`] or [`CommandError::Replay`].
+pub fn read_record(path: &Path) -> Result<Record, CommandError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CommandError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let record: Record = text.parse().map_err(|source| CommandError::Record {
+        path: path.to_owned(),
+        source,
+    })?;
+    crate::play::check_record(&record).map_err(|source| CommandError::Replay {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(record)
 }

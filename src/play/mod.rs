@@ -1,0 +1,745 @@
+//! `othello play`: a game at the console for people, against each other or the computer.
+//!
+//! Unlike the grader mode it talks: it draws the board, prompts, explains what it refuses,
+//! and takes commands (`hint`, `undo`, `save`, ...). It reads lines from any
+//! [`Read`](std::io::Read) and writes to any [`Write`], so tests drive it in memory; the end
+//! of the input ends the session cleanly.
+
+mod input;
+mod render;
+
+use std::{
+    fmt,
+    io::{self, Read, Write},
+    path::Path,
+    str::FromStr,
+    time::Duration,
+};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use thiserror::Error;
+
+pub use input::{HELP, Input};
+pub use render::{Style, View};
+
+use crate::{
+    Bitboard, Color, Full, Game, LineReader, Outcome, Ply, ReadError, Record, ReplayError, RuleSet,
+    Setup, Simple, Status, Variant, WinRule,
+    commands::hint,
+    engine::{Limits, ParsePlayerError, Player, PlayerSpec, SearchReport, eval::DISC, new_player},
+    line_reader::Line,
+};
+
+/// Who sits on one side of the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seat {
+    /// A person at the keyboard.
+    Human,
+    /// The computer, playing as the spec says.
+    Computer(PlayerSpec),
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Seat::Human => f.write_str("human"),
+            Seat::Computer(spec) => spec.fmt(f),
+        }
+    }
+}
+
+impl FromStr for Seat {
+    type Err = ParsePlayerError;
+
+    /// `human`, or a player spec (`greedy`, `engine:5`, ...).
+    fn from_str(text: &str) -> Result<Seat, ParsePlayerError> {
+        if text.eq_ignore_ascii_case("human") {
+            Ok(Seat::Human)
+        } else {
+            text.parse().map(Seat::Computer)
+        }
+    }
+}
+
+/// Everything a session starts from.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// The rule set (a loaded record may change it).
+    pub variant: Variant,
+    /// The starting position, first mover and win rule.
+    pub setup: Setup,
+    /// Who plays Black and who plays White.
+    pub seats: [Seat; 2],
+    /// A game to continue instead of starting from `setup`.
+    pub load: Option<Record>,
+    /// Time the computer may take per move (and a hint may take).
+    pub time_per_move: Duration,
+    /// Seed for the computer players' random choices.
+    pub seed: u64,
+    /// Pause after each computer move, to watch computer-against-computer games.
+    pub delay: Duration,
+    /// How to draw.
+    pub style: Style,
+    /// Write each input line after its prompt (when the input is not a terminal, so that a
+    /// scripted session reads like a typed one).
+    pub echo: bool,
+    /// Show a spinner on stderr while the computer thinks (for a terminal).
+    pub thinking: bool,
+    /// The date written into saved records.
+    pub date: Option<String>,
+}
+
+/// Why a session stopped early.
+#[derive(Debug, Error)]
+pub enum PlayError {
+    /// Reading the input failed.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Writing the output failed.
+    #[error("cannot write output: {0}")]
+    Write(#[from] io::Error),
+}
+
+impl PlayError {
+    /// Whether the output was closed by its reader: the program should end quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, PlayError::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// Plays games until the person quits or the input ends.
+///
+/// # Errors
+/// [`PlayError`] when reading or writing fails; nothing a person types is an error.
+pub fn run(
+    input: impl Read,
+    output: &mut impl Write,
+    options: PlayOptions,
+) -> Result<(), PlayError> {
+    let mut console = Console {
+        lines: LineReader::new(input),
+        out: output,
+        echo: options.echo,
+        style: options.style,
+    };
+    let mut options = options;
+    let mut start = match options.load.take() {
+        Some(record) => record,
+        None => Record::new(options.variant, options.setup),
+    };
+    console.say(&format!(
+        "othello: {}. Type a move (d3, or \"3 4\" for row 3 column 4) or a command; help lists them.",
+        describe(start.variant, &start.setup)
+    ))?;
+    loop {
+        let next = match start.variant {
+            Variant::Full => {
+                Session::<Full, _, _>::new(&mut console, &mut options, &start).run()?
+            }
+            Variant::Simple => {
+                Session::<Simple, _, _>::new(&mut console, &mut options, &start).run()?
+            }
+        };
+        match next {
+            Next::Quit => return Ok(()),
+            Next::Switch(record) => {
+                console.say(&format!(
+                    "switching to {} rules for the loaded game",
+                    record.variant.name().to_uppercase()
+                ))?;
+                start = record;
+            }
+        }
+    }
+}
+
+/// `8x8 FULL, most discs wins`.
+fn describe(variant: Variant, setup: &Setup) -> String {
+    let rule = match setup.win_rule {
+        WinRule::MostDiscs => "most discs wins",
+        WinRule::FewestDiscs => "fewest discs wins",
+    };
+    format!(
+        "{} {}, {rule}",
+        setup.board.shape(),
+        variant.name().to_uppercase()
+    )
+}
+
+/// Input and output, with the prompt discipline: output is flushed before every read.
+struct Console<'o, I, O> {
+    lines: LineReader<I>,
+    out: &'o mut O,
+    echo: bool,
+    style: Style,
+}
+
+impl<I: Read, O: Write> Console<'_, I, O> {
+    /// Writes `text` and a newline.
+    fn say(&mut self, text: &str) -> io::Result<()> {
+        writeln!(self.out, "{text}")
+    }
+
+    /// Writes `prompt` (which ends in `>`), then reads a line; `None` at the end of the
+    /// input. A terminal gets a space after the prompt to type after; otherwise the line
+    /// read is written after the prompt (`● Black to move> d3`), so that no line ends in a
+    /// space.
+    fn ask(&mut self, prompt: &str) -> Result<Option<String>, PlayError> {
+        write!(self.out, "{prompt}")?;
+        if !self.echo {
+            write!(self.out, " ")?;
+        }
+        let out = &mut *self.out;
+        let line = self
+            .lines
+            .next_line(|| out.flush().map_err(PlayError::Write))?;
+        let text = match line {
+            None => {
+                // The input ended: finish the prompt's line.
+                writeln!(self.out)?;
+                return Ok(None);
+            }
+            Some(Line::TooLong) => "(a line too long to read)".to_owned(),
+            Some(Line::Text(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+        };
+        if self.echo {
+            let shown = text.trim_end();
+            if shown.is_empty() {
+                writeln!(self.out)?;
+            } else {
+                writeln!(self.out, " {shown}")?;
+            }
+        }
+        Ok(Some(text))
+    }
+}
+
+/// What to do after a session.
+enum Next {
+    Quit,
+    /// A loaded game needs the other rule set.
+    Switch(Record),
+}
+
+/// One rule set's games: the current game, the players, and the commands.
+struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
+    console: &'c mut Console<'o, I, O>,
+    options: &'p mut PlayOptions,
+    game: Game<R>,
+    players: [Option<Box<dyn Player<R>>>; 2],
+    /// Games started in this session: seeds the computer players of each.
+    games: u64,
+}
+
+impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
+    fn new(
+        console: &'c mut Console<'o, I, O>,
+        options: &'p mut PlayOptions,
+        start: &Record,
+    ) -> Self {
+        let mut session = Session {
+            console,
+            options,
+            game: Game::new(start.setup),
+            players: [None, None],
+            games: 0,
+        };
+        session.restart(start.setup);
+        // Records are checked before a session starts ([`check_record`]).
+        session.game = start
+            .replay::<R>()
+            .unwrap_or_else(|_| Game::new(start.setup));
+        session
+    }
+
+    /// A new game from `setup` with fresh computer players.
+    fn restart(&mut self, setup: Setup) {
+        self.game = Game::new(setup);
+        self.games += 1;
+        let (seed, games) = (self.options.seed, self.games);
+        let seats = self.options.seats;
+        self.players = Color::ALL.map(|color| match seats[color as usize] {
+            Seat::Human => None,
+            Seat::Computer(spec) => Some(new_player::<R>(spec, player_seed(seed, games, color))),
+        });
+    }
+
+    fn style(&self) -> Style {
+        self.console.style
+    }
+
+    fn seat_of(&self, color: Color) -> Seat {
+        self.options.seats[color as usize]
+    }
+
+    fn any_human(&self) -> bool {
+        self.options.seats.contains(&Seat::Human)
+    }
+
+    /// `● Black` (or `X Black`).
+    fn side_name(&self, color: Color) -> String {
+        format!("{} {}", self.style().disc(color), color_name(color))
+    }
+
+    fn run(mut self) -> Result<Next, PlayError> {
+        self.show_board()?;
+        self.announce_opening_pass()?;
+        loop {
+            match self.game.status() {
+                Status::ToMove(side) => {
+                    if self.seat_of(side) != Seat::Human {
+                        self.computer_move(side)?;
+                        continue;
+                    }
+                    let prompt = format!("{} to move>", self.side_name(side));
+                    let Some(line) = self.console.ask(&prompt)? else {
+                        return Ok(Next::Quit);
+                    };
+                    let input = Input::parse(&line, self.game.board().shape());
+                    if let Some(next) = self.during_game(side, input)? {
+                        return Ok(next);
+                    }
+                }
+                Status::Over(outcome) => {
+                    self.announce_result(outcome)?;
+                    if let Some(next) = self.after_game()? {
+                        return Ok(next);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles one line typed by the person to move; `Some` ends the session.
+    fn during_game(&mut self, side: Color, input: Input) -> Result<Option<Next>, PlayError> {
+        match input {
+            Input::Nothing => {}
+            Input::Move(square) => {
+                if self.game.is_legal(square) {
+                    let ply = self.game.play(square).expect("a legal move");
+                    self.after_ply(&ply)?;
+                } else {
+                    let legal: Vec<String> = self
+                        .game
+                        .legal_moves()
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
+                    let why = if self.game.board().at(square).is_some() {
+                        "the square is taken"
+                    } else {
+                        "it flips nothing"
+                    };
+                    let text = format!(
+                        "{square} is not a legal move for {} ({why}); legal moves: {}",
+                        color_name(side),
+                        legal.join(" ")
+                    );
+                    self.console.say(&self.style().warn(&text))?;
+                }
+            }
+            Input::Yes | Input::No => {
+                self.console
+                    .say("the game is on: type a move, or quit to leave")?;
+            }
+            other => return self.command(other),
+        }
+        Ok(None)
+    }
+
+    /// After the game: play again, a command, or leave; `Some` ends the session.
+    fn after_game(&mut self) -> Result<Option<Next>, PlayError> {
+        loop {
+            let Some(line) = self
+                .console
+                .ask("Play again with colours swapped? (y/n, or a command)>")?
+            else {
+                return Ok(Some(Next::Quit));
+            };
+            match Input::parse(&line, self.game.board().shape()) {
+                Input::Nothing => {}
+                Input::Yes => {
+                    self.options.seats.swap(0, 1);
+                    let [black, white] = self.options.seats;
+                    self.console.say(&format!(
+                        "New game: {} is {black}, {} is {white}.",
+                        self.side_name(Color::Black),
+                        self.side_name(Color::White)
+                    ))?;
+                    self.restart(*self.game.setup());
+                    self.show_board()?;
+                    self.announce_opening_pass()?;
+                    return Ok(None);
+                }
+                Input::No | Input::Quit => return Ok(Some(Next::Quit)),
+                Input::Move(_) => self
+                    .console
+                    .say("the game is over: y to play again, n to stop")?,
+                other => {
+                    let next = self.command(other)?;
+                    if next.is_some() || !self.game.is_over() {
+                        return Ok(next);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A command other than a move, at any time; `Some` ends the session.
+    fn command(&mut self, input: Input) -> Result<Option<Next>, PlayError> {
+        match input {
+            Input::Hint(count) => self.hint(count)?,
+            Input::Undo => self.undo()?,
+            Input::Redo => self.redo()?,
+            Input::History => self.history()?,
+            Input::Save { path, grader } => self.save(&path, grader)?,
+            Input::Load(path) => return self.load(&path),
+            Input::New => {
+                self.restart(*self.game.setup());
+                self.console.say("New game.")?;
+                self.show_board()?;
+                self.announce_opening_pass()?;
+            }
+            Input::Help => {
+                let text = HELP.trim_end();
+                self.console.say(text)?;
+            }
+            Input::Quit => return Ok(Some(Next::Quit)),
+            Input::Unknown(why) => self.console.say(&self.style().warn(&why))?,
+            Input::Nothing | Input::Move(_) | Input::Yes | Input::No => {}
+        }
+        Ok(None)
+    }
+
+    /// The computer moves for `side`.
+    fn computer_move(&mut self, side: Color) -> Result<(), PlayError> {
+        let player = self.players[side as usize]
+            .as_mut()
+            .expect("a computer seat has a player");
+        let spinner = if self.options.thinking {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"),
+            );
+            bar.set_message(format!(
+                "{} ({}) is thinking",
+                color_name(side),
+                player.spec()
+            ));
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        let name = color_name(side);
+        let mut progress = |report: &SearchReport| {
+            spinner.set_message(format!(
+                "{name} is thinking: depth {}, score {:+.2}",
+                report.depth,
+                f64::from(report.score) / f64::from(DISC)
+            ));
+        };
+        let choice = player.choose(&self.game, Some(self.options.time_per_move), &mut progress);
+        spinner.finish_and_clear();
+        let square = choice.expect("a computer player moves whenever it has a move");
+        let ply = self
+            .game
+            .play(square)
+            .expect("computer players play legal moves");
+        if !self.options.delay.is_zero() {
+            self.console.out.flush()?;
+            std::thread::sleep(self.options.delay);
+        }
+        self.after_ply(&ply)
+    }
+
+    /// Announces a move just played (and a pass it forces), then shows the board when a
+    /// person is about to move, in computer-only games after every move, and at the end.
+    fn after_ply(&mut self, ply: &Ply) -> Result<(), PlayError> {
+        let flipped = ply.flips().count();
+        self.console.say(&format!(
+            "{} plays {} and flips {flipped}.",
+            self.side_name(ply.side()),
+            ply.square(),
+        ))?;
+        if self.game.side_to_move() == Some(ply.side()) {
+            let opponent = ply.side().opponent();
+            self.console.say(&format!(
+                "{} has no legal move and passes.",
+                self.side_name(opponent)
+            ))?;
+        }
+        let next_is_human = self
+            .game
+            .side_to_move()
+            .is_some_and(|side| self.seat_of(side) == Seat::Human);
+        if next_is_human || !self.any_human() || self.game.is_over() {
+            self.show_board()?;
+        }
+        Ok(())
+    }
+
+    /// A pass before the first move (the first mover has no legal move).
+    fn announce_opening_pass(&mut self) -> Result<(), PlayError> {
+        let first = self.game.setup().first_mover;
+        if self.game.history().is_empty() && self.game.side_to_move() == Some(first.opponent()) {
+            self.console.say(&format!(
+                "{} has no legal move and passes.",
+                self.side_name(first)
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// The board with the score, the players and whose move it is beside it.
+    fn show_board(&mut self) -> Result<(), PlayError> {
+        let last = self.game.history().last().copied();
+        let board = *self.game.board();
+        let mut panel = Vec::new();
+        for color in Color::ALL {
+            panel.push(format!(
+                "{} {:<12} {:>3}",
+                self.side_name(color),
+                self.seat_of(color).to_string(),
+                board.count(color)
+            ));
+        }
+        panel.push(String::new());
+        panel.push(match self.game.status() {
+            Status::ToMove(side) => format!(
+                "move {}: {} to move",
+                self.game.history().len() + 1,
+                color_name(side)
+            ),
+            Status::Over(_) => match self.game.history().len() {
+                1 => "game over after 1 move".to_owned(),
+                moves => format!("game over after {moves} moves"),
+            },
+        });
+        let view = View {
+            board: &board,
+            legal: self.game.legal_moves(),
+            last: last.map(|ply| ply.square()),
+            flipped: last.map_or(Bitboard::EMPTY, |ply| ply.flips()),
+            panel,
+        };
+        let text = render::draw_board(&view, self.style());
+        write!(self.console.out, "{text}")?;
+        Ok(())
+    }
+
+    fn announce_result(&mut self, outcome: Outcome) -> Result<(), PlayError> {
+        let board = self.game.board();
+        let (black, white) = (board.count(Color::Black), board.count(Color::White));
+        let score = format!("{black} to {white}");
+        let text = match (outcome, self.game.setup().win_rule) {
+            (Outcome::Draw, _) => format!("Game over: a draw, {score}."),
+            (Outcome::Win(color), WinRule::MostDiscs) => {
+                format!("Game over: {} wins, {score}.", self.side_name(color))
+            }
+            (Outcome::Win(color), WinRule::FewestDiscs) => format!(
+                "Game over: {} wins with fewer discs, {score}.",
+                self.side_name(color)
+            ),
+        };
+        let text = self.style().strong(&text);
+        self.console.say(&text)?;
+        Ok(())
+    }
+
+    fn hint(&mut self, count: usize) -> Result<(), PlayError> {
+        let Status::ToMove(side) = self.game.status() else {
+            return Ok(self.console.say("the game is over: no hints")?);
+        };
+        let setup = Setup {
+            board: *self.game.board(),
+            first_mover: side,
+            win_rule: self.game.setup().win_rule,
+        };
+        let limits = Limits::time(self.options.time_per_move);
+        let report = hint::rank(R::VARIANT, &setup, limits, count);
+        for (index, ranked) in report.ranked.iter().enumerate() {
+            let line = hint::text_line(index + 1, ranked, &report);
+            self.console.say(&line)?;
+        }
+        Ok(())
+    }
+
+    /// Takes moves back: to the previous turn of a person when a computer plays.
+    fn undo(&mut self) -> Result<(), PlayError> {
+        if !self.any_human() {
+            return Ok(self.console.say("undo is for games a person plays")?);
+        }
+        let human_moved = self
+            .game
+            .history()
+            .iter()
+            .any(|ply| self.seat_of(ply.side()) == Seat::Human);
+        if !human_moved {
+            return Ok(self.console.say("nothing to undo")?);
+        }
+        let mut undone = Vec::new();
+        while let Some(ply) = self.game.undo() {
+            undone.push(ply.square().to_string());
+            if self.seat_of(ply.side()) == Seat::Human {
+                break;
+            }
+        }
+        self.console
+            .say(&format!("Took back {}.", undone.join(" ")))?;
+        self.show_board()
+    }
+
+    /// Replays undone moves, up to the next turn of a person.
+    fn redo(&mut self) -> Result<(), PlayError> {
+        let mut redone = Vec::new();
+        while let Some(ply) = self.game.redo() {
+            redone.push(ply.square().to_string());
+            let next_is_human = self
+                .game
+                .side_to_move()
+                .is_some_and(|side| self.seat_of(side) == Seat::Human);
+            if next_is_human {
+                break;
+            }
+        }
+        if redone.is_empty() {
+            return Ok(self.console.say("nothing to redo")?);
+        }
+        self.console
+            .say(&format!("Replayed {}.", redone.join(" ")))?;
+        self.show_board()
+    }
+
+    /// The moves so far: numbered, Black and White side by side (`--` for a pass), and as
+    /// one transcript string.
+    fn history(&mut self) -> Result<(), PlayError> {
+        if self.game.history().is_empty() {
+            return Ok(self.console.say("no moves yet")?);
+        }
+        // Black's column first: a side that passed (or did not move first) gets `--`.
+        let mut cells: Vec<String> = Vec::new();
+        let mut expected = Color::Black;
+        for ply in self.game.history() {
+            if ply.side() != expected {
+                cells.push("--".into());
+            }
+            cells.push(ply.square().to_string());
+            expected = ply.side().opponent();
+        }
+        let mut text = String::new();
+        for (number, pair) in cells.chunks(2).enumerate() {
+            let line = format!("{:>3}. {}", number + 1, pair.join(" "));
+            text.push_str(line.trim_end());
+            text.push('\n');
+        }
+        let transcript: String = self.game.moves().map(|s| s.to_string()).collect();
+        text.push_str(&format!("transcript: {transcript}"));
+        self.console.say(&text)?;
+        Ok(())
+    }
+
+    fn record(&self) -> Record {
+        Record {
+            players: self.options.seats.map(|seat| seat.to_string()),
+            date: self.options.date.clone(),
+            ..Record::from_game(&self.game)
+        }
+    }
+
+    fn save(&mut self, path: &Path, grader: bool) -> Result<(), PlayError> {
+        let record = self.record();
+        let text = if grader {
+            match record.to_grader_input() {
+                Ok(text) => text,
+                Err(error) => {
+                    return Ok(self
+                        .console
+                        .say(&self.style().warn(&format!("cannot save: {error}")))?);
+                }
+            }
+        } else {
+            record.to_string()
+        };
+        let message = match std::fs::write(path, text) {
+            Ok(()) if grader => format!(
+                "Saved a grader input to {}: its expected output is `othello --rules {} < {}`.",
+                path.display(),
+                R::VARIANT.name(),
+                path.display()
+            ),
+            Ok(()) => format!("Saved the game to {}.", path.display()),
+            Err(error) => self
+                .style()
+                .warn(&format!("cannot save {}: {error}", path.display())),
+        };
+        self.console.say(&message)?;
+        Ok(())
+    }
+
+    fn load(&mut self, path: &Path) -> Result<Option<Next>, PlayError> {
+        let record = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))
+            .and_then(|text| {
+                text.parse::<Record>()
+                    .map_err(|error| format!("cannot load {}: {error}", path.display()))
+            });
+        let record = match record {
+            Ok(record) => record,
+            Err(why) => {
+                self.console.say(&self.style().warn(&why))?;
+                return Ok(None);
+            }
+        };
+        if record.variant != R::VARIANT {
+            if let Err(error) = check_record(&record) {
+                let text = format!("cannot load {}: {error}", path.display());
+                self.console.say(&self.style().warn(&text))?;
+                return Ok(None);
+            }
+            return Ok(Some(Next::Switch(record)));
+        }
+        match record.replay::<R>() {
+            Ok(game) => {
+                self.restart(record.setup);
+                self.game = game;
+                self.console.say(&format!(
+                    "Loaded {} ({}, {} moves).",
+                    path.display(),
+                    describe(R::VARIANT, &record.setup),
+                    record.moves.len()
+                ))?;
+                self.show_board()?;
+            }
+            Err(error) => {
+                let text = format!("cannot load {}: {error}", path.display());
+                self.console.say(&self.style().warn(&text))?;
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "Black",
+        Color::White => "White",
+    }
+}
+
+/// The seed of the computer player of `color` in the `game`-th game (from 1) of a session
+/// started with `seed`: each game and side has its own, so a scripted session repeats.
+pub fn player_seed(seed: u64, game: u64, color: Color) -> u64 {
+    seed.wrapping_add(game * 2 + color as u64)
+}
+
+/// Whether `record`'s moves can be played from its setup under its own rule set.
+///
+/// # Errors
+/// [`ReplayError`] naming the first move that cannot be played.
+pub fn check_record(record: &Record) -> Result<(), ReplayError> {
+    match record.variant {
+        Variant::Full => record.replay::<Full>().map(drop),
+        Variant::Simple => record.replay::<Simple>().map(drop),
+    }
+}

@@ -1,0 +1,801 @@
+//! Saved games: [`Record`] and the text formats it reads and writes.
+//!
+//! [`Record`]'s [`Display`](fmt::Display) is our own line-based format (`key: value` lines).
+//! [`FromStr`] reads it, a GGF game (`(;GM[Othello]...;)`), an OBF position or a bare move
+//! list such as `f5d6c3`, telling them apart by their first characters and shape.
+
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use thiserror::Error;
+
+use crate::{
+    Board, Color, Game, MoveList, Obf, ParseObfError, ParseSquareError, ReplayError, RuleSet,
+    Setup, Shape, Square, Variant, WinRule,
+};
+
+mod ggf;
+
+pub use ggf::GgfExportError;
+
+/// The first line [`Record`]'s [`Display`](fmt::Display) writes; any line starting with
+/// `# othello` marks a text as a record.
+const HEADER: &str = "# othello game record";
+
+/// The keys of the record format, in the order they are written.
+const KEYS: [&str; 9] = [
+    "rules", "size", "first", "win", "board", "black", "white", "date", "moves",
+];
+
+/// Characters of offending input an error message keeps; longer input is cut and marked
+/// with `...`.
+const EXCERPT_CHARS: usize = 40;
+
+/// A game as saved: the rule set, where it started, who played, when, and the moves.
+///
+/// [`Display`](fmt::Display) writes it as lines of `key: value`:
+///
+/// ```text
+/// # othello game record
+/// rules: full
+/// size: 8x8
+/// first: B
+/// win: most
+/// board: ......../......../......../...WB.../...BW.../......../......../........
+/// black: human
+/// white: engine:5
+/// date: 2026-11-22
+/// moves: f5 d6 c3 d3 c4
+/// ```
+///
+/// `win` is `most` or `fewest`; `board` lists the rows from the top, separated by `/`, each
+/// cell `.`, `B` or `W`. Empty players and a missing date are left out. Player and date text
+/// is written as it is, except that a backslash is doubled and control characters (and
+/// whitespace at either end) are written `\u{hex}`, so every record reads back unchanged.
+///
+/// [`FromStr`] reads that format back (keys in any order, `#` comments and blank lines
+/// skipped, missing keys taking the defaults: 8x8, the standard start for the size, Black
+/// first, most discs wins, full rules), and also:
+/// - a GGF game, `(;GM[Othello]PB[..]PW[..]DT[..]BO[8 .. *]B[f5]W[d6]..;)`: 8 × 8 only,
+///   full rules (an anti game, `TY[8a]`, is won by the fewest discs); see
+///   [`to_ggf`](Record::to_ggf);
+/// - an OBF position, `<64 cells of X, O, -> <X|O>`: that position, no moves;
+/// - a bare move list, `f5d6c3` (spaces and line breaks allowed): the standard 8 × 8 start.
+///
+/// Moves must lie on the board, but their legality is checked only by
+/// [`replay`](Record::replay).
+///
+/// ```
+/// use othello::{Full, MoveList, Record, Setup, Shape, Variant};
+///
+/// let mut record = Record::new(Variant::Full, Setup::standard(Shape::STANDARD));
+/// record.players = ["human".into(), "engine:5".into()];
+/// record.date = Some("2026-11-22".into());
+/// record.moves = "f5d6c3".parse::<MoveList>()?.0;
+///
+/// // Save, then load.
+/// let text = record.to_string();
+/// assert!(text.ends_with("\nmoves: f5 d6 c3\n"));
+/// let loaded: Record = text.parse()?;
+/// assert_eq!(loaded, record);
+/// assert_eq!(loaded.replay::<Full>()?.history().len(), 3);
+///
+/// // A bare move list and a GGF game load too.
+/// assert_eq!("f5d6c3".parse::<Record>()?.moves, record.moves);
+/// assert_eq!(record.to_ggf()?.parse::<Record>()?, record);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The rule set the game is played under.
+    pub variant: Variant,
+    /// The initial board (and so its shape), the first mover and the win rule.
+    pub setup: Setup,
+    /// Black's player, then White's: free text such as `human` or `engine:5`; empty when
+    /// unknown.
+    pub players: [String; 2],
+    /// When the game was played: free text such as `2026-11-22`.
+    pub date: Option<String>,
+    /// The moves in order; passes are implicit.
+    pub moves: Vec<Square>,
+}
+
+impl Record {
+    /// A game under `variant` from `setup`, with no moves, players or date yet.
+    pub fn new(variant: Variant, setup: Setup) -> Record {
+        Record {
+            variant,
+            setup,
+            players: [String::new(), String::new()],
+            date: None,
+            moves: Vec::new(),
+        }
+    }
+
+    /// The record of `game` so far: its rule set, setup and moves (no players or date).
+    pub fn from_game<R: RuleSet>(game: &Game<R>) -> Record {
+        Record {
+            moves: game.moves().collect(),
+            ..Record::new(R::VARIANT, *game.setup())
+        }
+    }
+
+    /// Replays the moves from the setup under rule set `R` (which should be the one
+    /// [`variant`](Record::variant) names).
+    ///
+    /// # Errors
+    /// [`ReplayError`] naming the first move that is not legal.
+    pub fn replay<R: RuleSet>(&self) -> Result<Game<R>, ReplayError> {
+        Game::replay(self.setup, self.moves.iter().copied())
+    }
+
+    /// The grader-protocol input that replays this game: the setup's header and board (see
+    /// [`Setup`]'s [`Display`](fmt::Display)), then one line per move, row and column from 1
+    /// (`d3` is `3 4`).
+    ///
+    /// ```
+    /// use othello::{MoveList, Record, Setup, Shape, Variant};
+    ///
+    /// let mut record = Record::new(Variant::Full, Setup::standard(Shape::new(4, 4)?));
+    /// record.moves = "b1a1".parse::<MoveList>()?.0;
+    /// assert_eq!(
+    ///     record.to_grader_input()?,
+    ///     "4\n4\nB\n>\n. . . .\n. W B .\n. B W .\n. . . .\n1 2\n1 1\n"
+    /// );
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`GraderExportError`] if the board has an odd number of rows or columns, which the
+    /// grader protocol does not accept.
+    pub fn to_grader_input(&self) -> Result<String, GraderExportError> {
+        let shape = self.setup.board.shape();
+        if !shape.rows().is_multiple_of(2) || !shape.columns().is_multiple_of(2) {
+            return Err(GraderExportError { shape });
+        }
+        let mut text = self.setup.to_string();
+        for square in &self.moves {
+            text.push_str(&format!("{} {}\n", square.row() + 1, square.column() + 1));
+        }
+        Ok(text)
+    }
+
+    /// The game in GGF, as the GGS server and NBoard write it:
+    /// `(;GM[Othello]PB[..]PW[..]DT[..]TY[8]BO[8 <64 cells> *]B[F5]W[D6]..;)`, with a `PA`
+    /// move wherever a side passes (and after the last move if the side due next must
+    /// pass). `DT` is left out without a date; `TY` is `8a` when the fewest discs win.
+    ///
+    /// # Errors
+    /// [`GgfExportError`] unless the board is 8 × 8, the rules are full and every move is
+    /// legal (the passes are found by replaying the game).
+    pub fn to_ggf(&self) -> Result<String, GgfExportError> {
+        ggf::write(self)
+    }
+}
+
+impl fmt::Display for Record {
+    /// The record format; see [`Record`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let board = &self.setup.board;
+        let shape = board.shape();
+        writeln!(f, "{HEADER}")?;
+        writeln!(f, "rules: {}", self.variant)?;
+        writeln!(f, "size: {shape}")?;
+        writeln!(f, "first: {}", self.setup.first_mover)?;
+        writeln!(f, "win: {}", win_rule_name(self.setup.win_rule))?;
+        write!(f, "board: ")?;
+        for row in 0..shape.rows() {
+            if row > 0 {
+                write!(f, "/")?;
+            }
+            for column in 0..shape.columns() {
+                let cell = match board.at(Square::new(row, column)) {
+                    Some(color) => color.letter(),
+                    None => '.',
+                };
+                write!(f, "{cell}")?;
+            }
+        }
+        writeln!(f)?;
+        for (key, player) in [("black", &self.players[0]), ("white", &self.players[1])] {
+            if !player.is_empty() {
+                writeln!(f, "{key}: {}", escape(player))?;
+            }
+        }
+        if let Some(date) = &self.date {
+            write!(f, "date:")?;
+            if !date.is_empty() {
+                write!(f, " {}", escape(date))?;
+            }
+            writeln!(f)?;
+        }
+        write!(f, "moves:")?;
+        for square in &self.moves {
+            write!(f, " {square}")?;
+        }
+        writeln!(f)
+    }
+}
+
+impl FromStr for Record {
+    type Err = ParseRecordError;
+
+    /// Reads any of the four formats described at [`Record`]: text starting with `(;` is
+    /// GGF; text with a line starting `# othello` or a record key and `:` is the record
+    /// format; a single line of 64 OBF cells is an OBF position; anything else must be a
+    /// move list. A byte order mark at the start is skipped.
+    fn from_str(text: &str) -> Result<Record, ParseRecordError> {
+        // Some editors start a file with a byte order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let trimmed = text.trim();
+        if trimmed.starts_with("(;") {
+            return ggf::parse(trimmed);
+        }
+        if looks_like_record(text) {
+            return parse_record(text);
+        }
+        if let Some(position) = obf_line(text) {
+            let obf: Obf = position.parse()?;
+            return Ok(Record::new(Variant::Full, obf.setup));
+        }
+        let unrecognized = || ParseRecordError::Unrecognized {
+            found: excerpt(trimmed),
+        };
+        if trimmed.is_empty() {
+            return Err(unrecognized());
+        }
+        let moves = trimmed.parse::<MoveList>().map_err(|_| unrecognized())?.0;
+        if let Some((index, &square)) = moves
+            .iter()
+            .enumerate()
+            .find(|(_, square)| !Shape::STANDARD.contains(**square))
+        {
+            return Err(ParseRecordError::TranscriptOffBoard {
+                number: index + 1,
+                square,
+            });
+        }
+        Ok(Record {
+            moves,
+            ..Record::new(Variant::Full, Setup::standard(Shape::STANDARD))
+        })
+    }
+}
+
+/// Text that is not a game in any format [`Record`] reads, or a game with a bad part.
+///
+/// Errors in the record format name the 1-based line; quoted input is cut to 40 characters.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ParseRecordError {
+    /// A record line that is neither a comment nor `key: value`.
+    #[error("line {line}: expected \"key: value\", found {found:?}")]
+    Syntax {
+        /// The 1-based line number.
+        line: usize,
+        /// The line.
+        found: String,
+    },
+    /// A key the record format does not have.
+    #[error(
+        "line {line}: unknown key {key:?}: expected rules, size, first, win, board, black, \
+         white, date or moves"
+    )]
+    UnknownKey {
+        /// The 1-based line number.
+        line: usize,
+        /// The key.
+        key: String,
+    },
+    /// A key given twice (only `moves` may be repeated).
+    #[error("line {line}: {key} was already given on line {first_line}")]
+    DuplicateKey {
+        /// The 1-based line number of the second one.
+        line: usize,
+        /// The key.
+        key: &'static str,
+        /// The 1-based line number of the first one.
+        first_line: usize,
+    },
+    /// A `rules` value other than `full` or `simple`.
+    #[error("line {line}: unknown rules {found:?}: expected full or simple")]
+    Rules {
+        /// The 1-based line number.
+        line: usize,
+        /// The value.
+        found: String,
+    },
+    /// A `size` value that is not a board size.
+    #[error(
+        "line {line}: bad size {found:?}: expected rows x columns from 4x4 to 16x16, such as 8x8"
+    )]
+    Size {
+        /// The 1-based line number.
+        line: usize,
+        /// The value.
+        found: String,
+    },
+    /// A `first` value other than `B` or `W`.
+    #[error("line {line}: bad first mover {found:?}: expected B or W")]
+    FirstMover {
+        /// The 1-based line number.
+        line: usize,
+        /// The value.
+        found: String,
+    },
+    /// A `win` value other than `most` or `fewest`.
+    #[error("line {line}: bad win rule {found:?}: expected most or fewest")]
+    WinRule {
+        /// The 1-based line number.
+        line: usize,
+        /// The value.
+        found: String,
+    },
+    /// A board cell other than `.`, `B` or `W`.
+    #[error("line {line}: board row {row}, cell {column} must be ., B or W, found {found:?}")]
+    BoardCell {
+        /// The 1-based line number.
+        line: usize,
+        /// The board row, from 1.
+        row: usize,
+        /// The cell's column, from 1.
+        column: usize,
+        /// The cell.
+        found: char,
+    },
+    /// A board row with a different number of cells than the first.
+    #[error("line {line}: board row {row} has {found} cells, but row 1 has {expected}")]
+    BoardRow {
+        /// The 1-based line number.
+        line: usize,
+        /// The board row, from 1.
+        row: usize,
+        /// Its number of cells.
+        found: usize,
+        /// The number of cells in the first row.
+        expected: usize,
+    },
+    /// A board with too few or too many rows or columns.
+    #[error("line {line}: board is {rows}x{columns}: it needs 4 to 16 rows and 4 to 16 columns")]
+    BoardSize {
+        /// The 1-based line number.
+        line: usize,
+        /// The number of rows.
+        rows: usize,
+        /// The number of columns.
+        columns: usize,
+    },
+    /// A board whose size differs from the `size` line.
+    #[error("line {line}: board is {rows}x{columns}, but size is {size}")]
+    BoardMismatch {
+        /// The 1-based line number of the board.
+        line: usize,
+        /// The board's rows.
+        rows: usize,
+        /// The board's columns.
+        columns: usize,
+        /// The size given.
+        size: Shape,
+    },
+    /// A move that is not a square in standard notation.
+    #[error("line {line}: move {number}: {source}")]
+    Move {
+        /// The 1-based line number.
+        line: usize,
+        /// The 1-based number of the move in the game.
+        number: usize,
+        /// What was wrong with it.
+        #[source]
+        source: ParseSquareError,
+    },
+    /// A move outside the board.
+    #[error("line {line}: move {number}: {square} is not on the {shape} board")]
+    MoveOffBoard {
+        /// The 1-based line number.
+        line: usize,
+        /// The 1-based number of the move in the game.
+        number: usize,
+        /// The move.
+        square: Square,
+        /// The board's shape.
+        shape: Shape,
+    },
+    /// A move of a bare move list outside the 8 × 8 board.
+    #[error("move {number}: {square} is not on the 8x8 board")]
+    TranscriptOffBoard {
+        /// The 1-based number of the move.
+        number: usize,
+        /// The move.
+        square: Square,
+    },
+    /// GGF text that is not a tag such as `PB[name]` or the final `;)`.
+    #[error("ggf: expected a tag such as PB[name] or the final ;), found {found:?}")]
+    GgfSyntax {
+        /// The text from there on.
+        found: String,
+    },
+    /// A GGF tag value without its closing `]`.
+    #[error("ggf: {tag}[ is not closed with ]")]
+    GgfUnclosedTag {
+        /// The tag's name.
+        tag: String,
+    },
+    /// GGF text that ends before `;)`.
+    #[error("ggf: the game does not end with ;)")]
+    GgfUnterminated,
+    /// Text after the GGF game's final `;)`.
+    #[error("ggf: expected one game, found more after its end: {found:?}")]
+    GgfTrailingText {
+        /// The text after the game.
+        found: String,
+    },
+    /// A GGF game of something other than Othello.
+    #[error("ggf: expected an othello game, found GM[{found}]")]
+    GgfGame {
+        /// The `GM` value.
+        found: String,
+    },
+    /// A GGF board size other than 8.
+    #[error("ggf: only 8x8 boards are supported, found {tag}[{found}]")]
+    GgfSize {
+        /// The tag giving the size: `TY` or `BO`.
+        tag: &'static str,
+        /// Its value.
+        found: String,
+    },
+    /// A malformed GGF board.
+    #[error(
+        "ggf: expected BO[8 <64 cells of *, O or -> <side to move, * or O>], found BO[{found}]"
+    )]
+    GgfBoard {
+        /// The `BO` value.
+        found: String,
+    },
+    /// A GGF move that is neither a square of the 8 × 8 board nor `PA`.
+    #[error("ggf: move {number}: expected a square from a1 to h8 or PA, found {found:?}")]
+    GgfMove {
+        /// The 1-based number of the move tag (passes count).
+        number: usize,
+        /// The move tag's value.
+        found: String,
+    },
+    /// A malformed OBF position.
+    #[error("obf: {0}")]
+    Obf(#[from] ParseObfError),
+    /// Text in none of the formats.
+    #[error(
+        "expected a game record (# othello game record), a GGF game, an OBF position or a \
+         move list such as f5d6c3, found {found:?}"
+    )]
+    Unrecognized {
+        /// The text.
+        found: String,
+    },
+}
+
+/// A game the grader protocol cannot express: its board has an odd number of rows or
+/// columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[error("the grader protocol needs an even number of rows and columns, not {shape}")]
+pub struct GraderExportError {
+    /// The board's shape.
+    pub shape: Shape,
+}
+
+/// The record format's name for `rule`.
+const fn win_rule_name(rule: WinRule) -> &'static str {
+    match rule {
+        WinRule::MostDiscs => "most",
+        WinRule::FewestDiscs => "fewest",
+    }
+}
+
+/// Whether `text` is in the record format: a line starts with `# othello` or with a key
+/// followed by `:`.
+fn looks_like_record(text: &str) -> bool {
+    text.lines().map(str::trim).any(|line| {
+        line.starts_with("# othello")
+            || line
+                .split_once(':')
+                .is_some_and(|(key, _)| KEYS.contains(&key.trim()))
+    })
+}
+
+/// The position part of `text` if `text` is one line (blank lines aside) that starts with
+/// 64 OBF cells.
+fn obf_line(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let line = lines.next()?;
+    if lines.next().is_some() {
+        return None;
+    }
+    let position = line.split([';', '%']).next().unwrap_or_default();
+    let cells = position.split_whitespace().next()?;
+    let is_cell = |c: char| "XxOo*BbWw-.".contains(c);
+    (cells.chars().count() == 64 && cells.chars().all(is_cell)).then_some(position)
+}
+
+/// `text` cut to [`EXCERPT_CHARS`] characters, with `...` if it was longer.
+fn excerpt(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut kept: String = chars.by_ref().take(EXCERPT_CHARS).collect();
+    if chars.next().is_some() {
+        kept.push_str("...");
+    }
+    kept
+}
+
+/// Free text as a record value: `\` doubled, control characters and whitespace at either
+/// end as `\u{hex}`.
+fn escape(text: &str) -> Cow<'_, str> {
+    let last = text.chars().count().saturating_sub(1);
+    let needs_escape = |(index, c): (usize, char)| {
+        c == '\\' || c.is_control() || (c.is_whitespace() && (index == 0 || index == last))
+    };
+    if !text.chars().enumerate().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for (index, c) in text.chars().enumerate() {
+        if c == '\\' {
+            escaped.push_str("\\\\");
+        } else if needs_escape((index, c)) {
+            escaped.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            escaped.push(c);
+        }
+    }
+    Cow::Owned(escaped)
+}
+
+/// Undoes [`escape`]. A backslash not starting `\\` or a valid `\u{hex}` stays as it is.
+fn unescape(text: &str) -> Cow<'_, str> {
+    if !text.contains('\\') {
+        return Cow::Borrowed(text);
+    }
+    let mut plain = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        plain.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('\\') {
+            plain.push('\\');
+            rest = tail;
+        } else if let Some((c, tail)) = unicode_escape(after) {
+            plain.push(c);
+            rest = tail;
+        } else {
+            plain.push('\\');
+            rest = after;
+        }
+    }
+    plain.push_str(rest);
+    Cow::Owned(plain)
+}
+
+/// The character of `u{hex}` at the start of `text`, and the text after it.
+fn unicode_escape(text: &str) -> Option<(char, &str)> {
+    let (hex, tail) = text.strip_prefix("u{")?.split_once('}')?;
+    if hex.is_empty() || hex.len() > 6 {
+        return None;
+    }
+    let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+    Some((c, tail))
+}
+
+/// A value seen in a record, with its line.
+type Field<T> = Option<(usize, T)>;
+
+/// Stores `value` from line `line` unless the key was already given.
+fn set_once<T>(
+    field: &mut Field<T>,
+    key: &'static str,
+    line: usize,
+    value: T,
+) -> Result<(), ParseRecordError> {
+    if let Some((first_line, _)) = field {
+        return Err(ParseRecordError::DuplicateKey {
+            line,
+            key,
+            first_line: *first_line,
+        });
+    }
+    *field = Some((line, value));
+    Ok(())
+}
+
+/// Reads the record format.
+fn parse_record(text: &str) -> Result<Record, ParseRecordError> {
+    let mut variant: Field<Variant> = None;
+    let mut size: Field<Shape> = None;
+    let mut first: Field<Color> = None;
+    let mut win: Field<WinRule> = None;
+    let mut cells: Field<Vec<Vec<Option<Color>>>> = None;
+    let mut players: [Field<String>; 2] = [None, None];
+    let mut date: Field<String> = None;
+    // Each move with its line.
+    let mut moves: Vec<(usize, Square)> = Vec::new();
+
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let (key, value) = trimmed
+            .split_once(':')
+            .ok_or_else(|| ParseRecordError::Syntax {
+                line,
+                found: excerpt(trimmed),
+            })?;
+        let value = value.trim();
+        let found = || excerpt(value);
+        match key.trim() {
+            "rules" => {
+                let parsed = value.parse().map_err(|_| ParseRecordError::Rules {
+                    line,
+                    found: found(),
+                })?;
+                set_once(&mut variant, "rules", line, parsed)?;
+            }
+            "size" => {
+                let parsed = value.parse().map_err(|_| ParseRecordError::Size {
+                    line,
+                    found: found(),
+                })?;
+                set_once(&mut size, "size", line, parsed)?;
+            }
+            "first" => {
+                let parsed = match value.as_bytes() {
+                    [letter] => Color::from_letter(*letter),
+                    _ => None,
+                }
+                .ok_or_else(|| ParseRecordError::FirstMover {
+                    line,
+                    found: found(),
+                })?;
+                set_once(&mut first, "first", line, parsed)?;
+            }
+            "win" => {
+                let parsed = match value {
+                    "most" => WinRule::MostDiscs,
+                    "fewest" => WinRule::FewestDiscs,
+                    _ => {
+                        return Err(ParseRecordError::WinRule {
+                            line,
+                            found: found(),
+                        });
+                    }
+                };
+                set_once(&mut win, "win", line, parsed)?;
+            }
+            "board" => set_once(&mut cells, "board", line, parse_cells(value, line)?)?,
+            "black" => set_once(&mut players[0], "black", line, unescape(value).into_owned())?,
+            "white" => set_once(&mut players[1], "white", line, unescape(value).into_owned())?,
+            "date" => set_once(&mut date, "date", line, unescape(value).into_owned())?,
+            "moves" => {
+                let list = value
+                    .parse::<MoveList>()
+                    .map_err(|error| ParseRecordError::Move {
+                        line,
+                        number: moves.len() + error.number,
+                        source: error.source,
+                    })?;
+                moves.extend(list.0.into_iter().map(|square| (line, square)));
+            }
+            other => {
+                return Err(ParseRecordError::UnknownKey {
+                    line,
+                    key: excerpt(other),
+                });
+            }
+        }
+    }
+
+    let board = match cells {
+        Some((line, rows)) => {
+            let board = build_board(&rows, line)?;
+            if let Some((_, size)) = size
+                && board.shape() != size
+            {
+                return Err(ParseRecordError::BoardMismatch {
+                    line,
+                    rows: board.shape().rows().into(),
+                    columns: board.shape().columns().into(),
+                    size,
+                });
+            }
+            board
+        }
+        None => Board::standard(size.map_or(Shape::STANDARD, |(_, size)| size)),
+    };
+    let shape = board.shape();
+    if let Some((index, &(line, square))) = moves
+        .iter()
+        .enumerate()
+        .find(|(_, (_, square))| !shape.contains(*square))
+    {
+        return Err(ParseRecordError::MoveOffBoard {
+            line,
+            number: index + 1,
+            square,
+            shape,
+        });
+    }
+    let [black, white] = players;
+    let text_of = |field: Field<String>| field.map(|(_, text)| text);
+    Ok(Record {
+        variant: variant.map_or(Variant::Full, |(_, variant)| variant),
+        setup: Setup {
+            board,
+            first_mover: first.map_or(Color::Black, |(_, color)| color),
+            win_rule: win.map_or(WinRule::MostDiscs, |(_, rule)| rule),
+        },
+        players: [
+            text_of(black).unwrap_or_default(),
+            text_of(white).unwrap_or_default(),
+        ],
+        date: text_of(date),
+        moves: moves.into_iter().map(|(_, square)| square).collect(),
+    })
+}
+
+/// The cells of a `board` value, row by row; every row has as many cells as the first.
+fn parse_cells(value: &str, line: usize) -> Result<Vec<Vec<Option<Color>>>, ParseRecordError> {
+    let mut rows: Vec<Vec<Option<Color>>> = Vec::new();
+    for (row_index, text) in value.split('/').enumerate() {
+        let mut row = Vec::new();
+        for (column_index, cell) in text.chars().enumerate() {
+            row.push(match cell {
+                '.' => None,
+                'B' => Some(Color::Black),
+                'W' => Some(Color::White),
+                found => {
+                    return Err(ParseRecordError::BoardCell {
+                        line,
+                        row: row_index + 1,
+                        column: column_index + 1,
+                        found,
+                    });
+                }
+            });
+        }
+        if let Some(first) = rows.first()
+            && first.len() != row.len()
+        {
+            return Err(ParseRecordError::BoardRow {
+                line,
+                row: row_index + 1,
+                found: row.len(),
+                expected: first.len(),
+            });
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The board with `rows` of cells (as [`parse_cells`] returns them: at least one row, all
+/// of the same length).
+fn build_board(rows: &[Vec<Option<Color>>], line: usize) -> Result<Board, ParseRecordError> {
+    let (height, width) = (rows.len(), rows.first().map_or(0, Vec::len));
+    let shape = u8::try_from(height)
+        .ok()
+        .zip(u8::try_from(width).ok())
+        .and_then(|(rows, columns)| Shape::new(rows, columns).ok())
+        .ok_or(ParseRecordError::BoardSize {
+            line,
+            rows: height,
+            columns: width,
+        })?;
+    let mut board = Board::empty(shape);
+    for (row, cells) in rows.iter().enumerate() {
+        for (column, &disc) in cells.iter().enumerate() {
+            if let Some(square) = shape.square(row, column) {
+                board.set(square, disc);
+            }
+        }
+    }
+    Ok(board)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,372 @@
+//! `othello play` driven as a script (stdin piped, fixed seeds, no colours), checked with
+//! snapshots, and once in a pseudo-terminal to see the colours and the board as a person
+//! does.
+
+use std::{path::Path, time::Duration};
+
+use assert_cmd::{Command, cargo::cargo_bin};
+use othello::{
+    Color, Full, Game, Record, Setup, Shape, Status,
+    engine::{PlayerSpec, new_player},
+    play::player_seed,
+};
+
+/// The binary with a timeout, a fixed date for saved records, and no colours.
+fn othello() -> Command {
+    let mut command = Command::new(cargo_bin!("othello"));
+    command
+        .timeout(Duration::from_secs(60))
+        .env("SOURCE_DATE_EPOCH", "0")
+        .env_remove("NO_COLOR");
+    command
+}
+
+/// Runs `play` with `args` on `input`; returns stdout, checking the run succeeded, wrote
+/// nothing to stderr, and produced text insta cannot vouch for: no `\r`, no trailing spaces,
+/// one final newline.
+fn play(args: &[&str], input: &str, dir: Option<&Path>) -> String {
+    let mut command = othello();
+    command.arg("play").args(args).write_stdin(input);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    assert!(output.status.success(), "{:?}\n{stdout}", output.status);
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_exact(&stdout);
+    stdout
+}
+
+fn assert_exact(text: &str) {
+    assert!(!text.contains('\r'), "a carriage return");
+    assert!(
+        text.ends_with('\n') && !text.ends_with("\n\n"),
+        "one final newline"
+    );
+    for line in text.lines() {
+        assert_eq!(line.trim_end(), line, "trailing spaces");
+    }
+}
+
+/// The moves a human playing the first legal move each turn makes against `greedy` (seeded
+/// as the play mode seeds it) on `setup`, and the final game.
+fn first_move_against_greedy(setup: Setup, seed: u64) -> (Vec<String>, Game<Full>) {
+    let mut game = Game::<Full>::new(setup);
+    let mut greedy = new_player::<Full>(PlayerSpec::Greedy, player_seed(seed, 1, Color::White));
+    let mut typed = Vec::new();
+    while let Status::ToMove(side) = game.status() {
+        let square = if side == Color::Black {
+            let square = game.legal_moves().first().unwrap();
+            typed.push(square.to_string());
+            square
+        } else {
+            greedy.choose(&game, None, &mut |_| {}).unwrap()
+        };
+        game.play(square).unwrap();
+    }
+    (typed, game)
+}
+
+#[test]
+fn human_against_greedy_to_the_end() {
+    let setup = Setup::standard(Shape::new(6, 6).unwrap());
+    let (moves, game) = first_move_against_greedy(setup, 1);
+    let input = moves.join("\n") + "\nn\n";
+    let stdout = play(
+        &["--white", "greedy", "--size", "6x6", "--seed", "1"],
+        &input,
+        None,
+    );
+    let (black, white) = (game.count(Color::Black), game.count(Color::White));
+    assert!(
+        stdout.contains(&format!(", {black} to {white}.\n")),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("Play again with colours swapped? (y/n, or a command)> n\n"));
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn undo_redo_and_history() {
+    let stdout = play(
+        &["--white", "greedy", "--seed", "1"],
+        "d3\nhistory\nundo\nhistory\nundo\nredo\nredo\nhistory\nquit\n",
+        None,
+    );
+    assert!(stdout.contains("Took back c5 d3."), "{stdout}");
+    assert!(stdout.contains("nothing to undo"), "{stdout}");
+    assert!(stdout.contains("Replayed d3 c5."), "{stdout}");
+    assert!(stdout.contains("nothing to redo"), "{stdout}");
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn hints_are_exact_on_a_small_board() {
+    // On 4x4 the search sees to the end at once, so the hints do not depend on time.
+    let stdout = play(
+        &["--white", "greedy", "--size", "4x4", "--seed", "1"],
+        "hint 2\nhint\nquit\n",
+        None,
+    );
+    let hints: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("1. ") || l.starts_with("2. "))
+        .collect();
+    assert_eq!(hints.len(), 4, "{stdout}");
+    assert!(
+        hints.iter().all(|l| l.contains("(exact, depth ")),
+        "{stdout}"
+    );
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn a_pass_before_the_first_move_and_playing_again() {
+    // The course's 4x4 example: White is named first but cannot move. After the game,
+    // colours are swapped: greedy now plays Black and wins the same way.
+    let position = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/transcripts/full/spec-full-first-mover-passes.in");
+    let stdout = play(
+        &[
+            "--black",
+            "human",
+            "--white",
+            "greedy",
+            "--position",
+            position.to_str().unwrap(),
+            "--seed",
+            "2",
+        ],
+        "c3\nhistory\ny\nn\n",
+        None,
+    );
+    assert_eq!(
+        stdout
+            .matches("○ White has no legal move and passes.")
+            .count(),
+        2
+    );
+    assert!(
+        stdout.contains("New game: ● Black is greedy, ○ White is human."),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("Game over: ● Black wins, 3 to 0.").count(),
+        2
+    );
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn bad_input_gets_one_line_each() {
+    let stdout = play(
+        &["--white", "greedy", "--seed", "1", "--ascii"],
+        "foo\nhint 0\nsave\nz9\n9 9\n3 4 5\nundo 2\nd4\na1\n\ny\nd3\nquit\n",
+        None,
+    );
+    assert!(stdout.is_ascii(), "--ascii draws only ASCII");
+    for expected in [
+        "not a move or a command: \"foo\"",
+        "hint takes a number of moves from 1 to 64, not \"0\"",
+        "save takes a file name",
+        "not a move or a command: \"z9\"",
+        "9 9 is off the 8x8 board (rows 1-8, columns 1-8)",
+        "not a move or a command: \"3 4 5\"",
+        "undo takes no arguments here",
+        "d4 is not a legal move for Black (the square is taken); legal moves: d3 c4 f5 e6",
+        "a1 is not a legal move for Black (it flips nothing)",
+        "the game is on: type a move, or quit to leave",
+        "X Black plays d3 and flips 1.",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} not in\n{stdout}");
+    }
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn the_end_of_the_input_ends_the_program_quietly() {
+    let stdout = play(&["--white", "greedy", "--seed", "1"], "d3\n", None);
+    assert!(stdout.ends_with("● Black to move>\n"), "{stdout}");
+    let stdout = play(&["--white", "greedy", "--seed", "1"], "", None);
+    assert!(stdout.ends_with("● Black to move>\n"), "{stdout}");
+}
+
+#[test]
+fn computers_play_each_other_and_input_waits_for_the_end() {
+    let stdout = play(
+        &[
+            "--black", "greedy", "--white", "random", "--size", "4x6", "--seed", "3",
+        ],
+        "history\nn\n",
+        None,
+    );
+    let moves = stdout.matches(" plays ").count();
+    // The board is drawn at the start and after every move.
+    assert_eq!(
+        stdout.matches("    a b c d e f\n").count(),
+        moves + 1,
+        "{stdout}"
+    );
+    let history = stdout.split("> history\n").nth(1).unwrap();
+    assert!(history.contains("transcript: "), "{stdout}");
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn save_load_and_a_grader_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let stdout = play(
+        &["--white", "greedy", "--seed", "1", "--size", "6x6"],
+        "c2\nsave game.txt\nsave --grader game.in\nnew\nload game.txt\nhistory\nload missing.txt\nquit\n",
+        Some(dir.path()),
+    );
+    assert!(stdout.contains("Saved the game to game.txt."), "{stdout}");
+    assert!(
+        stdout.contains("Loaded game.txt (6x6 FULL, most discs wins, 2 moves)."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("cannot read missing.txt: "), "{stdout}");
+    insta::assert_snapshot!("save_load_session", stdout);
+
+    let saved = std::fs::read_to_string(dir.path().join("game.txt")).unwrap();
+    insta::assert_snapshot!("saved_record", saved);
+    let record: Record = saved.parse().unwrap();
+    assert_eq!(record.players, ["human".to_owned(), "greedy".to_owned()]);
+    assert_eq!(record.date.as_deref(), Some("1970-01-01T00:00:00Z"));
+
+    // The grader input replays the game: the grader answers every move VALID, then waits
+    // for more (the game is not over), so it exits 3.
+    let grader = std::fs::read(dir.path().join("game.in")).unwrap();
+    let output = othello().write_stdin(grader).output().unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let transcript = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(transcript.matches("VALID").count(), 2, "{transcript}");
+    assert!(!transcript.contains("INVALID"), "{transcript}");
+}
+
+#[test]
+fn a_finished_game_saved_for_the_grader_replays_to_its_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = Setup::standard(Shape::new(4, 4).unwrap());
+    let (moves, game) = first_move_against_greedy(setup, 5);
+    let input = moves.join("\n") + "\nsave --grader done.in\nn\n";
+    play(
+        &["--white", "greedy", "--size", "4x4", "--seed", "5"],
+        &input,
+        Some(dir.path()),
+    );
+    let grader = std::fs::read(dir.path().join("done.in")).unwrap();
+    let output = othello().write_stdin(grader).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let transcript = String::from_utf8(output.stdout).unwrap();
+    let winner = match game.outcome().unwrap().winner() {
+        Some(Color::Black) => "B",
+        Some(Color::White) => "W",
+        None => "NONE",
+    };
+    assert!(
+        transcript.ends_with(&format!("WINNER: {winner}\n")),
+        "{transcript}"
+    );
+}
+
+#[test]
+fn loading_transcripts_ggf_and_other_rules_at_start_and_during_a_game() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("opening.txt"), "f5d6c3d3c4\n").unwrap();
+    std::fs::write(
+        dir.path().join("game.ggf"),
+        "(;GM[Othello]PB[alice]PW[bob]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[f5]W[f6];)\n",
+    )
+    .unwrap();
+    let simple = "# othello game record\nrules: simple\nsize: 6x6\nmoves: b2\n";
+    std::fs::write(dir.path().join("simple.txt"), simple).unwrap();
+    std::fs::write(dir.path().join("illegal.txt"), "f5f5\n").unwrap();
+
+    let stdout = play(
+        &["--white", "greedy", "--seed", "1", "--load", "opening.txt"],
+        "history\nload game.ggf\nhistory\nload simple.txt\nhistory\nload illegal.txt\nquit\n",
+        Some(dir.path()),
+    );
+    // Loaded at the start: White (greedy) is to move and plays at once.
+    assert!(stdout.contains("transcript: f5d6c3d3c4"), "{stdout}");
+    assert!(stdout.contains("transcript: f5f6\n"), "{stdout}");
+    assert!(
+        stdout.contains("switching to SIMPLE rules for the loaded game"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("transcript: b2"), "{stdout}");
+    assert!(stdout.contains("cannot load illegal.txt: "), "{stdout}");
+
+    // A record that cannot be replayed is refused at the start.
+    othello()
+        .args(["play", "--load", "illegal.txt"])
+        .current_dir(dir.path())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::starts_with("othello: illegal.txt: move 2"));
+}
+
+/// The play mode in a pseudo-terminal: colours, the board drawing, no echo of its own.
+#[test]
+fn in_a_terminal_it_draws_in_colour() {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    use std::io::{Read, Write};
+
+    let run = |no_color: bool| -> String {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 100,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut command = CommandBuilder::new(cargo_bin!("othello"));
+        command.args(["play", "--white", "greedy", "--seed", "1", "--size", "6x6"]);
+        command.env("TERM", "xterm-256color");
+        if no_color {
+            command.env("NO_COLOR", "1");
+        } else {
+            command.env_remove("NO_COLOR");
+        }
+        let mut child = pty.slave.spawn_command(command).unwrap();
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let mut writer = pty.master.take_writer().unwrap();
+        // Read in the background: the terminal's buffer is small.
+        let output = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let mut buffer = [0; 4096];
+            while let Ok(n) = reader.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                bytes.extend_from_slice(&buffer[..n]);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        });
+        writer.write_all(b"c2\nquit\n").unwrap();
+        writer.flush().unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success());
+        drop(writer);
+        drop(pty.master);
+        output.join().unwrap()
+    };
+    let coloured = run(false);
+    assert!(
+        coloured.contains("\u{1b}["),
+        "no colours on a terminal:\n{coloured}"
+    );
+    assert!(coloured.contains("● Black"), "{coloured}");
+    // The last move is painted, not framed with brackets.
+    assert!(!coloured.contains("[●]"), "{coloured}");
+    let plain = run(true);
+    assert!(!plain.contains("\u{1b}[1m"), "NO_COLOR is set:\n{plain}");
+    assert!(plain.contains("    a b c d e f"), "{plain}");
+    // The terminal echoes what is typed; the program itself does not.
+    assert_eq!(plain.matches("c2").count(), coloured.matches("c2").count());
+}
