@@ -315,7 +315,7 @@ fn in_a_terminal_it_draws_in_colour() {
     use portable_pty::{CommandBuilder, PtySize, native_pty_system};
     use std::io::{Read, Write};
 
-    let run = |no_color: bool| -> String {
+    let run = |no_color: bool, white: &str| -> String {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 40,
@@ -325,7 +325,8 @@ fn in_a_terminal_it_draws_in_colour() {
             })
             .unwrap();
         let mut command = CommandBuilder::new(cargo_bin!("othello"));
-        command.args(["play", "--white", "greedy", "--seed", "1", "--size", "6x6"]);
+        command.args(["play", "--white", white, "--seed", "1", "--size", "6x6"]);
+        command.args(["--time-per-move", "400"]);
         command.env("TERM", "xterm-256color");
         if no_color {
             command.env("NO_COLOR", "1");
@@ -356,7 +357,7 @@ fn in_a_terminal_it_draws_in_colour() {
         drop(pty.master);
         output.join().unwrap()
     };
-    let coloured = run(false);
+    let coloured = run(false, "greedy");
     assert!(
         coloured.contains("\u{1b}["),
         "no colours on a terminal:\n{coloured}"
@@ -364,9 +365,144 @@ fn in_a_terminal_it_draws_in_colour() {
     assert!(coloured.contains("● Black"), "{coloured}");
     // The last move is painted, not framed with brackets.
     assert!(!coloured.contains("[●]"), "{coloured}");
-    let plain = run(true);
+    let plain = run(true, "greedy");
     assert!(!plain.contains("\u{1b}[1m"), "NO_COLOR is set:\n{plain}");
     assert!(plain.contains("    a b c d e f"), "{plain}");
     // The terminal echoes what is typed; the program itself does not.
     assert_eq!(plain.matches("c2").count(), coloured.matches("c2").count());
+    // While the engine thinks, a spinner says so (on stderr, the same terminal here).
+    let thinking = run(true, "engine");
+    assert!(
+        thinking.contains("White (engine) is thinking"),
+        "{thinking}"
+    );
+}
+
+/// Plays whole games through the binary as a person would: waits for each prompt, then
+/// types the first legal move marked (`*`) on the last board drawn, after the commands
+/// `script` gives for that turn. Returns everything the program wrote.
+fn drive(args: &[&str], dir: &Path, mut script: impl FnMut(usize) -> Vec<String>) -> String {
+    use std::{
+        io::{Read, Write},
+        process::{Command as StdCommand, Stdio},
+        sync::mpsc,
+    };
+    let mut child = StdCommand::new(cargo_bin!("othello"))
+        .arg("play")
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (sender, chunks) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0; 8192];
+        while let Ok(n @ 1..) = stdout.read(&mut buffer) {
+            if sender.send(buffer[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut output = String::new();
+    let mut turn = 0;
+    loop {
+        let chunk = chunks
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the program answers");
+        output.push_str(&String::from_utf8(chunk).unwrap());
+        if output.ends_with("(y/n, or a command)>") {
+            stdin.write_all(b"n\n").unwrap();
+            break;
+        }
+        if !output.ends_with("to move>") {
+            continue;
+        }
+        let header = output.rfind("\n    a").expect("a board was drawn");
+        let rows = output[header + 1..].lines().skip(1);
+        let legal = rows
+            .take_while(|line| line.starts_with(|c: char| c == ' ' || c.is_ascii_digit()))
+            .enumerate()
+            .find_map(|(row, line)| {
+                let cells: Vec<char> = line.chars().skip(4).step_by(2).collect();
+                let column = cells.iter().position(|&c| c == '*')?;
+                Some(format!("{}{}", char::from(b'a' + column as u8), row + 1))
+            })
+            .expect("a legal move is marked");
+        for command in script(turn) {
+            stdin.write_all(format!("{command}\n").as_bytes()).unwrap();
+        }
+        stdin.write_all(format!("{legal}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        turn += 1;
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    while let Ok(chunk) = chunks.recv_timeout(Duration::from_secs(10)) {
+        output.push_str(&String::from_utf8(chunk).unwrap());
+    }
+    assert_exact(&output);
+    output
+}
+
+#[test]
+fn full_games_against_every_engine_level_on_square_and_other_boards() {
+    let dir = tempfile::tempdir().unwrap();
+    for level in 1..=10 {
+        for (size, rules) in [("8x8", "full"), ("6x10", "simple"), ("4x6", "full")] {
+            let engine = format!("engine:{level}");
+            let args = [
+                "--white",
+                &engine,
+                "--size",
+                size,
+                "--rules",
+                rules,
+                "--time-per-move",
+                "5",
+                "--seed",
+                "1",
+            ];
+            let output = drive(&args, dir.path(), |_| Vec::new());
+            assert!(
+                output.contains("Game over: "),
+                "{engine} {size} {rules}:\n{output}"
+            );
+            assert!(!output.contains("is not a legal move"), "{output}");
+        }
+    }
+}
+
+#[test]
+fn hints_undo_save_and_reload_in_a_driven_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = drive(
+        &[
+            "--white",
+            "engine:3",
+            "--size",
+            "6x8",
+            "--rules",
+            "simple",
+            "--time-per-move",
+            "5",
+        ],
+        dir.path(),
+        |turn| match turn {
+            2 => vec!["hint 2".into(), "undo".into()],
+            4 => vec!["save game.txt".into(), "new".into(), "load game.txt".into()],
+            _ => Vec::new(),
+        },
+    );
+    assert_eq!(output.matches("(depth ").count(), 2, "{output}");
+    assert!(output.contains("Took back "), "{output}");
+    assert!(
+        output.contains("Loaded game.txt (6x8 SIMPLE, most discs wins, "),
+        "{output}"
+    );
+    assert!(output.contains("Game over: "), "{output}");
 }
