@@ -35,6 +35,7 @@
 
 mod bitboard;
 mod board;
+pub mod check;
 mod color;
 pub mod commands;
 pub mod engine;
@@ -47,6 +48,7 @@ pub mod play;
 pub mod protocol;
 mod record;
 mod rules;
+pub mod scenario;
 mod setup;
 
 /// The README's examples, run as doctests so they stay true.

@@ -10,10 +10,12 @@ use std::{
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{
     Color, Obf, Setup, Shape, Variant, WinRule,
+    check::{CheckOptions, Mode, RulesChoice},
     commands::{self, CommandError},
     engine::{Limits, MatchOptions, PlayerSpec},
     play::{self, PlayOptions, Seat},
     protocol,
+    scenario::GenOptions,
 };
 
 /// Othello (Reversi) speaking the course's grader protocol on stdin and stdout.
@@ -148,6 +150,94 @@ enum Command {
         #[arg(long)]
         no_color: bool,
     },
+    /// Check a program against the grader protocol like the course's harness: each case's
+    /// input is sent line by line, each line only after the output before it has arrived.
+    ///
+    /// Reports each failing case with a class (missing-flush, wrong-rules-line,
+    /// extra-output, trailing-whitespace, crash, no-exit, wrong-pass, wrong-winner, ...),
+    /// the line, expected and actual text, the moves so far and the position; then a
+    /// summary. Exit status 0 only if every case passed.
+    Check {
+        /// The program to check, with its arguments (split like a shell would, without
+        /// running one): "python3 student.py".
+        #[arg(long, value_name = "CMD")]
+        program: String,
+        /// Grader inputs to run (.in files).
+        #[arg(value_name = "CASES", required_unless_present = "generate")]
+        cases: Vec<PathBuf>,
+        /// Instead of files, generate this many cases (as `othello gen` does, all kinds,
+        /// sizes 4x4 to 16x16, some invalid lines) for the program's rules.
+        #[arg(long, value_name = "N", conflicts_with = "cases")]
+        generate: Option<u32>,
+        /// Seed for --generate.
+        #[arg(long, value_name = "S", default_value_t = 1, requires = "generate")]
+        seed: u64,
+        /// Rules to check against: full, simple, or auto (those the program's first line
+        /// names).
+        #[arg(long, value_enum, default_value_t = CheckRules::Auto)]
+        rules: CheckRules,
+        /// Longest wait for each expected piece of output, in seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+        timeout: f64,
+        /// Cases run at the same time.
+        #[arg(long, value_name = "J", default_value_t = 1)]
+        jobs: usize,
+        /// Send each case's whole input at once instead of line by line.
+        #[arg(long)]
+        piped: bool,
+        /// Write each failing case's input, cut at the failure, into this directory.
+        #[arg(long, value_name = "DIR")]
+        save_failures: Option<PathBuf>,
+        /// One JSON object: {"cases":n,"passed":p,"failed":f,"by_class":{..},"results":[..]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write grader test inputs (NNNN.in), and with --expect the reference output beside
+    /// each (NNNN.out), reproducibly from the seed.
+    ///
+    /// Kinds (in rotation): standard, random, stuck-first, over-at-start, passes,
+    /// nearly-full, tie. Every scenario plays to the end unless --truncate.
+    Gen {
+        /// Scenarios to write.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        count: u32,
+        /// Seed: the same seed writes the same files.
+        #[arg(long, value_name = "S", default_value_t = 1)]
+        seed: u64,
+        /// Rule set the scenarios are for.
+        #[arg(long, value_enum, default_value_t = Rules::Full)]
+        rules: Rules,
+        /// Board sizes, rows x columns, even: 4x4,8x8,16x12 or all.
+        #[arg(long, value_name = "LIST|all", default_value = "8x8")]
+        sizes: String,
+        /// Scenario kinds: standard,random,stuck-first,over-at-start,passes,nearly-full,tie
+        /// or all.
+        #[arg(long, value_name = "LIST|all", default_value = "all")]
+        kind: String,
+        /// Probability of invalid move lines before each move (occupied, out of range,
+        /// flipping nothing, malformed).
+        #[arg(long, value_name = "P", default_value_t = 0.1)]
+        invalid_rate: f64,
+        /// Let some scenarios stop before the game is over (the grader then exits 3).
+        #[arg(long)]
+        truncate: bool,
+        /// Directory to write into (created if missing).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
+        /// Also write the reference output of each scenario (NNNN.out).
+        #[arg(long)]
+        expect: bool,
+    },
+    /// Print a grader session as a person reads it: the output, with each input line shown
+    /// (prefixed with "> ") where the grader reads it.
+    Transcript {
+        /// Rule set.
+        #[arg(long, value_enum, default_value_t = Rules::Full)]
+        rules: Rules,
+        /// The grader input (default: stdin).
+        #[arg(value_name = "FILE.in")]
+        input: Option<PathBuf>,
+    },
     /// Two players play a series of games: a table of wins, draws, losses, average disc
     /// difference and the Elo difference with its 95 % interval.
     ///
@@ -191,6 +281,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CheckRules {
+    Full,
+    Simple,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -386,6 +483,89 @@ fn main() -> ExitCode {
                 Err(error) => fail(&error, error.exit_status()),
             }
         }
+        Some(Command::Gen {
+            count,
+            seed,
+            rules,
+            sizes,
+            kind,
+            invalid_rate,
+            truncate,
+            out: dir,
+            expect,
+        }) => command(|out| {
+            let usage = |message: String| CommandError::Usage { message };
+            let options = GenOptions {
+                variant: rules.into(),
+                sizes: commands::generate::parse_sizes(&sizes).map_err(usage)?,
+                kinds: commands::generate::parse_kinds(&kind).map_err(usage)?,
+                invalid_rate,
+                truncate,
+                seed,
+            };
+            commands::generate::run(&options, count, &dir, expect, out)
+        }),
+        Some(Command::Check {
+            program,
+            cases,
+            generate,
+            seed,
+            rules,
+            timeout,
+            jobs,
+            piped,
+            save_failures,
+            json,
+        }) => command(|out| {
+            let program = shell_words::split(&program).map_err(|error| CommandError::Usage {
+                message: format!("--program: {error}"),
+            })?;
+            let rules = match rules {
+                CheckRules::Full => RulesChoice::Fixed(Variant::Full),
+                CheckRules::Simple => RulesChoice::Fixed(Variant::Simple),
+                CheckRules::Auto => RulesChoice::Auto,
+            };
+            let cases = match generate {
+                Some(count) => commands::check::generated_cases(&program, rules, count, seed)?,
+                None => commands::check::read_cases(&cases)?,
+            };
+            let run = commands::check::CheckRun {
+                options: CheckOptions {
+                    program,
+                    rules,
+                    mode: if piped {
+                        Mode::Piped
+                    } else {
+                        Mode::Interactive
+                    },
+                    line_timeout: Duration::from_secs_f64(timeout.clamp(0.01, 3600.0)),
+                },
+                cases,
+                jobs,
+                save_failures,
+                json,
+            };
+            commands::check::run(&run, out).map(drop)
+        }),
+        Some(Command::Transcript { rules, input }) => command(|out| {
+            let text = match &input {
+                Some(path) => std::fs::read(path).map_err(|source| CommandError::Read {
+                    path: path.clone(),
+                    source,
+                })?,
+                None => {
+                    let mut text = Vec::new();
+                    io::Read::read_to_end(&mut io::stdin().lock(), &mut text).map_err(
+                        |source| CommandError::Read {
+                            path: "stdin".into(),
+                            source,
+                        },
+                    )?;
+                    text
+                }
+            };
+            commands::transcript::run(rules.into(), &text, out).map(drop)
+        }),
         Some(Command::Match {
             black,
             white,

@@ -450,7 +450,7 @@ fn drive(args: &[&str], dir: &Path, mut script: impl FnMut(usize) -> Vec<String>
 }
 
 #[test]
-fn full_games_against_every_engine_level_on_square_and_other_boards() {
+fn full_games_against_every_computer_player_on_square_and_other_boards() {
     let dir = tempfile::tempdir().unwrap();
     for level in 1..=10 {
         for (size, rules) in [("8x8", "full"), ("6x10", "simple"), ("4x6", "full")] {
@@ -474,6 +474,11 @@ fn full_games_against_every_engine_level_on_square_and_other_boards() {
             );
             assert!(!output.contains("is not a legal move"), "{output}");
         }
+    }
+    for other in ["random", "greedy", "minimax:3", "mcts:50"] {
+        let args = ["--white", other, "--size", "6x4", "--seed", "2"];
+        let output = drive(&args, dir.path(), |_| Vec::new());
+        assert!(output.contains("Game over: "), "{other}:\n{output}");
     }
 }
 

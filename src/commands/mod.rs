@@ -11,10 +11,13 @@ use thiserror::Error;
 
 use crate::{Color, Record, Setup, SetupError, Shape, WinRule};
 
+pub mod check;
+pub mod generate;
 pub mod hint;
 pub mod perft;
 pub mod solve;
 pub mod tournament;
+pub mod transcript;
 
 /// Why a command failed.
 #[derive(Debug, Error)]
@@ -73,6 +76,31 @@ pub enum CommandError {
         /// Positions in the suite.
         positions: usize,
     },
+    /// A command-line value is unusable.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+    },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    WriteFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The program under check could not be run.
+    #[error(transparent)]
+    Check(#[from] crate::check::CheckError),
+    /// Some cases of a check failed.
+    #[error("{failed} of {cases} cases failed")]
+    CasesFailed {
+        /// Cases that failed.
+        failed: usize,
+        /// Cases run.
+        cases: usize,
+    },
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Write(#[from] io::Error),
@@ -89,7 +117,11 @@ impl CommandError {
             | CommandError::Replay { .. }
             | CommandError::ObfArgument(_) => 2,
             CommandError::Read { .. }
+            | CommandError::Usage { .. }
             | CommandError::WrongScores { .. }
+            | CommandError::WriteFile { .. }
+            | CommandError::Check(_)
+            | CommandError::CasesFailed { .. }
             | CommandError::Write(_) => 1,
         }
     }

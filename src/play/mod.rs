@@ -2,7 +2,7 @@
 //!
 //! Unlike the grader mode it talks: it draws the board, prompts, explains what it refuses,
 //! and takes commands (`hint`, `undo`, `save`, ...). It reads lines from any
-//! [`Read`](std::io::Read) and writes to any [`Write`], so tests drive it in memory; the end
+//! [`Read`] and writes to any [`Write`], so tests drive it in memory; the end
 //! of the input ends the session cleanly.
 
 mod input;

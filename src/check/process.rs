@@ -1,0 +1,164 @@
+//! A program under test: started with piped stdin, stdout and stderr; its stdout arrives in
+//! chunks through a channel (so waits can time out), its stderr is kept (the last part) for
+//! the report.
+
+use std::{
+    io::{self, Read, Write},
+    process::{Child, ChildStdin, Command, ExitStatus, Stdio},
+    sync::{
+        Arc, Mutex,
+        mpsc::{self, Receiver, RecvTimeoutError},
+    },
+    thread,
+    time::{Duration, Instant},
+};
+
+/// How much of the program's stderr is kept: its last this many bytes.
+const STDERR_KEPT: usize = 64 * 1024;
+
+/// How often a wait for the program to exit looks again.
+const EXIT_POLL: Duration = Duration::from_millis(5);
+
+/// A running program.
+pub(crate) struct Process {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    chunks: Receiver<Vec<u8>>,
+    /// Everything the program has written on stdout so far.
+    pub(crate) stdout: Vec<u8>,
+    /// Whether its stdout has ended.
+    pub(crate) eof: bool,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    status: Option<ExitStatus>,
+}
+
+impl Process {
+    /// Starts `argv` (a program and its arguments).
+    pub(crate) fn start(argv: &[String]) -> io::Result<Process> {
+        let (program, arguments) = argv
+            .split_first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no program given"))?;
+        let mut child = Command::new(program)
+            .args(arguments)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let (sender, chunks) = mpsc::channel();
+        thread::spawn(move || {
+            let mut buffer = vec![0; 64 * 1024];
+            while let Ok(n @ 1..) = stdout.read(&mut buffer) {
+                if sender.send(buffer[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut errors = child.stderr.take().expect("piped stderr");
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&stderr);
+        thread::spawn(move || {
+            let mut buffer = [0; 8192];
+            while let Ok(n @ 1..) = errors.read(&mut buffer) {
+                let mut kept = kept.lock().expect("not poisoned");
+                kept.extend_from_slice(&buffer[..n]);
+                if kept.len() > 2 * STDERR_KEPT {
+                    let excess = kept.len() - STDERR_KEPT;
+                    kept.drain(..excess);
+                }
+            }
+        });
+        Ok(Process {
+            stdin: child.stdin.take(),
+            child,
+            chunks,
+            stdout: Vec::new(),
+            eof: false,
+            stderr,
+            status: None,
+        })
+    }
+
+    /// Takes in stdout until `done(stdout, eof)` holds; false if `deadline` passes first.
+    /// Output keeps arriving in the meantime, so a wait can also end the moment something
+    /// is seen to be wrong.
+    pub(crate) fn wait_until(
+        &mut self,
+        deadline: Instant,
+        mut done: impl FnMut(&[u8], bool) -> bool,
+    ) -> bool {
+        loop {
+            if done(&self.stdout, self.eof) {
+                return true;
+            }
+            if self.eof {
+                return false;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.chunks.recv_timeout(left) {
+                Ok(chunk) => self.stdout.extend_from_slice(&chunk),
+                Err(RecvTimeoutError::Disconnected) => self.eof = true,
+                Err(RecvTimeoutError::Timeout) => return done(&self.stdout, self.eof),
+            }
+        }
+    }
+
+    /// Sends `bytes` to the program's stdin; false if it no longer reads (the pipe is closed).
+    pub(crate) fn send(&mut self, bytes: &[u8]) -> bool {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return false;
+        };
+        if stdin.write_all(bytes).and_then(|()| stdin.flush()).is_err() {
+            self.stdin = None;
+            return false;
+        }
+        true
+    }
+
+    /// Sends `bytes` from another thread, then closes stdin (for input sent all at once,
+    /// which may not fit in the pipe while the program's output is not being read).
+    pub(crate) fn send_all_and_close(&mut self, bytes: Vec<u8>) {
+        if let Some(mut stdin) = self.stdin.take() {
+            thread::spawn(move || {
+                let _ = stdin.write_all(&bytes);
+            });
+        }
+    }
+
+    /// Closes the program's stdin: it reads the end of its input.
+    pub(crate) fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Its exit status, if it exits within `timeout`.
+    pub(crate) fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.status.is_none() {
+                self.status = self.child.try_wait().ok().flatten();
+            }
+            if self.status.is_some() || Instant::now() >= deadline {
+                return self.status;
+            }
+            thread::sleep(EXIT_POLL);
+        }
+    }
+
+    /// The last part of what the program wrote on stderr.
+    pub(crate) fn stderr_tail(&self, lines: usize) -> String {
+        let stderr = self.stderr.lock().expect("not poisoned");
+        let text = String::from_utf8_lossy(&stderr);
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.stdin = None;
+        if self.status.is_none() && self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

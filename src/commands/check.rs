@@ -1,0 +1,327 @@
+//! `othello check`: runs a program on grader cases like the course's harness and reports
+//! every failure with its class and context, a summary table, or a JSON report.
+
+use std::{
+    collections::BTreeMap,
+    io::Write,
+    path::{Path, PathBuf},
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use super::CommandError;
+use crate::{
+    Variant,
+    check::{Case, CaseReport, CheckOptions, Class, Failure, RulesChoice, check_case, probe_rules},
+    scenario::{GenOptions, generate},
+};
+
+/// A whole run.
+#[derive(Clone, Debug)]
+pub struct CheckRun {
+    /// How to run and judge the program.
+    pub options: CheckOptions,
+    /// The cases, in report order.
+    pub cases: Vec<Case>,
+    /// Cases run at the same time.
+    pub jobs: usize,
+    /// Where to write the input of each failing case, cut at its failure.
+    pub save_failures: Option<PathBuf>,
+    /// One JSON object instead of text.
+    pub json: bool,
+}
+
+/// What a run found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckSummary {
+    /// Cases run.
+    pub cases: usize,
+    /// Cases passed.
+    pub passed: usize,
+    /// Failed cases per class.
+    pub failed: BTreeMap<Class, usize>,
+}
+
+/// Reads the cases from files (named by their paths as given).
+///
+/// # Errors
+/// [`CommandError::Read`] for a file that cannot be read.
+pub fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, CommandError> {
+    paths
+        .iter()
+        .map(|path| {
+            let input = std::fs::read(path).map_err(|source| CommandError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(Case {
+                name: path.display().to_string(),
+                input,
+            })
+        })
+        .collect()
+}
+
+/// `count` generated cases for the rules `choice` names: for [`RulesChoice::Auto`], those
+/// the program's first line names (it is started once to see; FULL if it names neither).
+/// All kinds, every even size from 4x4 to 16x16, invalid lines before 10 % of the moves,
+/// named like the files `othello gen` writes (`0001.in`, ...).
+///
+/// # Errors
+/// [`CommandError::Check`] if the program cannot be started.
+pub fn generated_cases(
+    program: &[String],
+    choice: RulesChoice,
+    count: u32,
+    seed: u64,
+) -> Result<Vec<Case>, CommandError> {
+    let variant = match choice {
+        RulesChoice::Fixed(variant) => variant,
+        RulesChoice::Auto => probe_rules(program)?.unwrap_or(Variant::Full),
+    };
+    let options = GenOptions {
+        variant,
+        sizes: super::generate::parse_sizes("all").expect("a valid list"),
+        seed,
+        ..GenOptions::default()
+    };
+    let width = count.to_string().len().max(4);
+    Ok((0..count)
+        .map(|index| Case {
+            name: format!("{:0width$}.in", index + 1),
+            input: generate(&options, u64::from(index)).input.into_bytes(),
+        })
+        .collect())
+}
+
+/// Runs every case and prints the report: each failure, then the summary table (or with
+/// `json` one object). A progress bar is drawn on stderr when it is a terminal.
+///
+/// # Errors
+/// [`CommandError::CasesFailed`] after the report if any case failed;
+/// [`CommandError::Check`] if the program cannot be started; [`CommandError::WriteFile`]
+/// if a failing input cannot be saved; [`CommandError::Write`] if the output fails.
+pub fn run(run: &CheckRun, out: &mut impl Write) -> Result<CheckSummary, CommandError> {
+    let reports = run_all(run)?;
+    let mut summary = CheckSummary {
+        cases: reports.len(),
+        ..CheckSummary::default()
+    };
+    for report in &reports {
+        match &report.failure {
+            None => summary.passed += 1,
+            Some(failure) => *summary.failed.entry(failure.class).or_default() += 1,
+        }
+    }
+    let mut saved = BTreeMap::new();
+    if let Some(dir) = &run.save_failures {
+        for report in &reports {
+            if let Some(failure) = &report.failure {
+                saved.insert(
+                    report.name.clone(),
+                    save_failure(dir, &report.name, failure)?,
+                );
+            }
+        }
+    }
+    if run.json {
+        writeln!(out, "{}", json_report(&summary, &reports, &saved))?;
+    } else {
+        for report in &reports {
+            if let Some(failure) = &report.failure {
+                write!(
+                    out,
+                    "{}",
+                    failure_text(report, failure, saved.get(&report.name))
+                )?;
+            }
+        }
+        write!(out, "{}", summary_text(&summary))?;
+    }
+    out.flush()?;
+    let failed = summary.cases - summary.passed;
+    if failed > 0 {
+        return Err(CommandError::CasesFailed {
+            failed,
+            cases: summary.cases,
+        });
+    }
+    Ok(summary)
+}
+
+/// Runs the cases on `run.jobs` threads; reports in the cases' order.
+fn run_all(run: &CheckRun) -> Result<Vec<CaseReport>, CommandError> {
+    let bar =
+        ProgressBar::with_draw_target(Some(run.cases.len() as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} cases, {elapsed} {msg}")
+            .expect("a valid template"),
+    );
+    let next = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<CaseReport, CommandError>>>> =
+        Mutex::new((0..run.cases.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..run.jobs.clamp(1, run.cases.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = run.cases.get(index) else {
+                        break;
+                    };
+                    let result = check_case(&run.options, case).map_err(CommandError::from);
+                    if result.as_ref().is_ok_and(|r| r.failure.is_some()) {
+                        let failed = failed.fetch_add(1, Ordering::Relaxed) + 1;
+                        bar.set_message(format!("{failed} failed"));
+                    }
+                    let stop = result.is_err();
+                    results.lock().expect("not poisoned")[index] = Some(result);
+                    bar.inc(1);
+                    if stop {
+                        // The program cannot be started: no case will do better.
+                        next.store(run.cases.len(), Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    results
+        .into_inner()
+        .expect("not poisoned")
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Writes the input of a failing case cut at its failure; returns the file.
+fn save_failure(dir: &Path, name: &str, failure: &Failure) -> Result<PathBuf, CommandError> {
+    let write_error = |path: &Path, source| CommandError::WriteFile {
+        path: path.to_owned(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|source| write_error(dir, source))?;
+    let stem = Path::new(name)
+        .file_stem()
+        .map_or_else(|| "case".into(), |stem| stem.to_string_lossy().into_owned());
+    let path = dir.join(format!("{stem}.in"));
+    std::fs::write(&path, &failure.minimal_input).map_err(|source| write_error(&path, source))?;
+    Ok(path)
+}
+
+/// The report of one failure, for people.
+fn failure_text(report: &CaseReport, failure: &Failure, saved: Option<&PathBuf>) -> String {
+    let show = |text: &Option<String>| {
+        text.as_deref()
+            .map_or("(nothing)".to_owned(), crate::check::visible)
+    };
+    let mut text = format!(
+        "FAIL {}: {} ({}) at stdout line {}\n  {}\n",
+        report.name,
+        failure.class,
+        failure.class.description(),
+        failure.line,
+        failure.note
+    );
+    if failure.expected.is_some() || failure.actual.is_some() {
+        text.push_str(&format!("  expected: {}\n", show(&failure.expected)));
+        text.push_str(&format!("  actual:   {}\n", show(&failure.actual)));
+    }
+    if !failure.moves.is_empty() {
+        let moves: Vec<String> = failure.moves.iter().map(ToString::to_string).collect();
+        text.push_str(&format!(
+            "  moves so far ({}): {}\n",
+            moves.len(),
+            moves.join(" ")
+        ));
+    }
+    if let Some(board) = &failure.board {
+        text.push_str("  position:\n");
+        for line in board.lines() {
+            text.push_str(&format!("    {line}\n"));
+        }
+    }
+    if let Some(exit) = &failure.exit {
+        text.push_str(&format!("  it ended with {exit}\n"));
+    }
+    if !failure.stderr.is_empty() {
+        text.push_str("  stderr:\n");
+        for line in failure.stderr.lines() {
+            text.push_str(&format!("    {line}\n"));
+        }
+    }
+    if let Some(path) = saved {
+        text.push_str(&format!("  failing input saved to {}\n", path.display()));
+    }
+    text
+}
+
+/// The summary table: passed, then the failures per class.
+fn summary_text(summary: &CheckSummary) -> String {
+    let failed = summary.cases - summary.passed;
+    let mut text = format!(
+        "{} cases: {} passed, {failed} failed\n",
+        summary.cases, summary.passed
+    );
+    if failed > 0 {
+        text.push_str(&format!(
+            "{:<20} {:<42} {:>5}\n",
+            "class", "meaning", "cases"
+        ));
+        for (class, count) in &summary.failed {
+            text.push_str(&format!(
+                "{:<20} {:<42} {count:>5}\n",
+                class.name(),
+                class.description()
+            ));
+        }
+    }
+    text
+}
+
+fn json_report(
+    summary: &CheckSummary,
+    reports: &[CaseReport],
+    saved: &BTreeMap<String, PathBuf>,
+) -> serde_json::Value {
+    let by_class: serde_json::Map<String, serde_json::Value> = Class::ALL
+        .iter()
+        .map(|class| {
+            let count = summary.failed.get(class).copied().unwrap_or(0);
+            (class.name().to_owned(), json!(count))
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|report| match &report.failure {
+            None => json!({"case": report.name, "ok": true, "seconds": report.seconds}),
+            Some(failure) => json!({
+                "case": report.name,
+                "ok": false,
+                "seconds": report.seconds,
+                "class": failure.class.name(),
+                "line": failure.line,
+                "expected": failure.expected,
+                "actual": failure.actual,
+                "note": failure.note,
+                "moves": failure.moves.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "position": failure.board,
+                "stderr": failure.stderr,
+                "exit": failure.exit,
+                "saved": saved.get(&report.name).map(|path| path.display().to_string()),
+            }),
+        })
+        .collect();
+    json!({
+        "cases": summary.cases,
+        "passed": summary.passed,
+        "failed": summary.cases - summary.passed,
+        "by_class": by_class,
+        "results": results,
+    })
+}

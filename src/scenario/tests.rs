@@ -1,0 +1,314 @@
+use std::collections::HashSet;
+
+use super::*;
+
+/// Sizes the kind tests run on: the smallest, a rectangle each way, the standard, the largest.
+const SIZES: [(u8, u8); 5] = [(4, 4), (4, 10), (12, 6), (8, 8), (16, 16)];
+
+/// Seeds per kind, size and rule set.
+const SEEDS: u64 = 20;
+
+fn shape(rows: u8, columns: u8) -> Shape {
+    Shape::new(rows, columns).unwrap()
+}
+
+fn options(variant: Variant, kind: ScenarioKind, size: Shape, seed: u64) -> GenOptions {
+    GenOptions {
+        variant,
+        sizes: vec![size],
+        kinds: vec![kind],
+        invalid_rate: 0.2,
+        truncate: true,
+        seed,
+    }
+}
+
+/// The `VALID` and `INVALID` lines of an output, in order.
+fn responses(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|line| matches!(*line, "VALID" | "INVALID"))
+        .collect()
+}
+
+/// The colours named by the output's `TURN:` lines, in order.
+fn turns(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter_map(|line| line.strip_prefix("TURN: "))
+        .collect()
+}
+
+/// Whether the side to move at the start of `setup` is not the one named first.
+fn first_mover_passes(variant: Variant, setup: Setup) -> bool {
+    fn passes<R: RuleSet>(setup: Setup) -> bool {
+        Game::<R>::new(setup).side_to_move() == Some(setup.first_mover.opponent())
+    }
+    match variant {
+        Variant::Full => passes::<Full>(setup),
+        Variant::Simple => passes::<Simple>(setup),
+    }
+}
+
+/// Generates a scenario, runs the reference on it and checks what every scenario promises
+/// and what its kind promises; returns the reference output.
+fn check(options: &GenOptions, index: u64) -> String {
+    let (scenario, roles) = build(options, index);
+    let context = format!("{options:?} index {index}:\n{}", scenario.input);
+    let (output, status) = expected_output(options.variant, scenario.input.as_bytes());
+    let output = String::from_utf8(output).unwrap();
+    let setup_text = scenario.setup.to_string();
+    assert!(scenario.input.starts_with(&setup_text), "{context}");
+    assert!(scenario.input.ends_with('\n'), "{context}");
+    assert!(options.sizes.contains(&scenario.setup.board.shape()));
+
+    // Every line gets the answer its role promises: each invalid line INVALID.
+    let expected: Vec<&str> = roles
+        .iter()
+        .map(|role| match role {
+            LineRole::Move => "VALID",
+            LineRole::Invalid(_) => "INVALID",
+        })
+        .collect();
+    assert_eq!(responses(&output), expected, "{context}\n{output}");
+    assert_eq!(
+        scenario.input[setup_text.len()..].matches('\n').count(),
+        roles.len(),
+        "{context}"
+    );
+
+    let last = output.lines().last().unwrap();
+    if scenario.complete {
+        assert_eq!(status, 0, "{context}\n{output}");
+        assert!(last.starts_with("WINNER: "), "{context}\n{output}");
+    } else {
+        assert!(options.truncate && scenario.kind.can_truncate());
+        assert_eq!(status, 3, "{context}\n{output}");
+    }
+
+    let setup = scenario.setup;
+    let shape = setup.board.shape();
+    match scenario.kind {
+        ScenarioKind::Standard => assert_eq!(setup.board, Board::standard(shape)),
+        ScenarioKind::Random => {}
+        ScenarioKind::StuckFirst => {
+            assert!(first_mover_passes(options.variant, setup), "{context}");
+            let first = turns(&output)[0];
+            assert_eq!(first, setup.first_mover.opponent().to_string(), "{context}");
+        }
+        ScenarioKind::OverAtStart => {
+            assert_eq!(scenario.input, setup_text);
+            let state_lines = 1 + 1 + usize::from(shape.rows());
+            let lines: Vec<&str> = output.lines().collect();
+            assert_eq!(lines.len(), state_lines + 1, "{context}\n{output}");
+            assert!(lines[state_lines].starts_with("WINNER: "), "{output}");
+            assert!(scenario.complete);
+        }
+        ScenarioKind::Passes => {
+            let turns = turns(&output);
+            assert!(
+                turns.windows(2).any(|pair| pair[0] == pair[1]),
+                "no pass between moves: {context}\n{output}"
+            );
+        }
+        ScenarioKind::NearlyFull => {
+            let empty = setup.board.empty_squares().count();
+            assert!((1..=6).contains(&empty), "{context}");
+        }
+        ScenarioKind::Tie => {
+            assert!(scenario.complete);
+            assert!(output.ends_with("WINNER: NONE\n"), "{context}\n{output}");
+            assert!(
+                output.contains("\nVALID\n"),
+                "a tie with no move: {context}"
+            );
+        }
+    }
+    output
+}
+
+#[test]
+fn every_kind_keeps_its_promise_on_every_size_under_both_rule_sets() {
+    let mut truncated = 0;
+    let mut scenarios = 0;
+    for variant in Variant::ALL {
+        for kind in ScenarioKind::ALL {
+            for (rows, columns) in SIZES {
+                for index in 0..SEEDS {
+                    // A seed of its own for every combination, so that truncation (decided by
+                    // the seed and index alone) varies across them.
+                    let seed = scenarios as u64;
+                    let options = options(variant, kind, shape(rows, columns), seed);
+                    check(&options, index);
+                    scenarios += 1;
+                    truncated += usize::from(!generate(&options, index).complete);
+                }
+            }
+        }
+    }
+    // One in four of the five kinds that may be truncated.
+    let expected = scenarios * 5 / 7 / 4;
+    assert!(
+        (expected * 2 / 3..expected * 4 / 3).contains(&truncated),
+        "{truncated} of {scenarios} truncated"
+    );
+}
+
+#[test]
+fn a_mixed_run_keeps_every_promise_and_uses_both_win_rules() {
+    for variant in Variant::ALL {
+        let options = GenOptions {
+            variant,
+            sizes: parse_all_sizes(),
+            kinds: ScenarioKind::ALL.to_vec(),
+            invalid_rate: 0.1,
+            truncate: false,
+            seed: 42,
+        };
+        let mut win_rules = HashSet::new();
+        let mut kinds = Vec::new();
+        for index in 0..70 {
+            check(&options, index);
+            let scenario = generate(&options, index);
+            assert!(scenario.complete);
+            win_rules.insert(scenario.setup.win_rule);
+            kinds.push(scenario.kind);
+        }
+        assert_eq!(win_rules.len(), 2);
+        // The kinds come in rotation.
+        assert_eq!(kinds[..7], ScenarioKind::ALL);
+        assert_eq!(kinds[63..], ScenarioKind::ALL);
+    }
+}
+
+fn parse_all_sizes() -> Vec<Shape> {
+    let sides = (4..=16).step_by(2);
+    sides
+        .clone()
+        .flat_map(|rows| sides.clone().map(move |columns| shape(rows, columns)))
+        .collect()
+}
+
+#[test]
+fn every_kind_of_invalid_line_occurs_and_is_refused() {
+    let mut seen = HashSet::new();
+    for variant in Variant::ALL {
+        let options = GenOptions {
+            variant,
+            sizes: vec![shape(6, 6), shape(8, 8), shape(10, 16)],
+            invalid_rate: 0.5,
+            truncate: true,
+            seed: 3,
+            ..GenOptions::default()
+        };
+        for index in 0..60 {
+            check(&options, index);
+            for role in build(&options, index).1 {
+                if let LineRole::Invalid(kind) = role {
+                    seen.insert(kind);
+                }
+            }
+        }
+    }
+    for kind in InvalidKind::ALL {
+        assert!(seen.contains(&kind), "{kind:?} never generated");
+    }
+}
+
+#[test]
+fn no_invalid_lines_at_rate_zero_and_bounded_runs_at_rate_one() {
+    let mut options = GenOptions {
+        invalid_rate: 0.0,
+        ..GenOptions::default()
+    };
+    for index in 0..14 {
+        let (_, roles) = build(&options, index);
+        assert!(roles.iter().all(|role| *role == LineRole::Move));
+    }
+    options.invalid_rate = 1.0;
+    for index in 0..7 {
+        check(&options, index);
+        let (_, roles) = build(&options, index);
+        let moves = roles.iter().filter(|role| **role == LineRole::Move).count();
+        assert_eq!(roles.len(), moves * (MAX_INVALID_RUN + 1));
+    }
+}
+
+#[test]
+fn generation_is_deterministic_and_depends_on_the_seed() {
+    let options = GenOptions {
+        sizes: vec![shape(4, 4), shape(8, 8), shape(16, 10)],
+        truncate: true,
+        ..GenOptions::default()
+    };
+    let run = |options: &GenOptions| (0..21).map(|i| generate(options, i)).collect::<Vec<_>>();
+    let first = run(&options);
+    assert_eq!(first, run(&options));
+    // Index by index, not only in order: scenario 5 alone is scenario 5 of the run.
+    assert_eq!(generate(&options, 5), first[5]);
+    let other = run(&GenOptions {
+        seed: 2,
+        ..options.clone()
+    });
+    let differ = first.iter().zip(&other).filter(|(a, b)| a != b).count();
+    assert!(differ >= 18, "only {differ} of 21 scenarios differ");
+    // The invalid rate does not change the games.
+    let quiet = run(&GenOptions {
+        invalid_rate: 0.0,
+        ..options.clone()
+    });
+    for (noisy, quiet) in first.iter().zip(&quiet) {
+        assert_eq!(noisy.setup, quiet.setup);
+        assert_eq!(noisy.complete, quiet.complete);
+    }
+}
+
+/// The guaranteed constructions, on every even size and both rule sets.
+#[test]
+fn the_fallback_constructions_work_on_every_size() {
+    fn check_rules<R: RuleSet>(shape: Shape, seed: u64) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let (board, first) = stuck_construction(shape, &mut rng);
+        assert!(!R::can_move(&board, first) && R::can_move(&board, first.opponent()));
+        let game = pass_construction::<R>(shape, &mut rng);
+        assert_eq!(first_pass(&game), Some(1), "{shape}");
+        let game = tie_construction::<R>(shape, &mut rng);
+        assert!(game.is_over());
+        assert_eq!(
+            game.count(Color::Black),
+            game.count(Color::White),
+            "{shape}"
+        );
+        assert_eq!(game.history().len(), 1);
+    }
+    for shape in parse_all_sizes() {
+        for seed in 0..4 {
+            check_rules::<Full>(shape, seed);
+            check_rules::<Simple>(shape, seed);
+        }
+    }
+}
+
+#[test]
+fn kind_names_round_trip() {
+    for kind in ScenarioKind::ALL {
+        assert_eq!(kind.name().parse(), Ok(kind));
+        assert_eq!(kind.to_string(), kind.name());
+    }
+    assert_eq!("Stuck-First".parse(), Ok(ScenarioKind::StuckFirst));
+    assert_eq!(
+        "draw".parse::<ScenarioKind>().unwrap_err().to_string(),
+        "scenario kind must be one of standard, random, stuck-first, over-at-start, passes, \
+         nearly-full, tie, found \"draw\""
+    );
+}
+
+#[test]
+#[should_panic(expected = "only even board sizes, not 5x8")]
+fn odd_sizes_are_refused() {
+    let options = GenOptions {
+        sizes: vec![shape(5, 8)],
+        ..GenOptions::default()
+    };
+    generate(&options, 0);
+}

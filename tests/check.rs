@@ -1,0 +1,263 @@
+//! `othello check` and `othello transcript`: the reference passes its own cases, and each
+//! deliberately wrong "student program" (fixtures/students/student.py, one bug each) is
+//! caught with the right classification.
+
+use std::{path::PathBuf, time::Duration};
+
+use assert_cmd::{Command, cargo::cargo_bin};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> String {
+    root()
+        .join("fixtures/transcripts")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn student(args: &str) -> String {
+    let script = root().join("fixtures/students/student.py");
+    format!("python3 {} {args}", script.display())
+}
+
+fn othello() -> Command {
+    let mut command = Command::new(cargo_bin!("othello"));
+    command.timeout(Duration::from_secs(300));
+    command
+}
+
+/// Runs `othello check --json` with `program` on `cases`; returns the exit status and the
+/// report.
+fn check(program: &str, extra: &[&str], cases: &[String]) -> (i32, Value) {
+    let output = othello()
+        .args(["check", "--json", "--jobs", "2", "--program", program])
+        .args(extra)
+        .args(cases)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "{error}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.code().unwrap(), report)
+}
+
+/// The classes of the failing cases.
+fn classes(report: &Value) -> Vec<String> {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ok"] == false)
+        .map(|r| r["class"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn all_fixtures(rules: &str) -> Vec<String> {
+    let mut paths: Vec<String> = std::fs::read_dir(root().join("fixtures/transcripts").join(rules))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "in"))
+        .map(|path| path.display().to_string())
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn the_reference_and_the_correct_student_pass_every_fixture() {
+    let reference = cargo_bin!("othello").display().to_string();
+    let (status, report) = check(&reference, &[], &all_fixtures("full"));
+    assert_eq!(
+        (status, &report["failed"]),
+        (0, &Value::from(0)),
+        "{report:#}"
+    );
+    let simple = format!("{reference} --rules simple");
+    let (status, report) = check(&simple, &["--rules", "simple"], &all_fixtures("simple"));
+    assert_eq!(status, 0, "{report:#}");
+    let (status, report) = check(&student(""), &["--rules", "auto"], &all_fixtures("full"));
+    assert_eq!(status, 0, "{report:#}");
+    let (status, report) = check(&student("--simple"), &["--piped"], &all_fixtures("simple"));
+    assert_eq!(status, 0, "{report:#}");
+}
+
+#[test]
+fn the_reference_passes_200_generated_cases_of_both_rule_sets() {
+    let reference = cargo_bin!("othello").display().to_string();
+    for (program, rules) in [
+        (reference.clone(), "full"),
+        (format!("{reference} --rules simple"), "simple"),
+    ] {
+        let (status, report) = check(
+            &program,
+            &["--generate", "200", "--seed", "1", "--rules", rules],
+            &[],
+        );
+        assert_eq!(status, 0, "{report:#}");
+        assert_eq!(report["passed"], 200);
+    }
+    // --rules auto generates for the rules the program names.
+    use othello::{Variant, check::RulesChoice, commands::check::generated_cases};
+    let simple = vec![reference, "--rules".to_owned(), "simple".to_owned()];
+    let cases = |rules| generated_cases(&simple, rules, 30, 2).unwrap();
+    let auto = cases(RulesChoice::Auto);
+    assert_eq!(auto, cases(RulesChoice::Fixed(Variant::Simple)));
+    assert_ne!(auto, cases(RulesChoice::Fixed(Variant::Full)));
+}
+
+#[test]
+fn each_wrong_student_is_caught_with_its_class() {
+    let passes = fixture("full/standard-8x8-three-passes.in");
+    let fewest = fixture("full/8x8-fewest-wins.in");
+    let full_board = fixture("full/standard-8x8-game.in");
+    let spec = fixture("full/spec-full-4x4.in");
+    for (bug, case, class) in [
+        ("buffer", &spec, "missing-flush"),
+        ("trailing-space", &spec, "trailing-whitespace"),
+        ("prompt", &spec, "extra-output"),
+        ("no-pass-back", &passes, "wrong-pass"),
+        ("ignore-fewest", &fewest, "wrong-winner"),
+        ("crash-full-board", &full_board, "crash"),
+        ("no-exit", &spec, "no-exit"),
+        ("wrong-rules-line", &spec, "wrong-rules-line"),
+    ] {
+        let (status, report) = check(
+            &student(&format!("--bug {bug}")),
+            &[],
+            std::slice::from_ref(case),
+        );
+        assert_eq!(status, 1, "{bug}: {report:#}");
+        assert_eq!(classes(&report), [class], "{bug}: {report:#}");
+    }
+}
+
+#[test]
+fn a_late_rules_line_is_caught() {
+    // The student waits 3 s before its first line; the harness expects it within 1 s.
+    let (status, report) = check(
+        &student("--bug slow-start"),
+        &["--timeout", "5"],
+        &[fixture("full/spec-full-4x4.in")],
+    );
+    assert_eq!(status, 1);
+    assert_eq!(classes(&report), ["wrong-rules-line"], "{report:#}");
+    let note = report["results"][0]["note"].as_str().unwrap();
+    assert!(note.starts_with("the rules line came after 3."), "{note}");
+}
+
+#[test]
+fn failures_come_with_context_and_a_minimal_input_that_still_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = student("--bug no-pass-back");
+    let case = fixture("full/standard-8x8-three-passes.in");
+    let output = othello()
+        .args(["check", "--program", &program, &case, "--save-failures"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("wrong-pass (wrong pass or end-of-game handling) at stdout line "),
+        "{text}"
+    );
+    assert!(text.contains("  expected: \"TURN: "), "{text}");
+    assert!(text.contains("  moves so far ("), "{text}");
+    assert!(text.contains("  position:\n    B: "), "{text}");
+    assert!(
+        text.ends_with("wrong-pass           wrong pass or end-of-game handling             1\n"),
+        "{text}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "othello: 1 of 1 cases failed\n"
+    );
+    // The saved input is shorter and fails the same way.
+    let saved = dir.path().join("standard-8x8-three-passes.in");
+    let minimal = std::fs::read(&saved).unwrap();
+    assert!(minimal.len() < std::fs::read(&case).unwrap().len());
+    let (_, report) = check(&program, &[], &[saved.display().to_string()]);
+    assert_eq!(classes(&report), ["wrong-pass"], "{report:#}");
+}
+
+#[test]
+fn invisible_differences_are_shown_and_bad_programs_are_reported() {
+    let (_, report) = check(
+        &student("--bug trailing-space"),
+        &[],
+        &[fixture("full/spec-full-4x4.in")],
+    );
+    assert_eq!(report["results"][0]["actual"], ". . . . ");
+    assert!(
+        report["results"][0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("\". . . .·\" has trailing whitespace"),
+        "{report:#}"
+    );
+    othello()
+        .args([
+            "check",
+            "--program",
+            "no-such-program-here",
+            &fixture("full/spec-full-4x4.in"),
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::starts_with(
+            "othello: cannot run no-such-program-here: ",
+        ));
+    othello()
+        .args([
+            "check",
+            "--program",
+            "\"unbalanced",
+            &fixture("full/spec-full-4x4.in"),
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::starts_with("othello: --program: "));
+}
+
+#[test]
+fn transcripts_interleave_input_where_it_is_read() {
+    let output = othello()
+        .args(["transcript"])
+        .arg(fixture("full/spec-full-4x4.in"))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    // The spec's worked example, as far as it goes.
+    let spec = std::fs::read_to_string(root().join("../shared/spec/grader-protocol.md"))
+        .unwrap_or_default();
+    if let Some(example) = spec.split("input shown with `> `\n```\n").nth(1) {
+        let shown: Vec<&str> = example.lines().take_while(|l| *l != "...").collect();
+        assert!(text.starts_with(&(shown.join("\n") + "\n")), "{text}");
+    }
+    // Every output line is there, and every input line read, marked.
+    let out = std::fs::read_to_string(fixture("full/spec-full-4x4.out")).unwrap();
+    let unmarked: Vec<&str> = text.lines().filter(|l| !l.starts_with("> ")).collect();
+    assert_eq!(unmarked, out.lines().collect::<Vec<_>>());
+    let truncated = othello()
+        .args(["transcript", "--rules", "simple"])
+        .write_stdin("4\n4\nB\n>\n. . . .\n. B W .\n. W B .\n. . . .\n")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(truncated.stdout).unwrap();
+    assert!(text.starts_with("SIMPLE\n> 4\n"), "{text}");
+    assert!(
+        text.ends_with(
+            "TURN: B\n# othello: input ended before the game was over (exit status 3)\n"
+        ),
+        "{text}"
+    );
+}
