@@ -81,6 +81,20 @@ mod arguments {
                 .assert()
                 .stdout(predicate::str::starts_with(first));
         }
+        // Spellings the quick path for grader arguments does not take still go to clap.
+        for args in [
+            &["--rules", "FULL"][..],
+            &["--rules"],
+            &["--rules=fast"],
+            &["-x"],
+        ] {
+            othello()
+                .args(args)
+                .write_stdin(start.clone())
+                .assert()
+                .code(1)
+                .stdout("");
+        }
     }
 }
 
