@@ -30,7 +30,7 @@ use invalid::{InvalidKind, invalid_line};
 
 use crate::{
     Bitboard, Board, Color, Full, Game, RuleSet, Setup, Shape, Simple, Square, Variant, WinRule,
-    protocol,
+    engine::arena::mix, protocol,
 };
 
 /// The situations a scenario is built to exercise.
@@ -348,17 +348,6 @@ fn build_rules<R: RuleSet>(options: &GenOptions, index: u64) -> (Scenario, Vec<L
         complete: cut.is_none(),
     };
     (scenario, roles)
-}
-
-/// A seed for one use (`purpose`) of one scenario (`index`) derived from the run's seed
-/// (SplitMix64's finaliser, as for matches in `engine::arena`).
-fn mix(seed: u64, index: u64, purpose: u64) -> u64 {
-    let mut z = seed
-        ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ purpose.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The grader's move line for a 0-based row and column.

@@ -754,6 +754,28 @@ mod match_command {
     }
 
     #[test]
+    fn a_progress_bar_only_on_a_terminal() {
+        // The engine takes all of its 20 ms a move: the match lasts long enough to draw.
+        let args = [
+            "match",
+            "--black",
+            "engine",
+            "--white",
+            "greedy",
+            "--games",
+            "6",
+            "--size",
+            "6x6",
+            "--time-per-move",
+            "20",
+        ];
+        let shown = common::in_terminal(&args, true, b"");
+        assert!(shown.contains("/6 games"), "{shown}");
+        // The table still comes, after the bar is cleared.
+        assert!(shown.contains("Elo engine - greedy: "), "{shown}");
+    }
+
+    #[test]
     fn from_a_position_file_and_bad_arguments() {
         // The course's 4x4 example: White named first but stuck, so every game is the same.
         let output = othello()

@@ -2,6 +2,8 @@
 //! snapshots, and once in a pseudo-terminal to see the colours and the board as a person
 //! does.
 
+mod common;
+
 use std::{path::Path, time::Duration};
 
 use assert_cmd::{Command, cargo::cargo_bin};
@@ -312,50 +314,10 @@ fn loading_transcripts_ggf_and_other_rules_at_start_and_during_a_game() {
 /// The play mode in a pseudo-terminal: colours, the board drawing, no echo of its own.
 #[test]
 fn in_a_terminal_it_draws_in_colour() {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    use std::io::{Read, Write};
-
     let run = |no_color: bool, white: &str| -> String {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 100,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut command = CommandBuilder::new(cargo_bin!("othello"));
-        command.args(["play", "--white", white, "--seed", "1", "--size", "6x6"]);
-        command.args(["--time-per-move", "400"]);
-        command.env("TERM", "xterm-256color");
-        if no_color {
-            command.env("NO_COLOR", "1");
-        } else {
-            command.env_remove("NO_COLOR");
-        }
-        let mut child = pty.slave.spawn_command(command).unwrap();
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().unwrap();
-        let mut writer = pty.master.take_writer().unwrap();
-        // Read in the background: the terminal's buffer is small.
-        let output = std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let mut buffer = [0; 4096];
-            while let Ok(n) = reader.read(&mut buffer) {
-                if n == 0 {
-                    break;
-                }
-                bytes.extend_from_slice(&buffer[..n]);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        });
-        writer.write_all(b"c2\nquit\n").unwrap();
-        writer.flush().unwrap();
-        let status = child.wait().unwrap();
-        assert!(status.success());
-        drop(writer);
-        drop(pty.master);
-        output.join().unwrap()
+        let args = ["play", "--white", white, "--seed", "1", "--size", "6x6"];
+        let args = [&args[..], &["--time-per-move", "400"]].concat();
+        common::in_terminal(&args, no_color, b"c2\nquit\n")
     };
     let coloured = run(false, "greedy");
     assert!(

@@ -86,3 +86,49 @@ pub fn assert_well_formed(stdout: &[u8]) {
         }
     }
 }
+
+/// Runs the `othello` binary with `args` in a pseudo-terminal (stdin, stdout and stderr all
+/// the terminal, `TERM=xterm-256color`; `NO_COLOR` set only if `no_color`), types `input`,
+/// and returns everything the terminal showed once the program has exited successfully.
+pub fn in_terminal(args: &[&str], no_color: bool, input: &[u8]) -> String {
+    use std::io::{Read, Write};
+
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut command = CommandBuilder::new(assert_cmd::cargo::cargo_bin!("othello"));
+    command.args(args);
+    command.env("TERM", "xterm-256color");
+    if no_color {
+        command.env("NO_COLOR", "1");
+    } else {
+        command.env_remove("NO_COLOR");
+    }
+    let mut child = pty.slave.spawn_command(command).unwrap();
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let mut writer = pty.master.take_writer().unwrap();
+    // Read in the background: the terminal's buffer is small.
+    let output = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let mut buffer = [0; 4096];
+        while let Ok(n @ 1..) = reader.read(&mut buffer) {
+            bytes.extend_from_slice(&buffer[..n]);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    writer.write_all(input).unwrap();
+    writer.flush().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    drop(writer);
+    drop(pty.master);
+    output.join().unwrap()
+}
