@@ -7,19 +7,20 @@
 //!   any is searched) from ten empties up;
 //! - a stability cutoff in null-window nodes: discs that can never flip bound the score;
 //! - fastest-first move ordering: moves leaving the opponent the fewest replies first,
-//!   refined by potential mobility, corners, X-squares and region parity;
+//!   refined by potential mobility, corners, X-squares and region parity, and, from 18
+//!   empties up, by a depth-3 search on the evaluation;
 //! - for the last seven empties, no move generation, table or sorting: each empty
 //!   square is tried by computing its flips, in regions of odd parity first.
 //!
 //! Its recursion is compiled twice, portable and for `popcnt`/`lzcnt`/BMI/AVX2, and the
-//! second runs where the processor has those (FFO #40–#49 in about 212 s here; see
+//! second runs where the processor has those (FFO #40–#49 in about 135 s here; see
 //! BENCHMARKS.md for how each part was measured).
 
 use std::sync::atomic::AtomicBool;
 
 use super::{
     Index, Layout, Node, SquareSet,
-    eval::DISC,
+    eval::{DISC, evaluate},
     limits::{Limits, Stopper},
     search::{self, SearchOptions},
     tt::{Bound, Entry, TranspositionTable},
@@ -477,7 +478,15 @@ impl<N: Node> Solver<'_, '_, N> {
                 let replies = child.moves();
                 let weighted = (replies.len() + (replies & corners).len()) as i32;
                 let potential = (child.opponent().neighbours() & child.empties()).len() as i32;
-                weighted * ORDER_MOBILITY + potential * ORDER_POTENTIAL
+                let foreseen = if empty.len() >= SHALLOW_EMPTIES {
+                    // The opponent's outlook after the move.
+                    let score =
+                        shallow_search(&child, self.rule, SHALLOW_DEPTH, -i32::MAX, i32::MAX);
+                    score * ORDER_SHALLOW / DISC
+                } else {
+                    0
+                };
+                foreseen + weighted * ORDER_MOBILITY + potential * ORDER_POTENTIAL
                     - if corners.contains(mv) {
                         ORDER_CORNER
                     } else {
@@ -496,6 +505,46 @@ impl<N: Node> Solver<'_, '_, N> {
         start
     }
 }
+
+/// A plain alpha-beta search on the evaluation to `depth`, for ordering moves far from the
+/// end, where the fastest-first keys alone guess the best move less often.
+fn shallow_search<N: Node>(node: &N, rule: WinRule, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    if depth == 0 {
+        return evaluate(node, rule);
+    }
+    let mut moves = node.moves();
+    if moves.is_empty() {
+        let passed = node.pass();
+        if passed.moves().is_empty() {
+            return evaluate(node, rule);
+        }
+        return -shallow_search(&passed, rule, depth - 1, -beta, -alpha);
+    }
+    let mut best = -i32::MAX;
+    while let Some(mv) = moves.pop() {
+        best = best.max(-shallow_search(
+            &node.play(mv),
+            rule,
+            depth - 1,
+            -beta,
+            -alpha,
+        ));
+        alpha = alpha.max(best);
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}
+
+/// From this many empties up, moves are also ordered by a shallow search of the position
+/// after each ...
+const SHALLOW_EMPTIES: u32 = 18;
+/// ... this deep ...
+const SHALLOW_DEPTH: u32 = 3;
+/// ... weighted this much per disc of its score (FFO #40-#49: 179.8 s without, 135.2 s
+/// with; depth 2 from 17 empties 147.1 s; see BENCHMARKS.md).
+const ORDER_SHALLOW: i32 = 4;
 
 /// Move ordering weights (lower keys first): per reply left to the opponent ...
 const ORDER_MOBILITY: i32 = 16;
