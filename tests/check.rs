@@ -171,7 +171,7 @@ fn failures_come_with_context_and_a_minimal_input_that_still_fails() {
     );
     assert!(text.contains("  expected: \"TURN: "), "{text}");
     assert!(text.contains("  moves so far ("), "{text}");
-    assert!(text.contains("  position:\n    B: "), "{text}");
+    assert!(text.contains("  last board printed:\n    B: "), "{text}");
     assert!(
         text.ends_with("wrong-pass           wrong pass or end-of-game handling             1\n"),
         "{text}"
@@ -196,12 +196,19 @@ fn invisible_differences_are_shown_and_bad_programs_are_reported() {
         &[fixture("full/spec-full-4x4.in")],
     );
     assert_eq!(report["results"][0]["actual"], ". . . . ");
+    assert_eq!(
+        report["results"][0]["note"],
+        "the right line with trailing whitespace"
+    );
+    let text = othello()
+        .args(["check", "--program", &student("--bug trailing-space")])
+        .arg(fixture("full/spec-full-4x4.in"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
     assert!(
-        report["results"][0]["note"]
-            .as_str()
-            .unwrap()
-            .contains("\". . . .·\" has trailing whitespace"),
-        "{report:#}"
+        text.contains("  expected: \". . . .\"\n  actual:   \". . . .·\"\n"),
+        "{text}"
     );
     othello()
         .args([

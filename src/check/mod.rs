@@ -641,7 +641,8 @@ impl Checker<'_> {
 }
 
 /// Decides what a differing line means. `unasked`: it came before the input it answers was
-/// sent. `next_actual`: the line the program printed after it.
+/// sent. `next_actual`: the line the program printed after it. The note explains; the lines
+/// themselves go beside it in the report.
 fn classify(
     line: usize,
     expected: Option<&str>,
@@ -649,61 +650,78 @@ fn classify(
     unasked: bool,
     next_actual: Option<String>,
 ) -> (Class, String) {
-    let shown = |text: Option<&str>| text.map_or("nothing".to_owned(), visible);
-    let (e, a) = (shown(expected), shown(actual));
     if line == 0 {
         return (
             Class::WrongRulesLine,
-            format!("the first line must be {e}, found {a}"),
+            "the first line must be the rules line".to_owned(),
         );
     }
     let (Some(expected), Some(actual)) = (expected, actual) else {
         return (
             Class::ExtraOutput,
-            format!("it printed {a} after the end of the transcript"),
+            "output after the end of the transcript".to_owned(),
         );
     };
     if unasked {
         return (
             Class::ExtraOutput,
-            format!("it printed {a} before the input it answers was sent (a prompt?)"),
+            "printed before the input it answers was sent (a prompt?)".to_owned(),
         );
     }
     if actual.trim_end() == expected {
         return (
             Class::TrailingWhitespace,
-            format!("{a} has trailing whitespace; expected {e}"),
+            "the right line with trailing whitespace".to_owned(),
         );
     }
     // `Enter move: VALID` (but not `INVALID`), or a line of its own before the right one.
     let prompt_before = actual
         .strip_suffix(expected)
         .is_some_and(|prefix| prefix.ends_with(|c: char| !c.is_alphanumeric()));
-    if prompt_before || next_actual.as_deref() == Some(expected) {
+    if prompt_before {
         return (
             Class::ExtraOutput,
-            format!("expected {e}, but it printed {a} (a prompt or message?)"),
+            "the right line after extra text (a prompt or message?)".to_owned(),
+        );
+    }
+    if next_actual.as_deref() == Some(expected) {
+        return (
+            Class::ExtraOutput,
+            "an extra line before the right one (a prompt or message?)".to_owned(),
         );
     }
     let turn = |text: &str| text.starts_with("TURN: ");
     let winner = |text: &str| text.starts_with("WINNER: ");
     match (expected, actual) {
-        (e_line, a_line) if turn(e_line) && turn(a_line) => (
+        (e, a) if turn(e) && turn(a) => (
             Class::WrongPass,
-            format!("expected {e} (the side without a legal move passes), found {a}"),
+            "wrong side to move: a side without a legal move passes".to_owned(),
         ),
-        (e_line, a_line) if winner(e_line) && turn(a_line) => (
+        (e, a) if winner(e) && turn(a) => (
             Class::WrongPass,
-            format!("the game is over (neither side can move), but it printed {a}"),
+            "the game is over (neither side can move), but it went on".to_owned(),
         ),
-        (e_line, a_line) if turn(e_line) && winner(a_line) => (
+        (e, a) if turn(e) && winner(a) => (
             Class::WrongPass,
-            format!("the game is not over ({e}), but it printed {a}"),
+            "the game is not over (a side can still move), but it named a winner".to_owned(),
         ),
-        (e_line, a_line) if winner(e_line) && winner(a_line) => {
-            (Class::WrongWinner, format!("expected {e}, found {a}"))
+        (e, a) if winner(e) && winner(a) => (
+            Class::WrongWinner,
+            "the counts are right but the winner is not (the win rule: > most, < fewest)"
+                .to_owned(),
+        ),
+        _ => {
+            let column = expected
+                .chars()
+                .zip(actual.chars())
+                .take_while(|(e, a)| e == a)
+                .count()
+                + 1;
+            (
+                Class::WrongOutput,
+                format!("the line differs from character {column} on"),
+            )
         }
-        _ => (Class::WrongOutput, format!("expected {e}, found {a}")),
     }
 }
 

@@ -241,7 +241,7 @@ fn failure_text(report: &CaseReport, failure: &Failure, saved: Option<&PathBuf>)
         ));
     }
     if let Some(board) = &failure.board {
-        text.push_str("  position:\n");
+        text.push_str("  last board printed:\n");
         for line in board.lines() {
             text.push_str(&format!("    {line}\n"));
         }
