@@ -64,6 +64,8 @@ pub use geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeErr
 pub use line_reader::{Line, LineReader, MAX_LINE_LEN, ReadError};
 pub use move_list::{MoveList, ParseMoveListError};
 pub use obf::{Obf, ParseObfError};
-pub use record::{GgfExportError, GraderExportError, ParseRecordError, Record};
+pub use record::{
+    GgfExportError, GraderExportError, ParseRecordError, Record, RecordFormat, Stated,
+};
 pub use rules::{Full, ParseVariantError, RuleSet, Simple, Variant};
 pub use setup::{Excerpt, Expected, Setup, SetupError, SetupErrorKind};

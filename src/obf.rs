@@ -84,10 +84,13 @@ impl FromStr for Obf {
         let position = fields.next().unwrap_or_default().trim();
         let (cells, side) = position
             .split_once(char::is_whitespace)
-            .ok_or(ParseObfError::MissingSide)?;
+            .unwrap_or((position, ""));
         let cells: Vec<char> = cells.chars().collect();
         if cells.len() != 64 {
             return Err(ParseObfError::CellCount(cells.len()));
+        }
+        if side.trim().is_empty() {
+            return Err(ParseObfError::MissingSide);
         }
         let mut board = Board::empty(Shape::STANDARD);
         for (square, &cell) in Shape::STANDARD.squares().zip(&cells) {
@@ -126,7 +129,9 @@ impl FromStr for Obf {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ParseObfError {
     /// The board part has the wrong length.
-    #[error("expected 64 board cells, found {0}")]
+    #[error(
+        "expected 64 board cells (a1 to h8, each X, O or -) before the side to move, found {0}"
+    )]
     CellCount(usize),
     /// A board cell other than X, O or -.
     #[error("board cells must be X, O or -, found {0:?}")]
@@ -167,7 +172,12 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!("X".parse::<Obf>(), Err(ParseObfError::MissingSide));
+        assert_eq!("X".parse::<Obf>(), Err(ParseObfError::CellCount(1)));
+        assert_eq!("xyz".parse::<Obf>(), Err(ParseObfError::CellCount(3)));
+        assert_eq!(
+            "-".repeat(64).parse::<Obf>(),
+            Err(ParseObfError::MissingSide)
+        );
         assert_eq!("XO X".parse::<Obf>(), Err(ParseObfError::CellCount(2)));
         let cells = "-".repeat(64);
         assert_eq!(

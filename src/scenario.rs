@@ -141,10 +141,17 @@ pub struct GenOptions {
     pub truncate: bool,
     /// The seed of the run.
     pub seed: u64,
+    /// Also write lines whose verdict is this program's own choice where the course's spec
+    /// is silent: invalid lines a plain student program may accept (over-long lines,
+    /// unusual whitespace, non-ASCII digits), and legal moves written other than as
+    /// `row column` (padded, tabs, leading zeros, a `+`). Without it every invalid line is
+    /// one that every reasonable reading of the spec refuses, and every move is canonical.
+    pub edge_cases: bool,
 }
 
 impl Default for GenOptions {
-    /// FULL rules, 8 × 8 boards, every kind, invalid rate 0.1, no truncation, seed 1.
+    /// FULL rules, 8 × 8 boards, every kind, invalid rate 0.1, no truncation, seed 1, no
+    /// edge cases.
     fn default() -> GenOptions {
         GenOptions {
             variant: Variant::Full,
@@ -153,6 +160,7 @@ impl Default for GenOptions {
             invalid_rate: 0.1,
             truncate: false,
             seed: 1,
+            edge_cases: false,
         }
     }
 }
@@ -327,7 +335,7 @@ fn build_rules<R: RuleSet>(options: &GenOptions, index: u64) -> (Scenario, Vec<L
             if !line_rng.random_bool(rate) {
                 break;
             }
-            let (line, kind) = invalid_line(&game, &mut line_rng);
+            let (line, kind) = invalid_line(&game, &mut line_rng, options.edge_cases);
             input.push_str(&line);
             input.push('\n');
             roles.push(LineRole::Invalid(kind));
@@ -335,7 +343,15 @@ fn build_rules<R: RuleSet>(options: &GenOptions, index: u64) -> (Scenario, Vec<L
         if number == kept {
             break;
         }
-        input.push_str(&move_text(square.row(), square.column()));
+        if options.edge_cases && line_rng.random_bool(EDGE_CASE_MOVES) {
+            input.push_str(&padded_move_text(
+                square.row(),
+                square.column(),
+                &mut line_rng,
+            ));
+        } else {
+            input.push_str(&move_text(square.row(), square.column()));
+        }
         input.push('\n');
         roles.push(LineRole::Move);
         game.play(square).expect("planned moves are legal");
@@ -353,6 +369,21 @@ fn build_rules<R: RuleSet>(options: &GenOptions, index: u64) -> (Scenario, Vec<L
 /// The grader's move line for a 0-based row and column.
 fn move_text(row: u8, column: u8) -> String {
     format!("{} {}", u32::from(row) + 1, u32::from(column) + 1)
+}
+
+/// With edge cases: the share of legal moves written other than as `row column`.
+const EDGE_CASE_MOVES: f64 = 0.2;
+
+/// A legal move the reference accepts, written another way: padded with spaces or tabs,
+/// with leading zeros or a `+` sign.
+fn padded_move_text(row: u8, column: u8, rng: &mut StdRng) -> String {
+    let (row, column) = (u32::from(row) + 1, u32::from(column) + 1);
+    match rng.random_range(0..4) {
+        0 => format!("  {row}   {column}  "),
+        1 => format!("{row}\t{column}"),
+        2 => format!("0{row} 00{column}"),
+        _ => format!("+{row} +{column}"),
+    }
 }
 
 /// A square of `squares` chosen uniformly, if there is one.

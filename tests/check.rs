@@ -268,3 +268,58 @@ fn transcripts_interleave_input_where_it_is_read() {
         "{text}"
     );
 }
+
+/// The plain stand-in: reads moves with `split()` and `int()`, nothing stricter.
+fn plain_student(args: &str) -> String {
+    let script = root().join("fixtures/students/plain.py");
+    format!("python3 {} {args}", script.display())
+}
+
+#[test]
+fn a_plain_student_passes_every_default_generated_case() {
+    // Every kind and size (--generate draws them all), both rule sets.
+    for (args, rules, count) in [("", "full", "200"), ("--simple", "simple", "100")] {
+        let (status, report) = check(
+            &plain_student(args),
+            &["--generate", count, "--seed", "7", "--rules", rules],
+            &[],
+        );
+        assert_eq!(status, 0, "{report:#}");
+        assert_eq!(report["passed"].to_string(), count);
+    }
+}
+
+#[test]
+fn edge_cases_are_this_programs_choices_which_a_plain_student_may_not_share() {
+    let dir = tempfile::tempdir().unwrap();
+    othello()
+        .args([
+            "gen",
+            "--count",
+            "30",
+            "--seed",
+            "3",
+            "--invalid-rate",
+            "0.5",
+        ])
+        .args(["--sizes", "all", "--edge-cases", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let mut cases: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path().display().to_string())
+        .collect();
+    cases.sort();
+    let (status, report) = check(&plain_student(""), &["--rules", "full"], &cases);
+    assert_eq!(status, 1, "{report:#}");
+    // The plain student answers VALID where the reference says INVALID (or the other way).
+    assert!(
+        classes(&report).iter().all(|class| class == "wrong-output"),
+        "{report:#}"
+    );
+    // The reference itself agrees with its own edge cases.
+    let reference = cargo_bin!("othello").display().to_string();
+    let (status, report) = check(&reference, &["--rules", "full"], &cases);
+    assert_eq!(status, 0, "{report:#}");
+}

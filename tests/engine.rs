@@ -37,7 +37,7 @@ fn random_setup(shape: Shape, cells: &[u8], density: u8, white: bool, fewest: bo
 
 fn check<R: RuleSet>(setup: Setup, spec: PlayerSpec, seed: u64) -> Result<(), TestCaseError> {
     let game = Game::<R>::new(setup);
-    let mut player = new_player::<R>(spec, seed);
+    let mut player = new_player::<R>(spec, seed, None);
     let choice = player.choose(&game, Some(Duration::from_millis(2)), &mut |_| {});
     match game.status() {
         Status::ToMove(_) => {

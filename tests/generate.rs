@@ -19,6 +19,7 @@ fn default_options(seed: u64) -> GenOptions {
         invalid_rate: 0.1,
         truncate: false,
         seed,
+        edge_cases: false,
     }
 }
 
@@ -88,6 +89,7 @@ fn every_size_both_rule_sets_truncated_and_noisy() {
             invalid_rate: 0.3,
             truncate: true,
             seed: 99,
+            edge_cases: true,
             ..default_options(99)
         };
         generate(&options, 42, dir.path());

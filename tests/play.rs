@@ -55,7 +55,8 @@ fn assert_exact(text: &str) {
 /// as the play mode seeds it) on `setup`, and the final game.
 fn first_move_against_greedy(setup: Setup, seed: u64) -> (Vec<String>, Game<Full>) {
     let mut game = Game::<Full>::new(setup);
-    let mut greedy = new_player::<Full>(PlayerSpec::Greedy, player_seed(seed, 1, Color::White));
+    let mut greedy =
+        new_player::<Full>(PlayerSpec::Greedy, player_seed(seed, 1, Color::White), None);
     let mut typed = Vec::new();
     while let Status::ToMove(side) = game.status() {
         let square = if side == Color::Black {
@@ -82,7 +83,7 @@ fn human_against_greedy_to_the_end() {
     );
     let (black, white) = (game.count(Color::Black), game.count(Color::White));
     assert!(
-        stdout.contains(&format!(", {black} to {white}.\n")),
+        stdout.contains(&format!(" (Black {black}, White {white}).\n")),
         "{stdout}"
     );
     assert!(stdout.ends_with("Play again with colours swapped? (y/n, or a command)> n\n"));
@@ -96,7 +97,8 @@ fn undo_redo_and_history() {
         "d3\nhistory\nundo\nhistory\nundo\nredo\nredo\nhistory\nquit\n",
         None,
     );
-    assert!(stdout.contains("Took back c5 d3."), "{stdout}");
+    // Undo and redo list the moves in the order they were played.
+    assert!(stdout.contains("Took back d3 c5."), "{stdout}");
     assert!(stdout.contains("nothing to undo"), "{stdout}");
     assert!(stdout.contains("Replayed d3 c5."), "{stdout}");
     assert!(stdout.contains("nothing to redo"), "{stdout}");
@@ -154,7 +156,9 @@ fn a_pass_before_the_first_move_and_playing_again() {
         "{stdout}"
     );
     assert_eq!(
-        stdout.matches("Game over: ● Black wins, 3 to 0.").count(),
+        stdout
+            .matches("Game over: ● Black wins (Black 3, White 0).")
+            .count(),
         2
     );
     insta::assert_snapshot!(stdout);

@@ -37,6 +37,13 @@ const REST_OF_LINE: Duration = Duration::from_millis(200);
 /// Lines of stderr shown with a failure.
 const STDERR_LINES: usize = 8;
 
+/// Bytes of a program's output kept beyond the longest expected transcript (to show what
+/// it printed instead); anything after them is only counted.
+const KEPT_TAIL: usize = 64 * 1024;
+
+/// Characters of a line shown in a report; a longer one is cut, with `...`.
+const SHOWN_LINE: usize = 300;
+
 /// Which rules the program is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RulesChoice {
@@ -223,15 +230,28 @@ pub struct CheckError {
 /// result, not an error.
 pub fn check_case(options: &CheckOptions, case: &Case) -> Result<CaseReport, CheckError> {
     let start = Instant::now();
-    let process = Process::start(&options.program).map_err(|source| CheckError {
-        program: options.program.join(" "),
-        source,
-    })?;
+    // Enough of the output to compare with any reference it may be checked against, and a
+    // tail to show what went wrong; the rest is only counted.
+    let variants = match options.rules {
+        RulesChoice::Fixed(variant) => vec![variant],
+        RulesChoice::Auto => Variant::ALL.to_vec(),
+    };
+    let longest = variants
+        .into_iter()
+        .map(|variant| Reference::run(variant, &case.input).output.len())
+        .max()
+        .unwrap_or(0);
+    let process =
+        Process::start(&options.program, longest + KEPT_TAIL).map_err(|source| CheckError {
+            program: options.program.join(" "),
+            source,
+        })?;
     let mut checker = Checker {
         options,
         case,
         process,
         reference: None,
+        verified: 0,
         sent: 0,
         sent_bytes: Vec::new(),
         start,
@@ -251,7 +271,7 @@ pub fn check_case(options: &CheckOptions, case: &Case) -> Result<CaseReport, Che
 /// # Errors
 /// [`CheckError`] if the program cannot be started.
 pub fn probe_rules(program: &[String]) -> Result<Option<Variant>, CheckError> {
-    let mut process = Process::start(program).map_err(|source| CheckError {
+    let mut process = Process::start(program, KEPT_TAIL).map_err(|source| CheckError {
         program: program.join(" "),
         source,
     })?;
@@ -266,6 +286,8 @@ struct Checker<'a> {
     case: &'a Case,
     process: Process,
     reference: Option<Reference>,
+    /// Bytes of the output already found equal to the reference's.
+    verified: usize,
     /// Input lines sent so far.
     sent: usize,
     /// Their bytes.
@@ -389,33 +411,29 @@ impl Checker<'_> {
         Ok(variant)
     }
 
-    /// Waits until the output reaches `target` bytes, all as the reference has them.
+    /// Waits until the output reaches `target` bytes, all as the reference has them, for
+    /// at most the line timeout (however much else the program prints meanwhile).
     fn output_up_to(&mut self, target: usize) -> Verdict {
-        let expected = self.expected().to_vec();
-        let timeout = self.options.line_timeout;
+        let expected = &self
+            .reference
+            .as_ref()
+            .expect("known once the rules are")
+            .output;
+        let deadline = Instant::now() + self.options.line_timeout;
+        let verified = &mut self.verified;
         let mut differs = None;
-        let mut last_len = self.process.stdout.len();
-        let mut deadline = Instant::now() + timeout;
-        let stop = loop {
-            let done = self.process.wait_until(deadline, |out, eof| {
-                differs = first_difference(out, &expected);
-                differs.is_some() || out.len() >= target || eof
-            });
-            if let Some(at) = differs {
-                break Stop::Differs(at);
-            }
-            if self.process.stdout.len() >= target {
-                return Ok(());
-            }
-            if self.process.eof {
-                break Stop::Ended;
-            }
-            if !done && self.process.stdout.len() == last_len {
-                break Stop::TimedOut;
-            }
-            // Some output came: the timeout counts from the latest.
-            last_len = self.process.stdout.len();
-            deadline = Instant::now() + timeout;
+        self.process.wait_until(deadline, |out, eof| {
+            differs = first_difference(out, expected, verified);
+            differs.is_some() || out.len() >= target || eof
+        });
+        let stop = if let Some(at) = differs {
+            Stop::Differs(at)
+        } else if self.process.stdout.len() >= target {
+            return Ok(());
+        } else if self.process.eof {
+            Stop::Ended
+        } else {
+            Stop::TimedOut
         };
         Err(match stop {
             Stop::Differs(at) => self.differs(at),
@@ -582,15 +600,15 @@ impl Checker<'_> {
             None => (None, 0),
         };
         self.process.close_stdin();
-        let before = self.process.stdout.len();
+        let before = self.process.printed();
         self.process
             .wait_until(Instant::now() + EXIT_TIMEOUT, |out, eof| {
-                eof || out.len() > before
+                eof || out.len() as u64 > before
             });
         let line = expected
             .as_ref()
             .map_or(0, |expected| line_count(&expected[..line_start]));
-        let (class, note) = if self.process.stdout.len() > before {
+        let (class, note) = if self.process.printed() > before {
             (
                 Class::MissingFlush,
                 "nothing came while it waited for input, then its output arrived when the input ended: it does not flush stdout before reading".to_owned(),
@@ -615,7 +633,13 @@ impl Checker<'_> {
     }
 
     /// A failure at transcript line `line` (0-based) with the context the reference gives.
-    fn failure_at_line(&mut self, class: Class, line: usize, note: String) -> Box<Failure> {
+    fn failure_at_line(&mut self, class: Class, line: usize, mut note: String) -> Box<Failure> {
+        if self.process.overflowed() {
+            note.push_str(&format!(
+                " (it printed at least {} bytes, far more than the transcript has)",
+                self.process.printed()
+            ));
+        }
         let exit = self.process.wait_exit(Duration::ZERO).map(describe_exit);
         let (moves, board) = match &self.reference {
             Some(reference) => context(reference, &self.case.input, self.sent, line),
@@ -767,14 +791,19 @@ fn parse_move_line(text: &[u8]) -> Option<Square> {
     Some(Square::new(row - 1, column - 1))
 }
 
-/// The first byte where `actual` departs from `expected` (including going on past its end).
-fn first_difference(actual: &[u8], expected: &[u8]) -> Option<usize> {
+/// The first byte where `actual` departs from `expected` (including going on past its end),
+/// looking only after the `verified` bytes already found equal, and moving that on: each
+/// byte is compared once, however the output arrives.
+fn first_difference(actual: &[u8], expected: &[u8], verified: &mut usize) -> Option<usize> {
     let common = actual.len().min(expected.len());
-    actual[..common]
+    let from = (*verified).min(common);
+    let found = actual[from..common]
         .iter()
-        .zip(&expected[..common])
+        .zip(&expected[from..common])
         .position(|(a, e)| a != e)
-        .or((actual.len() > expected.len()).then_some(expected.len()))
+        .map(|offset| from + offset);
+    *verified = found.unwrap_or(common);
+    found.or((actual.len() > expected.len()).then_some(expected.len()))
 }
 
 /// The first line of `output`, if complete.
@@ -796,8 +825,14 @@ fn rules_of(line: &str) -> Option<Variant> {
 /// not complete), or `None` if nothing is there.
 fn line_at(text: &[u8], start: usize) -> Option<String> {
     let rest = text.get(start..).filter(|rest| !rest.is_empty())?;
-    let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-    Some(String::from_utf8_lossy(&rest[..end]).into_owned())
+    let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    let line = String::from_utf8_lossy(&rest[..end]);
+    if line.chars().count() <= SHOWN_LINE {
+        return Some(line.into_owned());
+    }
+    let mut cut: String = line.chars().take(SHOWN_LINE).collect();
+    cut.push_str("...");
+    Some(cut)
 }
 
 /// Line `index` (0-based) of `text`.
@@ -902,9 +937,16 @@ mod tests {
 
     #[test]
     fn differences_and_lines() {
-        assert_eq!(first_difference(b"abc", b"abd"), Some(2));
-        assert_eq!(first_difference(b"ab", b"abc"), None);
-        assert_eq!(first_difference(b"abcd", b"abc"), Some(3));
+        let difference =
+            |actual: &[u8], expected: &[u8]| first_difference(actual, expected, &mut 0);
+        assert_eq!(difference(b"abc", b"abd"), Some(2));
+        assert_eq!(difference(b"ab", b"abc"), None);
+        assert_eq!(difference(b"abcd", b"abc"), Some(3));
+        let mut verified = 0;
+        assert_eq!(first_difference(b"ab", b"abcdef", &mut verified), None);
+        assert_eq!(verified, 2);
+        assert_eq!(first_difference(b"abcX", b"abcdef", &mut verified), Some(3));
+        assert_eq!(verified, 3);
         assert_eq!(nth_line(b"a\nb\nc", 2).as_deref(), Some("c"));
         assert_eq!(nth_line(b"a\nb\n", 2), None);
         assert_eq!(line_at(b"a\nbc", 2).as_deref(), Some("bc"));

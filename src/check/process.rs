@@ -1,6 +1,8 @@
-//! A program under test: started with piped stdin, stdout and stderr; its stdout arrives in
-//! chunks through a channel (so waits can time out), its stderr is kept (the last part) for
-//! the report.
+//! A program under test: started with piped stdin, stdout and stderr in a process group of
+//! its own (so that everything it starts is stopped with it); its stdout arrives in chunks
+//! through a bounded channel (so waits can time out, and a program that floods its output
+//! is held back by the pipe instead of filling memory), and only a bounded prefix of it is
+//! kept; its stderr is kept (the last part) for the report.
 
 use std::{
     io::{self, Read, Write},
@@ -19,13 +21,21 @@ const STDERR_KEPT: usize = 64 * 1024;
 /// How often a wait for the program to exit looks again.
 const EXIT_POLL: Duration = Duration::from_millis(5);
 
+/// Chunks of stdout read ahead of the checker: beyond them the reader waits, and so does
+/// the program, on its full pipe.
+const CHUNKS_AHEAD: usize = 4;
+
 /// A running program.
 pub(crate) struct Process {
     child: Child,
     stdin: Option<ChildStdin>,
     chunks: Receiver<Vec<u8>>,
-    /// Everything the program has written on stdout so far.
+    /// What the program has written on stdout, up to `keep` bytes.
     pub(crate) stdout: Vec<u8>,
+    /// The most bytes of stdout kept; the rest is only counted.
+    keep: usize,
+    /// Bytes written on stdout in all.
+    printed: u64,
     /// Whether its stdout has ended.
     pub(crate) eof: bool,
     stderr: Arc<Mutex<Vec<u8>>>,
@@ -33,19 +43,26 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `argv` (a program and its arguments).
-    pub(crate) fn start(argv: &[String]) -> io::Result<Process> {
+    /// Starts `argv` (a program and its arguments), keeping the first `keep` bytes of its
+    /// stdout.
+    pub(crate) fn start(argv: &[String], keep: usize) -> io::Result<Process> {
         let (program, arguments) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no program given"))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(arguments)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let mut child = command.spawn()?;
         let mut stdout = child.stdout.take().expect("piped stdout");
-        let (sender, chunks) = mpsc::channel();
+        let (sender, chunks) = mpsc::sync_channel(CHUNKS_AHEAD);
         thread::spawn(move || {
             let mut buffer = vec![0; 64 * 1024];
             while let Ok(n @ 1..) = stdout.read(&mut buffer) {
@@ -73,15 +90,27 @@ impl Process {
             child,
             chunks,
             stdout: Vec::new(),
+            keep,
+            printed: 0,
             eof: false,
             stderr,
             status: None,
         })
     }
 
-    /// Takes in stdout until `done(stdout, eof)` holds; false if `deadline` passes first.
-    /// Output keeps arriving in the meantime, so a wait can also end the moment something
-    /// is seen to be wrong.
+    /// Bytes written on stdout in all, kept or not.
+    pub(crate) fn printed(&self) -> u64 {
+        self.printed
+    }
+
+    /// Whether stdout went on past what is kept.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.printed > self.stdout.len() as u64
+    }
+
+    /// Takes in stdout until `done(stdout, eof)` holds; false if `deadline` passes first,
+    /// however much output keeps coming. Output keeps arriving in the meantime, so a wait
+    /// can also end the moment something is seen to be wrong.
     pub(crate) fn wait_until(
         &mut self,
         deadline: Instant,
@@ -95,8 +124,16 @@ impl Process {
                 return false;
             }
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
             match self.chunks.recv_timeout(left) {
-                Ok(chunk) => self.stdout.extend_from_slice(&chunk),
+                Ok(chunk) => {
+                    self.printed += chunk.len() as u64;
+                    let room = self.keep.saturating_sub(self.stdout.len());
+                    self.stdout
+                        .extend_from_slice(&chunk[..chunk.len().min(room)]);
+                }
                 Err(RecvTimeoutError::Disconnected) => self.eof = true,
                 Err(RecvTimeoutError::Timeout) => return done(&self.stdout, self.eof),
             }
@@ -151,14 +188,27 @@ impl Process {
         let all: Vec<&str> = text.lines().collect();
         all[all.len().saturating_sub(lines)..].join("\n")
     }
+
+    /// Stops the program and everything it started (its process group).
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            // SAFETY: a plain system call; the group is the one the child leads, made at
+            // spawn, and the child is not reaped yet, so its id names no other process.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
         self.stdin = None;
         if self.status.is_none() && self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            self.kill();
         }
     }
 }

@@ -12,7 +12,7 @@ use std::{
 };
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
+use serde::Serialize;
 
 use super::CommandError;
 use crate::{
@@ -229,7 +229,14 @@ fn failure_text(report: &CaseReport, failure: &Failure, saved: Option<&PathBuf>)
         failure.note
     );
     if failure.expected.is_some() || failure.actual.is_some() {
-        text.push_str(&format!("  expected: {}\n", show(&failure.expected)));
+        let expected = match &failure.expected {
+            // Under --rules auto either rules line would do.
+            None if failure.class == Class::WrongRulesLine && failure.line == 1 => {
+                "\"FULL\" or \"SIMPLE\"".to_owned()
+            }
+            expected => show(expected),
+        };
+        text.push_str(&format!("  expected: {expected}\n"));
         text.push_str(&format!("  actual:   {}\n", show(&failure.actual)));
     }
     if !failure.moves.is_empty() {
@@ -284,44 +291,81 @@ fn summary_text(summary: &CheckSummary) -> String {
     text
 }
 
+/// The report in JSON.
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    cases: usize,
+    passed: usize,
+    failed: usize,
+    /// Failed cases per class, every class named (0 where none).
+    by_class: BTreeMap<&'static str, usize>,
+    results: Vec<CaseJson<'a>>,
+}
+
+/// One case in JSON: `case`, `ok` and `seconds`, and for a failure what went wrong.
+#[derive(Serialize)]
+struct CaseJson<'a> {
+    case: &'a str,
+    ok: bool,
+    seconds: f64,
+    #[serde(flatten)]
+    failure: Option<FailureJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct FailureJson<'a> {
+    class: &'static str,
+    line: usize,
+    expected: Option<&'a str>,
+    actual: Option<&'a str>,
+    note: &'a str,
+    moves: Vec<String>,
+    position: Option<&'a str>,
+    stderr: &'a str,
+    exit: Option<&'a str>,
+    saved: Option<String>,
+}
+
 fn json_report(
     summary: &CheckSummary,
     reports: &[CaseReport],
     saved: &BTreeMap<String, PathBuf>,
-) -> serde_json::Value {
-    let by_class: serde_json::Map<String, serde_json::Value> = Class::ALL
-        .iter()
-        .map(|class| {
-            let count = summary.failed.get(class).copied().unwrap_or(0);
-            (class.name().to_owned(), json!(count))
-        })
-        .collect();
-    let results: Vec<serde_json::Value> = reports
-        .iter()
-        .map(|report| match &report.failure {
-            None => json!({"case": report.name, "ok": true, "seconds": report.seconds}),
-            Some(failure) => json!({
-                "case": report.name,
-                "ok": false,
-                "seconds": report.seconds,
-                "class": failure.class.name(),
-                "line": failure.line,
-                "expected": failure.expected,
-                "actual": failure.actual,
-                "note": failure.note,
-                "moves": failure.moves.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "position": failure.board,
-                "stderr": failure.stderr,
-                "exit": failure.exit,
-                "saved": saved.get(&report.name).map(|path| path.display().to_string()),
-            }),
-        })
-        .collect();
-    json!({
-        "cases": summary.cases,
-        "passed": summary.passed,
-        "failed": summary.cases - summary.passed,
-        "by_class": by_class,
-        "results": results,
-    })
+) -> String {
+    let report = ReportJson {
+        cases: summary.cases,
+        passed: summary.passed,
+        failed: summary.cases - summary.passed,
+        by_class: Class::ALL
+            .iter()
+            .map(|class| {
+                (
+                    class.name(),
+                    summary.failed.get(class).copied().unwrap_or(0),
+                )
+            })
+            .collect(),
+        results: reports
+            .iter()
+            .map(|report| CaseJson {
+                case: &report.name,
+                ok: report.failure.is_none(),
+                seconds: (report.seconds * 1e6).round() / 1e6,
+                failure: report.failure.as_deref().map(|failure| FailureJson {
+                    class: failure.class.name(),
+                    line: failure.line,
+                    expected: failure.expected.as_deref(),
+                    actual: failure.actual.as_deref(),
+                    note: &failure.note,
+                    moves: failure.moves.iter().map(ToString::to_string).collect(),
+                    position: failure.board.as_deref(),
+                    stderr: &failure.stderr,
+                    exit: failure.exit.as_deref(),
+                    saved: saved
+                        .get(&report.name)
+                        .map(|path| path.display().to_string()),
+                }),
+            })
+            .collect(),
+    };
+    serde_json::to_string(&report).expect("strings and numbers serialize")
 }

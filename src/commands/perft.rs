@@ -2,11 +2,13 @@
 
 use std::{io::Write, time::Instant};
 
+use serde::Serialize;
+
 use super::CommandError;
 use crate::{Full, Setup, Simple, Variant, engine::perft};
 
 /// One depth's result.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PerftLine {
     /// The depth in plies.
     pub depth: u32,
@@ -28,10 +30,11 @@ impl PerftLine {
 
     /// `{"depth":d,"leaves":n,"seconds":s}`.
     pub fn json(&self) -> String {
-        format!(
-            "{{\"depth\":{},\"leaves\":{},\"seconds\":{:.6}}}",
-            self.depth, self.leaves, self.seconds
-        )
+        let line = PerftLine {
+            seconds: (self.seconds * 1e6).round() / 1e6,
+            ..*self
+        };
+        serde_json::to_string(&line).expect("numbers always serialize")
     }
 }
 

@@ -1,15 +1,53 @@
 //! `othello solve`: the exact result of a position, or of every position of an OBF suite.
+//!
+//! Exit status: 0 when every position asked for was solved (and, for a suite, every score
+//! is the suite's); 1 otherwise, after every result is printed.
 
 use std::{io::Write, time::Instant};
 
-use super::CommandError;
+use serde::Serialize;
+
+use super::{
+    CommandError,
+    progress::{WARN_AFTER, roughly, thousands, ticking},
+};
 use crate::{
     Full, Obf, RuleSet, Setup, Simple, Square, Variant,
-    engine::{Goal, Limits, Node, NodeTask, SquareSet, TranspositionTable, endgame, with_node},
+    engine::{
+        Goal, Limits, Node, NodeTask, Signal, SquareSet, TranspositionTable, endgame,
+        solve_time_estimate, with_node,
+    },
 };
 
-/// Size of the solver's transposition table, in MiB.
-pub const HASH_MB: usize = 256;
+/// How to solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// The rule set.
+    pub variant: Variant,
+    /// When to give up on a position.
+    pub limits: Limits,
+    /// The transposition table's size in MiB; `None` sizes it to the work
+    /// ([`TranspositionTable::megabytes_for_solve`]).
+    pub hash: Option<usize>,
+    /// JSON instead of text.
+    pub json: bool,
+    /// Warn before a solve that may take very long, and show progress while it runs, on
+    /// stderr (for a terminal).
+    pub progress: bool,
+}
+
+impl SolveOptions {
+    /// Full rules, no limit, a table sized to the work, text, no progress.
+    pub fn new(variant: Variant) -> SolveOptions {
+        SolveOptions {
+            variant,
+            limits: Limits::NONE,
+            hash: None,
+            json: false,
+            progress: false,
+        }
+    }
+}
 
 /// One solved position.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,50 +92,100 @@ impl Solved {
         )
     }
 
-    /// `"move":"a2","score":38,"nodes":n,"seconds":s` (the inside of a JSON object).
-    fn json_fields(&self) -> String {
-        let mv = match self.best {
-            Some(square) => format!("\"{square}\""),
-            None => "null".into(),
-        };
-        let score = if self.finished {
-            self.score.to_string()
-        } else {
-            "null".into()
-        };
-        format!(
-            "\"move\":{mv},\"score\":{score},\"nodes\":{},\"seconds\":{:.6}",
-            self.nodes, self.seconds
-        )
+    fn json(&self) -> SolvedJson {
+        SolvedJson {
+            solved: self.finished,
+            game_over: self.game_over,
+            mv: match self.best {
+                Some(square) => Some(square.to_string()),
+                None if self.finished && !self.game_over => Some("pass".to_owned()),
+                None => None,
+            },
+            score: self.finished.then_some(self.score),
+            nodes: self.nodes,
+            seconds: micro(self.seconds),
+        }
     }
 }
 
+/// A solved position in JSON: `{"solved":true,"game_over":false,"move":"a2","score":38,
+/// "nodes":n,"seconds":s}`; `move` is `"pass"` when the side to move must pass and `null`
+/// when the game is over or the solve did not finish; `score` is `null` when it did not.
+#[derive(Serialize)]
+struct SolvedJson {
+    solved: bool,
+    game_over: bool,
+    #[serde(rename = "move")]
+    mv: Option<String>,
+    score: Option<i32>,
+    nodes: u64,
+    seconds: f64,
+}
+
+/// A suite row in JSON: the position's name, its [`SolvedJson`] fields, the suite's score
+/// and whether they agree.
+#[derive(Serialize)]
+struct SuiteRowJson<'a> {
+    name: &'a str,
+    #[serde(flatten)]
+    solved: SolvedJson,
+    expected: Option<i32>,
+    ok: bool,
+}
+
+/// The last line of a suite in JSON.
+#[derive(Serialize)]
+struct SuiteTotalJson {
+    positions: usize,
+    right: usize,
+    wrong: usize,
+    unsolved: usize,
+    nodes: u64,
+    seconds: f64,
+}
+
+/// Seconds to the microsecond, for JSON.
+fn micro(seconds: f64) -> f64 {
+    (seconds * 1e6).round() / 1e6
+}
+
 /// Solves `setup` exactly (its first mover to move, its win rule) under `variant`, within
-/// `limits`.
+/// `limits`; `signal` can stop it and hears its node count.
 pub fn solve_setup(
     variant: Variant,
     setup: &Setup,
     limits: &Limits,
     tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
 ) -> Solved {
     match variant {
-        Variant::Full => solve_with::<Full>(setup, limits, tt),
-        Variant::Simple => solve_with::<Simple>(setup, limits, tt),
+        Variant::Full => solve_with::<Full>(setup, limits, tt, signal),
+        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal),
     }
 }
 
-fn solve_with<R: RuleSet>(setup: &Setup, limits: &Limits, tt: &mut TranspositionTable) -> Solved {
-    struct Task<'a>(&'a Setup, &'a Limits, &'a mut TranspositionTable);
+fn solve_with<R: RuleSet>(
+    setup: &Setup,
+    limits: &Limits,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+) -> Solved {
+    struct Task<'a>(
+        &'a Setup,
+        &'a Limits,
+        &'a mut TranspositionTable,
+        Option<&'a Signal>,
+    );
     impl NodeTask for Task<'_> {
         type Output = Solved;
         fn run<N: Node>(self, node: N) -> Solved {
             let start = Instant::now();
             let solution =
-                endgame::solve(&node, self.0.win_rule, Goal::Exact, self.2, self.1, None);
+                endgame::solve(&node, self.0.win_rule, Goal::Exact, self.2, self.1, self.3);
             let game_over = node.moves().is_empty() && node.pass().moves().is_empty();
             let seconds = start.elapsed().as_secs_f64();
             match solution {
-                Some(solution) => Solved {
+                Ok(solution) => Solved {
                     finished: true,
                     best: solution.best,
                     game_over,
@@ -105,38 +193,94 @@ fn solve_with<R: RuleSet>(setup: &Setup, limits: &Limits, tt: &mut Transposition
                     nodes: solution.nodes,
                     seconds,
                 },
-                None => Solved {
+                Err(unfinished) => Solved {
                     finished: false,
                     best: None,
                     game_over,
                     score: 0,
-                    nodes: 0,
+                    nodes: unfinished.nodes,
                     seconds,
                 },
             }
         }
     }
     tt.clear();
-    with_node::<R, _>(&setup.board, setup.first_mover, Task(setup, limits, tt))
+    with_node::<R, _>(
+        &setup.board,
+        setup.first_mover,
+        Task(setup, limits, tt, signal),
+    )
 }
 
-/// Solves one position within `limits` and prints the result.
+/// The table for solving positions with up to `empties` empty squares.
+fn table(options: &SolveOptions, empties: u32) -> TranspositionTable {
+    TranspositionTable::new(
+        options
+            .hash
+            .unwrap_or_else(|| TranspositionTable::megabytes_for_solve(empties)),
+    )
+}
+
+/// With progress on and no time limit: a warning on stderr when the solve of `setup` may
+/// take very long.
+fn warn_if_long(options: &SolveOptions, setup: &Setup) {
+    if !options.progress || options.limits.time.is_some() || options.limits.nodes.is_some() {
+        return;
+    }
+    struct Estimate;
+    impl NodeTask for Estimate {
+        type Output = std::time::Duration;
+        fn run<N: Node>(self, node: N) -> std::time::Duration {
+            solve_time_estimate(&node)
+        }
+    }
+    let estimate = match options.variant {
+        Variant::Full => with_node::<Full, _>(&setup.board, setup.first_mover, Estimate),
+        Variant::Simple => with_node::<Simple, _>(&setup.board, setup.first_mover, Estimate),
+    };
+    if estimate >= WARN_AFTER {
+        eprintln!(
+            "othello: an exact solve of {} empty squares may take very long ({} by a rough \
+             model); --time MS bounds it",
+            setup.board.empty_squares().count(),
+            roughly(estimate)
+        );
+    }
+}
+
+/// Solves one position and prints the result.
 ///
 /// # Errors
+/// [`CommandError::NotSolved`] after printing if the time ran out first;
 /// [`CommandError::Write`] if the output fails.
 pub fn run(
-    variant: Variant,
     setup: &Setup,
-    limits: &Limits,
-    json: bool,
+    options: &SolveOptions,
     out: &mut impl Write,
 ) -> Result<Solved, CommandError> {
-    let mut tt = TranspositionTable::new(HASH_MB);
-    let solved = solve_setup(variant, setup, limits, &mut tt);
-    if json {
-        writeln!(out, "{{{}}}", solved.json_fields())?;
+    let empties = setup.board.empty_squares().count();
+    let mut tt = table(options, empties);
+    warn_if_long(options, setup);
+    let signal = Signal::new();
+    let describe = |nodes| format!("solving {empties} empties: {} nodes", thousands(nodes));
+    let solved = ticking(options.progress, &signal, &describe, || {
+        solve_setup(
+            options.variant,
+            setup,
+            &options.limits,
+            &mut tt,
+            Some(&signal),
+        )
+    });
+    if options.json {
+        serde_json::to_writer(&mut *out, &solved.json()).map_err(std::io::Error::from)?;
+        writeln!(out)?;
     } else {
         writeln!(out, "{}", solved.text())?;
+    }
+    out.flush()?;
+    if !solved.finished {
+        return Err(CommandError::NotSolved { positions: 1 });
     }
     Ok(solved)
 }
@@ -156,21 +300,34 @@ pub struct SuiteSummary {
     pub seconds: f64,
 }
 
+/// A suite position's name: its comment up to the first comma, or `#N`.
+fn suite_name(number: usize, obf: &Obf) -> String {
+    if obf.comment.is_empty() {
+        return format!("#{number}");
+    }
+    let name = obf.comment.split(',').next().unwrap_or_default().trim();
+    name.to_owned()
+}
+
 /// Solves every position of an OBF suite (lines starting with `%` and blank lines are
-/// skipped), each within `limits`, printing a row per position with the expected and found
-/// scores, then a total.
+/// skipped), each within the options' limits, printing a row per position with the
+/// expected and found scores, then a total: text, or JSON Lines (a [`SuiteRowJson`] per
+/// position, then a [`SuiteTotalJson`]).
 ///
 /// # Errors
 /// [`CommandError::WrongScores`] after printing everything if any score differs from the
 /// suite's or was not found in time; [`CommandError::Write`] if the output fails.
 pub fn run_suite(
-    variant: Variant,
     suite: &[Obf],
-    limits: &Limits,
-    json: bool,
+    options: &SolveOptions,
     out: &mut impl Write,
 ) -> Result<SuiteSummary, CommandError> {
-    let mut tt = TranspositionTable::new(HASH_MB);
+    let most_empties = suite
+        .iter()
+        .map(|obf| obf.setup.board.empty_squares().count())
+        .max()
+        .unwrap_or(0);
+    let mut tt = table(options, most_empties);
     let mut summary = SuiteSummary {
         positions: 0,
         wrong: 0,
@@ -178,33 +335,43 @@ pub fn run_suite(
         nodes: 0,
         seconds: 0.0,
     };
-    for (number, obf) in suite.iter().enumerate() {
-        let solved = solve_setup(variant, &obf.setup, limits, &mut tt);
+    for (index, obf) in suite.iter().enumerate() {
+        let name = suite_name(index + 1, obf);
+        let signal = Signal::new();
+        let describe = |nodes| {
+            format!(
+                "{name} ({} of {}): {} nodes",
+                index + 1,
+                suite.len(),
+                thousands(nodes)
+            )
+        };
+        warn_if_long(options, &obf.setup);
+        let solved = ticking(options.progress, &signal, &describe, || {
+            solve_setup(
+                options.variant,
+                &obf.setup,
+                &options.limits,
+                &mut tt,
+                Some(&signal),
+            )
+        });
         let expected = obf.best_score();
         let ok = solved.finished && expected.is_none_or(|score| score == solved.score);
-        let name = if obf.comment.is_empty() {
-            format!("#{}", number + 1)
-        } else {
-            obf.comment
-                .split(',')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_owned()
-        };
         summary.positions += 1;
         summary.unsolved += usize::from(!solved.finished);
         summary.wrong += usize::from(solved.finished && !ok);
         summary.nodes += solved.nodes;
         summary.seconds += solved.seconds;
-        if json {
-            let expected = expected.map_or("null".into(), |score| score.to_string());
-            writeln!(
-                out,
-                "{{\"name\":\"{}\",{},\"expected\":{expected},\"ok\":{ok}}}",
-                name.replace(['"', '\\'], ""),
-                solved.json_fields()
-            )?;
+        if options.json {
+            let row = SuiteRowJson {
+                name: &name,
+                solved: solved.json(),
+                expected,
+                ok,
+            };
+            serde_json::to_writer(&mut *out, &row).map_err(std::io::Error::from)?;
+            writeln!(out)?;
         } else {
             let expected = expected.map_or("?".into(), |score| format!("{score:+}"));
             let (found, verdict) = match (solved.finished, ok) {
@@ -219,6 +386,7 @@ pub fn run_suite(
             } else {
                 "-".into()
             };
+            let name = super::printable(&name);
             writeln!(
                 out,
                 "{name:<10} {mv:<5} {found:>4}  expected {expected:>4}  {verdict:<7} {:>12} nodes {:>9.3} s",
@@ -227,17 +395,18 @@ pub fn run_suite(
         }
         out.flush()?;
     }
-    if json {
-        writeln!(
-            out,
-            "{{\"positions\":{},\"right\":{},\"wrong\":{},\"unsolved\":{},\"nodes\":{},\"seconds\":{:.6}}}",
-            summary.positions,
-            summary.positions - summary.wrong - summary.unsolved,
-            summary.wrong,
-            summary.unsolved,
-            summary.nodes,
-            summary.seconds
-        )?;
+    let right = summary.positions - summary.wrong - summary.unsolved;
+    if options.json {
+        let total = SuiteTotalJson {
+            positions: summary.positions,
+            right,
+            wrong: summary.wrong,
+            unsolved: summary.unsolved,
+            nodes: summary.nodes,
+            seconds: micro(summary.seconds),
+        };
+        serde_json::to_writer(&mut *out, &total).map_err(std::io::Error::from)?;
+        writeln!(out)?;
     } else {
         let unsolved = if summary.unsolved > 0 {
             format!(", {} not solved in time", summary.unsolved)
@@ -246,14 +415,11 @@ pub fn run_suite(
         };
         writeln!(
             out,
-            "total: {} positions, {} right, {} wrong{unsolved}; {} nodes in {:.1} s",
-            summary.positions,
-            summary.positions - summary.wrong - summary.unsolved,
-            summary.wrong,
-            summary.nodes,
-            summary.seconds
+            "total: {} positions, {right} right, {} wrong{unsolved}; {} nodes in {:.1} s",
+            summary.positions, summary.wrong, summary.nodes, summary.seconds
         )?;
     }
+    out.flush()?;
     if summary.wrong + summary.unsolved > 0 {
         return Err(CommandError::WrongScores {
             wrong: summary.wrong + summary.unsolved,
@@ -311,17 +477,11 @@ mod tests {
     fn suite_rows_and_a_wrong_score() {
         let mut obf = near_end();
         let mut tt = TranspositionTable::new(8);
-        let solved = solve_setup(Variant::Full, &obf.setup, &Limits::NONE, &mut tt);
+        let solved = solve_setup(Variant::Full, &obf.setup, &Limits::NONE, &mut tt, None);
         obf.scored_moves = vec![(solved.best.unwrap(), solved.score)];
         let mut out = Vec::new();
-        let summary = run_suite(
-            Variant::Full,
-            &[obf.clone()],
-            &Limits::NONE,
-            false,
-            &mut out,
-        )
-        .unwrap();
+        let options = SolveOptions::new(Variant::Full);
+        let summary = run_suite(&[obf.clone()], &options, &mut out).unwrap();
         assert_eq!((summary.positions, summary.wrong), (1, 0));
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("test "), "{text}");
@@ -335,7 +495,11 @@ mod tests {
 
         obf.scored_moves[0].1 += 2;
         let mut out = Vec::new();
-        let error = run_suite(Variant::Full, &[obf], &Limits::NONE, true, &mut out).unwrap_err();
+        let json = SolveOptions {
+            json: true,
+            ..options
+        };
+        let error = run_suite(&[obf], &json, &mut out).unwrap_err();
         assert!(matches!(
             error,
             CommandError::WrongScores {
@@ -344,9 +508,25 @@ mod tests {
             }
         ));
         let text = String::from_utf8(out).unwrap();
-        assert!(
-            text.lines().next().unwrap().contains("\"ok\":false"),
-            "{text}"
-        );
+        let row: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(row["ok"], false, "{text}");
+        assert_eq!(row["name"], "test");
+    }
+
+    #[test]
+    fn a_solve_out_of_time_reports_its_nodes_and_fails() {
+        let setup = Setup::standard(crate::Shape::STANDARD);
+        let options = SolveOptions {
+            limits: Limits::nodes(50_000),
+            json: true,
+            ..SolveOptions::new(Variant::Full)
+        };
+        let mut out = Vec::new();
+        let error = run(&setup, &options, &mut out).unwrap_err();
+        assert!(matches!(error, CommandError::NotSolved { positions: 1 }));
+        let row: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(row["solved"], false);
+        assert!(row["nodes"].as_u64().unwrap() >= 50_000, "{row}");
+        assert_eq!(row["move"], serde_json::Value::Null);
     }
 }

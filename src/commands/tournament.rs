@@ -4,6 +4,7 @@
 use std::{fmt::Write as _, io::Write};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
 
 use super::CommandError;
 use crate::{
@@ -120,41 +121,70 @@ fn elo_text(value: f64) -> String {
     }
 }
 
-/// A number for JSON: `null` where infinite.
-fn json_number(value: f64, decimals: usize) -> String {
-    if value.is_finite() {
-        format!("{value:.decimals$}")
-    } else {
-        "null".to_owned()
-    }
+/// A number for JSON rounded to `decimals`: `None` (null) where infinite, and never `-0`.
+fn json_number(value: f64, decimals: i32) -> Option<f64> {
+    let scale = 10f64.powi(decimals);
+    value
+        .is_finite()
+        .then(|| (value * scale).round() / scale + 0.0)
+}
+
+/// The match in JSON.
+#[derive(Serialize)]
+struct MatchJson {
+    games: u32,
+    players: [PlayerJson; 2],
+    draws: u32,
+    elo: EloJson,
+}
+
+#[derive(Serialize)]
+struct PlayerJson {
+    spec: String,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    score: Option<f64>,
+    disc_difference: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct EloJson {
+    difference: Option<f64>,
+    low: Option<f64>,
+    high: Option<f64>,
 }
 
 fn json_summary(options: &MatchOptions, summary: &MatchSummary) -> String {
-    let player = |spec: &str, tally: &Tally| {
-        format!(
-            "{{\"spec\":\"{spec}\",\"wins\":{},\"draws\":{},\"losses\":{},\"score\":{},\"disc_difference\":{}}}",
-            tally.wins,
-            tally.draws,
-            tally.losses,
-            json_number(tally.score(), 4),
-            json_number(tally.average_disc_difference(), 2),
-        )
+    let player = |index: usize| {
+        let tally: &Tally = &summary.players[index];
+        PlayerJson {
+            spec: options.players[index].to_string(),
+            wins: tally.wins,
+            draws: tally.draws,
+            losses: tally.losses,
+            score: json_number(tally.score(), 4),
+            disc_difference: json_number(tally.average_disc_difference(), 2),
+        }
     };
     let EloEstimate {
         difference,
         low,
         high,
     } = summary.players[0].elo();
-    format!(
-        "{{\"games\":{},\"players\":[{},{}],\"draws\":{},\"elo\":{{\"difference\":{},\"low\":{},\"high\":{}}}}}\n",
-        summary.games(),
-        player(&options.players[0].to_string(), &summary.players[0]),
-        player(&options.players[1].to_string(), &summary.players[1]),
-        summary.draws(),
-        json_number(difference, 1),
-        json_number(low, 1),
-        json_number(high, 1),
-    )
+    let report = MatchJson {
+        games: summary.games(),
+        players: [player(0), player(1)],
+        draws: summary.draws(),
+        elo: EloJson {
+            difference: json_number(difference, 1),
+            low: json_number(low, 1),
+            high: json_number(high, 1),
+        },
+    };
+    let mut text = serde_json::to_string(&report).expect("numbers and strings serialize");
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]
@@ -170,6 +200,7 @@ mod tests {
             openings: 2,
             time_per_move: None,
             seed: 3,
+            hash: None,
         }
     }
 
@@ -214,8 +245,9 @@ mod tests {
 
     #[test]
     fn infinite_elo_is_null_in_json_and_inf_in_text() {
-        assert_eq!(json_number(f64::INFINITY, 1), "null");
-        assert_eq!(json_number(12.345, 1), "12.3");
+        assert_eq!(json_number(f64::INFINITY, 1), None);
+        assert_eq!(json_number(12.345, 1), Some(12.3));
+        assert!(json_number(-0.01, 1).unwrap().is_sign_positive(), "no -0.0");
         assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
         assert_eq!(elo_text(190.85), "+191");
         assert_eq!(elo_text(-0.0), "0");

@@ -26,6 +26,9 @@ pub struct MatchOptions {
     pub time_per_move: Option<Duration>,
     /// Makes the openings and every player's random choices reproducible.
     pub seed: u64,
+    /// Each engine's transposition table size in MiB; `None` sizes it to the time per
+    /// move.
+    pub hash: Option<usize>,
 }
 
 /// One finished game.
@@ -229,8 +232,8 @@ pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord 
     // Indexed by colour: Black's player first.
     let specs = [options.players[black], options.players[1 - black]];
     let mut players = [
-        new_player::<R>(specs[0], mix(game_seed, 0, 2)),
-        new_player::<R>(specs[1], mix(game_seed, 1, 2)),
+        new_player::<R>(specs[0], mix(game_seed, 0, 2), options.hash),
+        new_player::<R>(specs[1], mix(game_seed, 1, 2), options.hash),
     ];
     while let Status::ToMove(side) = game.status() {
         let player = &mut players[side as usize];
@@ -283,6 +286,7 @@ mod tests {
             openings: 4,
             time_per_move: None,
             seed: 7,
+            hash: None,
         }
     }
 

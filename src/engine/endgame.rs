@@ -16,12 +16,10 @@
 //! second runs where the processor has those (FFO #40–#49 in about 135 s here; see
 //! BENCHMARKS.md for how each part was measured).
 
-use std::sync::atomic::AtomicBool;
-
 use super::{
     Index, Layout, Node, SquareSet,
     eval::{DISC, evaluate},
-    limits::{Limits, Stopper},
+    limits::{Limits, Signal, Stopper},
     search::{self, SearchOptions},
     tt::{Bound, Entry, TranspositionTable},
 };
@@ -57,6 +55,13 @@ pub enum Goal {
     WinLossDraw,
 }
 
+/// A solve that was stopped (by its limits or its signal) before it finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unfinished {
+    /// Positions visited before it stopped.
+    pub nodes: u64,
+}
+
 /// Solves `node` to the end of the game.
 ///
 /// The score is the side to move's final disc difference with perfect play by both sides.
@@ -64,19 +69,20 @@ pub enum Goal {
 /// Othello scoring, as in the FFO test suite); under [`WinRule::FewestDiscs`] the score is the
 /// opponent's discs minus the side to move's, so positive still means winning.
 ///
-/// Returns `None` if `limits` (or `stop`) ended the search first.
+/// # Errors
+/// [`Unfinished`] if `limits` (or `signal`) ended the search first.
 pub fn solve<N: Node>(
     node: &N,
     rule: WinRule,
     goal: Goal,
     tt: &mut TranspositionTable,
     limits: &Limits,
-    stop: Option<&AtomicBool>,
-) -> Option<Solution> {
+    signal: Option<&Signal>,
+) -> Result<Solution, Unfinished> {
     let mut solver = Solver {
         rule,
         tt,
-        stopper: Stopper::new(limits, stop),
+        stopper: Stopper::new(limits, signal),
         moves: Vec::with_capacity(256),
     };
     let bound = node.layout().cells.len() as i32;
@@ -87,12 +93,135 @@ pub fn solve<N: Node>(
         }
         Goal::WinLossDraw => solver.root(node, -1, 1),
     };
-    (!solver.stopper.stopped()).then(|| Solution {
-        best,
-        score,
-        nodes: solver.stopper.nodes(),
-    })
+    let nodes = solver.stopper.nodes();
+    if solver.stopper.stopped() {
+        return Err(Unfinished { nodes });
+    }
+    Ok(Solution { best, score, nodes })
 }
+
+/// A move of [`rank`] and its exact score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolvedMove {
+    /// The move.
+    pub square: Square,
+    /// The final disc difference after it with perfect play, for the side that plays it.
+    pub score: i32,
+    /// A line of best play after it, starting with the move (from the table: it may stop
+    /// short of the end).
+    pub pv: Vec<Square>,
+}
+
+/// The exact scores of the best `count` moves of `node`, best first (fewer if it has fewer
+/// moves; none if it must pass), and the positions visited.
+///
+/// Each move's position is solved exactly while fewer than `count` are ranked; after that a
+/// null-window solve first tells whether it beats the last one ranked, and only then is it
+/// solved exactly. Moves are tried in the order of a short midgame search.
+///
+/// # Errors
+/// [`Unfinished`] if `limits` (or `signal`) ended the search first.
+pub fn rank<N: Node>(
+    node: &N,
+    rule: WinRule,
+    count: usize,
+    tt: &mut TranspositionTable,
+    limits: &Limits,
+    signal: Option<&Signal>,
+) -> Result<(Vec<SolvedMove>, u64), Unfinished> {
+    let moves = node.moves();
+    let options = SearchOptions {
+        rule,
+        limits: Limits::depth(ORDER_DEPTH),
+        ranked_moves: moves.len() as usize,
+    };
+    let order = search::search(node, &options, tt, None, &mut |_| {}).ranked;
+    let mut solver = Solver {
+        rule,
+        tt,
+        stopper: Stopper::new(limits, signal),
+        moves: Vec::with_capacity(256),
+    };
+    let bound = node.layout().cells.len() as i32;
+    let mut ranked: Vec<SolvedMove> = Vec::new();
+    for guess in order {
+        let Some(mv) = node.index(guess.square) else {
+            continue;
+        };
+        let child = node.play(mv);
+        let exact = |solver: &mut Solver<'_, '_, N>| {
+            let guess = -(guess.score / DISC);
+            -solver.converge(&child, guess, -bound, bound).0
+        };
+        let score = if ranked.len() < count.max(1) {
+            exact(&mut solver)
+        } else {
+            let floor = ranked[ranked.len() - 1].score;
+            // Does the move beat the floor? Only then is its exact score needed.
+            let beats = -solver.root(&child, -floor - 1, -floor).0 > floor;
+            if solver.stopper.stopped() || !beats {
+                if solver.stopper.stopped() {
+                    break;
+                }
+                continue;
+            }
+            exact(&mut solver)
+        };
+        if solver.stopper.stopped() {
+            break;
+        }
+        let mut pv = vec![guess.square];
+        follow_table(solver.tt, &child, rule, &mut pv);
+        ranked.push(SolvedMove {
+            square: guess.square,
+            score,
+            pv,
+        });
+        ranked.sort_by_key(|solved| -solved.score);
+        ranked.truncate(count.max(1));
+    }
+    let nodes = solver.stopper.nodes();
+    if solver.stopper.stopped() {
+        return Err(Unfinished { nodes });
+    }
+    Ok((ranked, nodes))
+}
+
+/// Extends `pv` from `node` on by the best moves the table holds (passes are implicit), as
+/// long as each is legal; the last few empties, which the solver does not store, are
+/// solved again (in microseconds).
+fn follow_table<N: Node>(tt: &TranspositionTable, node: &N, rule: WinRule, pv: &mut Vec<Square>) {
+    let mut node = *node;
+    for _ in 0..node.empties().len() {
+        if node.moves().is_empty() {
+            node = node.pass();
+            if node.moves().is_empty() {
+                return;
+            }
+        }
+        let stored = tt
+            .probe(node.hash())
+            .and_then(|entry| entry.best)
+            .and_then(|square| node.index(square))
+            .filter(|&mv| node.moves().contains(mv));
+        let mv = stored.or_else(|| {
+            if node.empties().len() > PLAIN_EMPTIES {
+                return None;
+            }
+            let mut small = TranspositionTable::new(1);
+            let solved = solve(&node, rule, Goal::Exact, &mut small, &Limits::NONE, None);
+            solved.ok()?.best.and_then(|square| node.index(square))
+        });
+        let Some(mv) = mv else {
+            return;
+        };
+        pv.push(node.square(mv));
+        node = node.play(mv);
+    }
+}
+
+/// Depth of the midgame search that orders the moves [`rank`] solves.
+const ORDER_DEPTH: u32 = 4;
 
 /// A first estimate of the final score, from a short midgame search.
 fn first_guess<N: Node>(node: &N, rule: WinRule) -> i32 {
@@ -625,6 +754,25 @@ mod tests {
         let expected = minimax(node, rule);
         let exact = solve(node, rule, Goal::Exact, &mut tt, &Limits::NONE, None).unwrap();
         assert_eq!(exact.score, expected, "{node:?}");
+        let (ranked, _) = rank(node, rule, 3, &mut tt, &Limits::NONE, None).unwrap();
+        let mut children: Vec<i32> = Vec::new();
+        let mut moves = node.moves();
+        while let Some(mv) = moves.pop() {
+            children.push(-minimax(&node.play(mv), rule));
+        }
+        children.sort_by_key(|&score| -score);
+        children.truncate(3);
+        let scores: Vec<i32> = ranked.iter().map(|solved| solved.score).collect();
+        assert_eq!(scores, children, "ranked moves of {node:?}");
+        for solved in ranked {
+            let mv = node.index(solved.square).unwrap();
+            assert_eq!(
+                -minimax(&node.play(mv), rule),
+                solved.score,
+                "{solved:?} of {node:?}"
+            );
+            assert_eq!(solved.pv[0], solved.square);
+        }
         if let Some(best) = exact.best {
             let mv = node.index(best).unwrap();
             assert!(node.moves().contains(mv));
@@ -667,7 +815,10 @@ mod tests {
             &Limits::nodes(100),
             None,
         );
-        assert_eq!(result, None);
+        assert!(
+            matches!(result, Err(Unfinished { nodes }) if nodes >= 100),
+            "{result:?}"
+        );
     }
 
     #[test]

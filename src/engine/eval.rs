@@ -17,7 +17,9 @@
 //! 3.61 discs without the term, 3.80 with +20 a disc, 3.49 with -20, noise about 0.3), and
 //! what matters about edges is already counted by the corner, C-square and stability terms.
 //! Weights are named constants below; the game phase (how full the board is) scales those
-//! that change over a game.
+//! that change over a game. The sum is an estimate of the final disc difference, so it is
+//! kept inside what the board allows (see `within_board`): scores read as discs on every
+//! shape.
 
 use super::{Node, SquareSet};
 use crate::{Variant, WinRule};
@@ -68,7 +70,9 @@ const SIMPLE_CORNER: i32 = 50;
 const CELLS_PER_SAFE_DISC: i32 = 20;
 /// ... each missing disc costs this much, squared (on 16 × 16, one disc left: 121 times).
 /// Measured: engine against greedy on 16 × 16 at 30 ms a move lost 7 of 30 games, all by
-/// wipeout, without this term; none with it.
+/// wipeout, without this term; none with it. Smaller weights scaled to the board (a
+/// sixteenth or an eighth of its cells at most, in discs) let wipeouts back in (1 and 2
+/// of 30 lost).
 const WIPEOUT: i32 = 100;
 
 /// The evaluation of `node` for the side to move under `rule`.
@@ -128,10 +132,26 @@ pub fn evaluate<N: Node>(node: &N, rule: WinRule) -> i32 {
             )
         }
     };
-    match rule {
+    let score = match rule {
         WinRule::MostDiscs => choices + parity + owning + wipeout,
         WinRule::FewestDiscs => choices + parity - owning - wipeout,
+    };
+    within_board(score, cells)
+}
+
+/// `score` kept strictly inside what a final score can be on a board of `cells` squares
+/// (the evaluation estimates one): unchanged up to half the largest, then compressed
+/// smoothly towards it. Monotone, so positions keep their order.
+fn within_board(score: i32, cells: i32) -> i32 {
+    let limit = i64::from((cells - 1) * DISC);
+    let knee = limit / 2;
+    let magnitude = i64::from(score).abs();
+    if magnitude <= knee {
+        return score;
     }
+    let (over, room) = (magnitude - knee, limit - knee);
+    let squashed = knee + over * room / (over + room);
+    squashed as i32 * score.signum()
 }
 
 #[cfg(test)]
@@ -168,6 +188,44 @@ mod tests {
         assert!(evaluate(&x_square, WinRule::MostDiscs) < base);
         // Fewest discs: owning the corner is a liability.
         assert!(evaluate(&corner, WinRule::FewestDiscs) < evaluate(&corner, WinRule::MostDiscs));
+    }
+
+    #[test]
+    fn scores_stay_inside_the_board_and_keep_their_order() {
+        assert_eq!(within_board(1234, 64), 1234);
+        assert_eq!(within_board(-3150, 64), -3150);
+        let mut last = i32::MIN;
+        for score in (-1_000_000..1_000_000).step_by(997) {
+            let bounded = within_board(score, 64);
+            assert!(bounded.abs() < 64 * DISC, "{score} -> {bounded}");
+            assert!(bounded >= last, "monotone at {score}");
+            assert_eq!(within_board(-score, 64), -bounded, "symmetric at {score}");
+            last = bounded;
+        }
+        // Every evaluation of random positions on every shape is inside its board.
+        for (rows, columns) in [(4, 4), (8, 8), (16, 16), (6, 10)] {
+            let shape = Shape::new(rows, columns).unwrap();
+            let cells = shape.cells() as i32;
+            for seed in 0..50u64 {
+                let mut board = Board::empty(shape);
+                for (i, square) in shape.squares().enumerate() {
+                    let roll = (seed.wrapping_mul(31) + i as u64 * 7919) % 5;
+                    let disc = match roll {
+                        0 | 1 => Some(Color::Black),
+                        2 => Some(Color::White),
+                        _ => None,
+                    };
+                    board.set(square, disc);
+                }
+                for rule in [WinRule::MostDiscs, WinRule::FewestDiscs] {
+                    let full = GridNode::<Full>::from_board(&board, Color::White);
+                    let simple = GridNode::<crate::Simple>::from_board(&board, Color::Black);
+                    for score in [evaluate(&full, rule), evaluate(&simple, rule)] {
+                        assert!(score.abs() < cells * DISC, "{score} on {shape}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Search limits as data: depth, nodes, time, and an outside stop flag.
 
 use std::{
-    sync::atomic::{AtomicBool, Ordering},
+    sync::atomic::{AtomicBool, AtomicU64, Ordering},
     time::{Duration, Instant},
 };
 
@@ -52,6 +52,40 @@ impl Limits {
     }
 }
 
+/// Shared between a running search and other threads: they can ask it to stop, and it
+/// publishes how many nodes it has visited (every few thousand), for progress displays.
+#[derive(Debug, Default)]
+pub struct Signal {
+    stop: AtomicBool,
+    nodes: AtomicU64,
+}
+
+impl Signal {
+    /// A signal that has not asked anything yet.
+    pub const fn new() -> Signal {
+        Signal {
+            stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+        }
+    }
+
+    /// Asks the searches watching this signal to stop (they return their last finished
+    /// result, or none).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Nodes the latest search watching this signal had visited when it last looked.
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+}
+
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 4096;
 
@@ -61,19 +95,20 @@ const CHECK_EVERY: u64 = 4096;
 pub struct Stopper<'a> {
     deadline: Option<Instant>,
     max_nodes: u64,
-    flag: Option<&'a AtomicBool>,
+    signal: Option<&'a Signal>,
     nodes: u64,
     next_check: u64,
     stopped: bool,
 }
 
 impl<'a> Stopper<'a> {
-    /// Starts the clock for `limits`; `flag`, when set by another thread, stops the search.
-    pub fn new(limits: &Limits, flag: Option<&'a AtomicBool>) -> Stopper<'a> {
+    /// Starts the clock for `limits`; `signal`, when another thread asks it to stop, stops
+    /// the search, and hears the node count at every look.
+    pub fn new(limits: &Limits, signal: Option<&'a Signal>) -> Stopper<'a> {
         Stopper {
             deadline: limits.time.map(|time| Instant::now() + time),
             max_nodes: limits.nodes.unwrap_or(u64::MAX),
-            flag,
+            signal,
             nodes: 0,
             // The first node looks: a search asked to stop before it starts stops at once.
             next_check: 1,
@@ -98,7 +133,10 @@ impl<'a> Stopper<'a> {
         let late = self
             .deadline
             .is_some_and(|deadline| Instant::now() >= deadline);
-        let asked = self.flag.is_some_and(|flag| flag.load(Ordering::Relaxed));
+        let asked = self.signal.is_some_and(|signal| {
+            signal.nodes.store(self.nodes, Ordering::Relaxed);
+            signal.is_stopped()
+        });
         self.stopped |= late || asked || self.nodes >= self.max_nodes;
     }
 
@@ -128,10 +166,11 @@ mod tests {
         let mut stopper = Stopper::new(&Limits::nodes(10_000), None);
         let ticks = (0..100_000).take_while(|_| !stopper.tick()).count();
         assert_eq!(ticks, 9_999, "the 10,000th node stops");
-        let flag = AtomicBool::new(false);
-        let mut stopper = Stopper::new(&Limits::NONE, Some(&flag));
+        let signal = Signal::new();
+        let mut stopper = Stopper::new(&Limits::NONE, Some(&signal));
         assert!((0..10_000).all(|_| !stopper.tick()));
-        flag.store(true, Ordering::Relaxed);
+        assert!(signal.nodes() >= 8192, "the count is published as it runs");
+        signal.stop();
         assert!((0..10_000).any(|_| stopper.tick()));
         assert!(stopper.stopped());
     }

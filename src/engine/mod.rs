@@ -22,13 +22,16 @@ mod tt;
 pub use arena::{
     EloEstimate, GameRecord, MatchOptions, MatchSummary, Tally, play_game, play_match,
 };
-pub use endgame::{Goal, Solution, solve};
+pub use endgame::{Goal, Solution, Unfinished, solve};
 
 pub use grid::GridNode;
-pub use limits::{Limits, Stopper};
+pub use limits::{Limits, Signal, Stopper};
 pub use node::{Corner, Index, Layout, Node, SquareSet};
 pub use node8::Node8;
-pub use player::{EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player};
+pub use player::{
+    EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
+    solve_time_estimate,
+};
 pub use search::{RankedMove, SearchOptions, SearchReport, search};
 pub use tt::{Bound, Entry, TranspositionTable};
 

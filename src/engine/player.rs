@@ -99,15 +99,21 @@ pub trait Player<R: RuleSet> {
     ) -> Option<Square>;
 }
 
-/// A player for `spec`; `seed` makes its random choices reproducible.
-pub fn new_player<R: RuleSet>(spec: PlayerSpec, seed: u64) -> Box<dyn Player<R>> {
+/// A player for `spec`; `seed` makes its random choices reproducible; `hash` is the
+/// engine's transposition table size in MiB (`None`: sized to the time per move, see
+/// [`EnginePlayer`]).
+pub fn new_player<R: RuleSet>(
+    spec: PlayerSpec,
+    seed: u64,
+    hash: Option<usize>,
+) -> Box<dyn Player<R>> {
     let rng = StdRng::seed_from_u64(seed);
     match spec {
         PlayerSpec::Random => Box::new(RandomPlayer { rng }),
         PlayerSpec::Greedy => Box::new(GreedyPlayer { rng }),
         PlayerSpec::Minimax(depth) => Box::new(MinimaxPlayer { depth }),
         PlayerSpec::Mcts(playouts) => Box::new(MctsPlayer { playouts, rng }),
-        PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level)),
+        PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level, hash)),
     }
 }
 
@@ -340,35 +346,57 @@ pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// representation is slower (about as slow as the fast path three empties further, four on
 /// boards of more than 64 squares), and so is SIMPLE (every empty square next to an
 /// opponent disc is a move).
-fn solvable_empties<N: Node>(node: &N, time: Duration) -> u32 {
+pub(crate) fn solvable_empties<N: Node>(node: &N, time: Duration) -> u32 {
     let third_ms = time.as_secs_f64() * 1000.0 / 3.0;
     let fast_path_empties = 14.0 + 2.0 * (third_ms / 10.0).max(1e-3).log(4.0);
-    let handicap = if TypeId::of::<N::Set>() == TypeId::of::<u64>() {
+    (fast_path_empties.floor() as i64 - i64::from(solve_handicap(node))).clamp(0, 64) as u32
+}
+
+/// A rough estimate of how long an exact solve of `node` takes here, by the model of
+/// [`solvable_empties`]: for warning people before a solve that may never end.
+pub fn solve_time_estimate<N: Node>(node: &N) -> Duration {
+    let empties = f64::from(node.empties().len() + solve_handicap(node));
+    let seconds = 0.010 * 4f64.powf((empties - 14.0) / 2.0);
+    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+}
+
+/// How many empties further the fast path solves as fast as `node`'s representation.
+fn solve_handicap<N: Node>(node: &N) -> u32 {
+    if TypeId::of::<N::Set>() == TypeId::of::<u64>() {
         0
     } else if N::VARIANT == Variant::Simple || node.layout().cells.len() <= 64 {
         3
     } else {
         4
-    };
-    (fast_path_empties.floor() as i64 - handicap).clamp(0, 64) as u32
+    }
 }
 
 /// The share of the move time an exact solve may take.
-const SOLVE_SHARE: f64 = 0.6;
+pub(crate) const SOLVE_SHARE: f64 = 0.6;
 
 /// The engine: iterative-deepening search with the evaluation, and the exact solver near
 /// the end when the time allows.
+///
+/// Its transposition table is kept from move to move. Unless a size is given, it is made
+/// at the first move for the time given: [`TranspositionTable::megabytes_for_time`], at
+/// most [`MAX_DEFAULT_HASH`] MiB (many engines may play at once, in a match or a server).
 pub struct EnginePlayer {
     level: u8,
-    tt: TranspositionTable,
+    hash: Option<usize>,
+    tt: Option<TranspositionTable>,
 }
 
+/// The largest table, in MiB, an engine makes when no size is given.
+pub const MAX_DEFAULT_HASH: usize = 32;
+
 impl EnginePlayer {
-    /// The engine at `level` (1 to 10).
-    pub fn new(level: u8) -> EnginePlayer {
+    /// The engine at `level` (1 to 10), with a table of `hash` MiB (`None`: sized to the
+    /// time per move).
+    pub fn new(level: u8, hash: Option<usize>) -> EnginePlayer {
         EnginePlayer {
             level: level.clamp(1, PlayerSpec::MAX_LEVEL),
-            tt: TranspositionTable::new(32),
+            hash,
+            tt: None,
         }
     }
 }
@@ -406,7 +434,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                 if empties <= solve_empties {
                     // Most of the time for the exact solve; the rest for a search if it fails.
                     let limits = Limits::time(self.time.mul_f64(SOLVE_SHARE));
-                    if let Some(solution) =
+                    if let Ok(solution) =
                         endgame::solve(&node, self.rule, Goal::Exact, self.tt, &limits, None)
                     {
                         return solution.best;
@@ -427,11 +455,18 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
         let Status::ToMove(side) = game.status() else {
             return None;
         };
+        let time = time.unwrap_or(DEFAULT_MOVE_TIME);
+        let hash = self.hash;
+        let tt = self.tt.get_or_insert_with(|| {
+            TranspositionTable::new(hash.unwrap_or_else(|| {
+                TranspositionTable::megabytes_for_time(time).min(MAX_DEFAULT_HASH)
+            }))
+        });
         let task = Task {
             level: LEVELS[usize::from(self.level - 1)],
-            time: time.unwrap_or(DEFAULT_MOVE_TIME),
+            time,
             rule: game.setup().win_rule,
-            tt: &mut self.tt,
+            tt,
             progress,
         };
         with_node::<R, _>(game.board(), side, task)
@@ -487,8 +522,8 @@ mod tests {
         seed: u64,
     ) -> Game<R> {
         let mut players = [
-            new_player::<R>(black, seed),
-            new_player::<R>(white, seed + 1),
+            new_player::<R>(black, seed, None),
+            new_player::<R>(white, seed + 1, None),
         ];
         let mut game = Game::<R>::new(setup);
         while let Status::ToMove(side) = game.status() {
@@ -570,7 +605,7 @@ mod tests {
             win_rule: WinRule::MostDiscs,
         };
         let game = Game::<Full>::new(setup);
-        let mut greedy = new_player::<Full>(PlayerSpec::Greedy, 1);
+        let mut greedy = new_player::<Full>(PlayerSpec::Greedy, 1, None);
         assert_eq!(
             greedy.choose(&game, None, &mut |_| {}),
             Some("g1".parse().unwrap())
@@ -612,7 +647,7 @@ mod tests {
             win_rule: WinRule::MostDiscs,
         };
         let game = Game::<Full>::new(setup);
-        let mut engine = new_player::<Full>(PlayerSpec::Engine(10), 0);
+        let mut engine = new_player::<Full>(PlayerSpec::Engine(10), 0, None);
         let choice = engine
             .choose(&game, Some(Duration::from_secs(5)), &mut |_| {})
             .unwrap();

@@ -2,16 +2,13 @@
 //! search, the transposition table and move ordering, within limits given as data. It never
 //! prints: each finished iteration is reported through a callback.
 
-use std::{
-    sync::atomic::AtomicBool,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use super::{
     Index, Node, SquareSet,
     endgame::final_score,
     eval::{DISC, evaluate},
-    limits::{Limits, Stopper},
+    limits::{Limits, Signal, Stopper},
     tt::{Bound, Entry, TranspositionTable},
 };
 use crate::{Square, WinRule};
@@ -63,14 +60,14 @@ pub struct SearchReport {
     pub elapsed: Duration,
 }
 
-/// Searches `node` deeper and deeper until `options.limits` (or `stop`) ends it, reporting
+/// Searches `node` deeper and deeper until `options.limits` (or `signal`) ends it, reporting
 /// each finished iteration to `progress`; returns the last finished one. At least the
 /// first iteration always finishes, so a legal move is always found when there is one.
 pub fn search<N: Node>(
     node: &N,
     options: &SearchOptions,
     tt: &mut TranspositionTable,
-    stop: Option<&AtomicBool>,
+    signal: Option<&Signal>,
     progress: &mut dyn FnMut(&SearchReport),
 ) -> SearchReport {
     let start = Instant::now();
@@ -84,7 +81,7 @@ pub fn search<N: Node>(
     let mut searcher = Searcher {
         options: *options,
         tt,
-        stopper: Stopper::new(&options.limits, stop),
+        stopper: Stopper::new(&options.limits, signal),
         moves: Vec::with_capacity(512),
     };
     let mut report = SearchReport {
@@ -469,8 +466,9 @@ mod tests {
         let report = search(&node, &one_node, &mut tt, None, &mut |_| {});
         assert_eq!(report.depth, 1);
         assert!(report.best.is_some());
-        let flag = AtomicBool::new(true);
-        let report = search(&node, &options(10), &mut tt, Some(&flag), &mut |_| {});
+        let signal = Signal::new();
+        signal.stop();
+        let report = search(&node, &options(10), &mut tt, Some(&signal), &mut |_| {});
         assert_eq!(
             report.depth, 1,
             "a search stopped before it starts still has a move"

@@ -90,6 +90,8 @@ pub struct TranspositionTable {
     /// Number of buckets minus one: the bucket index mask.
     mask: usize,
     generation: u8,
+    /// Whether anything was stored since the table was made or cleared.
+    dirty: bool,
 }
 
 impl TranspositionTable {
@@ -103,7 +105,26 @@ impl TranspositionTable {
             slots: vec![[0; 2]; buckets * BUCKET],
             mask: buckets - 1,
             generation: 0,
+            dirty: false,
         }
+    }
+
+    /// The table's size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * size_of::<[u64; 2]>()
+    }
+
+    /// The size in MiB for an exact solve of a position with `empties` empty squares, when
+    /// none is asked for: 1 MiB up to 14 empties, doubling with every empty square after,
+    /// at most 256 MiB (from 22 empties). The solver fills about that much.
+    pub fn megabytes_for_solve(empties: u32) -> usize {
+        1 << empties.saturating_sub(14).min(8)
+    }
+
+    /// The size in MiB for a search of `time`, when none is asked for: 1 MiB per 16 ms
+    /// (about what a search stores in that time here), at most 256 MiB.
+    pub fn megabytes_for_time(time: std::time::Duration) -> usize {
+        (time.as_millis() / 16).clamp(1, 256) as usize
     }
 
     /// Starts a new search: older entries become the first to be replaced.
@@ -111,9 +132,13 @@ impl TranspositionTable {
         self.generation = self.generation.wrapping_add(1);
     }
 
-    /// Forgets everything.
+    /// Forgets everything. A table nothing was stored in is left alone: its memory is
+    /// still the zeroed pages the system handed out, untouched.
     pub fn clear(&mut self) {
-        self.slots.fill([0; 2]);
+        if self.dirty {
+            self.slots.fill([0; 2]);
+            self.dirty = false;
+        }
     }
 
     fn bucket(&self, key: u64) -> std::ops::Range<usize> {
@@ -133,6 +158,7 @@ impl TranspositionTable {
     /// Stores a result for the position with hash `key`.
     #[inline]
     pub fn store(&mut self, key: u64, score: i32, depth: u8, bound: Bound, best: Option<Square>) {
+        self.dirty = true;
         let generation = self.generation;
         let range = self.bucket(key);
         let bucket = &mut self.slots[range];
@@ -170,6 +196,24 @@ impl TranspositionTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_follow_the_work_and_fresh_tables_are_not_cleared() {
+        assert_eq!(TranspositionTable::megabytes_for_solve(4), 1);
+        assert_eq!(TranspositionTable::megabytes_for_solve(20), 64);
+        assert_eq!(TranspositionTable::megabytes_for_solve(60), 256);
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(TranspositionTable::megabytes_for_time(ms(1000)), 62);
+        assert_eq!(TranspositionTable::megabytes_for_time(ms(0)), 1);
+        let mut table = TranspositionTable::new(1);
+        assert_eq!(table.bytes(), 1 << 20);
+        assert!(!table.dirty);
+        table.store(5, 1, 1, Bound::Exact, None);
+        assert!(table.dirty);
+        table.clear();
+        assert!(!table.dirty);
+        assert_eq!(table.probe(5), None);
+    }
 
     #[test]
     fn packing_round_trips() {

@@ -20,12 +20,15 @@ pub enum Input {
     Redo,
     /// `history`: the moves so far.
     History,
-    /// `save FILE`, or `save --grader FILE.in`.
+    /// `save FILE`, or `save --grader FILE.in`; `save!` overwrites a file that is not a
+    /// saved game.
     Save {
         /// Where.
         path: PathBuf,
         /// Write a grader-protocol input instead of a game record.
         grader: bool,
+        /// Overwrite whatever is there.
+        force: bool,
     },
     /// `load FILE`.
     Load(PathBuf),
@@ -35,6 +38,8 @@ pub enum Input {
     Help,
     /// `quit` (or `exit`).
     Quit,
+    /// `pass`: passes are not typed; the game passes for a side with no legal move.
+    Pass,
     /// `yes` / `y`: at the end of a game, play again with colours swapped.
     Yes,
     /// `no` / `n`: at the end of a game, stop.
@@ -51,14 +56,23 @@ pub const MAX_HINTS: usize = 64;
 
 impl Input {
     /// Reads one line (without its line ending). Moves are checked against `shape` only for
-    /// being on the board; words are case-insensitive.
+    /// being on the board; command words are case-insensitive. Words are split as a shell
+    /// splits them, so a file name with spaces is quoted: `save "my games/one.txt"`.
     pub fn parse(line: &str, shape: Shape) -> Input {
         let line = line.trim();
-        let mut words = line.split_whitespace();
-        let Some(first) = words.next() else {
+        let words = match shell_words::split(line) {
+            Ok(words) => words,
+            Err(_) => {
+                return Input::Unknown(format!(
+                    "unclosed quote in {line:?}: quote a file name as \"my file.txt\""
+                ));
+            }
+        };
+        let Some((first, rest)) = words.split_first() else {
             return Input::Nothing;
         };
-        let rest: Vec<&str> = words.collect();
+        let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+        let first = first.as_str();
         let command = first.to_ascii_lowercase();
         let unknown = |why: String| Input::Unknown(why);
         match (command.as_str(), rest.as_slice()) {
@@ -72,22 +86,27 @@ impl Input {
             ("undo", []) => Input::Undo,
             ("redo", []) => Input::Redo,
             ("history", []) => Input::History,
-            ("save", [path]) => Input::Save {
+            ("save" | "save!", [path]) => Input::Save {
                 path: PathBuf::from(path),
                 grader: false,
+                force: command == "save!",
             },
-            ("save", ["--grader", path]) => Input::Save {
+            ("save" | "save!", ["--grader", path]) => Input::Save {
                 path: PathBuf::from(path),
                 grader: true,
+                force: command == "save!",
             },
-            ("save", _) => {
-                unknown("save takes a file name: save FILE, or save --grader FILE.in".into())
-            }
+            ("save" | "save!", _) => unknown(
+                "save takes a file name: save FILE, or save --grader FILE.in (quote a name \
+                 with spaces)"
+                    .into(),
+            ),
             ("load", [path]) => Input::Load(PathBuf::from(path)),
             ("load", _) => unknown("load takes a file name: load FILE".into()),
             ("new", []) => Input::New,
             ("help" | "?", []) => Input::Help,
             ("quit" | "exit" | "q", []) => Input::Quit,
+            ("pass", []) => Input::Pass,
             ("yes" | "y", []) => Input::Yes,
             ("no" | "n", []) => Input::No,
             (
@@ -139,6 +158,7 @@ hint [K]         the engine's best K moves (default 3) with scores
 undo / redo      take back / replay moves (back to your previous turn against an AI)
 history          the moves so far, numbered, and as one transcript string
 save FILE        save the game as a record; save --grader FILE.in writes a grader input
+                 (quote a name with spaces; save! FILE replaces a file that is not a game)
 load FILE        load a game record, transcript (f5d6...), OBF board or GGF game
 new              start again with the same settings
 help             this list
@@ -187,16 +207,38 @@ mod tests {
             parse("save game.txt"),
             Input::Save {
                 path: "game.txt".into(),
-                grader: false
+                grader: false,
+                force: false,
             }
         );
         assert_eq!(
             parse("save --grader case.in"),
             Input::Save {
                 path: "case.in".into(),
-                grader: true
+                grader: true,
+                force: false,
             }
         );
+        assert_eq!(
+            parse("save \"dir with space/g.txt\""),
+            Input::Save {
+                path: "dir with space/g.txt".into(),
+                grader: false,
+                force: false,
+            }
+        );
+        assert_eq!(
+            parse("save! 'notes.txt'"),
+            Input::Save {
+                path: "notes.txt".into(),
+                grader: false,
+                force: true,
+            }
+        );
+        assert!(
+            matches!(parse("save \"open"), Input::Unknown(why) if why.contains("unclosed quote"))
+        );
+        assert_eq!(parse("pass"), Input::Pass);
         assert!(matches!(parse("save"), Input::Unknown(_)));
         assert_eq!(parse("load game.txt"), Input::Load("game.txt".into()));
         assert_eq!(parse("new"), Input::New);

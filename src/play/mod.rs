@@ -25,8 +25,10 @@ pub use render::{Style, View};
 use crate::{
     Bitboard, Color, Full, Game, LineReader, Outcome, Ply, ReadError, Record, ReplayError, RuleSet,
     Setup, Simple, Status, Variant, WinRule,
-    commands::hint,
-    engine::{Limits, ParsePlayerError, Player, PlayerSpec, SearchReport, eval::DISC, new_player},
+    commands::{self, LoadSettings, hint},
+    engine::{
+        Limits, ParsePlayerError, Player, PlayerSpec, SearchReport, Signal, eval::DISC, new_player,
+    },
     line_reader::Line,
 };
 
@@ -85,8 +87,13 @@ pub struct PlayOptions {
     pub echo: bool,
     /// Show a spinner on stderr while the computer thinks (for a terminal).
     pub thinking: bool,
+    /// Stdin and stdout are a terminal: the prompt gets line editing and history, and the
+    /// panel beside the board moves below it when the terminal is too narrow.
+    pub terminal: bool,
     /// The date written into saved records.
     pub date: Option<String>,
+    /// The engine's transposition table size in MiB; `None` sizes it to the time per move.
+    pub hash: Option<usize>,
 }
 
 /// Why a session stopped early.
@@ -98,6 +105,9 @@ pub enum PlayError {
     /// Writing the output failed.
     #[error("cannot write output: {0}")]
     Write(#[from] io::Error),
+    /// The terminal's line editor failed.
+    #[error("cannot read the terminal: {0}")]
+    Editor(#[from] rustyline::error::ReadlineError),
 }
 
 impl PlayError {
@@ -118,9 +128,15 @@ pub fn run(
 ) -> Result<(), PlayError> {
     let mut console = Console {
         lines: LineReader::new(input),
+        editor: if options.terminal {
+            rustyline::DefaultEditor::new().ok()
+        } else {
+            None
+        },
         out: output,
         echo: options.echo,
         style: options.style,
+        terminal: options.terminal,
     };
     let mut options = options;
     let mut start = match options.load.take() {
@@ -169,9 +185,12 @@ fn describe(variant: Variant, setup: &Setup) -> String {
 /// Input and output, with the prompt discipline: output is flushed before every read.
 struct Console<'o, I, O> {
     lines: LineReader<I>,
+    /// On a terminal: a line editor with history, read instead of `lines`.
+    editor: Option<rustyline::DefaultEditor>,
     out: &'o mut O,
     echo: bool,
     style: Style,
+    terminal: bool,
 }
 
 impl<I: Read, O: Write> Console<'_, I, O> {
@@ -185,6 +204,23 @@ impl<I: Read, O: Write> Console<'_, I, O> {
     /// read is written after the prompt (`● Black to move> d3`), so that no line ends in a
     /// space.
     fn ask(&mut self, prompt: &str) -> Result<Option<String>, PlayError> {
+        if let Some(editor) = self.editor.as_mut() {
+            self.out.flush()?;
+            return match editor.readline(&format!("{prompt} ")) {
+                Ok(line) => {
+                    if !line.trim().is_empty() {
+                        let _ = editor.add_history_entry(line.as_str());
+                    }
+                    Ok(Some(line))
+                }
+                // Ctrl-D or Ctrl-C: leave, as at the end of piped input.
+                Err(
+                    rustyline::error::ReadlineError::Eof
+                    | rustyline::error::ReadlineError::Interrupted,
+                ) => Ok(None),
+                Err(error) => Err(error.into()),
+            };
+        }
         write!(self.out, "{prompt}")?;
         if !self.echo {
             write!(self.out, " ")?;
@@ -211,6 +247,16 @@ impl<I: Read, O: Write> Console<'_, I, O> {
             }
         }
         Ok(Some(text))
+    }
+}
+
+impl<I, O> Console<'_, I, O> {
+    /// The terminal's width in columns, on a terminal.
+    fn width(&self) -> Option<usize> {
+        if !self.terminal {
+            return None;
+        }
+        terminal_size::terminal_size().map(|(width, _)| usize::from(width.0))
     }
 }
 
@@ -260,8 +306,23 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let seats = self.options.seats;
         self.players = Color::ALL.map(|color| match seats[color as usize] {
             Seat::Human => None,
-            Seat::Computer(spec) => Some(new_player::<R>(spec, player_seed(seed, games, color))),
+            Seat::Computer(spec) => Some(new_player::<R>(
+                spec,
+                player_seed(seed, games, color),
+                self.options.hash,
+            )),
         });
+    }
+
+    /// The legal moves, `d3 c4 f5 e6`.
+    fn legal_list(&self) -> String {
+        let legal: Vec<String> = self
+            .game
+            .legal_moves()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        legal.join(" ")
     }
 
     fn style(&self) -> Style {
@@ -319,12 +380,6 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                     let ply = self.game.play(square).expect("a legal move");
                     self.after_ply(&ply)?;
                 } else {
-                    let legal: Vec<String> = self
-                        .game
-                        .legal_moves()
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect();
                     let why = if self.game.board().at(square).is_some() {
                         "the square is taken"
                     } else {
@@ -333,7 +388,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                     let text = format!(
                         "{square} is not a legal move for {} ({why}); legal moves: {}",
                         color_name(side),
-                        legal.join(" ")
+                        self.legal_list()
                     );
                     self.console.say(&self.style().warn(&text))?;
                 }
@@ -392,7 +447,11 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             Input::Undo => self.undo()?,
             Input::Redo => self.redo()?,
             Input::History => self.history()?,
-            Input::Save { path, grader } => self.save(&path, grader)?,
+            Input::Save {
+                path,
+                grader,
+                force,
+            } => self.save(&path, grader, force)?,
             Input::Load(path) => return self.load(&path),
             Input::New => {
                 self.restart(*self.game.setup());
@@ -406,6 +465,18 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             }
             Input::Quit => return Ok(Some(Next::Quit)),
             Input::Unknown(why) => self.console.say(&self.style().warn(&why))?,
+            Input::Pass => {
+                let text = match self.game.status() {
+                    Status::ToMove(side) => format!(
+                        "passes are automatic: a side with no legal move passes by itself, and \
+                         {} has moves ({})",
+                        color_name(side),
+                        self.legal_list()
+                    ),
+                    Status::Over(_) => "the game is over: nobody moves or passes".to_owned(),
+                };
+                self.console.say(&self.style().warn(&text))?;
+            }
             Input::Nothing | Input::Move(_) | Input::Yes | Input::No => {}
         }
         Ok(None)
@@ -522,6 +593,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             last: last.map(|ply| ply.square()),
             flipped: last.map_or(Bitboard::EMPTY, |ply| ply.flips()),
             panel,
+            width: self.console.width(),
         };
         let text = render::draw_board(&view, self.style());
         write!(self.console.out, "{text}")?;
@@ -531,14 +603,15 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     fn announce_result(&mut self, outcome: Outcome) -> Result<(), PlayError> {
         let board = self.game.board();
         let (black, white) = (board.count(Color::Black), board.count(Color::White));
-        let score = format!("{black} to {white}");
+        // Both counts named: "0 to 33" after "White wins" reads as White's 0.
+        let score = format!("Black {black}, White {white}");
         let text = match (outcome, self.game.setup().win_rule) {
-            (Outcome::Draw, _) => format!("Game over: a draw, {score}."),
+            (Outcome::Draw, _) => format!("Game over: a draw ({score})."),
             (Outcome::Win(color), WinRule::MostDiscs) => {
-                format!("Game over: {} wins, {score}.", self.side_name(color))
+                format!("Game over: {} wins ({score}).", self.side_name(color))
             }
             (Outcome::Win(color), WinRule::FewestDiscs) => format!(
-                "Game over: {} wins with fewer discs, {score}.",
+                "Game over: {} wins with fewer discs ({score}).",
                 self.side_name(color)
             ),
         };
@@ -556,10 +629,18 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             first_mover: side,
             win_rule: self.game.setup().win_rule,
         };
-        let limits = Limits::time(self.options.time_per_move);
-        let report = hint::rank(R::VARIANT, &setup, limits, count);
-        for (index, ranked) in report.ranked.iter().enumerate() {
-            let line = hint::text_line(index + 1, ranked, &report);
+        let options = hint::HintOptions {
+            limits: Limits::time(self.options.time_per_move),
+            hash: self.options.hash,
+            ..hint::HintOptions::new(R::VARIANT, count)
+        };
+        let hint = hint::rank(
+            &setup,
+            &options,
+            &Signal::new(),
+            &std::sync::atomic::AtomicU32::new(0),
+        );
+        for line in hint::text_lines(&hint) {
             self.console.say(&line)?;
         }
         Ok(())
@@ -585,6 +666,8 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 break;
             }
         }
+        // In the order they were played, as redo lists them.
+        undone.reverse();
         self.console
             .say(&format!("Took back {}.", undone.join(" ")))?;
         self.show_board()
@@ -647,7 +730,10 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         }
     }
 
-    fn save(&mut self, path: &Path, grader: bool) -> Result<(), PlayError> {
+    /// Saves the game: written to a temporary file beside `path`, then renamed over it, so
+    /// a failed save leaves what was there. A file there that is not a saved game (in any
+    /// format a game loads from) is kept unless `force`.
+    fn save(&mut self, path: &Path, grader: bool, force: bool) -> Result<(), PlayError> {
         let record = self.record();
         let text = if grader {
             match record.to_grader_input() {
@@ -661,14 +747,35 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         } else {
             record.to_string()
         };
-        let message = match std::fs::write(path, text) {
+        let replacing = match std::fs::read(path) {
+            Ok(old) => {
+                Some(std::str::from_utf8(&old).is_ok_and(|old| old.parse::<Record>().is_ok()))
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => None,
+            // A directory, or a file we cannot read: not a game we may replace.
+            Err(_) => Some(false),
+        };
+        if replacing == Some(false) && !force {
+            let text = format!(
+                "{} exists and is not a saved game: not replaced (save! {} replaces it)",
+                path.display(),
+                shell_words::quote(&path.display().to_string())
+            );
+            return Ok(self.console.say(&self.style().warn(&text))?);
+        }
+        let replaced = if replacing.is_some() {
+            " (replacing what was there)"
+        } else {
+            ""
+        };
+        let message = match write_replacing(path, text.as_bytes()) {
             Ok(()) if grader => format!(
-                "Saved a grader input to {}: its expected output is `othello --rules {} < {}`.",
+                "Saved a grader input to {}{replaced}: its expected output is `othello --rules {} < {}`.",
                 path.display(),
                 R::VARIANT.name(),
                 path.display()
             ),
-            Ok(()) => format!("Saved the game to {}.", path.display()),
+            Ok(()) => format!("Saved the game to {}{replaced}.", path.display()),
             Err(error) => self
                 .style()
                 .warn(&format!("cannot save {}: {error}", path.display())),
@@ -678,46 +785,59 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     }
 
     fn load(&mut self, path: &Path) -> Result<Option<Next>, PlayError> {
-        let record = std::fs::read_to_string(path)
-            .map_err(|error| format!("cannot read {}: {error}", path.display()))
-            .and_then(|text| {
-                text.parse::<Record>()
-                    .map_err(|error| format!("cannot load {}: {error}", path.display()))
-            });
-        let record = match record {
+        // A file that does not state its rules or start (a bare transcript, say) is loaded
+        // under this game's.
+        let settings = LoadSettings::defaults(R::VARIANT, *self.game.setup());
+        let record = match commands::read_record(path, &settings) {
             Ok(record) => record,
-            Err(why) => {
-                self.console.say(&self.style().warn(&why))?;
+            Err(error) => {
+                let text = match error {
+                    commands::CommandError::Read { .. } => error.to_string(),
+                    _ => format!("cannot load {error}"),
+                };
+                self.console.say(&self.style().warn(&text))?;
                 return Ok(None);
             }
         };
         if record.variant != R::VARIANT {
-            if let Err(error) = check_record(&record) {
-                let text = format!("cannot load {}: {error}", path.display());
-                self.console.say(&self.style().warn(&text))?;
-                return Ok(None);
-            }
             return Ok(Some(Next::Switch(record)));
         }
-        match record.replay::<R>() {
-            Ok(game) => {
-                self.restart(record.setup);
-                self.game = game;
-                self.console.say(&format!(
-                    "Loaded {} ({}, {} moves).",
-                    path.display(),
-                    describe(R::VARIANT, &record.setup),
-                    record.moves.len()
-                ))?;
-                self.show_board()?;
-            }
-            Err(error) => {
-                let text = format!("cannot load {}: {error}", path.display());
-                self.console.say(&self.style().warn(&text))?;
-            }
-        }
+        let game = record
+            .replay::<R>()
+            .unwrap_or_else(|_| Game::new(record.setup));
+        self.restart(record.setup);
+        self.game = game;
+        self.console.say(&format!(
+            "Loaded {} ({}, {} moves).",
+            path.display(),
+            describe(R::VARIANT, &record.setup),
+            record.moves.len()
+        ))?;
+        self.show_board()?;
         Ok(None)
     }
+}
+
+/// Writes `bytes` to a new temporary file in `path`'s directory, then renames it to `path`:
+/// whoever reads `path` sees the old file or the whole new one, never a part.
+fn write_replacing(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".othello-save-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As a plain new file would be (the umask applies).
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
 }
 
 fn color_name(color: Color) -> &'static str {

@@ -74,8 +74,10 @@ pub struct View<'a> {
     /// The discs the last move turned over (highlighted when there are colours).
     pub flipped: Bitboard,
     /// Lines to show to the right of the board, from its second row down (from the first
-    /// on boards too short for them all).
+    /// on boards too short for them all), or below it when they would not fit in `width`.
     pub panel: Vec<String>,
+    /// The terminal's width in columns, if known.
+    pub width: Option<usize>,
 }
 
 /// The board with its coordinates and panel, one line per row plus the column letters,
@@ -94,8 +96,17 @@ pub fn draw_board(view: &View<'_>, style: Style) -> String {
         .effects(Effects::BOLD);
     let flipped_style = AnsiStyle::new().effects(Effects::BOLD | Effects::UNDERLINE);
     let legal_style = AnsiStyle::new().fg_color(Some(AnsiColor::Green.into()));
+    // Beside the board: the row label, two columns a cell, a frame, the gap, the line.
+    let beside = 3 + 2 * usize::from(shape.columns()) + 2 + PANEL_GAP.len();
+    let widest = view.panel.iter().map(|line| line.chars().count()).max();
+    let below =
+        matches!((view.width, widest), (Some(width), Some(widest)) if beside + widest > width);
     // The panel starts beside the second row, or the first if it would not fit.
-    let panel_start = usize::from(usize::from(shape.rows()) > view.panel.len());
+    let panel_start = if below {
+        usize::MAX
+    } else {
+        usize::from(usize::from(shape.rows()) > view.panel.len())
+    };
     for row in 0..shape.rows() {
         let _ = write!(text, "{:>2} ", row + 1);
         let mut previous_was_last = false;
@@ -142,6 +153,12 @@ pub fn draw_board(view: &View<'_>, style: Style) -> String {
         }
         text.push('\n');
     }
+    if below {
+        for line in view.panel.iter().filter(|line| !line.is_empty()) {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
     text
 }
 
@@ -157,6 +174,7 @@ mod tests {
             last: None,
             flipped: Bitboard::EMPTY,
             panel: vec!["first".into(), "second".into()],
+            width: None,
         }
     }
 
@@ -230,6 +248,24 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn the_panel_goes_below_the_board_on_a_narrow_terminal() {
+        let board = Board::standard(Shape::new(16, 16).unwrap());
+        let mut view = view(&board);
+        view.width = Some(80);
+        let wide = draw_board(&view, Style::default());
+        assert!(wide.lines().nth(2).unwrap().ends_with("first"), "{wide}");
+        view.width = Some(40);
+        let narrow = draw_board(&view, Style::default());
+        let lines: Vec<&str> = narrow.lines().collect();
+        assert_eq!(lines.len(), 19, "{narrow}");
+        assert_eq!(lines[17..], ["first", "second"]);
+        assert!(
+            lines.iter().all(|line| line.chars().count() <= 40),
+            "{narrow}"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::{
     Board, Color, Game, MoveList, Obf, ParseObfError, ParseSquareError, ReplayError, RuleSet,
-    Setup, Shape, Square, Variant, WinRule,
+    Setup, SetupError, Shape, Square, Variant, WinRule,
 };
 
 mod ggf;
@@ -59,7 +59,12 @@ const EXCERPT_CHARS: usize = 40;
 ///   full rules (an anti game, `TY[8a]`, is won by the fewest discs); see
 ///   [`to_ggf`](Record::to_ggf);
 /// - an OBF position, `<64 cells of X, O, -> <X|O>`: that position, no moves;
-/// - a bare move list, `f5d6c3` (spaces and line breaks allowed): the standard 8 × 8 start.
+/// - a bare move list, `f5d6c3` (spaces and line breaks allowed): the standard 8 × 8 start;
+/// - a grader input (header, board, move lines `row column`): the grader's refusals dropped.
+///
+/// What a text does not state (a move list has no rules or board, an OBF position no win
+/// rule) takes the defaults above; [`Record::parse_stated`] says which, so that a program
+/// loading it can fill them in from its own settings instead.
 ///
 /// Moves must lie on the board, but their legality is checked only by
 /// [`replay`](Record::replay).
@@ -219,23 +224,99 @@ impl fmt::Display for Record {
 impl FromStr for Record {
     type Err = ParseRecordError;
 
-    /// Reads any of the four formats described at [`Record`]: text starting with `(;` is
-    /// GGF; text with a line starting `# othello` or a record key and `:` is the record
-    /// format; a single line of 64 OBF cells is an OBF position; anything else must be a
-    /// move list. A byte order mark at the start is skipped.
+    /// Reads any of the formats described at [`Record`]; see [`Record::parse_stated`].
     fn from_str(text: &str) -> Result<Record, ParseRecordError> {
+        Record::parse_stated(text).map(|(record, _)| record)
+    }
+}
+
+/// The text formats [`Record`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordFormat {
+    /// Our `key: value` record.
+    Record,
+    /// A GGF game.
+    Ggf,
+    /// An OBF position.
+    Obf,
+    /// A bare move list such as `f5d6c3`.
+    Transcript,
+    /// A grader-protocol input: header, board and move lines.
+    Grader,
+}
+
+/// What a text read as a [`Record`] stated itself; the rest are defaults, which whoever
+/// loads it may set instead (a bare transcript follows the rules and size it is loaded
+/// under, for instance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stated {
+    /// The format it was in.
+    pub format: RecordFormat,
+    /// The rule set (only the record format, with a `rules` line, and GGF state it).
+    pub rules: bool,
+    /// The board: its size and discs.
+    pub board: bool,
+    /// The first mover.
+    pub first: bool,
+    /// The win rule.
+    pub win: bool,
+}
+
+impl Record {
+    /// Reads any of the formats described at [`Record`], and says what the text stated
+    /// itself: text starting with `(;` is GGF; text with a line starting `# othello` or a
+    /// record key and `:` is the record format; a first line holding only a number is a
+    /// grader input; a single line of 64 OBF cells is an OBF position; anything else must
+    /// be a move list. A byte order mark at the start is skipped.
+    ///
+    /// ```
+    /// use othello::{Record, RecordFormat};
+    ///
+    /// let (record, stated) = Record::parse_stated("f5d6c3")?;
+    /// assert_eq!(stated.format, RecordFormat::Transcript);
+    /// assert!(!stated.rules && !stated.board);
+    /// let input = "4\n4\nB\n>\n. . . .\n. B W .\n. W B .\n. . . .\n1 3\n";
+    /// let (record, stated) = Record::parse_stated(input)?;
+    /// assert_eq!((stated.format, stated.board, stated.rules), (RecordFormat::Grader, true, false));
+    /// assert_eq!(record.moves, ["c1".parse()?]);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ParseRecordError`] for text in none of the formats, or with a bad part.
+    pub fn parse_stated(text: &str) -> Result<(Record, Stated), ParseRecordError> {
         // Some editors start a file with a byte order mark.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let trimmed = text.trim();
+        let everything = |format| Stated {
+            format,
+            rules: true,
+            board: true,
+            first: true,
+            win: true,
+        };
         if trimmed.starts_with("(;") {
-            return ggf::parse(trimmed);
+            return Ok((ggf::parse(trimmed)?, everything(RecordFormat::Ggf)));
         }
         if looks_like_record(text) {
             return parse_record(text);
         }
+        if looks_like_grader_input(text) {
+            let record = parse_grader_input(text)?;
+            let stated = Stated {
+                rules: false,
+                ..everything(RecordFormat::Grader)
+            };
+            return Ok((record, stated));
+        }
         if let Some(position) = obf_line(text) {
             let obf: Obf = position.parse()?;
-            return Ok(Record::new(Variant::Full, obf.setup));
+            let stated = Stated {
+                rules: false,
+                win: false,
+                ..everything(RecordFormat::Obf)
+            };
+            return Ok((Record::new(Variant::Full, obf.setup), stated));
         }
         let unrecognized = || ParseRecordError::Unrecognized {
             found: excerpt(trimmed),
@@ -244,20 +325,25 @@ impl FromStr for Record {
             return Err(unrecognized());
         }
         let moves = trimmed.parse::<MoveList>().map_err(|_| unrecognized())?.0;
-        if let Some((index, &square)) = moves
-            .iter()
-            .enumerate()
-            .find(|(_, square)| !Shape::STANDARD.contains(**square))
-        {
-            return Err(ParseRecordError::TranscriptOffBoard {
-                number: index + 1,
-                square,
-            });
-        }
-        Ok(Record {
+        let stated = Stated {
+            format: RecordFormat::Transcript,
+            rules: false,
+            board: false,
+            first: false,
+            win: false,
+        };
+        let record = Record {
             moves,
             ..Record::new(Variant::Full, Setup::standard(Shape::STANDARD))
-        })
+        };
+        Ok((record, stated))
+    }
+
+    /// Drops the moves the grader would answer `INVALID` (illegal under `R`) and those
+    /// after the end of the game, as the grader reads a grader input's move lines.
+    pub fn keep_playable<R: RuleSet>(&mut self) {
+        let mut game = Game::<R>::new(self.setup);
+        self.moves.retain(|&square| game.play(square).is_ok());
     }
 }
 
@@ -398,14 +484,6 @@ pub enum ParseRecordError {
         /// The board's shape.
         shape: Shape,
     },
-    /// A move of a bare move list outside the 8 × 8 board.
-    #[error("move {number}: {square} is not on the 8x8 board")]
-    TranscriptOffBoard {
-        /// The 1-based number of the move.
-        number: usize,
-        /// The move.
-        square: Square,
-    },
     /// GGF text that is not a tag such as `PB[name]` or the final `;)`.
     #[error("ggf: expected a tag such as PB[name] or the final ;), found {found:?}")]
     GgfSyntax {
@@ -460,10 +538,13 @@ pub enum ParseRecordError {
     /// A malformed OBF position.
     #[error("obf: {0}")]
     Obf(#[from] ParseObfError),
+    /// A grader input with a malformed header or board.
+    #[error("grader input: {0}")]
+    Grader(#[from] SetupError),
     /// Text in none of the formats.
     #[error(
-        "expected a game record (# othello game record), a GGF game, an OBF position or a \
-         move list such as f5d6c3, found {found:?}"
+        "expected a game record (# othello game record), a GGF game, a grader input, an OBF \
+         position or a move list such as f5d6c3, found {found:?}"
     )]
     Unrecognized {
         /// The text.
@@ -602,8 +683,57 @@ fn set_once<T>(
     Ok(())
 }
 
+/// Whether `text` starts like a grader input: its first line holds only a number.
+fn looks_like_grader_input(text: &str) -> bool {
+    text.lines()
+        .next()
+        .map(str::trim)
+        .is_some_and(|line| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Reads a grader input: the header and board, then the move lines as the grader reads
+/// them (`row column`, from 1). Lines the grader refuses whatever the position (not two
+/// numbers, or off the board) are dropped; see [`Record::keep_playable`] for the rest.
+fn parse_grader_input(text: &str) -> Result<Record, ParseRecordError> {
+    let setup = Setup::from_grader_input(text.as_bytes())?;
+    let shape = setup.board.shape();
+    let header_and_board = 4 + usize::from(shape.rows());
+    let moves = text
+        .lines()
+        .skip(header_and_board)
+        .filter_map(|line| grader_move(line, shape))
+        .collect();
+    Ok(Record {
+        moves,
+        ..Record::new(Variant::Full, setup)
+    })
+}
+
+/// A grader move line's square: two integers (an optional sign, then ASCII digits), row
+/// and column from 1, on `shape`.
+fn grader_move(line: &str, shape: Shape) -> Option<Square> {
+    if line.len() > crate::MAX_LINE_LEN {
+        return None;
+    }
+    let number = |token: &str| -> Option<i64> {
+        let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        token.parse().ok()
+    };
+    let mut tokens = line.split([' ', '\t', '\r']).filter(|t| !t.is_empty());
+    let (row, column) = (number(tokens.next()?)?, number(tokens.next()?)?);
+    if tokens.next().is_some() {
+        return None;
+    }
+    let row = usize::try_from(row.checked_sub(1)?).ok()?;
+    let column = usize::try_from(column.checked_sub(1)?).ok()?;
+    shape.square(row, column)
+}
+
 /// Reads the record format.
-fn parse_record(text: &str) -> Result<Record, ParseRecordError> {
+fn parse_record(text: &str) -> Result<(Record, Stated), ParseRecordError> {
     let mut variant: Field<Variant> = None;
     let mut size: Field<Shape> = None;
     let mut first: Field<Color> = None;
@@ -690,6 +820,7 @@ fn parse_record(text: &str) -> Result<Record, ParseRecordError> {
         }
     }
 
+    let board_stated = cells.is_some() || size.is_some();
     let board = match cells {
         Some((line, rows)) => {
             let board = build_board(&rows, line)?;
@@ -722,7 +853,14 @@ fn parse_record(text: &str) -> Result<Record, ParseRecordError> {
     }
     let [black, white] = players;
     let text_of = |field: Field<String>| field.map(|(_, text)| text);
-    Ok(Record {
+    let stated = Stated {
+        format: RecordFormat::Record,
+        rules: variant.is_some(),
+        board: board_stated,
+        first: first.is_some(),
+        win: win.is_some(),
+    };
+    let record = Record {
         variant: variant.map_or(Variant::Full, |(_, variant)| variant),
         setup: Setup {
             board,
@@ -735,7 +873,8 @@ fn parse_record(text: &str) -> Result<Record, ParseRecordError> {
         ],
         date: text_of(date),
         moves: moves.into_iter().map(|(_, square)| square).collect(),
-    })
+    };
+    Ok((record, stated))
 }
 
 /// The cells of a `board` value, row by row; every row has as many cells as the first.

@@ -304,7 +304,11 @@ fn a_known_game_as_a_bare_transcript() {
             .join(" \n")
     );
     assert_eq!(spaced.parse::<Record>(), Ok(record));
-    assert_eq!(error("f5d6i9"), "move 3: i9 is not on the 8x8 board");
+    // A bare transcript's board is whatever it is loaded on: off-board moves are found then
+    // (see `commands::fit_record`).
+    let (record, stated) = Record::parse_stated("f5d6i9").unwrap();
+    assert_eq!(stated.format, crate::RecordFormat::Transcript);
+    assert_eq!(record.moves.len(), 3);
 }
 
 #[test]
@@ -521,16 +525,20 @@ fn obf_positions() {
 
 #[test]
 fn unrecognized_text_names_the_formats() {
-    for text in ["", "  \n", "hello", "f5 d6 pass", "8\n8\nB\n>\n"] {
+    for text in ["", "  \n", "hello", "f5 d6 pass"] {
         assert_eq!(
             error(text),
             format!(
-                "expected a game record (# othello game record), a GGF game, an OBF position \
-                 or a move list such as f5d6c3, found {:?}",
+                "expected a game record (# othello game record), a GGF game, a grader input, \
+                 an OBF position or a move list such as f5d6c3, found {:?}",
                 text.trim()
             )
         );
     }
+    assert_eq!(
+        error("8\n8\nB\n>\n"),
+        "grader input: line 5: expected a board row, found end of input"
+    );
 }
 
 #[test]
@@ -726,4 +734,21 @@ proptest! {
         let _ = format!("{}{insert}{}", &text[..at], &text[at..]).parse::<Record>();
         let _ = text[..at].parse::<Record>();
     }
+}
+
+#[test]
+fn a_grader_input_loads_with_the_moves_the_grader_accepts() {
+    let mut record = Record::new(Variant::Full, Setup::standard(Shape::new(4, 6).unwrap()));
+    record.moves = "c1d1".parse::<MoveList>().unwrap().0;
+    let saved = record.to_grader_input().unwrap();
+    let (loaded, stated) = Record::parse_stated(&saved).unwrap();
+    assert_eq!(loaded, record, "{saved}");
+    assert_eq!(stated.format, crate::RecordFormat::Grader);
+    assert!(stated.board && stated.first && stated.win && !stated.rules);
+    // Lines the grader answers INVALID are not moves; illegal ones go when replayed.
+    let noisy = saved.replace("1 3\n", "x y\n1 3 5\n\n+1 +3\r\n99 1\n1 1\n");
+    let (mut loaded, _) = Record::parse_stated(&noisy).unwrap();
+    assert_eq!(loaded.moves.len(), 3, "{noisy}");
+    loaded.keep_playable::<Full>();
+    assert_eq!(loaded.moves, record.moves, "{noisy}");
 }

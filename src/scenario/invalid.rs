@@ -52,15 +52,21 @@ pub(super) enum InvalidKind {
     TrailingJunk,
     /// A sign without digits, or two signs.
     BadSign,
-    /// A separator other than spaces and tabs: a form feed, a vertical tab, a no-break
-    /// space, a slash, a dash, a colon.
+    /// A separator every reading of the course's spec refuses: a slash, a dash, a colon.
     BadSeparator,
-    /// A legal move padded to more than [`MAX_LINE_LEN`] bytes.
+    /// Edge case: a legal move padded to more than [`MAX_LINE_LEN`] bytes.
     Overlong,
+    /// Edge case: a legal move separated by whitespace other than spaces and tabs (a form
+    /// feed, a vertical tab, a no-break space, an em space), which Python's `split()`
+    /// splits on.
+    UnusualWhitespace,
+    /// Edge case: a legal move in digits other than ASCII (Arabic-Indic, full-width),
+    /// which Python's `int()` reads.
+    UnicodeDigits,
 }
 
 impl InvalidKind {
-    pub(super) const ALL: [InvalidKind; 22] = [
+    pub(super) const ALL: [InvalidKind; 24] = [
         InvalidKind::Occupied,
         InvalidKind::NoFlip,
         InvalidKind::OtherRules,
@@ -83,14 +89,34 @@ impl InvalidKind {
         InvalidKind::BadSign,
         InvalidKind::BadSeparator,
         InvalidKind::Overlong,
+        InvalidKind::UnusualWhitespace,
+        InvalidKind::UnicodeDigits,
     ];
+
+    /// Whether the reference's `INVALID` for this kind is this program's own choice where
+    /// the course's spec is silent: a plain student program (reading moves with Python's
+    /// `split()` and `int()`) may accept it. Such lines are written only on request.
+    pub(super) const fn is_edge_case(self) -> bool {
+        matches!(
+            self,
+            InvalidKind::Overlong | InvalidKind::UnusualWhitespace | InvalidKind::UnicodeDigits
+        )
+    }
 }
 
 /// A move line that the reference refuses in `game`'s current position (not over), of a
-/// kind chosen uniformly among those possible there (long lines four times less often).
-pub(super) fn invalid_line<R: RuleSet>(game: &Game<R>, rng: &mut StdRng) -> (String, InvalidKind) {
+/// kind chosen uniformly among those possible there (long lines four times less often);
+/// [edge cases](InvalidKind::is_edge_case) only if `edge_cases`.
+pub(super) fn invalid_line<R: RuleSet>(
+    game: &Game<R>,
+    rng: &mut StdRng,
+    edge_cases: bool,
+) -> (String, InvalidKind) {
     loop {
         let kind = InvalidKind::ALL[rng.random_range(0..InvalidKind::ALL.len())];
+        if kind.is_edge_case() && !edge_cases {
+            continue;
+        }
         if kind == InvalidKind::Overlong && rng.random_range(0..4) != 0 {
             continue;
         }
@@ -219,8 +245,36 @@ fn invalid_line_of_kind<R: RuleSet>(
             _ => format!("{row} --{column}"),
         },
         InvalidKind::BadSeparator => {
-            let separator = one_of(&["\u{b}", "\u{c}", "\u{a0}", "/", "-", ":"], rng);
+            let separator = one_of(&["/", "-", ":"], rng);
             format!("{row}{separator}{column}")
+        }
+        InvalidKind::UnusualWhitespace => {
+            let square = legal?;
+            let separator = one_of(&["\u{b}", "\u{c}", "\u{a0}", "\u{2003}"], rng);
+            format!("{}{separator}{}", square.row() + 1, square.column() + 1)
+        }
+        InvalidKind::UnicodeDigits => {
+            let square = legal?;
+            // Arabic-Indic or full-width digits.
+            let zero = if rng.random_bool(0.5) {
+                '\u{660}'
+            } else {
+                '\u{ff10}'
+            };
+            let digits = |number: u8| -> String {
+                number
+                    .to_string()
+                    .bytes()
+                    .map(|digit| {
+                        char::from_u32(zero as u32 + u32::from(digit - b'0')).unwrap_or(zero)
+                    })
+                    .collect()
+            };
+            format!(
+                "{} {}",
+                digits(square.row() + 1),
+                digits(square.column() + 1)
+            )
         }
         InvalidKind::Overlong => {
             let square = legal?;

@@ -20,6 +20,7 @@ fn options(variant: Variant, kind: ScenarioKind, size: Shape, seed: u64) -> GenO
         invalid_rate: 0.2,
         truncate: true,
         seed,
+        edge_cases: false,
     }
 }
 
@@ -164,6 +165,7 @@ fn a_mixed_run_keeps_every_promise_and_uses_both_win_rules() {
             invalid_rate: 0.1,
             truncate: false,
             seed: 42,
+            edge_cases: false,
         };
         let mut win_rules = HashSet::new();
         let mut kinds = Vec::new();
@@ -199,6 +201,7 @@ fn every_kind_of_invalid_line_occurs_and_is_refused() {
             invalid_rate: 0.5,
             truncate: true,
             seed: 3,
+            edge_cases: true,
             ..GenOptions::default()
         };
         for index in 0..60 {
@@ -311,4 +314,208 @@ fn odd_sizes_are_refused() {
         ..GenOptions::default()
     };
     generate(&options, 0);
+}
+
+/// How plain student programs read a move line, each as lenient as its language's usual
+/// calls are: the row and column they would try, or `None` where they would refuse it.
+mod readers {
+    /// Python: `r, c = line.split()` then `int()` (which takes signs, surrounding
+    /// whitespace, underscores between digits and any Unicode decimal digits).
+    pub fn python(line: &str) -> Option<(i64, i64)> {
+        let is_space = |c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
+        let tokens: Vec<&str> = line.split(is_space).filter(|t| !t.is_empty()).collect();
+        let [row, column] = tokens[..] else {
+            return None;
+        };
+        let int = |token: &str| -> Option<i64> {
+            let (sign, digits) = match token.strip_prefix(['+', '-']) {
+                Some(rest) => (if token.starts_with('-') { -1 } else { 1 }, rest),
+                None => (1, token),
+            };
+            let digits: String = digits.chars().filter(|&c| c != '_').collect();
+            if digits.is_empty() || !digits.chars().all(char::is_numeric) {
+                return None;
+            }
+            let ascii: String = digits
+                .chars()
+                .map(|c| c.to_digit(10).map_or('0', |d| char::from(b'0' + d as u8)))
+                .collect();
+            ascii.parse::<i64>().ok().map(|value| sign * value)
+        };
+        Some((int(row)?, int(column)?))
+    }
+
+    /// Java: `line.trim().split(" ")` with exactly two parts, then `Integer.parseInt` (a
+    /// sign, then digits of any script, within 32 bits).
+    pub fn java(line: &str) -> Option<(i64, i64)> {
+        let trimmed = line.trim_matches(|c: char| c <= ' ');
+        let parts: Vec<&str> = trimmed.split(' ').collect();
+        let [row, column] = parts[..] else {
+            return None;
+        };
+        let parse_int = |token: &str| -> Option<i64> {
+            let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
+            if digits.is_empty() || !digits.chars().all(char::is_numeric) {
+                return None;
+            }
+            let ascii: String = token
+                .chars()
+                .map(|c| c.to_digit(10).map_or(c, |d| char::from(b'0' + d as u8)))
+                .collect();
+            ascii.parse::<i32>().ok().map(i64::from)
+        };
+        Some((parse_int(row)?, parse_int(column)?))
+    }
+
+    /// C++: `std::istringstream in(line); in >> row >> column;` both must succeed and
+    /// nothing but whitespace may follow (`in >> std::ws; in.eof()`).
+    pub fn cpp(line: &str) -> Option<(i64, i64)> {
+        let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r');
+        let bytes = line.as_bytes();
+        let mut at = 0;
+        let number = |at: &mut usize| -> Option<i64> {
+            while *at < bytes.len() && is_space(bytes[*at]) {
+                *at += 1;
+            }
+            let start = *at;
+            if *at < bytes.len() && matches!(bytes[*at], b'+' | b'-') {
+                *at += 1;
+            }
+            let digits = *at;
+            while *at < bytes.len() && bytes[*at].is_ascii_digit() {
+                *at += 1;
+            }
+            if *at == digits {
+                return None;
+            }
+            line[start..*at].parse::<i32>().ok().map(i64::from)
+        };
+        let row = number(&mut at)?;
+        let column = number(&mut at)?;
+        bytes[at..]
+            .iter()
+            .all(|&b| is_space(b))
+            .then_some((row, column))
+    }
+}
+
+#[test]
+fn default_lines_mean_the_same_to_every_plain_reading_of_the_spec() {
+    for variant in Variant::ALL {
+        let options = GenOptions {
+            variant,
+            sizes: parse_all_sizes(),
+            invalid_rate: 0.5,
+            truncate: true,
+            seed: 11,
+            ..GenOptions::default()
+        };
+        for index in 0..80 {
+            let (scenario, roles) = build(&options, index);
+            let rows = usize::from(scenario.setup.board.shape().rows());
+            let lines: Vec<&str> = scenario.input.lines().skip(4 + rows).collect();
+            assert_eq!(lines.len(), roles.len());
+            let mut game = AnyGameForTest::new(variant, scenario.setup);
+            for (line, role) in lines.iter().zip(&roles) {
+                for (name, reader) in [
+                    ("python", readers::python as fn(&str) -> Option<(i64, i64)>),
+                    ("java", readers::java),
+                    ("c++", readers::cpp),
+                ] {
+                    let read = reader(line).and_then(|(row, column)| {
+                        let row = usize::try_from(row.checked_sub(1)?).ok()?;
+                        let column = usize::try_from(column.checked_sub(1)?).ok()?;
+                        scenario.setup.board.shape().square(row, column)
+                    });
+                    let accepted = read.is_some_and(|square| game.is_legal(square));
+                    assert_eq!(
+                        accepted,
+                        *role == LineRole::Move,
+                        "{name} reads {line:?} ({role:?}) differently"
+                    );
+                }
+                if let Some(square) = readers::python(line)
+                    .filter(|_| *role == LineRole::Move)
+                    .and_then(|(row, column)| {
+                        scenario
+                            .setup
+                            .board
+                            .shape()
+                            .square(row as usize - 1, column as usize - 1)
+                    })
+                {
+                    game.play(square);
+                }
+            }
+        }
+    }
+}
+
+/// A game under either rule set (what the test needs of one).
+enum AnyGameForTest {
+    Full(Game<Full>),
+    Simple(Game<Simple>),
+}
+
+impl AnyGameForTest {
+    fn new(variant: Variant, setup: Setup) -> AnyGameForTest {
+        match variant {
+            Variant::Full => AnyGameForTest::Full(Game::new(setup)),
+            Variant::Simple => AnyGameForTest::Simple(Game::new(setup)),
+        }
+    }
+
+    fn is_legal(&self, square: Square) -> bool {
+        match self {
+            AnyGameForTest::Full(game) => game.is_legal(square),
+            AnyGameForTest::Simple(game) => game.is_legal(square),
+        }
+    }
+
+    fn play(&mut self, square: Square) {
+        match self {
+            AnyGameForTest::Full(game) => drop(game.play(square).unwrap()),
+            AnyGameForTest::Simple(game) => drop(game.play(square).unwrap()),
+        }
+    }
+}
+
+#[test]
+fn edge_cases_come_only_when_asked_for() {
+    let mut options = GenOptions {
+        sizes: parse_all_sizes(),
+        invalid_rate: 0.6,
+        ..GenOptions::default()
+    };
+    let kinds = |options: &GenOptions| -> HashSet<InvalidKind> {
+        (0..60)
+            .flat_map(|index| build(options, index).1)
+            .filter_map(|role| match role {
+                LineRole::Invalid(kind) => Some(kind),
+                LineRole::Move => None,
+            })
+            .collect()
+    };
+    assert!(!kinds(&options).iter().any(|kind| kind.is_edge_case()));
+    options.edge_cases = true;
+    let with = kinds(&options);
+    assert!(with.contains(&InvalidKind::Overlong));
+    assert!(with.contains(&InvalidKind::UnicodeDigits));
+    assert!(with.contains(&InvalidKind::UnusualWhitespace));
+    // Some legal moves are written other than "row column", and the reference takes them.
+    let padded = (0..20).any(|index| {
+        let (scenario, roles) = build(&options, index);
+        let rows = usize::from(scenario.setup.board.shape().rows());
+        let lines = scenario.input.lines().skip(4 + rows);
+        lines.zip(roles).any(|(line, role)| {
+            let canonical = line
+                .split(' ')
+                .all(|number| number.parse::<u8>().is_ok_and(|n| n.to_string() == number));
+            role == LineRole::Move && !canonical
+        })
+    });
+    assert!(padded, "some legal moves are padded");
+    for index in 0..20 {
+        check(&options, index);
+    }
 }

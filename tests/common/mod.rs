@@ -90,15 +90,32 @@ pub fn assert_well_formed(stdout: &[u8]) {
 /// Runs the `othello` binary with `args` in a pseudo-terminal (stdin, stdout and stderr all
 /// the terminal, `TERM=xterm-256color`; `NO_COLOR` set only if `no_color`), types `input`,
 /// and returns everything the terminal showed once the program has exited successfully.
+///
+/// Input is typed a line at a time, each once the program has gone quiet (it waits at its
+/// prompt): a line editor reads only what is typed after its prompt, as a person types.
 pub fn in_terminal(args: &[&str], no_color: bool, input: &[u8]) -> String {
-    use std::io::{Read, Write};
+    in_terminal_sized(args, no_color, input, 100)
+}
+
+/// [`in_terminal`] with a terminal `columns` wide.
+pub fn in_terminal_sized(args: &[&str], no_color: bool, input: &[u8], columns: u16) -> String {
+    use std::{
+        io::{Read, Write},
+        sync::{Arc, Mutex},
+        time::{Duration, Instant},
+    };
 
     use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+    /// How long the program must print nothing before the next line is typed.
+    const QUIET: Duration = Duration::from_millis(300);
+    /// The longest wait for a prompt, against a program that never goes quiet.
+    const LONGEST: Duration = Duration::from_secs(60);
 
     let pty = native_pty_system()
         .openpty(PtySize {
             rows: 40,
-            cols: 100,
+            cols: columns,
             pixel_width: 0,
             pixel_height: 0,
         })
@@ -116,19 +133,104 @@ pub fn in_terminal(args: &[&str], no_color: bool, input: &[u8]) -> String {
     let mut reader = pty.master.try_clone_reader().unwrap();
     let mut writer = pty.master.take_writer().unwrap();
     // Read in the background: the terminal's buffer is small.
-    let output = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let mut buffer = [0; 4096];
-        while let Ok(n @ 1..) = reader.read(&mut buffer) {
-            bytes.extend_from_slice(&buffer[..n]);
+    let shown = Arc::new(Mutex::new((Vec::new(), Instant::now())));
+    let output = {
+        let shown = Arc::clone(&shown);
+        std::thread::spawn(move || {
+            let mut buffer = [0; 4096];
+            while let Ok(n @ 1..) = reader.read(&mut buffer) {
+                let mut shown = shown.lock().unwrap();
+                shown.0.extend_from_slice(&buffer[..n]);
+                shown.1 = Instant::now();
+            }
+        })
+    };
+    for line in input.split_inclusive(|&b| b == b'\n') {
+        let asked = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let (printed, last) = {
+                let shown = shown.lock().unwrap();
+                (shown.0.len(), shown.1)
+            };
+            let quiet = printed > 0 && last.elapsed() >= QUIET;
+            if quiet || asked.elapsed() >= LONGEST || child.try_wait().unwrap().is_some() {
+                break;
+            }
         }
-        String::from_utf8_lossy(&bytes).into_owned()
-    });
-    writer.write_all(input).unwrap();
-    writer.flush().unwrap();
+        // Keys as a terminal sends them: Enter is a carriage return.
+        let typed: Vec<u8> = line
+            .iter()
+            .map(|&b| if b == b'\n' { b'\r' } else { b })
+            .collect();
+        if writer
+            .write_all(&typed)
+            .and_then(|()| writer.flush())
+            .is_err()
+        {
+            break;
+        }
+        // The next line waits for new output.
+        shown.lock().unwrap().1 = Instant::now();
+    }
     let status = child.wait().unwrap();
     assert!(status.success());
     drop(writer);
     drop(pty.master);
-    output.join().unwrap()
+    output.join().unwrap();
+    let bytes = shown.lock().unwrap().0.clone();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Runs the `othello` binary with `args` in a pseudo-terminal (as [`in_terminal`], without
+/// colours) until the terminal shows `marker` (or `longest` passes), then stops it; returns
+/// what the terminal showed.
+pub fn in_terminal_until(args: &[&str], marker: &str, longest: std::time::Duration) -> String {
+    use std::{
+        io::Read,
+        sync::{Arc, Mutex},
+        time::{Duration, Instant},
+    };
+
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 100,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut command = CommandBuilder::new(assert_cmd::cargo::cargo_bin!("othello"));
+    command.args(args);
+    command.env("TERM", "xterm-256color");
+    command.env("NO_COLOR", "1");
+    let mut child = pty.slave.spawn_command(command).unwrap();
+    drop(pty.slave);
+    let mut reader = pty.master.try_clone_reader().unwrap();
+    let shown = Arc::new(Mutex::new(Vec::new()));
+    let output = {
+        let shown = Arc::clone(&shown);
+        std::thread::spawn(move || {
+            let mut buffer = [0; 4096];
+            while let Ok(n @ 1..) = reader.read(&mut buffer) {
+                shown.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        })
+    };
+    let start = Instant::now();
+    while start.elapsed() < longest {
+        std::thread::sleep(Duration::from_millis(50));
+        let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+        if text.contains(marker) || child.try_wait().unwrap().is_some() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(pty.master);
+    output.join().unwrap();
+    let bytes = shown.lock().unwrap().clone();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
