@@ -1,7 +1,7 @@
 //! Othello (Reversi) on rectangular boards from 4 × 4 to 16 × 16, under standard rules
 //! ([`Full`]) or the course's simplified ones ([`Simple`]), with any first mover, either win
-//! rule and any starting position; and the course's character-exact grader protocol
-//! ([`protocol`]).
+//! rule and any starting position; the course's character-exact grader protocol
+//! ([`protocol`]); an engine ([`engine`]); and tools for graders ([`grading`]).
 //!
 //! ```
 //! use othello::{Color, Full, Game, Outcome, Setup, Shape, Status};
@@ -27,45 +27,61 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The layers, each using only those before it: geometry ([`Shape`], [`Square`]), disc sets
-//! ([`Bitboard`]), [`Board`], rules ([`RuleSet`]), [`Game`], text formats ([`Setup`],
-//! [`MoveList`]), the [`engine`] and the [`protocol`] front end.
+//! # Layers
+//!
+//! Each uses only those before it:
+//! 1. **the game core** (`src/core/`): geometry ([`Shape`], [`Square`]), disc sets
+//!    ([`Bitboard`]), [`Board`], [`Color`], rules ([`RuleSet`], [`Full`], [`Simple`],
+//!    [`Variant`]), [`Setup`], [`Game`] and, for rules chosen at run time, [`AnyGame`];
+//! 2. **text formats** (`src/formats/`): the grader's header and board ([`Setup`]'s
+//!    `Display`/`FromStr`), [`MoveList`], [`Obf`], game records ([`Record`]: our own format,
+//!    GGF, grader inputs) and the bounded [`LineReader`];
+//! 3. **the [`engine`]**: perft, evaluation, search, exact solver, MCTS, players, matches,
+//!    and analysis (ranked moves, exact where the solver reaches);
+//! 4. **front ends**: the grader [`protocol`] and the [`grading`] tools, in this library
+//!    because they run on any reader and writer (tests run them in memory); the console
+//!    game, the command-line commands and the web server live in the `othello` binary
+//!    (`src/main.rs`, `src/cli/`, `src/play/`, `src/server/`).
+//!
+//! # What is public
+//!
+//! The library's API is the game core and the formats (flat, at the crate root), the
+//! [`engine`], the grader [`protocol`] and the [`grading`] tools: course staff may build
+//! their own harness on [`grading::scenario`] (test cases with their expected output) and
+//! [`grading::check`] (running a program the way the course's harness does). The console
+//! game (`play`), the command-line commands and the server are not: they are the binary's,
+//! with its command line and its pages as their interface, and they change with them.
 
 #![warn(missing_docs, missing_debug_implementations)]
 
-mod bitboard;
-mod board;
-pub mod check;
-mod color;
-pub mod commands;
+mod core;
 pub mod engine;
-mod game;
-mod geometry;
-mod line_reader;
-mod move_list;
-mod obf;
-pub mod play;
+mod formats;
+pub mod grading;
 pub mod protocol;
-mod record;
-mod rules;
-pub mod scenario;
-mod setup;
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-pub use bitboard::{Bitboard, Squares};
-pub use board::{Board, EMPTY_CELL};
-pub use color::Color;
-pub use game::{Game, MoveError, Outcome, Ply, ReplayError, Status, WinRule};
-pub use geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square};
-pub use line_reader::{Line, LineReader, MAX_LINE_LEN, ReadError};
-pub use move_list::{MoveList, ParseMoveListError};
-pub use obf::{Obf, ParseObfError};
-pub use record::{
-    GgfExportError, GraderExportError, ParseRecordError, Record, RecordFormat, Stated,
+pub use crate::core::{
+    any_game::AnyGame,
+    bitboard::{Bitboard, Squares},
+    board::{Board, EMPTY_CELL},
+    color::Color,
+    game::{Game, MoveError, Outcome, Ply, ReplayError, Status, WinRule},
+    geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square},
+    rules::{Full, ParseVariantError, RuleSet, Simple, Variant},
+    setup::Setup,
 };
-pub use rules::{Full, ParseVariantError, RuleSet, Simple, Variant};
-pub use setup::{Excerpt, Expected, Setup, SetupError, SetupErrorKind};
+pub use formats::{
+    grader::{Excerpt, Expected, SetupError, SetupErrorKind},
+    lines::{Line, LineReader, MAX_LINE_LEN, ReadError},
+    move_list::{MoveList, ParseMoveListError},
+    obf::{Obf, ParseObfError},
+    record::{
+        GgfExportError, GraderExportError, LoadError, LoadSettings, ParseRecordError, Record,
+        RecordFormat, Stated,
+    },
+};

@@ -105,7 +105,10 @@ fn the_reference_passes_200_generated_cases_of_both_rule_sets() {
         assert_eq!(report["passed"], 200);
     }
     // --rules auto generates for the rules the program names.
-    use othello::{Variant, check::RulesChoice, commands::check::generated_cases};
+    use othello::{
+        Variant,
+        grading::check::{RulesChoice, generated_cases},
+    };
     let simple = vec![reference, "--rules".to_owned(), "simple".to_owned()];
     let cases = |rules| generated_cases(&simple, rules, 30, 2).unwrap();
     let auto = cases(RulesChoice::Auto);

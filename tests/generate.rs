@@ -3,11 +3,11 @@
 
 use std::{fs, path::Path};
 
+use assert_cmd::{Command, cargo::cargo_bin};
 use insta::assert_snapshot;
 use othello::{
     Variant,
-    commands::generate::{parse_kinds, parse_sizes, run},
-    scenario::{GenOptions, expected_output},
+    grading::scenario::{GenOptions, expected_output, parse_kinds, parse_sizes},
 };
 
 /// The options `othello gen --seed S` uses when nothing else is given.
@@ -23,11 +23,33 @@ fn default_options(seed: u64) -> GenOptions {
     }
 }
 
-/// Runs `gen` with `--expect`; returns the summary it printed.
-fn generate(options: &GenOptions, count: u32, dir: &Path) -> String {
-    let mut out = Vec::new();
-    run(options, count, dir, true, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
+/// Runs `othello gen --expect` with the flags that make `options` (sizes and kinds as
+/// `sizes` and `kinds` name them); returns the summary it printed.
+fn generate(options: &GenOptions, sizes: &str, kinds: &str, count: u32, dir: &Path) -> String {
+    let mut command = Command::new(cargo_bin!("othello"));
+    command
+        .args(["gen", "--expect", "--count", &count.to_string()])
+        .args(["--seed", &options.seed.to_string()])
+        .args([
+            "--rules",
+            options.variant.name(),
+            "--sizes",
+            sizes,
+            "--kind",
+            kinds,
+        ])
+        .args(["--invalid-rate", &options.invalid_rate.to_string()])
+        .arg("--out")
+        .arg(dir);
+    if options.truncate {
+        command.arg("--truncate");
+    }
+    if options.edge_cases {
+        command.arg("--edge-cases");
+    }
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
 }
 
 /// Every `.in` file has its `.out` beside it, equal to what the reference prints; returns
@@ -70,7 +92,7 @@ fn check_outputs(options: &GenOptions, dir: &Path, count: usize) -> Vec<(String,
 fn seed_1_with_default_options() {
     let dir = tempfile::tempdir().unwrap();
     let options = default_options(1);
-    let summary = generate(&options, 14, dir.path());
+    let summary = generate(&options, "8x8", "all", 14, dir.path());
     let summary = summary.replace(&dir.path().display().to_string(), "DIR");
     let inputs = check_outputs(&options, dir.path(), 14);
     assert_snapshot!("seed_1_summary", summary);
@@ -92,7 +114,7 @@ fn every_size_both_rule_sets_truncated_and_noisy() {
             edge_cases: true,
             ..default_options(99)
         };
-        generate(&options, 42, dir.path());
+        generate(&options, "all", "all", 42, dir.path());
         check_outputs(&options, dir.path(), 42);
     }
 }

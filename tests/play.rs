@@ -9,8 +9,7 @@ use std::{path::Path, time::Duration};
 use assert_cmd::{Command, cargo::cargo_bin};
 use othello::{
     Color, Full, Game, Record, Setup, Shape, Status,
-    engine::{PlayerSpec, new_player},
-    play::player_seed,
+    engine::{PlayerSpec, new_player, seat_seed},
 };
 
 /// The binary with a timeout, a fixed date for saved records, and no colours.
@@ -55,8 +54,7 @@ fn assert_exact(text: &str) {
 /// as the play mode seeds it) on `setup`, and the final game.
 fn first_move_against_greedy(setup: Setup, seed: u64) -> (Vec<String>, Game<Full>) {
     let mut game = Game::<Full>::new(setup);
-    let mut greedy =
-        new_player::<Full>(PlayerSpec::Greedy, player_seed(seed, 1, Color::White), None);
+    let mut greedy = new_player::<Full>(PlayerSpec::Greedy, seat_seed(seed, 1, Color::White), None);
     let mut typed = Vec::new();
     while let Status::ToMove(side) = game.status() {
         let square = if side == Color::Black {

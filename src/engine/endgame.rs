@@ -18,7 +18,7 @@
 
 use super::{
     Index, Layout, Node, SquareSet,
-    eval::{DISC, evaluate},
+    eval::{DISC, evaluate, final_score},
     limits::{Limits, Signal, Stopper},
     search::{self, SearchOptions},
     tt::{Bound, Entry, TranspositionTable},
@@ -238,20 +238,6 @@ fn first_guess<N: Node>(node: &N, rule: WinRule) -> i32 {
 
 /// Depth of the search behind the first guess.
 const GUESS_DEPTH: u32 = 6;
-
-/// The side to move's final score from disc counts and empties left (see [`solve`]).
-#[inline]
-pub(crate) fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i32 {
-    let (p, o, e) = (player as i32, opponent as i32, empties as i32);
-    match rule {
-        WinRule::MostDiscs => match p.cmp(&o) {
-            std::cmp::Ordering::Greater => p - o + e,
-            std::cmp::Ordering::Less => p - o - e,
-            std::cmp::Ordering::Equal => 0,
-        },
-        WinRule::FewestDiscs => o - p,
-    }
-}
 
 struct Solver<'t, 's, N: Node> {
     rule: WinRule,

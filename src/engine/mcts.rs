@@ -3,7 +3,7 @@
 
 use rand::{Rng, RngExt};
 
-use super::{Index, Node, SquareSet, endgame::final_score};
+use super::{Index, Node, SquareSet, eval::final_score};
 use crate::{Square, WinRule};
 
 /// The exploration constant of UCT (√2, the textbook value for results in [0, 1]).

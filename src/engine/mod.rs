@@ -7,6 +7,7 @@ use std::any::TypeId;
 
 use crate::{Board, Color, Full, RuleSet, Shape};
 
+pub mod analysis;
 pub mod arena;
 pub mod endgame;
 pub mod eval;
@@ -29,7 +30,7 @@ pub use limits::{Limits, Signal, Stopper};
 pub use node::{Corner, Index, Layout, Node, SquareSet};
 pub use node8::Node8;
 pub use player::{
-    EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
+    EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player, seat_seed,
     solve_time_estimate,
 };
 pub use search::{RankedMove, SearchOptions, SearchReport, search};

@@ -8,10 +8,7 @@ use thiserror::Error;
 
 use super::{
     Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, SquareSet, TranspositionTable,
-    endgame::{self, final_score},
-    mcts::mcts,
-    search::search,
-    with_node,
+    endgame, eval::final_score, mcts::mcts, search::search, with_node,
 };
 use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
 
@@ -97,6 +94,12 @@ pub trait Player<R: RuleSet> {
         time: Option<Duration>,
         progress: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square>;
+}
+
+/// The seed of the player of `color` in the `game`-th game (from 1) of a series started
+/// with `seed`: each game and side has its own, so a scripted session repeats.
+pub fn seat_seed(seed: u64, game: u64, color: crate::Color) -> u64 {
+    seed.wrapping_add(game * 2 + color as u64)
 }
 
 /// A player for `spec`; `seed` makes its random choices reproducible; `hash` is the
@@ -352,8 +355,9 @@ pub(crate) fn solvable_empties<N: Node>(node: &N, time: Duration) -> u32 {
     (fast_path_empties.floor() as i64 - i64::from(solve_handicap(node))).clamp(0, 64) as u32
 }
 
-/// A rough estimate of how long an exact solve of `node` takes here, by the model of
-/// [`solvable_empties`]: for warning people before a solve that may never end.
+/// A rough estimate of how long an exact solve of `node` takes here, by the model the
+/// engine uses to decide when to solve: for warning people before a solve that may never
+/// end.
 pub fn solve_time_estimate<N: Node>(node: &N) -> Duration {
     let empties = f64::from(node.empties().len() + solve_handicap(node));
     let seconds = 0.010 * 4f64.powf((empties - 14.0) / 2.0);

@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     Index, Node, SquareSet,
-    endgame::final_score,
-    eval::{DISC, evaluate},
+    eval::{DISC, evaluate, final_score},
     limits::{Limits, Signal, Stopper},
     tt::{Bound, Entry, TranspositionTable},
 };

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::{Shape, Square};
+use othello::{Shape, Square};
 
 /// One line of input.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Effects, Style as AnsiStyle};
 
-use crate::{Bitboard, Board, Color, Square};
+use othello::{Bitboard, Board, Color, Square};
 
 /// How to draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -165,7 +165,7 @@ pub fn draw_board(view: &View<'_>, style: Style) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Shape;
+    use othello::Shape;
 
     fn view(board: &Board) -> View<'_> {
         View {

@@ -11,8 +11,8 @@ use thiserror::Error;
 
 use crate::{
     Full, Game, Outcome, RuleSet, Setup, SetupError, Simple, Status, Variant,
-    line_reader::{LineReader, ReadError},
-    setup::SetupParser,
+    formats::grader::SetupParser,
+    formats::lines::{LineReader, ReadError},
 };
 
 mod move_line;

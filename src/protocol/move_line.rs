@@ -11,7 +11,7 @@
 //! a run, against 2.33 for a table of byte classes built at compile time (fewer branches, but
 //! its 35 KB crowd the L1 cache) and about 2.6 for the scan alone.
 
-use crate::{Line, Shape, Square, line_reader::integer_prefix};
+use crate::{Line, Shape, Square, formats::lines::integer_prefix};
 
 /// The square a move line names, if it names one on the board.
 #[inline(always)]

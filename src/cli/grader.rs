@@ -1,0 +1,39 @@
+//! The default mode: the grader protocol on stdin and stdout.
+
+use std::io;
+
+use othello::{Variant, protocol};
+
+use super::CliError;
+
+/// The rule set, when the arguments are only what the grader mode takes (nothing, or
+/// `--rules full|simple`): then the full parser is not built. Harnesses start the grader
+/// once per test case, and building every subcommand's options cost more than a short
+/// session itself (about 200,000 instructions of the 700,000 an empty input took; see
+/// BENCHMARKS.md). Anything else goes through clap, which accepts the same spellings.
+pub fn plain_arguments() -> Option<Variant> {
+    let mut arguments = std::env::args_os().skip(1);
+    let first = arguments.next();
+    let second = arguments.next();
+    if arguments.next().is_some() {
+        return None;
+    }
+    let rules = match (first.as_ref().and_then(|a| a.to_str()), second.as_ref()) {
+        (None, _) => return Some(Variant::Full),
+        (Some("--rules"), Some(value)) => value.to_str()?,
+        (Some(flag), None) => flag.strip_prefix("--rules=")?,
+        _ => return None,
+    };
+    Variant::ALL
+        .into_iter()
+        .find(|variant| variant.name() == rules)
+}
+
+/// Plays one game of the grader protocol on stdin and stdout.
+///
+/// # Errors
+/// [`CliError::Protocol`] with the protocol's exit status.
+pub fn run(variant: Variant) -> Result<(), CliError> {
+    protocol::run(io::stdin().lock(), io::stdout().lock(), variant)?;
+    Ok(())
+}

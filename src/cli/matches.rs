@@ -1,0 +1,340 @@
+//! `othello match`: two players play a series of games; a table of the results (or one
+//! JSON object), and a progress bar on a terminal.
+
+use std::{fmt::Write as _, io::Write, path::PathBuf, time::Duration};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello::{
+    Full, Shape, Simple, Variant, WinRule,
+    engine::{EloEstimate, GameRecord, MatchOptions, MatchSummary, PlayerSpec, Tally, play_match},
+};
+use serde::Serialize;
+
+use super::{CliError, Rules, Win, hash_megabytes};
+
+/// `othello match --black SPEC --white SPEC --games N [--rules ..] [--size RxC | --position
+/// FILE] [--win ..] [--openings K] [--time-per-move MS] [--seed S] [--hash MIB] [--json]`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// The player with Black in the first game: random, greedy, minimax:D, mcts:N,
+    /// engine or engine:L (1-10).
+    #[arg(long, value_name = "SPEC")]
+    black: PlayerSpec,
+    /// The player with White in the first game.
+    #[arg(long, value_name = "SPEC")]
+    white: PlayerSpec,
+    /// Games to play.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// Rule set.
+    #[arg(long, value_enum, default_value_t = Rules::Full)]
+    rules: Rules,
+    /// Start from a grader-format input's header and board (its first mover and win rule
+    /// too) instead of the standard start.
+    #[arg(long, value_name = "FILE", conflicts_with = "size")]
+    position: Option<PathBuf>,
+    /// Board size for the standard start, rows x columns.
+    #[arg(long, value_name = "RxC", default_value = "8x8")]
+    size: Shape,
+    /// Who wins: most or fewest discs (default: most, or the position file's rule).
+    #[arg(long, value_enum)]
+    win: Option<Win>,
+    /// Random legal moves played before the players take over (at most half the empty
+    /// squares of the start, so the players decide most of each game).
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    openings: u32,
+    /// Time each player may take per move, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    time_per_move: u64,
+    /// Seed for the openings and the players' random choices.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// Each engine's transposition table size in MiB (default: sized to the time per
+    /// move, at most 32).
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    hash: Option<u64>,
+    /// One JSON object: {"games":N,"players":[{"spec":..,"wins":..},..],"draws":d,..}.
+    #[arg(long)]
+    json: bool,
+}
+
+impl MatchArgs {
+    /// Plays the match and prints its results.
+    ///
+    /// # Errors
+    /// [`CliError`] for bad arguments, a bad position file or failed output.
+    pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let setup = super::starting_setup(
+            self.position.as_deref(),
+            self.size,
+            None,
+            self.win.map(Into::into),
+        )?;
+        let empties = setup.board.empty_squares().count();
+        if self.openings > empties / 2 {
+            return Err(CliError::Usage {
+                message: format!(
+                    "--openings {}: at most {} random moves on this start (half its {empties} \
+                     empty squares), so that the players decide the games",
+                    self.openings,
+                    empties / 2
+                ),
+            });
+        }
+        let options = MatchOptions {
+            setup,
+            players: [self.black, self.white],
+            games: self.games,
+            openings: self.openings,
+            time_per_move: Some(Duration::from_millis(self.time_per_move)),
+            seed: self.seed,
+            hash: self.hash.map(|mib| mib as usize),
+        };
+        run(self.rules.into(), &options, self.json, out).map(drop)
+    }
+}
+
+/// Plays the match and prints its results: a table, or with `json` one object
+///
+/// `{"games":N,"players":[{"spec":"engine","wins":a,"draws":d,"losses":l,"score":s,
+/// "disc_difference":x},{...}],"draws":d,"elo":{"difference":e,"low":lo,"high":hi}}`
+///
+/// (players in the order of `options.players`; Elo figures are the first player's
+/// advantage, `null` where infinite). While it runs, a progress bar is drawn on stderr if
+/// stderr is a terminal.
+///
+/// # Errors
+/// [`CliError::Write`] if the output fails.
+fn run(
+    variant: Variant,
+    options: &MatchOptions,
+    json: bool,
+    out: &mut impl Write,
+) -> Result<MatchSummary, CliError> {
+    let bar =
+        ProgressBar::with_draw_target(Some(u64::from(options.games)), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {elapsed} {msg}")
+            .expect("a valid template"),
+    );
+    let mut on_game = |_: &GameRecord, summary: &MatchSummary| {
+        let [first, second] = summary.players;
+        bar.set_message(format!(
+            "{} {}-{}-{} {}",
+            options.players[0], first.wins, first.draws, first.losses, options.players[1]
+        ));
+        debug_assert_eq!(first.wins, second.losses);
+        bar.inc(1);
+    };
+    let summary = match variant {
+        Variant::Full => play_match::<Full>(options, &mut on_game),
+        Variant::Simple => play_match::<Simple>(options, &mut on_game),
+    };
+    bar.finish_and_clear();
+    let text = if json {
+        json_summary(options, &summary)
+    } else {
+        table(variant, options, &summary)
+    };
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(summary)
+}
+
+/// The human-readable report: what was played, a row per player, the Elo difference.
+fn table(variant: Variant, options: &MatchOptions, summary: &MatchSummary) -> String {
+    let setup = &options.setup;
+    let rule = match setup.win_rule {
+        WinRule::MostDiscs => "most discs wins",
+        WinRule::FewestDiscs => "fewest discs wins",
+    };
+    let time = options
+        .time_per_move
+        .map_or("no time limit".to_owned(), |t| {
+            format!("{} ms a move", t.as_millis())
+        });
+    let mut text = format!(
+        "{} {}, {rule}, {} games, {} random opening moves, {time}, seed {}\n",
+        setup.board.shape(),
+        variant.name().to_uppercase(),
+        summary.games(),
+        options.openings,
+        options.seed,
+    );
+    let names = options.players.map(|spec| spec.to_string());
+    let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
+    let _ = writeln!(
+        text,
+        "{:<width$}  {:>5}  {:>5}  {:>6}  {:>6}  {:>7}",
+        "player", "wins", "draws", "losses", "score", "discs"
+    );
+    for (name, tally) in names.iter().zip(&summary.players) {
+        let _ = writeln!(
+            text,
+            "{name:<width$}  {:>5}  {:>5}  {:>6}  {:>5.1}%  {:>+7.2}",
+            tally.wins,
+            tally.draws,
+            tally.losses,
+            tally.score() * 100.0,
+            tally.average_disc_difference(),
+        );
+    }
+    let elo = summary.players[0].elo();
+    let _ = writeln!(
+        text,
+        "Elo {} - {}: {} (95 % interval {} to {})",
+        names[0],
+        names[1],
+        elo_text(elo.difference),
+        elo_text(elo.low),
+        elo_text(elo.high),
+    );
+    text.push_str("(discs: average final disc difference, own minus opponent's)\n");
+    text
+}
+
+/// `+191`, `-35`, `0`, `+inf`, `-inf`.
+fn elo_text(value: f64) -> String {
+    match value.round() {
+        f64::INFINITY => "+inf".to_owned(),
+        f64::NEG_INFINITY => "-inf".to_owned(),
+        0.0 => "0".to_owned(), // also -0.0, which would print as "-0"
+        value => format!("{value:+}"),
+    }
+}
+
+/// A number for JSON rounded to `decimals`: `None` (null) where infinite, and never `-0`.
+fn json_number(value: f64, decimals: i32) -> Option<f64> {
+    let scale = 10f64.powi(decimals);
+    value
+        .is_finite()
+        .then(|| (value * scale).round() / scale + 0.0)
+}
+
+/// The match in JSON.
+#[derive(Serialize)]
+struct MatchJson {
+    games: u32,
+    players: [PlayerJson; 2],
+    draws: u32,
+    elo: EloJson,
+}
+
+#[derive(Serialize)]
+struct PlayerJson {
+    spec: String,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    score: Option<f64>,
+    disc_difference: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct EloJson {
+    difference: Option<f64>,
+    low: Option<f64>,
+    high: Option<f64>,
+}
+
+fn json_summary(options: &MatchOptions, summary: &MatchSummary) -> String {
+    let player = |index: usize| {
+        let tally: &Tally = &summary.players[index];
+        PlayerJson {
+            spec: options.players[index].to_string(),
+            wins: tally.wins,
+            draws: tally.draws,
+            losses: tally.losses,
+            score: json_number(tally.score(), 4),
+            disc_difference: json_number(tally.average_disc_difference(), 2),
+        }
+    };
+    let EloEstimate {
+        difference,
+        low,
+        high,
+    } = summary.players[0].elo();
+    let report = MatchJson {
+        games: summary.games(),
+        players: [player(0), player(1)],
+        draws: summary.draws(),
+        elo: EloJson {
+            difference: json_number(difference, 1),
+            low: json_number(low, 1),
+            high: json_number(high, 1),
+        },
+    };
+    let mut text = serde_json::to_string(&report).expect("numbers and strings serialize");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello::Setup;
+
+    fn options() -> MatchOptions {
+        MatchOptions {
+            setup: Setup::standard(Shape::new(6, 6).unwrap()),
+            players: [PlayerSpec::Greedy, PlayerSpec::Random],
+            games: 4,
+            openings: 2,
+            time_per_move: None,
+            seed: 3,
+            hash: None,
+        }
+    }
+
+    #[test]
+    fn table_and_json_agree_with_the_summary() {
+        let mut text = Vec::new();
+        let summary = run(Variant::Simple, &options(), false, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 6, "{text}");
+        assert!(
+            lines[0].starts_with("6x6 SIMPLE, most discs wins, 4 games, 2 random opening moves"),
+            "{text}"
+        );
+        let greedy = summary.players[0];
+        let row: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(row[0], "greedy");
+        assert_eq!(
+            row[1..4],
+            [
+                greedy.wins.to_string(),
+                greedy.draws.to_string(),
+                greedy.losses.to_string()
+            ]
+        );
+        assert!(lines[4].starts_with("Elo greedy - random: "), "{text}");
+
+        let mut json = Vec::new();
+        let again = run(Variant::Simple, &options(), true, &mut json).unwrap();
+        assert_eq!(again, summary, "the same seed plays the same match");
+        let json = String::from_utf8(json).unwrap();
+        assert!(
+            json.starts_with(&format!(
+                "{{\"games\":4,\"players\":[{{\"spec\":\"greedy\",\"wins\":{},",
+                greedy.wins
+            )),
+            "{json}"
+        );
+        assert!(json.contains(&format!("\"draws\":{},\"elo\":{{", summary.draws())));
+        assert_eq!(json.matches('\n').count(), 1);
+    }
+
+    #[test]
+    fn infinite_elo_is_null_in_json_and_inf_in_text() {
+        assert_eq!(json_number(f64::INFINITY, 1), None);
+        assert_eq!(json_number(12.345, 1), Some(12.3));
+        assert!(json_number(-0.01, 1).unwrap().is_sign_positive(), "no -0.0");
+        assert_eq!(elo_text(f64::NEG_INFINITY), "-inf");
+        assert_eq!(elo_text(190.85), "+191");
+        assert_eq!(elo_text(-0.0), "0");
+        assert_eq!(elo_text(-0.4), "0");
+        assert_eq!(elo_text(-35.2), "-35");
+    }
+}

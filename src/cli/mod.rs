@@ -1,0 +1,402 @@
+//! The `othello` command line: the parser, and one module per command with its arguments
+//! (a clap `Args` struct that turns itself into the command's options), the code that runs
+//! it and how its results are printed (text, or JSON through serde). `main.rs` only
+//! dispatches; the work is in the library (`othello`), which never prints.
+
+use std::{
+    io,
+    path::{Path, PathBuf},
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use othello::{
+    Color, LoadError, LoadSettings, Obf, Record, Setup, SetupError, Shape, Variant, WinRule,
+};
+use thiserror::Error;
+
+pub mod check;
+pub mod generate;
+pub mod grader;
+pub mod hint;
+pub mod matches;
+pub mod perft;
+pub mod play;
+pub mod progress;
+pub mod solve;
+pub mod transcript;
+
+/// Othello (Reversi) speaking the course's grader protocol on stdin and stdout.
+///
+/// Without a command: prints FULL (or SIMPLE), reads rows, columns, first mover (B or W), win
+/// rule (> or <) and the board, then plays the game one move line ("row column") at a time.
+///
+/// Exit status: 0 the game was played to its end; 1 bad arguments or an I/O error;
+/// 2 malformed header or board; 3 input ended before the game was over.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// Rule set: full (standard Othello) or simple (flip adjacent opponent discs only).
+    #[arg(long, value_enum, default_value_t = Rules::Full)]
+    pub rules: Rules,
+
+    /// The command; none is the grader protocol.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the leaves of the game tree at each depth from 1 to DEPTH.
+    ///
+    /// A pass counts as one ply; a finished game counts as one leaf at every deeper depth.
+    /// Each line: depth, leaves, seconds, rate.
+    Perft(perft::PerftArgs),
+    /// Solve a position exactly: the best move and the final disc difference under perfect
+    /// play (empty squares go to the winner), with nodes and time.
+    ///
+    /// With --suite, solves every position of an OBF file, prints a row per position with the
+    /// expected and found scores and a total. Exit status 1 if a position was not solved in
+    /// time or (in a suite) a score differs from the suite's.
+    Solve(solve::SolveArgs),
+    /// The best moves of a position, with scores (final disc differences; exact where the
+    /// solver reaches) and expected lines.
+    Hint(hint::HintArgs),
+    /// Play at the console: people against each other or the computer, with hints, undo,
+    /// and saved games.
+    ///
+    /// Moves are typed as d3 (column letter, row number; a1 is the top-left corner) or as
+    /// "3 4" (row, column). Type help during a game for the commands. The end of the input
+    /// ends the program (status 0), so sessions can be scripted.
+    Play(play::PlayArgs),
+    /// Check a program against the grader protocol like the course's harness: each case's
+    /// input is sent line by line, each line only after the output before it has arrived.
+    ///
+    /// Reports each failing case with a class (missing-flush, wrong-rules-line,
+    /// extra-output, trailing-whitespace, crash, no-exit, wrong-pass, wrong-winner, ...),
+    /// the line, expected and actual text, the moves so far and the position; then a
+    /// summary. Exit status 0 only if every case passed.
+    Check(check::CheckArgs),
+    /// Write grader test inputs (NNNN.in), and with --expect the reference output beside
+    /// each (NNNN.out), reproducibly from the seed.
+    ///
+    /// Kinds (in rotation): standard, random, stuck-first, over-at-start, passes,
+    /// nearly-full, tie. Every scenario plays to the end unless --truncate.
+    Gen(generate::GenArgs),
+    /// Print a grader session as a person reads it: the output, with each input line shown
+    /// (prefixed with "> ") where the grader reads it.
+    Transcript(transcript::TranscriptArgs),
+    /// Two players play a series of games: a table of wins, draws, losses, average disc
+    /// difference and the Elo difference with its 95 % interval.
+    ///
+    /// Colours alternate every game; games are played in pairs on the same random opening,
+    /// colours swapped. A progress bar is drawn on stderr when it is a terminal.
+    #[command(name = "match")]
+    Match(matches::MatchArgs),
+}
+
+/// A rule set on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Rules {
+    /// Standard Othello.
+    Full,
+    /// Flip adjacent opponent discs only.
+    Simple,
+}
+
+impl From<Rules> for Variant {
+    fn from(rules: Rules) -> Variant {
+        match rules {
+            Rules::Full => Variant::Full,
+            Rules::Simple => Variant::Simple,
+        }
+    }
+}
+
+/// A first mover on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum First {
+    /// Black moves first.
+    #[value(name = "B", alias = "b")]
+    Black,
+    /// White moves first.
+    #[value(name = "W", alias = "w")]
+    White,
+}
+
+impl From<First> for Color {
+    fn from(first: First) -> Color {
+        match first {
+            First::Black => Color::Black,
+            First::White => Color::White,
+        }
+    }
+}
+
+/// A win rule on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Win {
+    /// Most discs wins (the grader's `>`).
+    Most,
+    /// Fewest discs wins (the grader's `<`).
+    Fewest,
+}
+
+impl From<Win> for WinRule {
+    fn from(win: Win) -> WinRule {
+        match win {
+            Win::Most => WinRule::MostDiscs,
+            Win::Fewest => WinRule::FewestDiscs,
+        }
+    }
+}
+
+/// Where a position comes from.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct PositionSource {
+    /// An 8x8 position in OBF: "<64 cells a1..h8 of X, O, -> <X|O>" (X is Black).
+    #[arg(long, value_name = "OBF", allow_hyphen_values = true)]
+    pub obf: Option<String>,
+    /// A grader-format input: its header and board, its first mover to move, its win rule.
+    #[arg(long, value_name = "FILE")]
+    pub position: Option<PathBuf>,
+}
+
+impl PositionSource {
+    /// The position named.
+    ///
+    /// # Errors
+    /// [`CliError::ObfArgument`], or those of [`read_position`].
+    pub fn setup(&self) -> Result<Setup, CliError> {
+        match (&self.obf, &self.position) {
+            (Some(text), _) => Ok(text.parse::<Obf>().map_err(CliError::ObfArgument)?.setup),
+            (None, Some(path)) => read_position(path),
+            (None, None) => unreachable!("clap requires one of them"),
+        }
+    }
+}
+
+/// A transposition table size in MiB, from 1 to 65536.
+pub fn hash_megabytes() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=65536)
+}
+
+/// A seed from the clock, for games that should differ from run to run.
+pub fn clock_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+}
+
+/// Now, for a saved record (or `SOURCE_DATE_EPOCH`, for reproducible output), in RFC 3339.
+pub fn record_date() -> String {
+    let now = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|seconds| seconds.parse().ok())
+        .map_or_else(SystemTime::now, |seconds| {
+            UNIX_EPOCH + Duration::from_secs(seconds)
+        });
+    humantime::format_rfc3339_seconds(now).to_string()
+}
+
+/// Why a command failed.
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A position file is malformed.
+    #[error("{}: {source}", path.display())]
+    Position {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: SetupError,
+    },
+    /// A line of an OBF file is malformed.
+    #[error("{}: line {line}: {source}", path.display())]
+    Obf {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        source: othello::ParseObfError,
+    },
+    /// A saved game cannot be loaded as asked: it is malformed, a flag contradicts it, or a
+    /// move cannot be played.
+    #[error("{}: {source}", path.display())]
+    Load {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: LoadError,
+    },
+    /// The grader protocol stopped: malformed input (2), input that ended early (3), or
+    /// input or output that failed (1).
+    #[error(transparent)]
+    Protocol(#[from] othello::protocol::ProtocolError),
+    /// The console game stopped: reading or writing failed.
+    #[error(transparent)]
+    Play(#[from] crate::play::PlayError),
+    /// An OBF position given on the command line is malformed.
+    #[error("--obf: {0}")]
+    ObfArgument(#[source] othello::ParseObfError),
+    /// Positions were not solved within the time limit.
+    #[error("{positions} position(s) not solved within the time limit")]
+    NotSolved {
+        /// Positions not solved.
+        positions: usize,
+    },
+    /// Some scores of a test suite came out different from the suite's (or were not found
+    /// within the time limit).
+    #[error("{wrong} of {positions} scores differ from the suite's or were not found in time")]
+    WrongScores {
+        /// Positions with a different score.
+        wrong: usize,
+        /// Positions in the suite.
+        positions: usize,
+    },
+    /// A command-line value is unusable.
+    #[error("{message}")]
+    Usage {
+        /// What is wrong.
+        message: String,
+    },
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    WriteFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The program under check could not be run.
+    #[error(transparent)]
+    Check(#[from] othello::grading::check::CheckError),
+    /// Some cases of a check failed.
+    #[error("{failed} of {cases} cases failed")]
+    CasesFailed {
+        /// Cases that failed.
+        failed: usize,
+        /// Cases run.
+        cases: usize,
+    },
+    /// Writing the output failed.
+    #[error("cannot write output: {0}")]
+    Write(#[from] io::Error),
+}
+
+impl CliError {
+    /// The exit status for this error: 2 for malformed input, 1 otherwise (including a suite
+    /// with wrong scores).
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CliError::Position { .. }
+            | CliError::Obf { .. }
+            | CliError::Load { .. }
+            | CliError::ObfArgument(_) => 2,
+            CliError::Protocol(error) => error.exit_status(),
+            CliError::Play(_) => 1,
+            CliError::Read { .. }
+            | CliError::Usage { .. }
+            | CliError::WrongScores { .. }
+            | CliError::NotSolved { .. }
+            | CliError::WriteFile { .. }
+            | CliError::Check(_)
+            | CliError::CasesFailed { .. }
+            | CliError::Write(_) => 1,
+        }
+    }
+
+    /// Whether the output was closed by its reader: the program should end quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            CliError::Write(error) => error.kind() == io::ErrorKind::BrokenPipe,
+            CliError::Protocol(error) => error.is_broken_pipe(),
+            CliError::Play(error) => error.is_broken_pipe(),
+            _ => false,
+        }
+    }
+}
+
+/// `text` with control characters written as escapes (`\t`, `\u{1}`), so that text from
+/// a file cannot move the cursor, ring the bell or break a table's columns.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// Reads the header and board at the start of a grader-format file (move lines after the
+/// board are ignored).
+///
+/// # Errors
+/// [`CliError::Read`] or [`CliError::Position`].
+pub fn read_position(path: &Path) -> Result<Setup, CliError> {
+    let text = std::fs::read(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Setup::from_grader_input(&text).map_err(|source| CliError::Position {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The position a command starts from: the header and board of a grader-format file, or
+/// the standard start on `size`; then `first` and `win` where given.
+///
+/// # Errors
+/// See [`read_position`].
+pub fn starting_setup(
+    position: Option<&Path>,
+    size: Shape,
+    first: Option<Color>,
+    win: Option<WinRule>,
+) -> Result<Setup, CliError> {
+    let mut setup = match position {
+        Some(path) => read_position(path)?,
+        None => Setup::standard(size),
+    };
+    if let Some(first) = first {
+        setup.first_mover = first;
+    }
+    if let Some(win) = win {
+        setup.win_rule = win;
+    }
+    Ok(setup)
+}
+
+/// Reads a saved game (any format [`Record`] reads) under `settings` (see
+/// [`Record::load`]); its moves can all be played.
+///
+/// # Errors
+/// [`CliError::Read`] or [`CliError::Load`].
+pub fn read_record(path: &Path, settings: &LoadSettings) -> Result<Record, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Record::load(&text, settings).map_err(|source| CliError::Load {
+        path: path.to_owned(),
+        source,
+    })
+}

@@ -1,0 +1,41 @@
+//! Where a game starts: the board, the side named to move first and the win rule.
+
+use crate::{Board, Color, Shape, WinRule};
+
+/// Everything a game starts from: the board, who is named to move first and the win rule.
+///
+/// Any arrangement of discs is allowed. Its `Display` and `FromStr` are the grader's input
+/// text: rows, columns, first mover (`B`/`W`) and win rule (`>`/`<`) on four lines, then one
+/// line of cells per row (see `formats::grader`).
+///
+/// ```
+/// use othello::{Color, Setup, Shape, WinRule};
+///
+/// let setup: Setup = "4\n6\nW\n<\n\
+///     . . . . . .\n. . W B . .\n. . B W . .\n. . . . . .\n".parse()?;
+/// assert_eq!(setup.board.shape(), Shape::new(4, 6)?);
+/// assert_eq!(setup.first_mover, Color::White);
+/// assert_eq!(setup.win_rule, WinRule::FewestDiscs);
+/// assert_eq!(setup.to_string().parse::<Setup>()?, setup);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Setup {
+    /// The initial discs.
+    pub board: Board,
+    /// The side named to move first (it passes at once if it has no move).
+    pub first_mover: Color,
+    /// How the winner is decided.
+    pub win_rule: WinRule,
+}
+
+impl Setup {
+    /// The usual start on `shape` ([`Board::standard`]), Black first, most discs wins.
+    pub fn standard(shape: Shape) -> Setup {
+        Setup {
+            board: Board::standard(shape),
+            first_mover: Color::Black,
+            win_rule: WinRule::MostDiscs,
+        }
+    }
+}

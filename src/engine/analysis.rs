@@ -1,0 +1,478 @@
+//! Analysis of a position for people and front ends: its best moves ranked with scores
+//! ([`rank`]: exact where the solver reaches, else by the search) and its exact solution
+//! ([`solve_setup`]). Nothing here prints: callers render the results.
+
+use std::time::{Duration, Instant};
+
+use super::{
+    Goal, Limits, Node, NodeTask, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
+    eval::{DISC, final_score},
+    player::{SOLVE_SHARE, solvable_empties},
+    search, solve_time_estimate, with_node,
+};
+use crate::{Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
+
+/// Time given to a ranking when neither a depth nor a time is asked for.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
+
+/// What to rank, and how long it may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RankOptions {
+    /// The rule set.
+    pub variant: Variant,
+    /// A depth or a time.
+    pub limits: Limits,
+    /// How many moves to rank.
+    pub count: usize,
+    /// The transposition table's size in MiB; `None` sizes it to the work.
+    pub hash: Option<usize>,
+}
+
+impl RankOptions {
+    /// The best `count` moves under `variant` in [`DEFAULT_TIME`].
+    pub fn new(variant: Variant, count: usize) -> RankOptions {
+        RankOptions {
+            variant,
+            limits: Limits::time(DEFAULT_TIME),
+            count,
+            hash: None,
+        }
+    }
+}
+
+/// One ranked move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HintLine {
+    /// The move; `None` for a pass.
+    pub square: Option<Square>,
+    /// Its score for the side to move, in evaluation units ([`DISC`] per disc).
+    pub score: i32,
+    /// Whether the score is exact (whole discs).
+    pub exact: bool,
+    /// The line expected, starting with the move (`None` for passes).
+    pub pv: Vec<Option<Square>>,
+}
+
+/// The best moves of a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    /// Whose move it is; `None` when the game is over.
+    pub to_move: Option<Color>,
+    /// The ranked moves, best first (a single pass when the side to move must pass; none
+    /// when the game is over).
+    pub lines: Vec<HintLine>,
+    /// The final score when the game is over, for the side due to move.
+    pub final_score: Option<i32>,
+    /// Depth of the search, in plies (the empty squares for exact solves).
+    pub depth: u32,
+    /// Positions visited.
+    pub nodes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+impl Hint {
+    /// Whether every line is exact.
+    pub fn exact(&self) -> bool {
+        self.lines.iter().all(|line| line.exact)
+    }
+}
+
+/// Ranks the best `options.count` moves of `setup` (its first mover to move), within
+/// `options.limits`: exactly where the solver should finish in the time given (or the
+/// depth asked for reaches the end of the game), else by the search. `signal` can stop it
+/// and hears its node count; `depth` hears each depth reached.
+pub fn rank(
+    setup: &Setup,
+    options: &RankOptions,
+    signal: Option<&Signal>,
+    depth: &mut dyn FnMut(u32),
+) -> Hint {
+    struct Task<'a>(
+        &'a RankOptions,
+        WinRule,
+        Option<&'a Signal>,
+        &'a mut dyn FnMut(u32),
+    );
+    impl NodeTask for Task<'_> {
+        type Output = Hint;
+        fn run<N: Node>(self, node: N) -> Hint {
+            rank_node(&node, self.0, self.1, self.2, self.3)
+        }
+    }
+    let task = Task(options, setup.win_rule, signal, depth);
+    let mut hint = match options.variant {
+        Variant::Full => with_node::<Full, _>(&setup.board, setup.first_mover, task),
+        Variant::Simple => with_node::<Simple, _>(&setup.board, setup.first_mover, task),
+    };
+    hint.to_move = hint.final_score.is_none().then_some(setup.first_mover);
+    hint
+}
+
+/// The table for a hint with `options` on a position with `empties` empty squares.
+fn table(options: &RankOptions, empties: u32) -> TranspositionTable {
+    let megabytes = options.hash.unwrap_or_else(|| match options.limits.time {
+        Some(time) => TranspositionTable::megabytes_for_time(time),
+        None => TranspositionTable::megabytes_for_solve(empties),
+    });
+    TranspositionTable::new(megabytes)
+}
+
+fn rank_node<N: Node>(
+    node: &N,
+    options: &RankOptions,
+    rule: WinRule,
+    signal: Option<&Signal>,
+    depth: &mut dyn FnMut(u32),
+) -> Hint {
+    let start = Instant::now();
+    let mut tt = table(options, node.empties().len());
+    if node.moves().is_empty() {
+        let passed = node.pass();
+        if passed.moves().is_empty() {
+            let score = final_score(
+                rule,
+                node.player().len(),
+                node.opponent().len(),
+                node.empties().len(),
+            );
+            return Hint {
+                to_move: None,
+                lines: Vec::new(),
+                final_score: Some(score),
+                depth: 0,
+                nodes: 0,
+                elapsed: start.elapsed(),
+            };
+        }
+        // The pass is the only move: rank the opponent's best reply after it.
+        let options = RankOptions {
+            count: 1,
+            ..*options
+        };
+        let mut after = rank_moves(&passed, &options, rule, &mut tt, signal, depth, start);
+        let reply = after.lines.pop();
+        let (score, exact, mut pv) = reply.map_or((0, true, Vec::new()), |line| {
+            (-line.score, line.exact, line.pv)
+        });
+        pv.insert(0, None);
+        after.lines = vec![HintLine {
+            square: None,
+            score,
+            exact,
+            pv,
+        }];
+        return after;
+    }
+    rank_moves(node, options, rule, &mut tt, signal, depth, start)
+}
+
+/// Ranks the moves of `node`, which has some: exactly when the solver should finish in
+/// the time given (or the depth asked for reaches the end), else by the search.
+fn rank_moves<N: Node>(
+    node: &N,
+    options: &RankOptions,
+    rule: WinRule,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+    depth: &mut dyn FnMut(u32),
+    start: Instant,
+) -> Hint {
+    let empties = node.empties().len();
+    let count = options.count.max(1);
+    let solve_limits = match (options.limits.time, options.limits.depth) {
+        (Some(time), _) if empties <= solvable_empties(node, time) => {
+            Some(Limits::time(time.mul_f64(SOLVE_SHARE)))
+        }
+        (None, Some(wanted)) if wanted >= empties => Some(Limits::NONE),
+        _ => None,
+    };
+    let mut nodes = 0;
+    if let Some(limits) = solve_limits {
+        depth(empties);
+        match endgame::rank(node, rule, count, tt, &limits, signal) {
+            Ok((ranked, visited)) => {
+                return Hint {
+                    to_move: None,
+                    lines: ranked
+                        .into_iter()
+                        .map(|solved| HintLine {
+                            square: Some(solved.square),
+                            score: solved.score * DISC,
+                            exact: true,
+                            pv: solved.pv.into_iter().map(Some).collect(),
+                        })
+                        .collect(),
+                    final_score: None,
+                    depth: empties,
+                    nodes: visited,
+                    elapsed: start.elapsed(),
+                };
+            }
+            Err(unfinished) => nodes = unfinished.nodes,
+        }
+    }
+    let limits = match options.limits.time {
+        Some(time) => Limits {
+            time: Some(time.saturating_sub(start.elapsed())),
+            ..options.limits
+        },
+        None => options.limits,
+    };
+    let search_options = SearchOptions {
+        rule,
+        limits,
+        ranked_moves: count,
+    };
+    let report = search(node, &search_options, tt, signal, &mut |report| {
+        depth(report.depth)
+    });
+    Hint {
+        to_move: None,
+        lines: report
+            .ranked
+            .iter()
+            .map(|ranked| HintLine {
+                square: Some(ranked.square),
+                score: ranked.score,
+                exact: report.exact,
+                pv: ranked.pv.iter().copied().map(Some).collect(),
+            })
+            .collect(),
+        final_score: None,
+        depth: report.depth,
+        nodes: nodes + report.nodes,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// One solved position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solved {
+    /// Whether the solve finished within its time limit (if not, nothing else is known but
+    /// the nodes and time spent).
+    pub finished: bool,
+    /// The best move; `None` when the side to move must pass or the game is over.
+    pub best: Option<Square>,
+    /// Whether the game is already over (no move for either side).
+    pub game_over: bool,
+    /// The exact final disc difference for the side to move (empties to the winner).
+    pub score: i32,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Time taken, in seconds.
+    pub seconds: f64,
+}
+
+impl Solved {
+    /// The move in standard notation: `pass` when the side to move must pass, `none` when
+    /// the game is over.
+    pub fn move_text(&self) -> String {
+        match self.best {
+            Some(square) => square.to_string(),
+            None if self.game_over => "none".into(),
+            None => "pass".into(),
+        }
+    }
+
+    /// `a2 +38 (24978642 nodes, 0.742 s)`, or `timeout (...)`.
+    pub fn text(&self) -> String {
+        if !self.finished {
+            return format!("timeout ({} nodes, {:.3} s)", self.nodes, self.seconds);
+        }
+        format!(
+            "{} {:+} ({} nodes, {:.3} s)",
+            self.move_text(),
+            self.score,
+            self.nodes,
+            self.seconds
+        )
+    }
+}
+
+/// Solves `setup` exactly (its first mover to move, its win rule) under `variant`, within
+/// `limits`; `signal` can stop it and hears its node count.
+pub fn solve_setup(
+    variant: Variant,
+    setup: &Setup,
+    limits: &Limits,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+) -> Solved {
+    match variant {
+        Variant::Full => solve_with::<Full>(setup, limits, tt, signal),
+        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal),
+    }
+}
+
+fn solve_with<R: RuleSet>(
+    setup: &Setup,
+    limits: &Limits,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+) -> Solved {
+    struct Task<'a>(
+        &'a Setup,
+        &'a Limits,
+        &'a mut TranspositionTable,
+        Option<&'a Signal>,
+    );
+    impl NodeTask for Task<'_> {
+        type Output = Solved;
+        fn run<N: Node>(self, node: N) -> Solved {
+            let start = Instant::now();
+            let solution =
+                endgame::solve(&node, self.0.win_rule, Goal::Exact, self.2, self.1, self.3);
+            let game_over = node.moves().is_empty() && node.pass().moves().is_empty();
+            let seconds = start.elapsed().as_secs_f64();
+            match solution {
+                Ok(solution) => Solved {
+                    finished: true,
+                    best: solution.best,
+                    game_over,
+                    score: solution.score,
+                    nodes: solution.nodes,
+                    seconds,
+                },
+                Err(unfinished) => Solved {
+                    finished: false,
+                    best: None,
+                    game_over,
+                    score: 0,
+                    nodes: unfinished.nodes,
+                    seconds,
+                },
+            }
+        }
+    }
+    tt.clear();
+    with_node::<R, _>(
+        &setup.board,
+        setup.first_mover,
+        Task(setup, limits, tt, signal),
+    )
+}
+
+/// A rough estimate of how long an exact solve of `setup` takes here (see
+/// [`solve_time_estimate`]), for warning people before one that may never end.
+pub fn solve_time(variant: Variant, setup: &Setup) -> Duration {
+    struct Estimate;
+    impl NodeTask for Estimate {
+        type Output = Duration;
+        fn run<N: Node>(self, node: N) -> Duration {
+            solve_time_estimate(&node)
+        }
+    }
+    match variant {
+        Variant::Full => with_node::<Full, _>(&setup.board, setup.first_mover, Estimate),
+        Variant::Simple => with_node::<Simple, _>(&setup.board, setup.first_mover, Estimate),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Obf, Shape};
+
+    fn hint(setup: &Setup, options: &RankOptions) -> Hint {
+        rank(setup, options, None, &mut |_| {})
+    }
+
+    #[test]
+    fn the_start_position_ranks_its_symmetric_moves_alike() {
+        let setup = Setup::standard(Shape::STANDARD);
+        let options = RankOptions {
+            limits: Limits::depth(4),
+            ..RankOptions::new(Variant::Full, 4)
+        };
+        let mut depths = Vec::new();
+        let hint = rank(&setup, &options, None, &mut |depth| depths.push(depth));
+        assert_eq!(hint.lines.len(), 4);
+        assert!(hint.lines.windows(2).all(|w| w[0].score == w[1].score));
+        assert_eq!(depths, [1, 2, 3, 4]);
+        assert_eq!(hint.to_move, Some(Color::Black));
+        assert!(!hint.exact());
+    }
+
+    #[test]
+    fn scores_stay_inside_the_board_on_every_shape() {
+        for (rows, columns) in [(4, 4), (16, 16), (6, 10)] {
+            let setup = Setup::standard(Shape::new(rows, columns).unwrap());
+            let cells = i32::from(rows) * i32::from(columns);
+            for variant in Variant::ALL {
+                let options = RankOptions {
+                    limits: Limits::depth(3),
+                    ..RankOptions::new(variant, 64)
+                };
+                for line in hint(&setup, &options).lines {
+                    assert!(
+                        line.score.abs() < cells * DISC,
+                        "{line:?} on {rows}x{columns}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_endgame_in_reach_of_the_solver_is_exact() {
+        // FFO #40: a2 wins by 38, exactly.
+        let obf: Obf = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X"
+            .parse()
+            .unwrap();
+        let options = RankOptions {
+            limits: Limits::depth(20),
+            ..RankOptions::new(Variant::Full, 2)
+        };
+        let hint = hint(&obf.setup, &options);
+        assert!(hint.exact());
+        assert_eq!(hint.depth, 20);
+        assert_eq!(hint.lines[0].square, Some("a2".parse().unwrap()));
+        assert_eq!(hint.lines[0].score, 38 * DISC);
+        assert!(hint.lines[1].score <= hint.lines[0].score);
+        assert!(hint.lines[0].pv.len() > 10, "{hint:?}");
+    }
+
+    #[test]
+    fn a_side_that_must_pass_is_searched_after_the_pass() {
+        // Black's discs surround White's only one, in the corner: Black must pass.
+        let setup: Setup = "6\n6\nB\n>\nW B . . . .\nB B . . . .\n. . . . . .\n\
+                            . . . . . .\n. . . . . .\n. . . . . .\n"
+            .parse()
+            .unwrap();
+        let options = RankOptions {
+            limits: Limits::depth(6),
+            ..RankOptions::new(Variant::Full, 3)
+        };
+        let hint = hint(&setup, &options);
+        assert_eq!(hint.lines.len(), 1, "{hint:?}");
+        assert_eq!(hint.lines[0].square, None);
+        assert_eq!(hint.lines[0].pv[0], None);
+        assert_eq!(hint.depth, 6);
+        assert!(
+            hint.lines[0].pv.len() >= 2,
+            "the reply follows the pass: {hint:?}"
+        );
+    }
+
+    #[test]
+    fn a_finished_game_has_its_final_score() {
+        let setup: Setup = "4\n4\nB\n>\nB B B B\nB B B B\nB B B B\nB B B .\n"
+            .parse()
+            .unwrap();
+        let hint = hint(&setup, &RankOptions::new(Variant::Full, 3));
+        assert!(hint.lines.is_empty());
+        // Fifteen discs to none, and the empty square to the winner.
+        assert_eq!(hint.final_score, Some(16));
+        assert_eq!(hint.to_move, None);
+        let solved = solve_setup(
+            Variant::Full,
+            &setup,
+            &Limits::NONE,
+            &mut TranspositionTable::new(1),
+            None,
+        );
+        assert!(solved.finished && solved.game_over);
+        assert_eq!(solved.move_text(), "none");
+    }
+}

@@ -1,0 +1,406 @@
+//! One case in progress: the program driven line by line (or piped), its output compared
+//! with the reference's as it arrives, and the first difference made a [`Failure`].
+
+use std::time::{Duration, Instant};
+
+use super::{
+    Case, CheckOptions, Class, EXIT_TIMEOUT, FIRST_LINE_TIMEOUT, Failure, Mode, REST_OF_LINE,
+    RulesChoice, STDERR_LINES,
+    classify::{classify, context},
+    lines::{
+        describe_exit, first_difference, first_line, line_at, line_count, nth_line, rules_of,
+        visible,
+    },
+    process::Process,
+    reference::Reference,
+};
+use crate::Variant;
+
+/// One case in progress.
+pub(super) struct Checker<'a> {
+    pub(super) options: &'a CheckOptions,
+    pub(super) case: &'a Case,
+    pub(super) process: Process,
+    pub(super) reference: Option<Reference>,
+    /// Bytes of the output already found equal to the reference's.
+    pub(super) verified: usize,
+    /// Input lines sent so far.
+    pub(super) sent: usize,
+    /// Their bytes.
+    pub(super) sent_bytes: Vec<u8>,
+    pub(super) start: Instant,
+}
+
+/// Why a wait for output ended early.
+enum Stop {
+    /// The output differs from the reference at this byte.
+    Differs(usize),
+    /// The program closed its stdout.
+    Ended,
+    /// Nothing more came in time.
+    TimedOut,
+}
+
+type Verdict = Result<(), Box<Failure>>;
+
+impl Checker<'_> {
+    pub(super) fn variant(&self) -> Option<Variant> {
+        match self.options.rules {
+            RulesChoice::Fixed(variant) => Some(variant),
+            RulesChoice::Auto => rules_of(first_line(&self.process.stdout)?),
+        }
+    }
+
+    fn expected(&self) -> &[u8] {
+        &self
+            .reference
+            .as_ref()
+            .expect("known once the rules are")
+            .output
+    }
+
+    pub(super) fn run(&mut self) -> Verdict {
+        let variant = match self.options.mode {
+            Mode::Interactive => self.rules_line()?,
+            Mode::Piped => {
+                self.process.send_all_and_close(self.case.input.clone());
+                self.sent_bytes = self.case.input.clone();
+                self.wait_for_first_line()?
+            }
+        };
+        self.reference = Some(Reference::run(variant, &self.case.input));
+        if self.options.mode == Mode::Interactive {
+            let reference = self.reference.clone().expect("just set");
+            for line in &reference.lines {
+                self.output_up_to(line.output_before)?;
+                if !self.process.send(&line.text) {
+                    break; // it stopped reading: what it printed tells why
+                }
+                self.sent += 1;
+                self.sent_bytes.extend_from_slice(&line.text);
+            }
+            if let Some(before) = reference.eof_output_before {
+                self.output_up_to(before)?;
+                self.process.close_stdin();
+            }
+        }
+        let end = self.expected().len();
+        self.output_up_to(end)?;
+        self.the_end()
+    }
+
+    /// Interactive start: the rules line must come within a second, before any input.
+    fn rules_line(&mut self) -> Result<Variant, Box<Failure>> {
+        let has_line = |out: &[u8], eof: bool| out.contains(&b'\n') || eof;
+        let in_time = self
+            .process
+            .wait_until(self.start + FIRST_LINE_TIMEOUT, has_line);
+        if !in_time {
+            let late = self
+                .process
+                .wait_until(Instant::now() + self.options.line_timeout, has_line);
+            if late && first_line(&self.process.stdout).is_some() {
+                self.check_rules_text()?;
+                let after = self.start.elapsed().as_secs_f64();
+                return Err(self.failure_at_line(
+                    Class::WrongRulesLine,
+                    0,
+                    format!(
+                        "the rules line came after {after:.1} s; the harness waits {} s before giving up",
+                        FIRST_LINE_TIMEOUT.as_secs()
+                    ),
+                ));
+            }
+            return Err(self.stalled(0));
+        }
+        self.check_rules_text()
+    }
+
+    /// Piped start: whatever comes first.
+    fn wait_for_first_line(&mut self) -> Result<Variant, Box<Failure>> {
+        let has_line = |out: &[u8], eof: bool| out.contains(&b'\n') || eof;
+        let deadline = Instant::now() + self.options.line_timeout;
+        if !self.process.wait_until(deadline, has_line) {
+            return Err(self.stalled(0));
+        }
+        self.check_rules_text()
+    }
+
+    /// The rule set the first line names, as the options want it.
+    fn check_rules_text(&mut self) -> Result<Variant, Box<Failure>> {
+        let line = first_line(&self.process.stdout);
+        let named = line.and_then(rules_of);
+        let variant = match (self.options.rules, named) {
+            (RulesChoice::Fixed(variant), _) => variant,
+            (RulesChoice::Auto, Some(variant)) => variant,
+            (RulesChoice::Auto, None) => {
+                let note = match line {
+                    None => "it printed nothing and ended its output".to_owned(),
+                    Some(text) => format!(
+                        "the first line must be FULL or SIMPLE, found {}",
+                        visible(text)
+                    ),
+                };
+                return Err(self.failure_at_line(Class::WrongRulesLine, 0, note));
+            }
+        };
+        Ok(variant)
+    }
+
+    /// Waits until the output reaches `target` bytes, all as the reference has them, for
+    /// at most the line timeout (however much else the program prints meanwhile).
+    fn output_up_to(&mut self, target: usize) -> Verdict {
+        let expected = &self
+            .reference
+            .as_ref()
+            .expect("known once the rules are")
+            .output;
+        let deadline = Instant::now() + self.options.line_timeout;
+        let verified = &mut self.verified;
+        let mut differs = None;
+        self.process.wait_until(deadline, |out, eof| {
+            differs = first_difference(out, expected, verified);
+            differs.is_some() || out.len() >= target || eof
+        });
+        let stop = if let Some(at) = differs {
+            Stop::Differs(at)
+        } else if self.process.stdout.len() >= target {
+            return Ok(());
+        } else if self.process.eof {
+            Stop::Ended
+        } else {
+            Stop::TimedOut
+        };
+        Err(match stop {
+            Stop::Differs(at) => self.differs(at),
+            Stop::Ended => self.ended_early(),
+            Stop::TimedOut => self.stalled(self.process.stdout.len()),
+        })
+    }
+
+    /// After the whole transcript: nothing more, and the right exit in time.
+    fn the_end(&mut self) -> Verdict {
+        let expected = self.expected().to_vec();
+        let exited = self.process.wait_exit(EXIT_TIMEOUT);
+        // Anything printed after the last line is extra.
+        self.process
+            .wait_until(Instant::now() + REST_OF_LINE, |out, eof| {
+                out.len() > expected.len() || eof
+            });
+        if self.process.stdout.len() > expected.len() {
+            return Err(self.differs(expected.len()));
+        }
+        let reference_status = self.reference.as_ref().expect("set").status;
+        let Some(status) = exited else {
+            let lines = line_count(&expected);
+            let note = format!(
+                "still running {} s after its last line; it must exit by itself, without waiting for more input",
+                EXIT_TIMEOUT.as_secs()
+            );
+            let mut failure = self.failure_at_line(Class::NoExit, lines, note);
+            failure.expected = None;
+            failure.actual = None;
+            return Err(failure);
+        };
+        if status.code() == Some(i32::from(reference_status)) {
+            return Ok(());
+        }
+        let class = if self.looks_crashed(status) {
+            Class::Crash
+        } else {
+            Class::WrongExitStatus
+        };
+        let note = format!(
+            "the output was right, but it ended with {} instead of exit status {reference_status}",
+            describe_exit(status)
+        );
+        let lines = line_count(&expected);
+        let mut failure = self.failure_at_line(class, lines, note);
+        failure.expected = None;
+        failure.actual = None;
+        Err(failure)
+    }
+
+    fn looks_crashed(&self, status: std::process::ExitStatus) -> bool {
+        let stderr = self.process.stderr_tail(usize::MAX);
+        status.code().is_none_or(|code| !(0..=3).contains(&code))
+            || [
+                "Traceback",
+                "panicked",
+                "Exception",
+                "Segmentation",
+                "core dumped",
+            ]
+            .iter()
+            .any(|word| stderr.contains(word))
+    }
+
+    /// Output differs from the reference at byte `at`.
+    fn differs(&mut self, at: usize) -> Box<Failure> {
+        let expected = self.expected().to_vec();
+        let line_start = expected[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        // Let the rest of the differing line arrive, to show it whole.
+        self.process
+            .wait_until(Instant::now() + REST_OF_LINE, |out, eof| {
+                eof || out[line_start.min(out.len())..].contains(&b'\n')
+            });
+        let line = line_count(&expected[..line_start]);
+        let expected_line = line_at(&expected, line_start);
+        let actual_line = line_at(&self.process.stdout, line_start);
+        // Output that should come only after the next input line came before it was sent.
+        let unasked = self.options.mode == Mode::Interactive
+            && self
+                .reference
+                .as_ref()
+                .and_then(|r| r.lines.get(self.sent))
+                .is_some_and(|next| at >= next.output_before);
+        let (class, note) = classify(
+            line,
+            expected_line.as_deref(),
+            actual_line.as_deref(),
+            unasked,
+            self.next_actual_line(line_start),
+        );
+        let mut failure = self.failure_at_line(class, line, note);
+        failure.expected = expected_line;
+        failure.actual = actual_line;
+        if failure.class == Class::WrongOutput || failure.class == Class::ExtraOutput {
+            // A crash while printing shows as short output: say so when it is one.
+            if let Some(status) = self.process.wait_exit(Duration::ZERO)
+                && self.looks_crashed(status)
+            {
+                failure.class = Class::Crash;
+            }
+        }
+        failure
+    }
+
+    /// The actual line after the one starting at `start`, if complete.
+    fn next_actual_line(&self, start: usize) -> Option<String> {
+        let out = &self.process.stdout;
+        let end = start + out.get(start..)?.iter().position(|&b| b == b'\n')?;
+        line_at(out, end + 1)
+    }
+
+    /// The program closed its output before the transcript was complete.
+    fn ended_early(&mut self) -> Box<Failure> {
+        let status = self.process.wait_exit(EXIT_TIMEOUT);
+        let printed = self.process.stdout.len();
+        let expected = self.expected().to_vec();
+        let line_start = expected[..printed.min(expected.len())]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = line_count(&expected[..line_start]);
+        let (class, note) = match status {
+            Some(status) if !status.success() || self.looks_crashed(status) => (
+                Class::Crash,
+                format!(
+                    "it crashed ({}) in the middle of the game",
+                    describe_exit(status)
+                ),
+            ),
+            Some(status) => (
+                Class::EarlyExit,
+                format!(
+                    "it stopped printing and ended ({}) before the game was over",
+                    describe_exit(status)
+                ),
+            ),
+            None => (
+                Class::EarlyExit,
+                "it closed its output before the game was over".to_owned(),
+            ),
+        };
+        let mut failure = self.failure_at_line(class, line, note);
+        failure.expected = line_at(&expected, line_start);
+        failure.actual = None;
+        failure
+    }
+
+    /// Nothing came in time: held back (it appears once the input ends) or just nothing.
+    fn stalled(&mut self, printed: usize) -> Box<Failure> {
+        let waited = self.options.line_timeout.as_secs_f64();
+        let (expected, line_start) = match &self.reference {
+            Some(reference) => {
+                let expected = reference.output.clone();
+                let start = expected[..printed.min(expected.len())]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                (Some(expected), start)
+            }
+            None => (None, 0),
+        };
+        self.process.close_stdin();
+        let before = self.process.printed();
+        self.process
+            .wait_until(Instant::now() + EXIT_TIMEOUT, |out, eof| {
+                eof || out.len() as u64 > before
+            });
+        let line = expected
+            .as_ref()
+            .map_or(0, |expected| line_count(&expected[..line_start]));
+        let (class, note) = if self.process.printed() > before {
+            (
+                Class::MissingFlush,
+                "nothing came while it waited for input, then its output arrived when the input ended: it does not flush stdout before reading".to_owned(),
+            )
+        } else if line == 0 {
+            (
+                Class::WrongRulesLine,
+                format!("no rules line within {waited:.1} s, and none when the input ended"),
+            )
+        } else {
+            (
+                Class::Timeout,
+                format!("nothing more within {waited:.1} s, and nothing when the input ended"),
+            )
+        };
+        let mut failure = self.failure_at_line(class, line, note);
+        failure.expected = expected
+            .as_deref()
+            .and_then(|expected| line_at(expected, line_start));
+        failure.actual = None;
+        failure
+    }
+
+    /// A failure at transcript line `line` (0-based) with the context the reference gives.
+    fn failure_at_line(&mut self, class: Class, line: usize, mut note: String) -> Box<Failure> {
+        if self.process.overflowed() {
+            note.push_str(&format!(
+                " (it printed at least {} bytes, far more than the transcript has)",
+                self.process.printed()
+            ));
+        }
+        // A program that is ending gets a moment to, so that its exit status and the end
+        // of its stderr (a traceback, say) make it into the report.
+        let exit = self.process.wait_exit(REST_OF_LINE).map(describe_exit);
+        if exit.is_some() {
+            self.process.wait_stderr(REST_OF_LINE);
+        }
+        let (moves, board) = match &self.reference {
+            Some(reference) => context(reference, &self.case.input, self.sent, line),
+            None => (Vec::new(), None),
+        };
+        let expected = self
+            .reference
+            .as_ref()
+            .and_then(|r| nth_line(&r.output, line));
+        Box::new(Failure {
+            class,
+            line: line + 1,
+            expected,
+            actual: nth_line(&self.process.stdout, line),
+            note,
+            moves,
+            board,
+            stderr: self.process.stderr_tail(STDERR_LINES),
+            exit,
+            minimal_input: self.sent_bytes.clone(),
+        })
+    }
+}

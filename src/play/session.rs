@@ -1,0 +1,599 @@
+//! One rule set's games at the console: the current game, the players, and what the
+//! person types.
+
+use std::{
+    io::{self, Read, Write},
+    path::Path,
+    time::Duration,
+};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello::{
+    Bitboard, Color, Game, LoadSettings, Outcome, Ply, Record, RuleSet, Setup, Status, WinRule,
+    engine::{Limits, Player, SearchReport, analysis, eval::DISC, new_player, seat_seed},
+};
+
+use super::{Console, HELP, Input, PlayError, PlayOptions, Seat, Style, View, describe, render};
+use crate::cli::{self as commands, hint};
+
+/// What to do after a session.
+pub(super) enum Next {
+    Quit,
+    /// A loaded game needs the other rule set.
+    Switch(Record),
+}
+
+/// One rule set's games: the current game, the players, and the commands.
+pub(super) struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
+    console: &'c mut Console<'o, I, O>,
+    options: &'p mut PlayOptions,
+    game: Game<R>,
+    players: [Option<Box<dyn Player<R>>>; 2],
+    /// Games started in this session: seeds the computer players of each.
+    games: u64,
+}
+
+impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
+    pub(super) fn new(
+        console: &'c mut Console<'o, I, O>,
+        options: &'p mut PlayOptions,
+        start: &Record,
+    ) -> Self {
+        let mut session = Session {
+            console,
+            options,
+            game: Game::new(start.setup),
+            players: [None, None],
+            games: 0,
+        };
+        session.restart(start.setup);
+        // Records are checked when they are loaded (`Record::load`).
+        session.game = start
+            .replay_as::<R>()
+            .unwrap_or_else(|_| Game::new(start.setup));
+        session
+    }
+
+    /// A new game from `setup` with fresh computer players.
+    fn restart(&mut self, setup: Setup) {
+        self.game = Game::new(setup);
+        self.games += 1;
+        let (seed, games) = (self.options.seed, self.games);
+        let seats = self.options.seats;
+        self.players = Color::ALL.map(|color| match seats[color as usize] {
+            Seat::Human => None,
+            Seat::Computer(spec) => Some(new_player::<R>(
+                spec,
+                seat_seed(seed, games, color),
+                self.options.hash,
+            )),
+        });
+    }
+
+    /// The legal moves, `d3 c4 f5 e6`.
+    fn legal_list(&self) -> String {
+        let legal: Vec<String> = self
+            .game
+            .legal_moves()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        legal.join(" ")
+    }
+
+    fn style(&self) -> Style {
+        self.console.style
+    }
+
+    fn seat_of(&self, color: Color) -> Seat {
+        self.options.seats[color as usize]
+    }
+
+    fn any_human(&self) -> bool {
+        self.options.seats.contains(&Seat::Human)
+    }
+
+    /// `● Black` (or `X Black`).
+    fn side_name(&self, color: Color) -> String {
+        format!("{} {}", self.style().disc(color), color_name(color))
+    }
+
+    pub(super) fn run(mut self) -> Result<Next, PlayError> {
+        self.show_board()?;
+        self.announce_opening_pass()?;
+        loop {
+            match self.game.status() {
+                Status::ToMove(side) => {
+                    if self.seat_of(side) != Seat::Human {
+                        self.computer_move(side)?;
+                        continue;
+                    }
+                    let prompt = format!("{} to move>", self.side_name(side));
+                    let Some(line) = self.console.ask(&prompt)? else {
+                        return Ok(Next::Quit);
+                    };
+                    let input = Input::parse(&line, self.game.board().shape());
+                    if let Some(next) = self.during_game(side, input)? {
+                        return Ok(next);
+                    }
+                }
+                Status::Over(outcome) => {
+                    self.announce_result(outcome)?;
+                    if let Some(next) = self.after_game()? {
+                        return Ok(next);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles one line typed by the person to move; `Some` ends the session.
+    fn during_game(&mut self, side: Color, input: Input) -> Result<Option<Next>, PlayError> {
+        match input {
+            Input::Nothing => {}
+            Input::Move(square) => {
+                if self.game.is_legal(square) {
+                    let ply = self.game.play(square).expect("a legal move");
+                    self.after_ply(&ply)?;
+                } else {
+                    let why = if self.game.board().at(square).is_some() {
+                        "the square is taken"
+                    } else {
+                        "it flips nothing"
+                    };
+                    let text = format!(
+                        "{square} is not a legal move for {} ({why}); legal moves: {}",
+                        color_name(side),
+                        self.legal_list()
+                    );
+                    self.console.say(&self.style().warn(&text))?;
+                }
+            }
+            Input::Yes | Input::No => {
+                self.console
+                    .say("the game is on: type a move, or quit to leave")?;
+            }
+            other => return self.command(other),
+        }
+        Ok(None)
+    }
+
+    /// After the game: play again, a command, or leave; `Some` ends the session.
+    fn after_game(&mut self) -> Result<Option<Next>, PlayError> {
+        loop {
+            let Some(line) = self
+                .console
+                .ask("Play again with colours swapped? (y/n, or a command)>")?
+            else {
+                return Ok(Some(Next::Quit));
+            };
+            match Input::parse(&line, self.game.board().shape()) {
+                Input::Nothing => {}
+                Input::Yes => {
+                    self.options.seats.swap(0, 1);
+                    let [black, white] = self.options.seats;
+                    self.console.say(&format!(
+                        "New game: {} is {black}, {} is {white}.",
+                        self.side_name(Color::Black),
+                        self.side_name(Color::White)
+                    ))?;
+                    self.restart(*self.game.setup());
+                    self.show_board()?;
+                    self.announce_opening_pass()?;
+                    return Ok(None);
+                }
+                Input::No | Input::Quit => return Ok(Some(Next::Quit)),
+                Input::Move(_) => self
+                    .console
+                    .say("the game is over: y to play again, n to stop")?,
+                other => {
+                    let next = self.command(other)?;
+                    if next.is_some() || !self.game.is_over() {
+                        return Ok(next);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A command other than a move, at any time; `Some` ends the session.
+    fn command(&mut self, input: Input) -> Result<Option<Next>, PlayError> {
+        match input {
+            Input::Hint(count) => self.hint(count)?,
+            Input::Undo => self.undo()?,
+            Input::Redo => self.redo()?,
+            Input::History => self.history()?,
+            Input::Save {
+                path,
+                grader,
+                force,
+            } => self.save(&path, grader, force)?,
+            Input::Load(path) => return self.load(&path),
+            Input::New => {
+                self.restart(*self.game.setup());
+                self.console.say("New game.")?;
+                self.show_board()?;
+                self.announce_opening_pass()?;
+            }
+            Input::Help => {
+                let text = HELP.trim_end();
+                self.console.say(text)?;
+            }
+            Input::Quit => return Ok(Some(Next::Quit)),
+            Input::Unknown(why) => self.console.say(&self.style().warn(&why))?,
+            Input::Pass => {
+                let text = match self.game.status() {
+                    Status::ToMove(side) => format!(
+                        "passes are automatic: a side with no legal move passes by itself, and \
+                         {} has moves ({})",
+                        color_name(side),
+                        self.legal_list()
+                    ),
+                    Status::Over(_) => "the game is over: nobody moves or passes".to_owned(),
+                };
+                self.console.say(&self.style().warn(&text))?;
+            }
+            Input::Nothing | Input::Move(_) | Input::Yes | Input::No => {}
+        }
+        Ok(None)
+    }
+
+    /// The computer moves for `side`.
+    fn computer_move(&mut self, side: Color) -> Result<(), PlayError> {
+        let player = self.players[side as usize]
+            .as_mut()
+            .expect("a computer seat has a player");
+        let spinner = if self.options.thinking {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"),
+            );
+            bar.set_message(format!(
+                "{} ({}) is thinking",
+                color_name(side),
+                player.spec()
+            ));
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        let name = color_name(side);
+        let mut progress = |report: &SearchReport| {
+            spinner.set_message(format!(
+                "{name} is thinking: depth {}, score {:+.2}",
+                report.depth,
+                f64::from(report.score) / f64::from(DISC)
+            ));
+        };
+        let choice = player.choose(&self.game, Some(self.options.time_per_move), &mut progress);
+        spinner.finish_and_clear();
+        let square = choice.expect("a computer player moves whenever it has a move");
+        let ply = self
+            .game
+            .play(square)
+            .expect("computer players play legal moves");
+        if !self.options.delay.is_zero() {
+            self.console.out.flush()?;
+            std::thread::sleep(self.options.delay);
+        }
+        self.after_ply(&ply)
+    }
+
+    /// Announces a move just played (and a pass it forces), then shows the board when a
+    /// person is about to move, in computer-only games after every move, and at the end.
+    fn after_ply(&mut self, ply: &Ply) -> Result<(), PlayError> {
+        let flipped = ply.flips().count();
+        self.console.say(&format!(
+            "{} plays {} and flips {flipped}.",
+            self.side_name(ply.side()),
+            ply.square(),
+        ))?;
+        if self.game.side_to_move() == Some(ply.side()) {
+            let opponent = ply.side().opponent();
+            self.console.say(&format!(
+                "{} has no legal move and passes.",
+                self.side_name(opponent)
+            ))?;
+        }
+        let next_is_human = self
+            .game
+            .side_to_move()
+            .is_some_and(|side| self.seat_of(side) == Seat::Human);
+        if next_is_human || !self.any_human() || self.game.is_over() {
+            self.show_board()?;
+        }
+        Ok(())
+    }
+
+    /// A pass before the first move (the first mover has no legal move).
+    fn announce_opening_pass(&mut self) -> Result<(), PlayError> {
+        let first = self.game.setup().first_mover;
+        if self.game.history().is_empty() && self.game.side_to_move() == Some(first.opponent()) {
+            self.console.say(&format!(
+                "{} has no legal move and passes.",
+                self.side_name(first)
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// The board with the score, the players and whose move it is beside it.
+    fn show_board(&mut self) -> Result<(), PlayError> {
+        let last = self.game.history().last().copied();
+        let board = *self.game.board();
+        let mut panel = Vec::new();
+        for color in Color::ALL {
+            panel.push(format!(
+                "{} {:<12} {:>3}",
+                self.side_name(color),
+                self.seat_of(color).to_string(),
+                board.count(color)
+            ));
+        }
+        panel.push(String::new());
+        panel.push(match self.game.status() {
+            Status::ToMove(side) => format!(
+                "move {}: {} to move",
+                self.game.history().len() + 1,
+                color_name(side)
+            ),
+            Status::Over(_) => match self.game.history().len() {
+                1 => "game over after 1 move".to_owned(),
+                moves => format!("game over after {moves} moves"),
+            },
+        });
+        let view = View {
+            board: &board,
+            legal: self.game.legal_moves(),
+            last: last.map(|ply| ply.square()),
+            flipped: last.map_or(Bitboard::EMPTY, |ply| ply.flips()),
+            panel,
+            width: self.console.width(),
+        };
+        let text = render::draw_board(&view, self.style());
+        write!(self.console.out, "{text}")?;
+        Ok(())
+    }
+
+    fn announce_result(&mut self, outcome: Outcome) -> Result<(), PlayError> {
+        let board = self.game.board();
+        let (black, white) = (board.count(Color::Black), board.count(Color::White));
+        // Both counts named: "0 to 33" after "White wins" reads as White's 0.
+        let score = format!("Black {black}, White {white}");
+        let text = match (outcome, self.game.setup().win_rule) {
+            (Outcome::Draw, _) => format!("Game over: a draw ({score})."),
+            (Outcome::Win(color), WinRule::MostDiscs) => {
+                format!("Game over: {} wins ({score}).", self.side_name(color))
+            }
+            (Outcome::Win(color), WinRule::FewestDiscs) => format!(
+                "Game over: {} wins with fewer discs ({score}).",
+                self.side_name(color)
+            ),
+        };
+        let text = self.style().strong(&text);
+        self.console.say(&text)?;
+        Ok(())
+    }
+
+    fn hint(&mut self, count: usize) -> Result<(), PlayError> {
+        let Status::ToMove(side) = self.game.status() else {
+            return Ok(self.console.say("the game is over: no hints")?);
+        };
+        let setup = Setup {
+            board: *self.game.board(),
+            first_mover: side,
+            win_rule: self.game.setup().win_rule,
+        };
+        let options = analysis::RankOptions {
+            limits: Limits::time(self.options.time_per_move),
+            hash: self.options.hash,
+            ..analysis::RankOptions::new(R::VARIANT, count)
+        };
+        let hint = analysis::rank(&setup, &options, None, &mut |_| {});
+        for line in hint::text_lines(&hint) {
+            self.console.say(&line)?;
+        }
+        Ok(())
+    }
+
+    /// Takes moves back: to the previous turn of a person when a computer plays.
+    fn undo(&mut self) -> Result<(), PlayError> {
+        if !self.any_human() {
+            return Ok(self.console.say("undo is for games a person plays")?);
+        }
+        let human_moved = self
+            .game
+            .history()
+            .iter()
+            .any(|ply| self.seat_of(ply.side()) == Seat::Human);
+        if !human_moved {
+            return Ok(self.console.say("nothing to undo")?);
+        }
+        let mut undone = Vec::new();
+        while let Some(ply) = self.game.undo() {
+            undone.push(ply.square().to_string());
+            if self.seat_of(ply.side()) == Seat::Human {
+                break;
+            }
+        }
+        // In the order they were played, as redo lists them.
+        undone.reverse();
+        self.console
+            .say(&format!("Took back {}.", undone.join(" ")))?;
+        self.show_board()
+    }
+
+    /// Replays undone moves, up to the next turn of a person.
+    fn redo(&mut self) -> Result<(), PlayError> {
+        let mut redone = Vec::new();
+        while let Some(ply) = self.game.redo() {
+            redone.push(ply.square().to_string());
+            let next_is_human = self
+                .game
+                .side_to_move()
+                .is_some_and(|side| self.seat_of(side) == Seat::Human);
+            if next_is_human {
+                break;
+            }
+        }
+        if redone.is_empty() {
+            return Ok(self.console.say("nothing to redo")?);
+        }
+        self.console
+            .say(&format!("Replayed {}.", redone.join(" ")))?;
+        self.show_board()
+    }
+
+    /// The moves so far: numbered, Black and White side by side (`--` for a pass), and as
+    /// one transcript string.
+    fn history(&mut self) -> Result<(), PlayError> {
+        if self.game.history().is_empty() {
+            return Ok(self.console.say("no moves yet")?);
+        }
+        // Black's column first: a side that passed (or did not move first) gets `--`.
+        let mut cells: Vec<String> = Vec::new();
+        let mut expected = Color::Black;
+        for ply in self.game.history() {
+            if ply.side() != expected {
+                cells.push("--".into());
+            }
+            cells.push(ply.square().to_string());
+            expected = ply.side().opponent();
+        }
+        let mut text = String::new();
+        for (number, pair) in cells.chunks(2).enumerate() {
+            let line = format!("{:>3}. {}", number + 1, pair.join(" "));
+            text.push_str(line.trim_end());
+            text.push('\n');
+        }
+        let transcript: String = self.game.moves().map(|s| s.to_string()).collect();
+        text.push_str(&format!("transcript: {transcript}"));
+        self.console.say(&text)?;
+        Ok(())
+    }
+
+    fn record(&self) -> Record {
+        Record {
+            players: self.options.seats.map(|seat| seat.to_string()),
+            date: self.options.date.clone(),
+            ..Record::from_game(&self.game)
+        }
+    }
+
+    /// Saves the game: written to a temporary file beside `path`, then renamed over it, so
+    /// a failed save leaves what was there. A file there that is not a saved game (in any
+    /// format a game loads from) is kept unless `force`.
+    fn save(&mut self, path: &Path, grader: bool, force: bool) -> Result<(), PlayError> {
+        let record = self.record();
+        let text = if grader {
+            match record.to_grader_input() {
+                Ok(text) => text,
+                Err(error) => {
+                    return Ok(self
+                        .console
+                        .say(&self.style().warn(&format!("cannot save: {error}")))?);
+                }
+            }
+        } else {
+            record.to_string()
+        };
+        let replacing = match std::fs::read(path) {
+            Ok(old) => {
+                Some(std::str::from_utf8(&old).is_ok_and(|old| old.parse::<Record>().is_ok()))
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => None,
+            // A directory, or a file we cannot read: not a game we may replace.
+            Err(_) => Some(false),
+        };
+        if replacing == Some(false) && !force {
+            let text = format!(
+                "{} exists and is not a saved game: not replaced (save! {} replaces it)",
+                path.display(),
+                shell_words::quote(&path.display().to_string())
+            );
+            return Ok(self.console.say(&self.style().warn(&text))?);
+        }
+        let replaced = if replacing.is_some() {
+            " (replacing what was there)"
+        } else {
+            ""
+        };
+        let message = match write_replacing(path, text.as_bytes()) {
+            Ok(()) if grader => format!(
+                "Saved a grader input to {}{replaced}: its expected output is `othello --rules {} < {}`.",
+                path.display(),
+                R::VARIANT.name(),
+                path.display()
+            ),
+            Ok(()) => format!("Saved the game to {}{replaced}.", path.display()),
+            Err(error) => self
+                .style()
+                .warn(&format!("cannot save {}: {error}", path.display())),
+        };
+        self.console.say(&message)?;
+        Ok(())
+    }
+
+    fn load(&mut self, path: &Path) -> Result<Option<Next>, PlayError> {
+        // A file that does not state its rules or start (a bare transcript, say) is loaded
+        // under this game's.
+        let settings = LoadSettings::defaults(R::VARIANT, *self.game.setup());
+        let record = match commands::read_record(path, &settings) {
+            Ok(record) => record,
+            Err(error) => {
+                let text = match error {
+                    commands::CliError::Read { .. } => error.to_string(),
+                    _ => format!("cannot load {error}"),
+                };
+                self.console.say(&self.style().warn(&text))?;
+                return Ok(None);
+            }
+        };
+        if record.variant != R::VARIANT {
+            return Ok(Some(Next::Switch(record)));
+        }
+        let game = record
+            .replay_as::<R>()
+            .unwrap_or_else(|_| Game::new(record.setup));
+        self.restart(record.setup);
+        self.game = game;
+        self.console.say(&format!(
+            "Loaded {} ({}, {} moves).",
+            path.display(),
+            describe(R::VARIANT, &record.setup),
+            record.moves.len()
+        ))?;
+        self.show_board()?;
+        Ok(None)
+    }
+}
+
+/// Writes `bytes` to a new temporary file in `path`'s directory, then renames it to `path`:
+/// whoever reads `path` sees the old file or the whole new one, never a part.
+fn write_replacing(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".othello-save-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As a plain new file would be (the umask applies).
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "Black",
+        Color::White => "White",
+    }
+}
