@@ -1,6 +1,7 @@
 //! The `othello` program: parses the arguments, runs one command (the grader protocol when
 //! none is given) and turns its result into an exit status. The commands are in `cli/`,
-//! the console game in `play/`; the work is in the `othello` library.
+//! the console game in `play/`, the web server in `server/`; the work is in the `othello`
+//! library.
 //!
 //! Exit statuses: 0 success; 1 bad arguments, an I/O error or a failed check; 2 malformed
 //! input; 3 the grader's input ended before the game was over. A closed stdout ends the
@@ -8,6 +9,7 @@
 
 mod cli;
 mod play;
+mod server;
 
 use std::{
     io::{self, Write},
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
         Some(Command::Gen(args)) => args.run(out),
         Some(Command::Transcript(args)) => args.run(out),
         Some(Command::Match(args)) => args.run(out),
+        Some(Command::Serve(args)) => args.run(out),
     })
 }
 

@@ -23,6 +23,7 @@ pub mod matches;
 pub mod perft;
 pub mod play;
 pub mod progress;
+pub mod serve;
 pub mod solve;
 pub mod transcript;
 
@@ -94,6 +95,11 @@ pub enum Command {
     /// colours swapped. A progress bar is drawn on stderr when it is a terminal.
     #[command(name = "match")]
     Match(matches::MatchArgs),
+    /// Serve the game in a browser: people against each other across the network,
+    /// against the engine, or engines against each other; a JSON API; games kept in SQLite.
+    ///
+    /// Prints the address to open. Ctrl-C or SIGTERM stops it gracefully.
+    Serve(serve::ServeArgs),
 }
 
 /// A rule set on the command line.
@@ -246,6 +252,9 @@ pub enum CliError {
     /// The console game stopped: reading or writing failed.
     #[error(transparent)]
     Play(#[from] crate::play::PlayError),
+    /// The web server could not start.
+    #[error(transparent)]
+    Serve(#[from] crate::server::ServeError),
     /// An OBF position given on the command line is malformed.
     #[error("--obf: {0}")]
     ObfArgument(#[source] othello::ParseObfError),
@@ -304,7 +313,7 @@ impl CliError {
             | CliError::Load { .. }
             | CliError::ObfArgument(_) => 2,
             CliError::Protocol(error) => error.exit_status(),
-            CliError::Play(_) => 1,
+            CliError::Play(_) | CliError::Serve(_) => 1,
             CliError::Read { .. }
             | CliError::Usage { .. }
             | CliError::WrongScores { .. }

@@ -80,7 +80,7 @@ const WIPEOUT: i32 = 100;
 /// in the FFO suite); under [`WinRule::FewestDiscs`] it is the opponent's discs minus ours,
 /// so positive still means winning. Every evaluation estimates this.
 #[inline]
-pub(crate) fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i32 {
+pub fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i32 {
     let (p, o, e) = (player as i32, opponent as i32, empties as i32);
     match rule {
         WinRule::MostDiscs => match p.cmp(&o) {

@@ -1,0 +1,39 @@
+//! `othello serve`: the web server's arguments; the server itself is [`crate::server`].
+
+use std::{io::Write, net::SocketAddr, path::PathBuf};
+
+use clap::Args;
+
+use super::CliError;
+use crate::server::{self, ServeOptions, store};
+
+/// `othello serve [--addr 127.0.0.1:8080] [--db PATH] [--engines N]`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to listen. The default serves this machine only; --addr 0.0.0.0:8080 serves
+    /// the local network too (port 0: any free port).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// The SQLite database of games (created if missing).
+    #[arg(long, value_name = "PATH", default_value_os_t = store::default_path())]
+    db: PathBuf,
+    /// Engine searches at once (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    engines: Option<u16>,
+}
+
+impl ServeArgs {
+    /// Serves until Ctrl-C or SIGTERM.
+    ///
+    /// # Errors
+    /// [`CliError::Serve`] if the database cannot be opened or the address bound.
+    pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let options = ServeOptions {
+            addr: self.addr,
+            db: self.db,
+            engines: self.engines.map(usize::from),
+        };
+        server::run(&options, out)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,769 @@
+//! The HTTP API: requests turned into hub calls, results and errors into JSON. No game
+//! logic here: the hub and the library decide; this only translates.
+
+use std::{sync::Arc, time::Duration};
+
+use axum::{
+    Json, Router,
+    body::Bytes,
+    extract::{
+        FromRequest, FromRequestParts, Path, Query, Request, State as AxumState,
+        rejection::BytesRejection, ws::WebSocketUpgrade,
+    },
+    http::{HeaderMap, StatusCode, header, request::Parts},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use othello::{
+    Color, LoadSettings, MoveList, Record, Setup, Shape, Square, Variant, WinRule,
+    engine::{analysis::Hint, eval::DISC},
+};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use super::{
+    assets,
+    error::ApiError,
+    hub::{
+        DEFAULT_SPEED_MS, DEFAULT_TIME_MS, GameCell, Hub, MAX_SPEED_MS, MAX_TIME_MS, NewGame,
+        UndoAction,
+    },
+    live,
+    views::{self, State},
+};
+use crate::play::Seat;
+
+/// The largest request body, in bytes.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// The most moves a hint ranks.
+pub const MAX_HINT_COUNT: usize = 64;
+
+/// The longest a hint may search, in milliseconds.
+pub const MAX_HINT_TIME_MS: u64 = 10_000;
+
+/// What every handler shares.
+#[derive(Clone, Debug)]
+pub struct App {
+    /// The games.
+    pub hub: Arc<Hub>,
+    /// The address served, for links when a request names no host.
+    pub origin: String,
+    /// Fires when the server is stopping (live channels close).
+    pub stopping: tokio::sync::watch::Receiver<bool>,
+}
+
+/// The router: the page, its assets, the API and the live channel.
+pub fn router(app: App) -> Router {
+    let api = Router::new()
+        .route("/games", post(create).get(list))
+        .route("/games/{id}", get(show))
+        .route("/games/{id}/moves", post(play))
+        .route("/games/{id}/undo", post(undo))
+        .route("/games/{id}/redo", post(redo))
+        .route("/games/{id}/resign", post(resign))
+        .route("/games/{id}/control", post(control))
+        .route("/games/{id}/hint", get(hint))
+        .route("/games/{id}/evaluations", get(evaluations))
+        .route("/games/{id}/export", get(export))
+        .route("/games/{id}/events", get(events));
+    Router::new()
+        .route("/", get(assets::page))
+        .route("/g/{id}", get(assets::page))
+        .route("/assets/{file}", get(assets::asset))
+        .route("/healthz", get(health))
+        .nest("/api", api)
+        .fallback(no_route)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(app)
+}
+
+async fn no_route(request: Request) -> ApiError {
+    ApiError::NoRoute(request.uri().path().chars().take(200).collect())
+}
+
+async fn wrong_method() -> ApiError {
+    ApiError::Method
+}
+
+/// A JSON body: an empty body reads as `{}`; errors are the API's own.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes =
+            Bytes::from_request(request, state)
+                .await
+                .map_err(|rejection| match rejection {
+                    BytesRejection::FailedToBufferBody(_) => ApiError::TooLarge(BODY_LIMIT),
+                    other => ApiError::BadRequest(other.body_text()),
+                })?;
+        let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
+        serde_json::from_slice(text).map(Body).map_err(|error| {
+            if error.is_syntax() || error.is_eof() {
+                ApiError::MalformedJson(error.to_string())
+            } else {
+                ApiError::InvalidJson(error.to_string())
+            }
+        })
+    }
+}
+
+/// Query parameters, with the API's errors.
+pub struct Params<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Params<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(params)| Params(params))
+            .map_err(|rejection| ApiError::BadRequest(rejection.body_text()))
+    }
+}
+
+/// A game named in the path, from memory or the store.
+pub struct Game(pub Arc<GameCell>);
+
+impl FromRequestParts<App> for Game {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, ApiError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, app)
+            .await
+            .map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
+        app.hub.get(&id).await.map(Game)
+    }
+}
+
+/// The secret in `Authorization: Bearer <secret>`, if any.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, secret) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| secret.trim())
+        .filter(|secret| !secret.is_empty())
+}
+
+/// The seat the request's secret opens.
+async fn seat(cell: &GameCell, headers: &HeaderMap) -> Result<Color, ApiError> {
+    let secret = bearer(headers).ok_or(ApiError::Unauthorized)?;
+    cell.live
+        .lock()
+        .await
+        .seat_of(secret)
+        .ok_or_else(|| ApiError::Forbidden("this secret opens no seat of this game".into()))
+}
+
+/// The state as the holder of the request's secret (if any) sees it.
+async fn state_for(cell: &GameCell, headers: &HeaderMap) -> State {
+    let live = cell.live.lock().await;
+    let secret = bearer(headers);
+    let you = secret.and_then(|secret| live.seat_of(secret));
+    let control = secret.is_some_and(|secret| live.controls(secret));
+    views::state(cell, &live, &live.model.game, you, control, None)
+}
+
+/// `http://host` for links: the host the request named, else the address served.
+fn origin(app: &App, headers: &HeaderMap) -> String {
+    headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .filter(|host| {
+            !host.is_empty()
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-.:[]".contains(&b))
+        })
+        .map_or_else(|| app.origin.clone(), |host| format!("http://{host}"))
+}
+
+async fn health(AxumState(app): AxumState<App>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({"status": "ok", "games_in_memory": app.hub.live_games()}))
+}
+
+/// `POST /api/games`: every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateRequest {
+    rules: Option<String>,
+    rows: Option<u64>,
+    columns: Option<u64>,
+    first: Option<String>,
+    win: Option<String>,
+    black: Option<String>,
+    white: Option<String>,
+    time_ms: Option<u64>,
+    black_time_ms: Option<u64>,
+    white_time_ms: Option<u64>,
+    speed_ms: Option<u64>,
+    position: Option<String>,
+}
+
+/// A new game's answer.
+#[derive(Serialize)]
+struct CreatedView {
+    id: String,
+    seats: SeatsCreated,
+    spectator_url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    control: Option<Link>,
+    state: State,
+}
+
+#[derive(Serialize)]
+struct SeatsCreated {
+    black: SeatCreated,
+    white: SeatCreated,
+}
+
+#[derive(Serialize)]
+struct SeatCreated {
+    player: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Link {
+    secret: String,
+    url: String,
+}
+
+fn side_length(value: Option<u64>, name: &str) -> Result<Option<u8>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(n @ 4..=16) => Ok(Some(n as u8)),
+        Some(n) => Err(ApiError::BadRequest(format!(
+            "{name} must be from 4 to 16, not {n}"
+        ))),
+    }
+}
+
+fn time(value: Option<u64>, name: &str, default: u64, max: u64) -> Result<u64, ApiError> {
+    match value {
+        None => Ok(default),
+        Some(n @ 1..) if n <= max => Ok(n),
+        Some(n) => Err(ApiError::BadRequest(format!(
+            "{name} must be from 1 to {max} (milliseconds), not {n}"
+        ))),
+    }
+}
+
+impl CreateRequest {
+    fn into_new_game(self) -> Result<NewGame, ApiError> {
+        let variant = match self.rules.as_deref() {
+            None => None,
+            Some(text) => Some(text.parse::<Variant>().map_err(|_| {
+                ApiError::BadRequest(format!("rules must be full or simple, not {text:?}"))
+            })?),
+        };
+        let rows = side_length(self.rows, "rows")?;
+        let columns = side_length(self.columns, "columns")?;
+        let shape = match (rows, columns) {
+            (None, None) => None,
+            (rows, columns) => Some(
+                Shape::new(rows.unwrap_or(8), columns.unwrap_or(8))
+                    .map_err(|error| ApiError::BadRequest(error.to_string()))?,
+            ),
+        };
+        let first = match self.first.as_deref() {
+            None => None,
+            Some("B" | "b") => Some(Color::Black),
+            Some("W" | "w") => Some(Color::White),
+            Some(text) => {
+                return Err(ApiError::BadRequest(format!(
+                    "first must be B or W, not {text:?}"
+                )));
+            }
+        };
+        let win = match self.win.as_deref() {
+            None => None,
+            Some("most") => Some(WinRule::MostDiscs),
+            Some("fewest") => Some(WinRule::FewestDiscs),
+            Some(text) => {
+                return Err(ApiError::BadRequest(format!(
+                    "win must be most or fewest, not {text:?}"
+                )));
+            }
+        };
+        let seat = |text: Option<String>, name: &str| -> Result<Seat, ApiError> {
+            match text {
+                None => Ok(Seat::Human),
+                Some(text) => text
+                    .parse()
+                    .map_err(|error| ApiError::BadRequest(format!("{name}: {error}"))),
+            }
+        };
+        let black = seat(self.black, "black")?;
+        let white = seat(self.white, "white")?;
+        let time_ms = time(self.time_ms, "time_ms", DEFAULT_TIME_MS, MAX_TIME_MS)?;
+        let black_time = time(self.black_time_ms, "black_time_ms", time_ms, MAX_TIME_MS)?;
+        let white_time = time(self.white_time_ms, "white_time_ms", time_ms, MAX_TIME_MS)?;
+        let speed_ms = match self.speed_ms {
+            None => DEFAULT_SPEED_MS,
+            Some(n) if n <= MAX_SPEED_MS => n,
+            Some(n) => {
+                return Err(ApiError::BadRequest(format!(
+                    "speed_ms must be from 0 to {MAX_SPEED_MS}, not {n}"
+                )));
+            }
+        };
+        let mut setup = Setup::standard(shape.unwrap_or(Shape::STANDARD));
+        let (variant, setup, moves) = match self.position.as_deref().map(str::trim) {
+            None | Some("") => {
+                if let Some(first) = first {
+                    setup.first_mover = first;
+                }
+                if let Some(win) = win {
+                    setup.win_rule = win;
+                }
+                (variant.unwrap_or(Variant::Full), setup, Vec::new())
+            }
+            Some(text) => {
+                let settings = LoadSettings {
+                    variant,
+                    shape,
+                    first,
+                    win,
+                    ..LoadSettings::defaults(Variant::Full, setup)
+                };
+                let record = Record::load(text, &settings)
+                    .map_err(|error| ApiError::BadPosition(format!("position: {error}")))?;
+                (record.variant, record.setup, record.moves)
+            }
+        };
+        Ok(NewGame {
+            variant,
+            setup,
+            moves,
+            seats: [(black, black_time), (white, white_time)],
+            speed_ms,
+        })
+    }
+}
+
+async fn create(
+    AxumState(app): AxumState<App>,
+    headers: HeaderMap,
+    Body(request): Body<CreateRequest>,
+) -> Result<Response, ApiError> {
+    let new = request.into_new_game()?;
+    let created = app.hub.create(new).await?;
+    let origin = origin(&app, &headers);
+    let cell = &created.cell;
+    let page = format!("{origin}/g/{}", cell.id);
+    let (players, state) = {
+        let live = cell.live.lock().await;
+        let players = live.seats.clone().map(|seat| seat.player.to_string());
+        let state = views::state(cell, &live, &live.model.game, None, false, None);
+        (players, state)
+    };
+    let [black_secret, white_secret] = created.secrets;
+    let [black_player, white_player] = players;
+    let seat = |player: String, secret: Option<String>| SeatCreated {
+        player,
+        url: secret
+            .as_ref()
+            .map(|secret| format!("{page}#secret={secret}")),
+        secret,
+    };
+    let view = CreatedView {
+        id: cell.id.clone(),
+        seats: SeatsCreated {
+            black: seat(black_player, black_secret),
+            white: seat(white_player, white_secret),
+        },
+        spectator_url: page.clone(),
+        control: created.control.map(|secret| Link {
+            url: format!("{page}#control={secret}"),
+            secret,
+        }),
+        state,
+    };
+    Ok((StatusCode::CREATED, Json(view)).into_response())
+}
+
+/// How many games `GET /api/games` lists.
+const LISTED: usize = 20;
+
+/// A game in the list of those being played.
+#[derive(Serialize)]
+struct Listed {
+    id: String,
+    url: String,
+    rules: &'static str,
+    rows: u8,
+    columns: u8,
+    black: String,
+    white: String,
+    moves: usize,
+    to_move: Option<char>,
+}
+
+/// `GET /api/games`: the games being played, most recently changed first (at most 20),
+/// for spectators.
+async fn list(
+    AxumState(app): AxumState<App>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let origin = origin(&app, &headers);
+    let mut games = Vec::new();
+    for id in app.hub.playing(LISTED).await? {
+        let Ok(cell) = app.hub.get(&id).await else {
+            continue;
+        };
+        let live = cell.live.lock().await;
+        let game = &live.model.game;
+        let shape = game.board().shape();
+        games.push(Listed {
+            url: format!("{origin}/g/{id}"),
+            id,
+            rules: game.variant().name(),
+            rows: shape.rows(),
+            columns: shape.columns(),
+            black: live.seats[0].player.to_string(),
+            white: live.seats[1].player.to_string(),
+            moves: game.history().len(),
+            to_move: live.model.to_move().map(Color::letter),
+        });
+    }
+    Ok(Json(serde_json::json!({ "games": games })))
+}
+
+/// `GET /api/games/{id}`: `?ply=k` for the position after `k` moves.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShowParams {
+    ply: Option<usize>,
+}
+
+async fn show(
+    Game(cell): Game,
+    headers: HeaderMap,
+    Params(params): Params<ShowParams>,
+) -> Result<Json<State>, ApiError> {
+    let Some(ply) = params.ply else {
+        return Ok(Json(state_for(&cell, &headers).await));
+    };
+    let live = cell.live.lock().await;
+    let game = &live.model.game;
+    if ply > game.history().len() {
+        return Err(ApiError::BadRequest(format!(
+            "ply must be from 0 to {} (the moves played), not {ply}",
+            game.history().len()
+        )));
+    }
+    let replay = othello::AnyGame::replay(game.variant(), *game.setup(), game.moves().take(ply))
+        .map_err(|error| ApiError::Storage(error.to_string()))?;
+    let secret = bearer(&headers);
+    let you = secret.and_then(|secret| live.seat_of(secret));
+    Ok(Json(views::state(
+        &cell,
+        &live,
+        &replay,
+        you,
+        false,
+        Some(ply),
+    )))
+}
+
+/// `POST /api/games/{id}/moves`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveRequest {
+    square: String,
+}
+
+async fn play(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    headers: HeaderMap,
+    Body(request): Body<MoveRequest>,
+) -> Result<Json<State>, ApiError> {
+    let color = seat(&cell, &headers).await?;
+    let square: Square = request.square.trim().parse().map_err(|_| {
+        ApiError::BadRequest(format!(
+            "square must be in standard notation such as d3, not {:?}",
+            request.square
+        ))
+    })?;
+    app.hub.play(&cell, color, square).await?;
+    Ok(Json(state_for(&cell, &headers).await))
+}
+
+/// `POST /api/games/{id}/undo`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UndoRequest {
+    action: Option<UndoAction>,
+}
+
+async fn undo(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    headers: HeaderMap,
+    Body(request): Body<UndoRequest>,
+) -> Result<Json<State>, ApiError> {
+    let color = seat(&cell, &headers).await?;
+    let action = request.action.unwrap_or(UndoAction::Request);
+    app.hub.undo(&cell, color, action).await?;
+    Ok(Json(state_for(&cell, &headers).await))
+}
+
+/// A body that must be empty (or `{}`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+
+async fn redo(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    headers: HeaderMap,
+    Body(Empty {}): Body<Empty>,
+) -> Result<Json<State>, ApiError> {
+    let color = seat(&cell, &headers).await?;
+    app.hub.redo(&cell, color).await?;
+    Ok(Json(state_for(&cell, &headers).await))
+}
+
+async fn resign(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    headers: HeaderMap,
+    Body(Empty {}): Body<Empty>,
+) -> Result<Json<State>, ApiError> {
+    let color = seat(&cell, &headers).await?;
+    app.hub.resign(&cell, color).await?;
+    Ok(Json(state_for(&cell, &headers).await))
+}
+
+/// `POST /api/games/{id}/control`: games between engines.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ControlRequest {
+    paused: Option<bool>,
+    step: Option<bool>,
+    speed_ms: Option<u64>,
+}
+
+async fn control(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    headers: HeaderMap,
+    Body(request): Body<ControlRequest>,
+) -> Result<Json<State>, ApiError> {
+    let secret = bearer(&headers).ok_or(ApiError::Unauthorized)?;
+    {
+        let live = cell.live.lock().await;
+        if !live.engines_only() {
+            return Err(ApiError::NotEngineGame);
+        }
+        if !live.controls(secret) {
+            return Err(ApiError::Forbidden(
+                "this secret does not control this game".into(),
+            ));
+        }
+    }
+    if let Some(speed) = request.speed_ms
+        && speed > MAX_SPEED_MS
+    {
+        return Err(ApiError::BadRequest(format!(
+            "speed_ms must be from 0 to {MAX_SPEED_MS}, not {speed}"
+        )));
+    }
+    app.hub
+        .control(
+            &cell,
+            request.paused,
+            request.step.unwrap_or(false),
+            request.speed_ms,
+        )
+        .await?;
+    Ok(Json(state_for(&cell, &headers).await))
+}
+
+/// `GET /api/games/{id}/hint?count=K&time_ms=T`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HintParams {
+    count: Option<usize>,
+    time_ms: Option<u64>,
+}
+
+/// A hint's answer.
+#[derive(Serialize)]
+struct HintView {
+    to_move: Option<char>,
+    depth: u32,
+    exact: bool,
+    nodes: u64,
+    moves: Vec<HintLineView>,
+}
+
+#[derive(Serialize)]
+struct HintLineView {
+    #[serde(rename = "move")]
+    mv: String,
+    score: f64,
+    exact: bool,
+    pv: Vec<String>,
+}
+
+fn move_text(square: Option<Square>) -> String {
+    square.map_or_else(|| "pass".to_owned(), |square| square.to_string())
+}
+
+fn hint_view(hint: &Hint) -> HintView {
+    HintView {
+        to_move: hint.to_move.map(Color::letter),
+        depth: hint.depth,
+        exact: hint.exact(),
+        nodes: hint.nodes,
+        moves: hint
+            .lines
+            .iter()
+            .map(|line| HintLineView {
+                mv: move_text(line.square),
+                score: (f64::from(line.score) / f64::from(DISC) * 100.0).round() / 100.0 + 0.0,
+                exact: line.exact,
+                pv: line.pv.iter().map(|&square| move_text(square)).collect(),
+            })
+            .collect(),
+    }
+}
+
+async fn hint(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    Params(params): Params<HintParams>,
+) -> Result<Json<HintView>, ApiError> {
+    let count = match params.count {
+        None => 3,
+        Some(count @ 1..=MAX_HINT_COUNT) => count,
+        Some(count) => {
+            return Err(ApiError::BadRequest(format!(
+                "count must be from 1 to {MAX_HINT_COUNT}, not {count}"
+            )));
+        }
+    };
+    let time_ms = time(params.time_ms, "time_ms", 1000, MAX_HINT_TIME_MS)?;
+    let hint = app
+        .hub
+        .hint(&cell, count, Duration::from_millis(time_ms))
+        .await?;
+    Ok(Json(hint_view(&hint)))
+}
+
+/// The evaluation graph.
+#[derive(Serialize)]
+struct EvaluationsView {
+    scores: Vec<EvaluationView>,
+}
+
+#[derive(Serialize)]
+struct EvaluationView {
+    ply: usize,
+    #[serde(rename = "move")]
+    mv: String,
+    score: f64,
+    exact: bool,
+}
+
+async fn evaluations(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+) -> Result<Json<EvaluationsView>, ApiError> {
+    let scores = app.hub.evaluations(&cell).await?;
+    let moves: Vec<String> = {
+        let live = cell.live.lock().await;
+        live.model.game.moves().map(|s| s.to_string()).collect()
+    };
+    Ok(Json(EvaluationsView {
+        scores: scores
+            .into_iter()
+            .zip(moves)
+            .enumerate()
+            .map(|(index, ((score, exact), mv))| EvaluationView {
+                ply: index + 1,
+                mv,
+                score,
+                exact,
+            })
+            .collect(),
+    }))
+}
+
+/// `GET /api/games/{id}/export?format=ggf|transcript|record|grader`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportParams {
+    format: Option<String>,
+}
+
+async fn export(
+    Game(cell): Game,
+    Params(params): Params<ExportParams>,
+) -> Result<Response, ApiError> {
+    let record = cell.live.lock().await.record();
+    let format = params.format.as_deref().unwrap_or("record");
+    let (text, extension) = match format {
+        "record" => (record.to_string(), "txt"),
+        "transcript" => (
+            format!("{}\n", MoveList::from_iter(record.moves.iter().copied())),
+            "txt",
+        ),
+        "ggf" => (
+            record
+                .to_ggf()
+                .map(|text| text + "\n")
+                .map_err(|error| ApiError::BadPosition(error.to_string()))?,
+            "ggf",
+        ),
+        "grader" => (
+            record
+                .to_grader_input()
+                .map_err(|error| ApiError::BadPosition(error.to_string()))?,
+            "in",
+        ),
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "format must be ggf, transcript, record or grader, not {other:?}"
+            )));
+        }
+    };
+    let name = format!("othello-{}-{format}.{extension}", cell.id);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"{name}\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+async fn events(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let hub = Arc::clone(&app.hub);
+    let stopping = app.stopping.clone();
+    upgrade
+        .max_message_size(4096)
+        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping))
+}

@@ -1,0 +1,160 @@
+//! Every error the API answers with: a status and `{"error":{"code":..,"message":..}}`
+//! (with the legal moves for an illegal one).
+
+use axum::{
+    Json,
+    http::StatusCode,
+    response::{IntoResponse, Response},
+};
+use serde::Serialize;
+use thiserror::Error;
+
+/// What went wrong with a request.
+#[derive(Clone, Debug, Error)]
+pub enum ApiError {
+    /// No such game (or page).
+    #[error("no such game")]
+    NotFound,
+    /// No such page or endpoint.
+    #[error("no such path: {0}")]
+    NoRoute(String),
+    /// The method does not apply to this path.
+    #[error("method not allowed here")]
+    Method,
+    /// No secret given where a seat's is needed.
+    #[error("this needs a seat's secret: Authorization: Bearer <secret>")]
+    Unauthorized,
+    /// A secret that opens no seat of this game (or not the one needed).
+    #[error("{0}")]
+    Forbidden(String),
+    /// A move that is not legal now.
+    #[error("{square} is not a legal move")]
+    IllegalMove {
+        /// The move asked for.
+        square: String,
+        /// The legal ones.
+        legal: Vec<String>,
+    },
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// It is the other side's turn.
+    #[error("it is not this seat's turn")]
+    NotYourTurn,
+    /// Nothing of this seat's to take back.
+    #[error("nothing to undo: this seat has not moved")]
+    NothingToUndo,
+    /// No request to answer (or withdraw).
+    #[error("no request to take a move back is waiting for this answer")]
+    UndoNotPending,
+    /// Nothing taken back to play again.
+    #[error("nothing to redo")]
+    NothingToRedo,
+    /// Redo is for games against an engine.
+    #[error("redo is only for games against an engine")]
+    RedoNeedsEngine,
+    /// Pause, step and speed are for games between engines.
+    #[error("only a game between engines can be paused, stepped or paced")]
+    NotEngineGame,
+    /// A body that is not JSON.
+    #[error("malformed JSON: {0}")]
+    MalformedJson(String),
+    /// JSON of the wrong shape: a field unknown, missing or of the wrong type.
+    #[error("{0}")]
+    InvalidJson(String),
+    /// A body over the limit.
+    #[error("the body is over {0} bytes")]
+    TooLarge(usize),
+    /// A value out of range or not understood.
+    #[error("{0}")]
+    BadRequest(String),
+    /// A starting position or transcript that cannot be played.
+    #[error("{0}")]
+    BadPosition(String),
+    /// The database failed.
+    #[error("storage failed: {0}")]
+    Storage(String),
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::NotFound | ApiError::NoRoute(_) => StatusCode::NOT_FOUND,
+            ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::IllegalMove { .. } | ApiError::BadPosition(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            ApiError::GameOver
+            | ApiError::NotYourTurn
+            | ApiError::NothingToUndo
+            | ApiError::UndoNotPending
+            | ApiError::NothingToRedo
+            | ApiError::RedoNeedsEngine
+            | ApiError::NotEngineGame => StatusCode::CONFLICT,
+            ApiError::MalformedJson(_) | ApiError::InvalidJson(_) | ApiError::BadRequest(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::NotFound => "not_found",
+            ApiError::NoRoute(_) => "no_route",
+            ApiError::Method => "method_not_allowed",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::IllegalMove { .. } => "illegal_move",
+            ApiError::GameOver => "game_over",
+            ApiError::NotYourTurn => "not_your_turn",
+            ApiError::NothingToUndo => "nothing_to_undo",
+            ApiError::UndoNotPending => "no_undo_request",
+            ApiError::NothingToRedo => "nothing_to_redo",
+            ApiError::RedoNeedsEngine => "redo_needs_engine",
+            ApiError::NotEngineGame => "not_engine_game",
+            ApiError::MalformedJson(_) => "malformed_json",
+            ApiError::InvalidJson(_) => "invalid_json",
+            ApiError::TooLarge(_) => "body_too_large",
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::BadPosition(_) => "bad_position",
+            ApiError::Storage(_) => "storage",
+        }
+    }
+}
+
+/// The error's JSON.
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    code: &'a str,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    legal: Option<&'a [String]>,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let legal = match &self {
+            ApiError::IllegalMove { legal, .. } => Some(legal.as_slice()),
+            _ => None,
+        };
+        let body = Body {
+            error: Inner {
+                code: self.code(),
+                message: self.to_string(),
+                legal,
+            },
+        };
+        (self.status(), Json(body)).into_response()
+    }
+}

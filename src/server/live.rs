@@ -1,0 +1,131 @@
+//! The live channel (a WebSocket at `/api/games/{id}/events`): the client says hello, with
+//! a seat's secret or none; the server answers with the game's state as that viewer sees
+//! it, and again after every change (a move, an undo, someone connecting or leaving).
+//!
+//! Client to server: `{"type":"hello","secret":"..."}` (or `{"type":"hello"}` to watch).
+//! Server to client: `{"type":"state","state":{...}}`, and `{"type":"error","error":{...}}`
+//! for a hello it cannot take (the connection then stays a spectator's).
+
+use std::{sync::Arc, time::Duration};
+
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use super::{
+    hub::{GameCell, Hub},
+    views::{self, State},
+};
+
+/// How long a client has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A client's first message.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum ClientMessage {
+    Hello {
+        #[serde(default)]
+        secret: Option<String>,
+    },
+}
+
+/// What the server sends.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum ServerMessage<'a> {
+    State { state: &'a State },
+    Error { error: ErrorBody<'a> },
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+fn text(message: &ServerMessage<'_>) -> Message {
+    let json = serde_json::to_string(message).expect("states serialize");
+    Message::Text(Utf8Bytes::from(json))
+}
+
+/// Serves one connection until the client leaves or the server stops.
+pub async fn serve(
+    mut socket: WebSocket,
+    hub: Arc<Hub>,
+    cell: Arc<GameCell>,
+    mut stopping: watch::Receiver<bool>,
+) {
+    let secret = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(hello)))) => {
+            match serde_json::from_str::<ClientMessage>(hello.as_str()) {
+                Ok(ClientMessage::Hello { secret }) => secret,
+                Err(error) => {
+                    let message = error.to_string();
+                    let error = ServerMessage::Error {
+                        error: ErrorBody {
+                            code: "bad_hello",
+                            message: &message,
+                        },
+                    };
+                    let _ = socket.send(text(&error)).await;
+                    None
+                }
+            }
+        }
+        // Anything else (binary, a close, silence): a spectator, if it stays.
+        Ok(Some(Ok(_))) | Err(_) => None,
+        Ok(Some(Err(_)) | None) => return,
+    };
+    let (seat, control) = {
+        let live = cell.live.lock().await;
+        let seat = secret.as_deref().and_then(|secret| live.seat_of(secret));
+        let control = secret
+            .as_deref()
+            .is_some_and(|secret| live.controls(secret));
+        (seat, control)
+    };
+    if secret.is_some() && seat.is_none() && !control {
+        let error = ServerMessage::Error {
+            error: ErrorBody {
+                code: "forbidden",
+                message: "this secret opens no seat of this game: watching only",
+            },
+        };
+        if socket.send(text(&error)).await.is_err() {
+            return;
+        }
+    }
+    let mut changes = cell.watch();
+    let _attendance = hub.attend(&cell, seat).await;
+    loop {
+        // Marked seen before rendering: a change while rendering wakes the next round.
+        changes.mark_unchanged();
+        let message = {
+            let live = cell.live.lock().await;
+            let state = views::state(&cell, &live, &live.model.game, seat, control, None);
+            text(&ServerMessage::State { state: &state })
+        };
+        if socket.send(message).await.is_err() {
+            return;
+        }
+        loop {
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                received = socket.recv() => match received {
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                    Some(Ok(_)) => {} // pings are answered by the library; the rest ignored
+                },
+                _ = stopping.changed() => {
+                    let _ = socket.send(Message::Close(None)).await;
+                    return;
+                }
+            }
+        }
+    }
+}

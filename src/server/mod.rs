@@ -1,0 +1,152 @@
+//! `othello serve`: the web front end. People play each other across the network, against
+//! the engine, or watch engines play, in a page the binary serves itself; a JSON API and a
+//! live channel (WebSocket) carry everything; games live in SQLite.
+//!
+//! - [`store`]: where games are kept (a small `Backend` interface; SQLite, group commit);
+//! - [`hub`]: the live games, each behind its own lock, and engine moves on the pool;
+//! - [`engine_pool`]: as many searches as cores, below people's requests in priority;
+//! - [`api`], [`live`], [`views`], [`error`]: HTTP, WebSocket, the JSON they send;
+//! - [`assets`]: the page (HTML, CSS and JavaScript modules, compiled in).
+
+pub mod api;
+pub mod assets;
+pub mod engine_pool;
+pub mod error;
+pub mod hub;
+pub mod live;
+pub mod store;
+pub mod views;
+
+use std::{io::Write, net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+
+use thiserror::Error;
+
+use api::App;
+use engine_pool::EnginePool;
+use hub::Hub;
+use store::{Store, StoreError};
+
+/// How `serve` runs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// The database file.
+    pub db: PathBuf,
+    /// Engine searches at once (default: one per core).
+    pub engines: Option<usize>,
+}
+
+/// Why the server could not run.
+#[derive(Debug, Error)]
+pub enum ServeError {
+    /// The database could not be opened.
+    #[error("cannot open the database {}: {source}", path.display())]
+    Store {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: StoreError,
+    },
+    /// The address could not be bound, or serving failed.
+    #[error("cannot serve on {addr}: {source}")]
+    Io {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// How long requests in flight may take to finish once a stop is asked for.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Serves until Ctrl-C or SIGTERM, then stops gracefully: no new connections, requests in
+/// flight finish, live channels close, every commit is written and the database closed.
+/// The first line written to `out` is `othello serve: http://ADDRESS/` (with the port
+/// actually bound, for `--addr 127.0.0.1:0`).
+///
+/// # Errors
+/// [`ServeError`] if the database cannot be opened or the address bound.
+pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| ServeError::Io {
+            addr: options.addr,
+            source,
+        })?;
+    let (store, writer) = Store::sqlite(&options.db).map_err(|source| ServeError::Store {
+        path: options.db.clone(),
+        source,
+    })?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(options.addr)
+            .await
+            .map_err(|source| ServeError::Io {
+                addr: options.addr,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ServeError::Io {
+            addr: options.addr,
+            source,
+        })?;
+        let pool = match options.engines {
+            Some(size) => EnginePool::new(size),
+            None => EnginePool::per_core(),
+        };
+        let engines = pool.size();
+        let hub = Arc::new(Hub::new(store, pool));
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let origin = format!("http://{addr}");
+        let app = App {
+            hub: Arc::clone(&hub),
+            origin: origin.clone(),
+            stopping,
+        };
+        let _ = writeln!(out, "othello serve: {origin}/");
+        let _ = writeln!(
+            out,
+            "games in {}; {engines} engine search(es) at once; Ctrl-C stops",
+            options.db.display()
+        );
+        let _ = out.flush();
+        let router = api::router(app);
+        let shutdown = async move {
+            stop_signal().await;
+            let _ = stop.send(true);
+        };
+        let server = axum::serve(listener, router).with_graceful_shutdown(shutdown);
+        let served = server
+            .await
+            .map_err(|source| ServeError::Io { addr, source });
+        drop(hub);
+        served
+    })?;
+    runtime.shutdown_timeout(GRACE);
+    // Every handle on the store is gone: the writer commits what it has and ends.
+    let _ = writer.join();
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn stop_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}

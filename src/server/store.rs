@@ -1,0 +1,745 @@
+//! Where games are kept: a small [`Backend`] interface (apply a batch of changes in one
+//! transaction, load games), its SQLite implementation, and [`Store`], the asynchronous
+//! front the server uses.
+//!
+//! Every write goes through one writer thread, which takes all the changes waiting, applies
+//! them in one transaction, commits, and only then acknowledges each: a move is
+//! acknowledged once it is on disk, and many games' moves share one commit (group commit),
+//! so durability costs one `fsync` per batch, not per move. Reads use a connection of their
+//! own (SQLite's WAL mode lets them run beside the writer).
+//!
+//! A shared database (PostgreSQL, say) would implement [`Backend`] the same way; see the
+//! README for running several server instances on one.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, mpsc},
+    thread,
+};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use thiserror::Error;
+use tokio::sync::oneshot;
+
+/// A game as stored: everything needed to rebuild it after a restart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    /// Its id.
+    pub id: String,
+    /// `full` or `simple`.
+    pub rules: String,
+    /// The starting board, rows separated by `/`, cells `.`, `B`, `W`.
+    pub board: String,
+    /// `B` or `W`.
+    pub first: String,
+    /// `most` or `fewest`.
+    pub win: String,
+    /// The seats, Black then White.
+    pub seats: [StoredSeat; 2],
+    /// The moves played, in order.
+    pub moves: Vec<StoredMove>,
+    /// The moves taken back that redo may replay, the next one first.
+    pub undone: Vec<String>,
+    /// `playing` or `over`.
+    pub status: String,
+    /// Who resigned, if anyone: `B` or `W`.
+    pub resigned: Option<String>,
+    /// Who asked to take a move back, waiting for the other seat: `B` or `W`.
+    pub undo_request: Option<String>,
+    /// A hash of the secret that controls a game between engines (pause, step, speed).
+    pub control_hash: Option<String>,
+    /// Engine games: paused.
+    pub paused: bool,
+    /// Engine games: the pause between moves, in milliseconds.
+    pub speed_ms: u64,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// When it last changed, in milliseconds since the Unix epoch.
+    pub updated_at: i64,
+}
+
+/// A seat as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSeat {
+    /// `human`, or a player spec.
+    pub player: String,
+    /// The engine's time per move, in milliseconds.
+    pub time_ms: u64,
+    /// A hash of the person's secret (people only).
+    pub secret_hash: Option<String>,
+}
+
+/// A move as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredMove {
+    /// The square, `d3`.
+    pub square: String,
+    /// Who played it: `B` or `W`.
+    pub side: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub played_at: i64,
+    /// How long the side took to play it, in milliseconds.
+    pub think_ms: u64,
+    /// The engine's evaluation after it, for Black, in discs (once computed).
+    pub eval: Option<f64>,
+    /// Whether that evaluation is exact.
+    pub exact: bool,
+}
+
+impl Eq for StoredMove {}
+
+/// One change to the stored games.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// A new game.
+    Create(Box<StoredGame>),
+    /// A move, the `ply`-th (from 0) of the game.
+    Move {
+        /// The game.
+        game: String,
+        /// Its number, from 0.
+        ply: usize,
+        /// The move.
+        mv: StoredMove,
+    },
+    /// Moves taken back: only the first `keep` stay.
+    Truncate {
+        /// The game.
+        game: String,
+        /// Moves kept.
+        keep: usize,
+    },
+    /// The game's own fields.
+    Meta {
+        /// The game.
+        game: String,
+        /// `playing` or `over`.
+        status: String,
+        /// Who resigned.
+        resigned: Option<String>,
+        /// Who asked for an undo.
+        undo_request: Option<String>,
+        /// The redo moves, the next one first.
+        undone: Vec<String>,
+        /// Engine games: paused.
+        paused: bool,
+        /// Engine games: the pause between moves.
+        speed_ms: u64,
+        /// When.
+        updated_at: i64,
+    },
+    /// The evaluation after the `ply`-th move.
+    Eval {
+        /// The game.
+        game: String,
+        /// Which move, from 0.
+        ply: usize,
+        /// For Black, in discs.
+        score: f64,
+        /// Exact or estimated.
+        exact: bool,
+    },
+}
+
+/// A storage failure.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The database failed.
+    #[error("database: {0}")]
+    Database(#[from] rusqlite::Error),
+    /// The database was written by a newer version of this program.
+    #[error("the database is at schema version {found}, newer than this program's {known}")]
+    NewerSchema {
+        /// Its version.
+        found: i64,
+        /// The newest this program knows.
+        known: i64,
+    },
+    /// The writer thread is gone (the server is stopping).
+    #[error("the store is closed")]
+    Closed,
+}
+
+/// Where games are kept: what the server needs of a database.
+pub trait Backend: Send + 'static {
+    /// Applies `changes` in one transaction: all of them or none.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails; then nothing was applied.
+    fn apply(&mut self, changes: &[Change]) -> Result<(), StoreError>;
+
+    /// The game `id`, if there is one.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn load(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError>;
+
+    /// The ids of games still being played, most recently changed first, at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
+}
+
+/// The schema, one migration a step: the database's `user_version` says how many ran.
+const MIGRATIONS: [&str; 1] = ["CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        rules TEXT NOT NULL,
+        board TEXT NOT NULL,
+        first TEXT NOT NULL,
+        win TEXT NOT NULL,
+        black TEXT NOT NULL,
+        black_time_ms INTEGER NOT NULL,
+        black_secret TEXT,
+        white TEXT NOT NULL,
+        white_time_ms INTEGER NOT NULL,
+        white_secret TEXT,
+        status TEXT NOT NULL,
+        resigned TEXT,
+        undo_request TEXT,
+        undone TEXT NOT NULL DEFAULT '',
+        control_secret TEXT,
+        paused INTEGER NOT NULL DEFAULT 0,
+        speed_ms INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE moves (
+        game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL,
+        square TEXT NOT NULL,
+        side TEXT NOT NULL,
+        played_at INTEGER NOT NULL,
+        think_ms INTEGER NOT NULL,
+        eval REAL,
+        exact INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;
+    CREATE INDEX games_by_status ON games (status, updated_at);"];
+
+/// SQLite, in one file: the embedded default.
+#[derive(Debug)]
+pub struct Sqlite {
+    connection: Connection,
+}
+
+impl Sqlite {
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    ///
+    /// # Errors
+    /// [`StoreError`] if it cannot be opened or migrated, or is newer than this program.
+    pub fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        let connection = Connection::open(path)?;
+        // WAL: readers beside the writer. FULL: a commit is on disk when it returns, so an
+        // acknowledged move survives even the machine going down, not just the process.
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        connection.pragma_update(None, "synchronous", "FULL")?;
+        connection.pragma_update(None, "foreign_keys", "ON")?;
+        connection.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mut sqlite = Sqlite { connection };
+        sqlite.migrate()?;
+        Ok(sqlite)
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let version: i64 = self
+            .connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let known = MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::NewerSchema {
+                found: version,
+                known,
+            });
+        }
+        for (index, migration) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let transaction = self.connection.transaction()?;
+            transaction.execute_batch(migration)?;
+            transaction.pragma_update(None, "user_version", index as i64 + 1)?;
+            transaction.commit()?;
+        }
+        Ok(())
+    }
+}
+
+/// Text of a redo list.
+fn join(squares: &[String]) -> String {
+    squares.join(" ")
+}
+
+fn split(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_owned).collect()
+}
+
+impl Backend for Sqlite {
+    fn apply(&mut self, changes: &[Change]) -> Result<(), StoreError> {
+        let transaction = self.connection.transaction()?;
+        for change in changes {
+            match change {
+                Change::Create(game) => {
+                    let [black, white] = &game.seats;
+                    transaction.execute(
+                        "INSERT INTO games (id, rules, board, first, win, black, black_time_ms,
+                            black_secret, white, white_time_ms, white_secret, status, resigned,
+                            undo_request, undone, control_secret, paused, speed_ms, created_at,
+                            updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                            ?15, ?16, ?17, ?18, ?19, ?20)",
+                        params![
+                            game.id,
+                            game.rules,
+                            game.board,
+                            game.first,
+                            game.win,
+                            black.player,
+                            black.time_ms as i64,
+                            black.secret_hash,
+                            white.player,
+                            white.time_ms as i64,
+                            white.secret_hash,
+                            game.status,
+                            game.resigned,
+                            game.undo_request,
+                            join(&game.undone),
+                            game.control_hash,
+                            game.paused,
+                            game.speed_ms as i64,
+                            game.created_at,
+                            game.updated_at,
+                        ],
+                    )?;
+                    for (ply, mv) in game.moves.iter().enumerate() {
+                        insert_move(&transaction, &game.id, ply, mv)?;
+                    }
+                }
+                Change::Move { game, ply, mv } => insert_move(&transaction, game, *ply, mv)?,
+                Change::Truncate { game, keep } => {
+                    transaction.execute(
+                        "DELETE FROM moves WHERE game_id = ?1 AND ply >= ?2",
+                        params![game, *keep as i64],
+                    )?;
+                }
+                Change::Meta {
+                    game,
+                    status,
+                    resigned,
+                    undo_request,
+                    undone,
+                    paused,
+                    speed_ms,
+                    updated_at,
+                } => {
+                    transaction.execute(
+                        "UPDATE games SET status = ?2, resigned = ?3, undo_request = ?4,
+                            undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8
+                         WHERE id = ?1",
+                        params![
+                            game,
+                            status,
+                            resigned,
+                            undo_request,
+                            join(undone),
+                            paused,
+                            *speed_ms as i64,
+                            updated_at
+                        ],
+                    )?;
+                }
+                Change::Eval {
+                    game,
+                    ply,
+                    score,
+                    exact,
+                } => {
+                    transaction.execute(
+                        "UPDATE moves SET eval = ?3, exact = ?4 WHERE game_id = ?1 AND ply = ?2",
+                        params![game, *ply as i64, score, exact],
+                    )?;
+                }
+            }
+        }
+        transaction.commit()?;
+        Ok(())
+    }
+
+    fn load(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let game = self
+            .connection
+            .query_row(
+                "SELECT id, rules, board, first, win, black, black_time_ms, black_secret, white,
+                    white_time_ms, white_secret, status, resigned, undo_request, undone,
+                    control_secret, paused, speed_ms, created_at, updated_at
+                 FROM games WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok(StoredGame {
+                        id: row.get(0)?,
+                        rules: row.get(1)?,
+                        board: row.get(2)?,
+                        first: row.get(3)?,
+                        win: row.get(4)?,
+                        seats: [
+                            StoredSeat {
+                                player: row.get(5)?,
+                                time_ms: row.get::<_, i64>(6)? as u64,
+                                secret_hash: row.get(7)?,
+                            },
+                            StoredSeat {
+                                player: row.get(8)?,
+                                time_ms: row.get::<_, i64>(9)? as u64,
+                                secret_hash: row.get(10)?,
+                            },
+                        ],
+                        moves: Vec::new(),
+                        status: row.get(11)?,
+                        resigned: row.get(12)?,
+                        undo_request: row.get(13)?,
+                        undone: split(&row.get::<_, String>(14)?),
+                        control_hash: row.get(15)?,
+                        paused: row.get(16)?,
+                        speed_ms: row.get::<_, i64>(17)? as u64,
+                        created_at: row.get(18)?,
+                        updated_at: row.get(19)?,
+                    })
+                },
+            )
+            .optional()?;
+        let Some(mut game) = game else {
+            return Ok(None);
+        };
+        let mut statement = self.connection.prepare_cached(
+            "SELECT square, side, played_at, think_ms, eval, exact FROM moves
+             WHERE game_id = ?1 ORDER BY ply",
+        )?;
+        game.moves = statement
+            .query_map([id], |row| {
+                Ok(StoredMove {
+                    square: row.get(0)?,
+                    side: row.get(1)?,
+                    played_at: row.get(2)?,
+                    think_ms: row.get::<_, i64>(3)? as u64,
+                    eval: row.get(4)?,
+                    exact: row.get(5)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(Some(game))
+    }
+
+    fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id FROM games WHERE status = 'playing' ORDER BY updated_at DESC LIMIT ?1",
+        )?;
+        let ids = statement
+            .query_map([limit as i64], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+}
+
+fn insert_move(
+    transaction: &rusqlite::Transaction<'_>,
+    game: &str,
+    ply: usize,
+    mv: &StoredMove,
+) -> Result<(), StoreError> {
+    transaction.execute(
+        "INSERT INTO moves (game_id, ply, square, side, played_at, think_ms, eval, exact)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            game,
+            ply as i64,
+            mv.square,
+            mv.side,
+            mv.played_at,
+            mv.think_ms as i64,
+            mv.eval,
+            mv.exact
+        ],
+    )?;
+    Ok(())
+}
+
+/// A batch of changes waiting for the writer, and who waits for its commit.
+type Pending = (Vec<Change>, oneshot::Sender<Result<(), Arc<StoreError>>>);
+
+/// The server's storage: changes committed by one writer thread in groups, reads on a
+/// connection of their own.
+#[derive(Clone)]
+pub struct Store {
+    writer: mpsc::Sender<Pending>,
+    reader: Arc<Mutex<Box<dyn Backend>>>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Store")
+    }
+}
+
+impl Store {
+    /// A store on the SQLite database at `path` (created and migrated if need be).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database cannot be opened.
+    pub fn sqlite(path: &Path) -> Result<(Store, thread::JoinHandle<()>), StoreError> {
+        let writer = Sqlite::open(path)?;
+        let reader = Sqlite::open(path)?;
+        Ok(Store::new(Box::new(writer), Box::new(reader)))
+    }
+
+    /// A store writing through `writer` and reading through `reader` (two handles on the
+    /// same database); returns the writer thread, which ends once every `Store` is dropped
+    /// and what was sent is committed.
+    pub fn new(
+        mut writer: Box<dyn Backend>,
+        reader: Box<dyn Backend>,
+    ) -> (Store, thread::JoinHandle<()>) {
+        let (sender, receiver) = mpsc::channel::<Pending>();
+        let thread = thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || {
+                while let Ok(first) = receiver.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(receiver.try_iter());
+                    let changes: Vec<Change> = batch
+                        .iter()
+                        .flat_map(|(changes, _)| changes.iter().cloned())
+                        .collect();
+                    match writer.apply(&changes) {
+                        Ok(()) => {
+                            for (_, done) in batch {
+                                let _ = done.send(Ok(()));
+                            }
+                        }
+                        // One caller's bad change must not fail the others': each again,
+                        // alone.
+                        Err(error) if batch.len() == 1 => {
+                            let (_, done) = batch.pop().expect("one");
+                            let _ = done.send(Err(Arc::new(error)));
+                        }
+                        Err(_) => {
+                            for (changes, done) in batch {
+                                let _ = done.send(writer.apply(&changes).map_err(Arc::new));
+                            }
+                        }
+                    }
+                }
+            })
+            .expect("a thread can be started");
+        let store = Store {
+            writer: sender,
+            reader: Arc::new(Mutex::new(reader)),
+        };
+        (store, thread)
+    }
+
+    /// Commits `changes` (in one transaction, possibly with other callers' changes);
+    /// returns once they are on disk.
+    ///
+    /// # Errors
+    /// The database's error, shared by everything in the same commit.
+    pub async fn commit(&self, changes: Vec<Change>) -> Result<(), Arc<StoreError>> {
+        let (done, wait) = oneshot::channel();
+        self.writer
+            .send((changes, done))
+            .map_err(|_| Arc::new(StoreError::Closed))?;
+        wait.await.map_err(|_| Arc::new(StoreError::Closed))?
+    }
+
+    /// Loads a game (on a blocking thread).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let reader = Arc::clone(&self.reader);
+        let id = id.to_owned();
+        tokio::task::spawn_blocking(move || reader.lock().expect("not poisoned").load(&id))
+            .await
+            .map_err(|_| StoreError::Closed)?
+    }
+
+    /// The ids of games being played, most recent first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+        let reader = Arc::clone(&self.reader);
+        tokio::task::spawn_blocking(move || reader.lock().expect("not poisoned").playing(limit))
+            .await
+            .map_err(|_| StoreError::Closed)?
+    }
+}
+
+/// The database file used when none is given: `othello.db` in the current directory.
+pub fn default_path() -> PathBuf {
+    PathBuf::from("othello.db")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(id: &str) -> StoredGame {
+        StoredGame {
+            id: id.to_owned(),
+            rules: "full".into(),
+            board: "......../......../......../...WB.../...BW.../......../......../........".into(),
+            first: "B".into(),
+            win: "most".into(),
+            seats: [
+                StoredSeat {
+                    player: "human".into(),
+                    time_ms: 100,
+                    secret_hash: Some("ab".into()),
+                },
+                StoredSeat {
+                    player: "engine:3".into(),
+                    time_ms: 250,
+                    secret_hash: None,
+                },
+            ],
+            moves: vec![StoredMove {
+                square: "d3".into(),
+                side: "B".into(),
+                played_at: 5,
+                think_ms: 1200,
+                eval: None,
+                exact: false,
+            }],
+            undone: Vec::new(),
+            status: "playing".into(),
+            resigned: None,
+            undo_request: None,
+            control_hash: None,
+            paused: false,
+            speed_ms: 0,
+            created_at: 1,
+            updated_at: 5,
+        }
+    }
+
+    #[test]
+    fn games_survive_reopening_and_changes_apply_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        let mut db = Sqlite::open(&path).unwrap();
+        let original = game("g1");
+        db.apply(&[Change::Create(Box::new(original.clone()))])
+            .unwrap();
+        let second = StoredMove {
+            square: "c5".into(),
+            side: "W".into(),
+            played_at: 9,
+            think_ms: 250,
+            eval: Some(-1.5),
+            exact: false,
+        };
+        db.apply(&[
+            Change::Move {
+                game: "g1".into(),
+                ply: 1,
+                mv: second.clone(),
+            },
+            Change::Eval {
+                game: "g1".into(),
+                ply: 0,
+                score: 0.5,
+                exact: true,
+            },
+        ])
+        .unwrap();
+        drop(db);
+        let mut db = Sqlite::open(&path).unwrap();
+        let loaded = db.load("g1").unwrap().unwrap();
+        assert_eq!(loaded.moves.len(), 2);
+        assert_eq!(loaded.moves[1], second);
+        assert_eq!(
+            (loaded.moves[0].eval, loaded.moves[0].exact),
+            (Some(0.5), true)
+        );
+        assert_eq!(loaded.seats, original.seats);
+        assert_eq!(db.playing(10).unwrap(), ["g1"]);
+        // A failing batch changes nothing: the same ply twice.
+        let again = Change::Move {
+            game: "g1".into(),
+            ply: 1,
+            mv: second,
+        };
+        assert!(
+            db.apply(&[
+                Change::Truncate {
+                    game: "g1".into(),
+                    keep: 0
+                },
+                again
+            ])
+            .is_err()
+        );
+        assert_eq!(db.load("g1").unwrap().unwrap().moves.len(), 2);
+        db.apply(&[
+            Change::Truncate {
+                game: "g1".into(),
+                keep: 1,
+            },
+            Change::Meta {
+                game: "g1".into(),
+                status: "over".into(),
+                resigned: Some("W".into()),
+                undo_request: None,
+                undone: vec!["c5".into()],
+                paused: true,
+                speed_ms: 300,
+                updated_at: 10,
+            },
+        ])
+        .unwrap();
+        let loaded = db.load("g1").unwrap().unwrap();
+        assert_eq!(loaded.moves.len(), 1);
+        assert_eq!(loaded.undone, ["c5"]);
+        assert_eq!((loaded.status.as_str(), loaded.paused), ("over", true));
+        assert!(db.playing(10).unwrap().is_empty());
+        assert_eq!(db.load("nope").unwrap(), None);
+    }
+
+    #[test]
+    fn a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        let connection = Connection::open(&path).unwrap();
+        connection.pragma_update(None, "user_version", 99).unwrap();
+        drop(connection);
+        assert!(matches!(
+            Sqlite::open(&path),
+            Err(StoreError::NewerSchema { found: 99, .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn the_store_commits_batches_and_reads_them_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        let (store, writer) = Store::sqlite(&path).unwrap();
+        let mut waits = Vec::new();
+        for index in 0..20 {
+            let store = store.clone();
+            waits.push(tokio::spawn(async move {
+                store
+                    .commit(vec![Change::Create(Box::new(game(&format!("g{index}"))))])
+                    .await
+            }));
+        }
+        for wait in waits {
+            wait.await.unwrap().unwrap();
+        }
+        assert_eq!(store.playing(100).await.unwrap().len(), 20);
+        assert!(store.load("g7").await.unwrap().is_some());
+        // A failing change fails its whole commit, and is reported to its caller.
+        let duplicate = store
+            .commit(vec![Change::Create(Box::new(game("g1")))])
+            .await;
+        assert!(duplicate.is_err());
+        drop(store);
+        writer.join().unwrap();
+    }
+}

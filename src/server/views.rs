@@ -1,0 +1,239 @@
+//! The JSON the API and the live channel send: a game's state as one viewer sees it. The
+//! page renders only this; no rule is decided in the browser. Secrets never appear here.
+
+use othello::{AnyGame, Color, Outcome, Square, WinRule};
+use serde::Serialize;
+
+use super::hub::{GameCell, LiveGame, legal_list, status_text};
+use crate::play::Seat;
+
+/// A game's state.
+#[derive(Debug, Serialize)]
+pub struct State {
+    /// The game's id.
+    pub id: String,
+    /// `full` or `simple`.
+    pub rules: &'static str,
+    /// Board rows.
+    pub rows: u8,
+    /// Board columns.
+    pub columns: u8,
+    /// Who was named to move first.
+    pub first: char,
+    /// `most` or `fewest`.
+    pub win: &'static str,
+    /// One string per row from the top, cells `.`, `B`, `W`.
+    pub board: Vec<String>,
+    /// The side to move; `null` when the game is over (or, in a review, at the end).
+    pub to_move: Option<char>,
+    /// The legal moves of the side to move.
+    pub legal: Vec<String>,
+    /// Discs of each colour.
+    pub counts: Counts,
+    /// `playing` or `over`.
+    pub status: &'static str,
+    /// `B`, `W` or `none` (a draw) once over; `null` while playing.
+    pub winner: Option<&'static str>,
+    /// The moves so far, with `pass` where a side passed.
+    pub moves: Vec<String>,
+    /// Moves played (passes not counted).
+    pub ply: usize,
+    /// The last move, to mark it.
+    pub last_move: Option<String>,
+    /// The discs it turned over, to animate them.
+    pub flipped: Vec<String>,
+    /// The side that passed just now (it had no move), for a notice.
+    pub passed: Option<char>,
+    /// Who resigned, if the game ended so.
+    pub resigned: Option<char>,
+    /// The seats.
+    pub seats: Seats,
+    /// Connections without a seat.
+    pub spectators: usize,
+    /// Which seat asked to take a move back, waiting for the other.
+    pub undo_request: Option<char>,
+    /// Moves taken back that redo can play again.
+    pub can_redo: bool,
+    /// An engine move is on its way.
+    pub thinking: bool,
+    /// Games between engines: paused.
+    pub paused: bool,
+    /// Games between engines: the pause between moves, in milliseconds.
+    pub speed_ms: u64,
+    /// Which seat this viewer holds (`null`: a spectator).
+    pub you: Option<char>,
+    /// Whether this viewer controls a game between engines.
+    pub control: bool,
+    /// Set when this is the position after that many moves, for review.
+    pub review: Option<usize>,
+    /// Counts every change of the game.
+    pub version: u64,
+}
+
+/// Discs of each colour.
+#[derive(Debug, Serialize)]
+pub struct Counts {
+    /// Black's.
+    #[serde(rename = "B")]
+    pub black: u32,
+    /// White's.
+    #[serde(rename = "W")]
+    pub white: u32,
+}
+
+/// Both seats.
+#[derive(Debug, Serialize)]
+pub struct Seats {
+    /// Black's.
+    pub black: SeatView,
+    /// White's.
+    pub white: SeatView,
+}
+
+/// A seat as everyone may see it.
+#[derive(Debug, Serialize)]
+pub struct SeatView {
+    /// `human`, or the engine's player spec.
+    pub player: String,
+    /// `human` or `engine`.
+    pub kind: &'static str,
+    /// The engine's time per move, in milliseconds.
+    pub time_ms: u64,
+    /// Whether this seat has a live connection.
+    pub connected: bool,
+}
+
+fn letter(color: Color) -> char {
+    color.letter()
+}
+
+/// The moves of `game` with `pass` where a side passed (also a pass before the first move
+/// and a last one that ends the turn of a side with no move).
+pub fn moves_with_passes(game: &AnyGame) -> Vec<String> {
+    let mut moves = Vec::new();
+    let mut expected = game.setup().first_mover;
+    for ply in game.history() {
+        if ply.side() != expected {
+            moves.push("pass".to_owned());
+        }
+        moves.push(ply.square().to_string());
+        expected = ply.side().opponent();
+    }
+    if let Some(side) = game.side_to_move()
+        && side != expected
+    {
+        moves.push("pass".to_owned());
+    }
+    moves
+}
+
+/// The state of `game` (the live one, or a replay of its first moves for a review).
+pub fn state(
+    cell: &GameCell,
+    live: &LiveGame,
+    game: &AnyGame,
+    you: Option<Color>,
+    control: bool,
+    review: Option<usize>,
+) -> State {
+    let model = &live.model;
+    let board = game.board();
+    let shape = board.shape();
+    let rows = (0..shape.rows())
+        .map(|row| {
+            (0..shape.columns())
+                .map(|column| match board.at(Square::new(row, column)) {
+                    Some(color) => color.letter(),
+                    None => '.',
+                })
+                .collect()
+        })
+        .collect();
+    let at_end = review.is_none();
+    let resigned = model.resigned.filter(|_| at_end);
+    let over = resigned.is_some() || game.is_over();
+    let to_move = if over { None } else { game.side_to_move() };
+    let winner = match (resigned, game.outcome()) {
+        (Some(color), _) => Some(if color == Color::Black { "W" } else { "B" }),
+        (None, Some(Outcome::Win(Color::Black))) => Some("B"),
+        (None, Some(Outcome::Win(Color::White))) => Some("W"),
+        (None, Some(Outcome::Draw)) => Some("none"),
+        (None, None) => None,
+    };
+    let last = game.history().last();
+    let passed = match (last, to_move) {
+        (Some(ply), Some(side)) if ply.side() == side => Some(letter(side.opponent())),
+        (None, Some(side)) if side != game.setup().first_mover => {
+            Some(letter(game.setup().first_mover))
+        }
+        _ => None,
+    };
+    let seat = |color: Color| {
+        let info = &live.seats[color as usize];
+        SeatView {
+            player: info.player.to_string(),
+            kind: match info.player {
+                Seat::Human => "human",
+                Seat::Computer(_) => "engine",
+            },
+            time_ms: info.time_ms,
+            connected: cell.presence.seat(color) > 0,
+        }
+    };
+    let setup = game.setup();
+    State {
+        id: cell.id.clone(),
+        rules: game.variant().name(),
+        rows: shape.rows(),
+        columns: shape.columns(),
+        first: letter(setup.first_mover),
+        win: match setup.win_rule {
+            WinRule::MostDiscs => "most",
+            WinRule::FewestDiscs => "fewest",
+        },
+        board: rows,
+        to_move: to_move.map(letter),
+        legal: if to_move.is_some() {
+            legal_list(game)
+        } else {
+            Vec::new()
+        },
+        counts: Counts {
+            black: board.count(Color::Black),
+            white: board.count(Color::White),
+        },
+        status: if at_end {
+            status_text(model)
+        } else if over {
+            "over"
+        } else {
+            "playing"
+        },
+        winner: if over { winner } else { None },
+        moves: moves_with_passes(game),
+        ply: game.history().len(),
+        last_move: last.map(|ply| ply.square().to_string()),
+        flipped: last.map_or_else(Vec::new, |ply| {
+            ply.flips()
+                .iter()
+                .map(|square| square.to_string())
+                .collect()
+        }),
+        passed,
+        resigned: resigned.map(letter),
+        seats: Seats {
+            black: seat(Color::Black),
+            white: seat(Color::White),
+        },
+        spectators: cell.presence.spectators(),
+        undo_request: model.undo_request.map(letter),
+        can_redo: at_end && model.game.undone().len() > 0,
+        thinking: at_end && live.thinking,
+        paused: model.paused,
+        speed_ms: model.speed_ms,
+        you: you.map(letter),
+        control,
+        review,
+        version: live.version,
+    }
+}

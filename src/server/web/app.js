@@ -1,0 +1,445 @@
+// The page: the new-game form, and a game as the server describes it. Every rule is the
+// server's: this script sends what a person does and draws the states it gets back (over
+// HTTP, and live over a WebSocket).
+
+import { Board } from "./board.js";
+import { drawGraph } from "./graph.js";
+
+const $ = (selector) => document.querySelector(selector);
+const NAMES = { B: "Black", W: "White" };
+
+async function api(method, path, { body, secret } = {}) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (secret) headers.Authorization = `Bearer ${secret}`;
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = data && data.error ? data.error.message : `${response.status} ${response.statusText}`;
+    const error = new Error(message);
+    error.details = data && data.error;
+    throw error;
+  }
+  return data;
+}
+
+// ---------------------------------------------------------------- the new-game form
+
+function seatSpec(form, seat) {
+  const kind = form.elements[`${seat}-kind`].value;
+  switch (kind) {
+    case "human":
+      return "human";
+    case "engine":
+      return `engine:${form.elements[`${seat}-level`].value}`;
+    case "minimax":
+      return `minimax:${form.elements[`${seat}-depth`].value}`;
+    case "mcts":
+      return `mcts:${form.elements[`${seat}-playouts`].value}`;
+    default:
+      return kind;
+  }
+}
+
+function updateForm(form) {
+  for (const fieldset of form.querySelectorAll(".seat")) {
+    const kind = fieldset.querySelector(".seat-kind").value;
+    fieldset.querySelector(".engine-only").hidden = kind !== "engine";
+    fieldset.querySelector(".minimax-only").hidden = kind !== "minimax";
+    fieldset.querySelector(".mcts-only").hidden = kind !== "mcts";
+    fieldset.querySelector(".computer-only").hidden = kind === "human";
+  }
+  const pasted = form.elements.start.value === "pasted";
+  $("#position-label").hidden = !pasted;
+  const bots = form.elements["black-kind"].value !== "human" && form.elements["white-kind"].value !== "human";
+  $("#speed-label").hidden = !bots;
+}
+
+function showForm() {
+  document.title = "Othello: new game";
+  $("#new-game").hidden = false;
+  const form = $("#new-game-form");
+  form.addEventListener("change", () => updateForm(form));
+  updateForm(form);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = $("#form-error");
+    error.hidden = true;
+    const request = {
+      rules: form.elements.rules.value,
+      rows: Number(form.elements.rows.value),
+      columns: Number(form.elements.columns.value),
+      first: form.elements.first.value,
+      win: form.elements.win.value,
+      black: seatSpec(form, "black"),
+      white: seatSpec(form, "white"),
+      black_time_ms: Number(form.elements["black-time"].value),
+      white_time_ms: Number(form.elements["white-time"].value),
+      speed_ms: Number(form.elements.speed.value),
+    };
+    if (form.elements.start.value === "pasted") {
+      request.position = form.elements.position.value;
+      // A pasted game states its own size, first mover and win rule.
+      delete request.rows;
+      delete request.columns;
+      delete request.first;
+      delete request.win;
+    }
+    try {
+      const created = await api("POST", "/api/games", { body: request });
+      sessionStorage.setItem(`invite:${created.id}`, JSON.stringify(created.seats));
+      const own = created.seats.black.url || created.seats.white.url || (created.control && created.control.url) || created.spectator_url;
+      location.assign(own);
+    } catch (failure) {
+      error.textContent = failure.message;
+      error.hidden = false;
+    }
+  });
+}
+
+// ---------------------------------------------------------------- a game
+
+class GameView {
+  constructor(id, secrets) {
+    this.id = id;
+    this.secret = secrets.secret || null;
+    this.control = secrets.control || null;
+    this.state = null;
+    this.review = null;
+    this.graphVersion = -1;
+    this.retry = 500;
+    this.board = new Board($("#board"), (square) => this.play(square));
+    $("#show-legal").addEventListener("change", (event) => this.board.setShowLegal(event.target.checked));
+    $("#hint-button").addEventListener("click", () => this.hint());
+    $("#undo-button").addEventListener("click", () => this.undo("request"));
+    $("#redo-button").addEventListener("click", () => this.redo());
+    $("#resign-button").addEventListener("click", () => this.resign());
+    for (const button of document.querySelectorAll("#undo-request button")) {
+      button.addEventListener("click", () => this.undo(button.dataset.action));
+    }
+    $("#pause-button").addEventListener("click", () => this.controlGame({ paused: !this.state.paused }));
+    $("#step-button").addEventListener("click", () => this.controlGame({ step: true }));
+    $("#speed-input").addEventListener("change", (event) => this.controlGame({ speed_ms: Number(event.target.value) }));
+    const exports = $("#export");
+    for (const [format, label] of [["transcript", "transcript"], ["ggf", "GGF"], ["record", "record"], ["grader", "grader .in"]]) {
+      const link = document.createElement("a");
+      link.href = `/api/games/${id}/export?format=${format}`;
+      link.textContent = label;
+      link.target = "_blank";
+      exports.appendChild(link);
+    }
+  }
+
+  get secretForApi() {
+    return this.secret || this.control;
+  }
+
+  async start() {
+    $("#game").hidden = false;
+    try {
+      this.render(await api("GET", `/api/games/${this.id}`, { secret: this.secretForApi }));
+    } catch (failure) {
+      this.notice(failure.message);
+      return;
+    }
+    this.connect();
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}/api/games/${this.id}/events`);
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      socket.send(JSON.stringify({ type: "hello", secret: this.secretForApi }));
+      this.retry = 500;
+      $("#connection").textContent = "live";
+      $("#connection").className = "connection live";
+    });
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "state") this.render(message.state);
+      else if (message.type === "error") this.notice(message.error.message);
+    });
+    socket.addEventListener("close", () => {
+      $("#connection").textContent = "reconnecting…";
+      $("#connection").className = "connection down";
+      setTimeout(() => this.connect(), this.retry);
+      this.retry = Math.min(this.retry * 2, 8000);
+    });
+  }
+
+  notice(text) {
+    $("#notice").textContent = text;
+  }
+
+  seatName(color, seat) {
+    const who = seat.player === "human" ? "person" : seat.player;
+    const you = this.state && this.state.you === color ? " (you)" : "";
+    return `${NAMES[color]}: ${who}${you}`;
+  }
+
+  render(state) {
+    const previous = this.state;
+    this.state = state;
+    document.title = `Othello ${state.counts.B}–${state.counts.W}`;
+    const live = this.review === null;
+    if (live) {
+      const interactive = state.status === "playing" && state.you !== null && state.you === state.to_move;
+      const animate = previous !== null && previous.version !== state.version;
+      this.board.render({ ...state, interactive }, animate);
+    }
+    $("#player-B .name").textContent = this.seatName("B", state.seats.black);
+    $("#player-W .name").textContent = this.seatName("W", state.seats.white);
+    $("#player-B .count").textContent = state.counts.B;
+    $("#player-W .count").textContent = state.counts.W;
+    for (const [color, seat] of [["B", state.seats.black], ["W", state.seats.white]]) {
+      const presence = document.querySelector(`#player-${color} .presence`);
+      presence.textContent = seat.kind === "engine" ? "" : seat.connected ? "connected" : "away";
+      presence.className = `presence ${seat.connected ? "on" : "off"}`;
+      document.querySelector(`#player-${color}`).classList.toggle("to-move", state.to_move === color);
+    }
+    this.renderStatus(state);
+    this.renderMoves(state);
+    this.renderButtons(state);
+    this.renderInvite(state);
+    if (state.version !== this.graphVersion) {
+      this.graphVersion = state.version;
+      clearTimeout(this.graphTimer);
+      this.graphTimer = setTimeout(() => this.refreshGraph(), 300);
+    }
+  }
+
+  renderStatus(state) {
+    const banner = $("#banner");
+    let status;
+    if (state.status === "over") {
+      const { B, W } = state.counts;
+      let text;
+      if (state.resigned) {
+        text = `${NAMES[state.resigned]} resigned: ${NAMES[state.winner]} wins`;
+      } else if (state.winner === "none") {
+        text = `Draw, ${B}–${W}`;
+      } else {
+        const fewer = state.win === "fewest" ? " with fewer discs" : "";
+        text = `${NAMES[state.winner]} wins${fewer}, ${B}–${W}`;
+      }
+      banner.textContent = `Game over: ${text}`;
+      banner.hidden = false;
+      status = "Game over";
+    } else {
+      banner.hidden = true;
+      const you = state.you === state.to_move ? " (you)" : "";
+      status = `${NAMES[state.to_move]} to move${you}`;
+      if (state.thinking) status += " — thinking…";
+      if (state.paused) status += " — paused";
+    }
+    $("#status").textContent = status;
+    $("#notice").textContent = state.passed ? `${NAMES[state.passed]} has no legal move and passes.` : "";
+    const request = $("#undo-request");
+    if (state.undo_request && state.you && state.undo_request !== state.you && state.status === "playing") {
+      request.querySelector(".text").textContent = `${NAMES[state.undo_request]} asks to take back a move.`;
+      request.hidden = false;
+    } else if (state.undo_request && state.undo_request === state.you) {
+      request.querySelector(".text").textContent = "Waiting for the other player to accept your undo.";
+      request.hidden = false;
+      for (const button of request.querySelectorAll("button")) button.hidden = true;
+      return;
+    } else {
+      request.hidden = true;
+    }
+    for (const button of request.querySelectorAll("button")) button.hidden = false;
+  }
+
+  renderMoves(state) {
+    const list = $("#moves");
+    list.textContent = "";
+    let ply = 0;
+    state.moves.forEach((move, index) => {
+      const item = document.createElement("li");
+      const side = index % 2 === 0 ? state.first : (state.first === "B" ? "W" : "B");
+      if (move === "pass") {
+        item.textContent = "pass";
+        item.className = "pass";
+      } else {
+        ply += 1;
+        const button = document.createElement("button");
+        const thisPly = ply;
+        button.type = "button";
+        button.textContent = move;
+        button.title = `${NAMES[side]}: review the position after ${move}`;
+        if (this.review === thisPly) button.className = "current";
+        button.addEventListener("click", () => this.showReview(thisPly));
+        item.appendChild(button);
+      }
+      item.classList.add(side === "B" ? "by-black" : "by-white");
+      list.appendChild(item);
+    });
+  }
+
+  renderButtons(state) {
+    const seated = state.you !== null;
+    const playing = state.status === "playing";
+    const opponent = state.you === "B" ? state.seats.white : state.seats.black;
+    $("#hint-button").disabled = !playing;
+    $("#undo-button").hidden = !seated;
+    $("#undo-button").disabled = !playing || Boolean(state.undo_request);
+    $("#undo-button").textContent = seated && opponent.kind === "human" ? "Ask to undo" : "Undo";
+    $("#redo-button").hidden = !seated || opponent.kind === "human";
+    $("#redo-button").disabled = !state.can_redo;
+    $("#resign-button").hidden = !seated;
+    $("#resign-button").disabled = !playing;
+    const controls = $("#bot-controls");
+    controls.hidden = !state.control;
+    if (state.control) {
+      $("#pause-button").textContent = state.paused ? "Resume" : "Pause";
+      $("#step-button").disabled = !state.paused || !playing;
+      $("#speed-input").value = state.speed_ms;
+      $("#speed-output").textContent = `${state.speed_ms} ms`;
+    }
+  }
+
+  renderInvite(state) {
+    const box = $("#invite");
+    const saved = sessionStorage.getItem(`invite:${state.id}`);
+    if (!saved || state.you === null) {
+      box.hidden = true;
+      return;
+    }
+    const seats = JSON.parse(saved);
+    const other = state.you === "B" ? seats.white : seats.black;
+    if (!other.url) {
+      box.hidden = true;
+      return;
+    }
+    box.textContent = "";
+    const text = document.createElement("span");
+    text.textContent = `Send this link to ${NAMES[state.you === "B" ? "W" : "B"]}: `;
+    const input = document.createElement("input");
+    input.readOnly = true;
+    input.value = other.url;
+    input.setAttribute("aria-label", "the other player's link");
+    input.addEventListener("focus", () => input.select());
+    const watch = document.createElement("a");
+    watch.href = `/g/${state.id}`;
+    watch.textContent = "link for spectators";
+    box.append(text, input, " ", watch);
+    box.hidden = false;
+  }
+
+  async refreshGraph() {
+    try {
+      const data = await api("GET", `/api/games/${this.id}/evaluations`);
+      drawGraph($("#graph"), data.scores, (ply) => this.showReview(ply), this.review);
+    } catch {
+      // The graph is extra: the next change tries again.
+    }
+  }
+
+  async showReview(ply) {
+    if (this.state && ply === this.state.ply) {
+      this.leaveReview();
+      return;
+    }
+    try {
+      const state = await api("GET", `/api/games/${this.id}?ply=${ply}`);
+      this.review = ply;
+      this.board.render({ ...state, interactive: false }, false);
+      const note = $("#review");
+      note.textContent = `Reviewing the position after move ${ply}. `;
+      const back = document.createElement("button");
+      back.type = "button";
+      back.textContent = "Back to the game";
+      back.addEventListener("click", () => this.leaveReview());
+      note.appendChild(back);
+      note.hidden = false;
+      this.renderMoves(this.state);
+      this.refreshGraph();
+    } catch (failure) {
+      this.notice(failure.message);
+    }
+  }
+
+  leaveReview() {
+    this.review = null;
+    $("#review").hidden = true;
+    this.render(this.state);
+    this.refreshGraph();
+  }
+
+  async act(method, path, body) {
+    try {
+      const state = await api(method, path, { body, secret: this.secretForApi });
+      if (state) this.render(state);
+      return true;
+    } catch (failure) {
+      this.notice(failure.message);
+      return false;
+    }
+  }
+
+  play(square) {
+    return this.act("POST", `/api/games/${this.id}/moves`, { square });
+  }
+
+  undo(action) {
+    return this.act("POST", `/api/games/${this.id}/undo`, { action });
+  }
+
+  redo() {
+    return this.act("POST", `/api/games/${this.id}/redo`, {});
+  }
+
+  resign() {
+    if (confirm("Resign this game?")) this.act("POST", `/api/games/${this.id}/resign`, {});
+  }
+
+  controlGame(change) {
+    return this.act("POST", `/api/games/${this.id}/control`, change);
+  }
+
+  async hint() {
+    const list = $("#hints");
+    list.hidden = false;
+    list.textContent = "";
+    const waiting = document.createElement("li");
+    waiting.textContent = "thinking…";
+    list.appendChild(waiting);
+    try {
+      const hint = await api("GET", `/api/games/${this.id}/hint?count=3&time_ms=1000`);
+      list.textContent = "";
+      for (const line of hint.moves) {
+        const item = document.createElement("li");
+        const score = line.exact ? `${line.score > 0 ? "+" : ""}${line.score} exact` : `${line.score > 0 ? "+" : ""}${line.score.toFixed(2)}`;
+        item.textContent = `${line.move} ${score} — ${line.pv.slice(0, 6).join(" ")}`;
+        list.appendChild(item);
+      }
+    } catch (failure) {
+      list.textContent = "";
+      this.notice(failure.message);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+function secretsFromHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  return { secret: params.get("secret"), control: params.get("control") };
+}
+
+const match = location.pathname.match(/^\/g\/([0-9a-zA-Z]+)$/);
+if (match) {
+  new GameView(match[1], secretsFromHash()).start();
+} else {
+  showForm();
+}

@@ -1,0 +1,61 @@
+// The evaluation graph: the engine's score after each move, for Black (up) against White
+// (down), as the best Othello programs draw it. Points are the server's numbers.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function el(name, attributes = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/**
+ * Draws `scores` ([{ply, move, score, exact}]) into `container`; `onPick(ply)` when a
+ * point is chosen; `current` marks the ply reviewed.
+ */
+export function drawGraph(container, scores, onPick, current = null) {
+  container.textContent = "";
+  const width = 320;
+  const height = 120;
+  const pad = 6;
+  const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
+  const limit = Math.max(8, ...scores.map((point) => Math.abs(point.score)));
+  const x = (ply) => pad + ((width - 2 * pad) * ply) / Math.max(1, scores.length);
+  const y = (score) => height / 2 - ((height / 2 - pad) * score) / limit;
+  el("line", { x1: pad, x2: width - pad, y1: height / 2, y2: height / 2, class: "axis" }, svg);
+  if (scores.length === 0) {
+    const text = el("text", { x: width / 2, y: height / 2 - 8, class: "graph-empty" }, svg);
+    text.textContent = "no moves yet";
+    container.appendChild(svg);
+    svg.setAttribute("aria-label", "no moves yet");
+    return;
+  }
+  const points = [[x(0), y(0)], ...scores.map((point) => [x(point.ply), y(point.score)])];
+  const area = `M ${points.map(([a, b]) => `${a},${b}`).join(" L ")} L ${x(scores.length)},${height / 2} L ${x(0)},${height / 2} Z`;
+  el("path", { d: area, class: "area" }, svg);
+  el("polyline", { points: points.map(([a, b]) => `${a},${b}`).join(" "), class: "curve" }, svg);
+  for (const point of scores) {
+    const dot = el("circle", {
+      cx: x(point.ply),
+      cy: y(point.score),
+      r: point.ply === current ? 4 : 2.5,
+      class: `point${point.exact ? " exact" : ""}${point.ply === current ? " current" : ""}`,
+      tabindex: "0",
+      role: "button",
+      "aria-label": `after move ${point.ply} (${point.move}): ${point.score > 0 ? "+" : ""}${point.score}${point.exact ? " exact" : ""}`,
+    }, svg);
+    const title = el("title", {}, dot);
+    title.textContent = dot.getAttribute("aria-label");
+    dot.addEventListener("click", () => onPick(point.ply));
+    dot.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        onPick(point.ply);
+        event.preventDefault();
+      }
+    });
+  }
+  const last = scores[scores.length - 1];
+  svg.setAttribute("aria-label", `evaluation after ${scores.length} moves: ${last.score > 0 ? "+" : ""}${last.score} for Black`);
+  container.appendChild(svg);
+}

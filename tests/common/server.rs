@@ -1,0 +1,173 @@
+//! A real `othello serve` on a free loopback port, for the API, browser and load tests.
+
+use std::{
+    io::{BufRead, BufReader},
+    path::Path,
+    process::{Child, Command, Stdio},
+    sync::mpsc,
+    time::Duration,
+};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// A running server; stopped (SIGKILL) when dropped.
+pub struct Server {
+    /// The process.
+    pub child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Server {
+    /// Starts `othello serve --addr 127.0.0.1:0 --db DB` and waits for its address.
+    pub fn start(db: &Path) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    /// [`Server::start`] with more arguments.
+    pub fn start_with(db: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+            .arg(db)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().expect("piped");
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(first)) = lines.next() {
+                let _ = sender.send(first);
+            }
+            // Keep reading so the server never blocks on a full pipe.
+            for _ in lines {}
+        });
+        let first = receiver
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server prints its address");
+        let url = first
+            .strip_prefix("othello serve: ")
+            .expect("the first line names the address")
+            .trim_end_matches('/')
+            .to_owned();
+        Server { child, url }
+    }
+
+    /// `http://127.0.0.1:PORT/api/...`.
+    pub fn api(&self, path: &str) -> String {
+        format!("{}/api{path}", self.url)
+    }
+
+    /// `ws://127.0.0.1:PORT/api/games/{id}/events`.
+    pub fn events(&self, id: &str) -> String {
+        format!(
+            "{}/api/games/{id}/events",
+            self.url.replacen("http://", "ws://", 1)
+        )
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        // SAFETY: signalling our own child, not yet reaped.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let status = self.child.wait().expect("it exits");
+        std::mem::forget(self);
+        status
+    }
+
+    /// Kills it at once (SIGKILL), as a crash would.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP client.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("a client")
+}
+
+/// A request's status and JSON body (`Value::Null` for a body that is not JSON).
+pub async fn send(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("a body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Creates a game from `request`; returns the answer.
+pub async fn create(server: &Server, request: Value) -> Value {
+    let (status, body) = send(client().post(server.api("/games")).json(&request)).await;
+    assert_eq!(status, 201, "{body}");
+    body
+}
+
+/// A live channel.
+pub struct Live {
+    socket: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    /// Every text message received, as it came.
+    pub raw: Vec<String>,
+}
+
+impl Live {
+    /// Connects to game `id`'s live channel with `secret` (or as a spectator).
+    pub async fn connect(server: &Server, id: &str, secret: Option<&str>) -> Live {
+        let (mut socket, _) = tokio_tungstenite::connect_async(server.events(id))
+            .await
+            .expect("the live channel opens");
+        let hello = json!({"type": "hello", "secret": secret}).to_string();
+        socket
+            .send(Message::text(hello))
+            .await
+            .expect("hello is sent");
+        Live {
+            socket,
+            raw: Vec::new(),
+        }
+    }
+
+    /// The next message (within a generous limit: a guard against hangs, not a timing).
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(30), self.socket.next())
+                .await
+                .expect("a message in time")
+                .expect("the channel is open")
+                .expect("a message");
+            if let Message::Text(text) = message {
+                self.raw.push(text.to_string());
+                return serde_json::from_str(&text).expect("JSON");
+            }
+        }
+    }
+
+    /// The next state that satisfies `wanted`.
+    pub async fn state_where(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self.next().await;
+            if message["type"] == "state" && wanted(&message["state"]) {
+                return message["state"].clone();
+            }
+        }
+    }
+}

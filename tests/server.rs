@@ -1,0 +1,799 @@
+//! `othello serve` through its JSON API and live channel, on a real server on a free
+//! loopback port with a real SQLite file: every endpoint and error, games between people
+//! with moves crossing live, games against the engine and between engines, secrets, a
+//! restart after SIGKILL, and malformed requests of every kind.
+
+#[path = "common/server.rs"]
+mod server;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use server::{Live, Server, client, create, send};
+
+/// A fresh database in a temporary directory (kept alive by the returned guard).
+fn database() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.db");
+    (dir, path)
+}
+
+fn secret(game: &Value, seat: &str) -> String {
+    game["seats"][seat]["secret"].as_str().unwrap().to_owned()
+}
+
+fn id(game: &Value) -> String {
+    game["id"].as_str().unwrap().to_owned()
+}
+
+fn first_legal(state: &Value) -> String {
+    state["legal"][0].as_str().unwrap().to_owned()
+}
+
+async fn play(server: &Server, game: &str, secret: &str, square: &str) -> (u16, Value) {
+    send(
+        client()
+            .post(server.api(&format!("/games/{game}/moves")))
+            .bearer_auth(secret)
+            .json(&json!({ "square": square })),
+    )
+    .await
+}
+
+async fn get(server: &Server, path: &str) -> (u16, Value) {
+    send(client().get(server.api(path))).await
+}
+
+fn error_code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or("(no error code)")
+}
+
+#[tokio::test]
+async fn creating_and_reading_a_game() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let (status, health) = send(client().get(format!("{}/healthz", server.url))).await;
+    assert_eq!((status, &health["status"]), (200, &json!("ok")));
+
+    // Every field is optional: the standard 8x8 FULL game between two people.
+    let game = create(&server, json!({})).await;
+    let state = &game["state"];
+    assert_eq!(state["rules"], "full");
+    assert_eq!(
+        (state["rows"].as_u64(), state["columns"].as_u64()),
+        (Some(8), Some(8))
+    );
+    assert_eq!(state["board"][3], "...WB...");
+    assert_eq!(state["to_move"], "B");
+    assert_eq!(state["legal"], json!(["d3", "c4", "f5", "e6"]));
+    assert_eq!(state["counts"], json!({"B": 2, "W": 2}));
+    assert_eq!(
+        (&state["status"], &state["winner"]),
+        (&json!("playing"), &Value::Null)
+    );
+    assert_eq!(state["moves"], json!([]));
+    let (black, white) = (secret(&game, "black"), secret(&game, "white"));
+    assert_eq!(black.len(), 32, "128 random bits in hex");
+    assert_ne!(black, white);
+    assert!(
+        game["seats"]["black"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("#secret={black}"))
+    );
+    assert!(
+        game["spectator_url"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/g/{}", id(&game)))
+    );
+    assert!(!game["spectator_url"].as_str().unwrap().contains(&black));
+    // The state read back, as a spectator: no secret in it.
+    let (status, read) = get(&server, &format!("/games/{}", id(&game))).await;
+    assert_eq!(status, 200);
+    assert_eq!(read["you"], Value::Null);
+    let text = read.to_string();
+    assert!(!text.contains(&black) && !text.contains(&white), "{text}");
+    // With a seat's secret it says whose it is.
+    let (_, mine) = send(
+        client()
+            .get(server.api(&format!("/games/{}", id(&game))))
+            .bearer_auth(&white),
+    )
+    .await;
+    assert_eq!(mine["you"], "W");
+
+    // Every option: SIMPLE, 6x10, White first, fewest wins, an engine seat.
+    let game = create(
+        &server,
+        json!({"rules": "simple", "rows": 6, "columns": 10, "first": "W", "win": "fewest",
+               "black": "engine:2", "white": "human", "time_ms": 50}),
+    )
+    .await;
+    let state = &game["state"];
+    assert_eq!(
+        (&state["rules"], &state["win"], &state["first"]),
+        (&json!("simple"), &json!("fewest"), &json!("W"))
+    );
+    assert_eq!(state["board"].as_array().unwrap().len(), 6);
+    assert_eq!(state["board"][0].as_str().unwrap().len(), 10);
+    assert!(
+        game["seats"]["black"].get("secret").is_none(),
+        "no secret for an engine's seat"
+    );
+    assert_eq!(game["seats"]["black"]["player"], "engine:2");
+    assert_eq!(state["seats"]["black"]["kind"], "engine");
+
+    // A pasted position: a grader board, an OBF position, a transcript.
+    let grader = "4\n4\nB\n>\n. . . .\n. B W .\n. W B .\n. . . .\n1 3\n";
+    let game = create(&server, json!({"position": grader})).await;
+    assert_eq!(game["state"]["moves"], json!(["c1"]));
+    assert_eq!(game["state"]["rows"], 4);
+    let obf = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
+    let game = create(&server, json!({"position": obf})).await;
+    assert_eq!(
+        game["state"]["counts"]["B"].as_u64().unwrap()
+            + game["state"]["counts"]["W"].as_u64().unwrap(),
+        44
+    );
+    let game = create(&server, json!({"position": "f5d6c3", "rules": "full"})).await;
+    assert_eq!(game["state"]["moves"], json!(["f5", "d6", "c3"]));
+    // c3 is legal at the start under SIMPLE only: the transcript follows the rules asked for.
+    let game = create(&server, json!({"position": "c3", "rules": "simple"})).await;
+    assert_eq!(game["state"]["moves"], json!(["c3"]));
+}
+
+#[tokio::test]
+async fn every_error_is_json_with_a_code() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(&server, json!({})).await;
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let moves = server.api(&format!("/games/{game_id}/moves"));
+
+    let cases: Vec<(reqwest::RequestBuilder, u16, &str)> = vec![
+        (
+            client().post(&moves).json(&json!({"square": "d3"})),
+            401,
+            "unauthorized",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth("f".repeat(32))
+                .json(&json!({"square": "d3"})),
+            403,
+            "forbidden",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&white)
+                .json(&json!({"square": "d3"})),
+            409,
+            "not_your_turn",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .json(&json!({"square": "a1"})),
+            422,
+            "illegal_move",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .json(&json!({"square": "z99"})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .body("{\"square\":"),
+            400,
+            "malformed_json",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .json(&json!({"square": "d3", "extra": 1})),
+            400,
+            "invalid_json",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .json(&json!({"square": 3})),
+            400,
+            "invalid_json",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .body(vec![b' '; 70_000]),
+            413,
+            "body_too_large",
+        ),
+        (
+            client().get(server.api("/games/0123456789abcdef")),
+            404,
+            "not_found",
+        ),
+        (client().get(server.api("/nowhere")), 404, "no_route"),
+        (
+            client().delete(server.api("/games")),
+            405,
+            "method_not_allowed",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?count=0"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?count=65"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?time_ms=10001"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?depth=3"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/export?format=pdf"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}?ply=1"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/undo")))
+                .bearer_auth(&black)
+                .json(&json!({})),
+            409,
+            "nothing_to_undo",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/undo")))
+                .bearer_auth(&black)
+                .json(&json!({"action": "accept"})),
+            409,
+            "no_undo_request",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/redo")))
+                .bearer_auth(&black),
+            409,
+            "redo_needs_engine",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/control")))
+                .bearer_auth(&black)
+                .json(&json!({"paused": true})),
+            409,
+            "not_engine_game",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"rows": 3})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"columns": 17})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"rules": "chess"})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"black": "wizard"})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"time_ms": 0})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"time_ms": 30_001})),
+            400,
+            "bad_request",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"rows": -8})),
+            400,
+            "invalid_json",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"colour": "B"})),
+            400,
+            "invalid_json",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"position": "hello"})),
+            422,
+            "bad_position",
+        ),
+        (
+            client()
+                .post(server.api("/games"))
+                .json(&json!({"position": "f5f5"})),
+            422,
+            "bad_position",
+        ),
+        // A grader board that states 4x4 against the size asked for.
+        (
+            client().post(server.api("/games")).json(
+                &json!({"rows": 6, "position": "4\n4\nB\n>\n. . . .\n. B W .\n. W B .\n. . . .\n"}),
+            ),
+            422,
+            "bad_position",
+        ),
+    ];
+    for (index, (request, status, code)) in cases.into_iter().enumerate() {
+        let (got, body) = send(request).await;
+        assert_eq!(
+            (got, error_code(&body)),
+            (status, code),
+            "case {index}: {body}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "case {index}"
+        );
+    }
+    // The illegal move's error lists the legal ones.
+    let (_, body) = play(&server, &game_id, &black, "a1").await;
+    assert_eq!(body["error"]["legal"], json!(["d3", "c4", "f5", "e6"]));
+    // The game is still as it was.
+    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(state["moves"], json!([]));
+}
+
+#[tokio::test]
+async fn two_people_play_a_whole_game_with_moves_crossing_live() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(&server, json!({"rows": 6, "columns": 6})).await;
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let mut black_live = Live::connect(&server, &game_id, Some(&black)).await;
+    let mut white_live = Live::connect(&server, &game_id, Some(&white)).await;
+    let mut watcher = Live::connect(&server, &game_id, None).await;
+    // Each sees who is connected.
+    let seen = black_live
+        .state_where(|s| s["seats"]["white"]["connected"] == true && s["spectators"] == 1)
+        .await;
+    assert_eq!(seen["you"], "B");
+    white_live
+        .state_where(|s| s["seats"]["black"]["connected"] == true)
+        .await;
+
+    let mut state = seen;
+    let mut played = Vec::new();
+    while state["status"] == "playing" {
+        let (mover, mover_secret, other) = match state["to_move"].as_str().unwrap() {
+            "B" => ("B", &black, &mut white_live),
+            _ => ("W", &white, &mut black_live),
+        };
+        let square = first_legal(&state);
+        let (status, after) = play(&server, &game_id, mover_secret, &square).await;
+        assert_eq!(status, 200, "{after}");
+        played.push(square.clone());
+        // The move crosses to the other seat over its live channel.
+        let version = after["version"].as_u64().unwrap();
+        let crossed = other
+            .state_where(|s| s["version"].as_u64() >= Some(version))
+            .await;
+        assert_eq!(
+            crossed["last_move"],
+            json!(square),
+            "{mover} played {square}"
+        );
+        assert_eq!(crossed["board"], after["board"]);
+        state = crossed;
+    }
+    assert_eq!(state["status"], "over");
+    assert!(["B", "W", "none"].contains(&state["winner"].as_str().unwrap()));
+    let without_passes: Vec<&str> = state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|m| *m != "pass")
+        .collect();
+    assert_eq!(without_passes, played);
+    let final_view = watcher.state_where(|s| s["status"] == "over").await;
+    assert_eq!(final_view["you"], Value::Null);
+    // No secret ever reached the spectator, nor one seat the other's.
+    for text in &watcher.raw {
+        assert!(!text.contains(&black) && !text.contains(&white));
+    }
+    for text in &black_live.raw {
+        assert!(!text.contains(&white));
+    }
+    for text in &white_live.raw {
+        assert!(!text.contains(&black));
+    }
+    // The game over: no more moves.
+    let (status, body) = play(&server, &game_id, &black, "a1").await;
+    assert_eq!((status, error_code(&body)), (409, "game_over"));
+}
+
+#[tokio::test]
+async fn between_people_undo_needs_the_other_seat() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(&server, json!({})).await;
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let undo = |secret: &str, action: &str| {
+        client()
+            .post(server.api(&format!("/games/{game_id}/undo")))
+            .bearer_auth(secret)
+            .json(&json!({ "action": action }))
+    };
+    assert_eq!(play(&server, &game_id, &black, "d3").await.0, 200);
+    let (status, state) = send(undo(&black, "request")).await;
+    assert_eq!((status, &state["undo_request"]), (200, &json!("B")));
+    assert_eq!(state["moves"], json!(["d3"]), "nothing is taken back yet");
+    // White declines: the move stays.
+    let (status, state) = send(undo(&white, "decline")).await;
+    assert_eq!((status, &state["undo_request"]), (200, &Value::Null));
+    // Black asks again; White accepts: back to Black's turn.
+    send(undo(&black, "request")).await;
+    let (status, state) = send(undo(&white, "accept")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (&state["moves"], &state["to_move"]),
+        (&json!([]), &json!("B"))
+    );
+    // A spectator cannot undo; a stale answer is refused.
+    let (status, body) = send(undo(&white, "accept")).await;
+    assert_eq!((status, error_code(&body)), (409, "no_undo_request"));
+    // Resigning ends the game for the seat's colour.
+    let (status, state) = send(
+        client()
+            .post(server.api(&format!("/games/{game_id}/resign")))
+            .bearer_auth(&white),
+    )
+    .await;
+    assert_eq!(
+        (
+            status,
+            &state["status"],
+            &state["winner"],
+            &state["resigned"]
+        ),
+        (200, &json!("over"), &json!("B"), &json!("W"))
+    );
+}
+
+#[tokio::test]
+async fn against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_person() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(&server, json!({"white": "engine:2", "time_ms": 50})).await;
+    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let mut live = Live::connect(&server, &game_id, Some(&black)).await;
+    assert_eq!(play(&server, &game_id, &black, "d3").await.0, 200);
+    let replied = live
+        .state_where(|s| s["moves"].as_array().is_some_and(|m| m.len() == 2))
+        .await;
+    assert_eq!(replied["to_move"], "B");
+    assert_eq!(replied["seats"]["white"]["player"], "engine:2");
+    // Undo takes back the engine's reply and the person's move: the person's turn again.
+    let (status, state) = send(
+        client()
+            .post(server.api(&format!("/games/{game_id}/undo")))
+            .bearer_auth(&black),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(
+        (&state["moves"], &state["to_move"], &state["can_redo"]),
+        (&json!([]), &json!("B"), &json!(true))
+    );
+    // Redo plays both again.
+    let (status, state) = send(
+        client()
+            .post(server.api(&format!("/games/{game_id}/redo")))
+            .bearer_auth(&black),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["moves"], replied["moves"]);
+    // Hints, the evaluation graph and the exports.
+    let (status, hint) = get(
+        &server,
+        &format!("/games/{game_id}/hint?count=2&time_ms=200"),
+    )
+    .await;
+    assert_eq!(status, 200, "{hint}");
+    assert_eq!(hint["moves"].as_array().unwrap().len(), 2);
+    assert!(
+        state["legal"]
+            .as_array()
+            .unwrap()
+            .contains(&hint["moves"][0]["move"])
+    );
+    let (status, graph) = get(&server, &format!("/games/{game_id}/evaluations")).await;
+    assert_eq!(status, 200, "{graph}");
+    assert_eq!(graph["scores"].as_array().unwrap().len(), 2);
+    assert!(graph["scores"][0]["score"].as_f64().unwrap().abs() < 64.0);
+    for (format, start) in [
+        ("transcript", "d3"),
+        ("ggf", "(;GM[Othello]"),
+        ("record", "# othello game record"),
+        ("grader", "8\n8\nB\n>\n"),
+    ] {
+        let response = client()
+            .get(server.api(&format!("/games/{game_id}/export?format={format}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let text = response.text().await.unwrap();
+        assert!(text.starts_with(start), "{format}: {text}");
+    }
+    // A review of an earlier position.
+    let (status, review) = get(&server, &format!("/games/{game_id}?ply=1")).await;
+    assert_eq!(
+        (status, &review["review"], &review["ply"]),
+        (200, &json!(1), &json!(1))
+    );
+    assert_eq!(review["to_move"], "W");
+}
+
+#[tokio::test]
+async fn engines_play_each_other_while_watched_and_can_be_paused_and_stepped() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(
+        &server,
+        json!({"black": "greedy", "white": "random", "rows": 4, "columns": 4, "speed_ms": 0}),
+    )
+    .await;
+    let game_id = id(&game);
+    let control = game["control"]["secret"].as_str().unwrap().to_owned();
+    assert!(game["seats"]["black"].get("secret").is_none());
+    // Nobody watches yet: it waits.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(
+        state["moves"],
+        json!([]),
+        "a game between engines waits for a watcher"
+    );
+    let mut live = Live::connect(&server, &game_id, None).await;
+    let over = live.state_where(|s| s["status"] == "over").await;
+    assert!(over["winner"].is_string());
+
+    // Another, paused at once; then one step at a time.
+    let game = create(
+        &server,
+        json!({"black": "greedy", "white": "greedy", "speed_ms": 60_000}),
+    )
+    .await;
+    let (game_id, control2) = (
+        id(&game),
+        game["control"]["secret"].as_str().unwrap().to_owned(),
+    );
+    let control_request = |secret: &str, body: Value| {
+        client()
+            .post(server.api(&format!("/games/{game_id}/control")))
+            .bearer_auth(secret)
+            .json(&body)
+    };
+    let (status, state) = send(control_request(&control2, json!({"paused": true}))).await;
+    assert_eq!(
+        (status, &state["paused"], &state["control"]),
+        (200, &json!(true), &json!(true))
+    );
+    let (status, body) = send(control_request(&control, json!({"paused": false}))).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (403, "forbidden"),
+        "another game's control secret"
+    );
+    let (status, body) = send(control_request(&control2, json!({"speed_ms": 60_001}))).await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"));
+    let mut live = Live::connect(&server, &game_id, Some(&control2)).await;
+    let first = live.next().await;
+    assert_eq!(first["state"]["control"], true);
+    send(control_request(&control2, json!({"step": true}))).await;
+    let stepped = live.state_where(|s| s["ply"] == 1).await;
+    assert_eq!(stepped["paused"], true);
+    send(control_request(&control2, json!({"step": true}))).await;
+    live.state_where(|s| s["ply"] == 2).await;
+    // Unpaused with no pause between moves, it plays to the end.
+    send(control_request(
+        &control2,
+        json!({"paused": false, "speed_ms": 0}),
+    ))
+    .await;
+    live.state_where(|s| s["status"] == "over").await;
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_game_keeps_every_acknowledged_move() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(&server, json!({})).await;
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let mut state = game["state"].clone();
+    let mut acknowledged = Vec::new();
+    for _ in 0..20 {
+        let secret = if state["to_move"] == "B" {
+            &black
+        } else {
+            &white
+        };
+        let square = first_legal(&state);
+        let (status, after) = play(&server, &game_id, secret, &square).await;
+        assert_eq!(status, 200);
+        acknowledged.push(square);
+        state = after;
+    }
+    // No warning, no flush: SIGKILL right after the last acknowledgement.
+    server.kill();
+    let server = Server::start(&db);
+    let (status, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(status, 200);
+    let moves: Vec<&str> = state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|m| *m != "pass")
+        .collect();
+    assert_eq!(moves, acknowledged);
+    // The seats' secrets still work after the restart.
+    let secret = if state["to_move"] == "B" {
+        &black
+    } else {
+        &white
+    };
+    assert_eq!(
+        play(&server, &game_id, secret, &first_legal(&state))
+            .await
+            .0,
+        200
+    );
+    // SIGTERM stops it gracefully (status 0); the game is there once more.
+    assert!(server.terminate().success());
+    let server = Server::start(&db);
+    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(state["ply"].as_u64(), Some(acknowledged.len() as u64 + 1));
+}
+
+/// Random and malformed requests: never a server error, never a crash.
+#[tokio::test]
+async fn random_and_malformed_requests_get_4xx_and_never_break_the_server() {
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let game = create(&server, json!({})).await;
+    let game_id = id(&game);
+    let black = secret(&game, "black");
+    let mut rng = StdRng::seed_from_u64(12);
+    let paths = [
+        "/api/games".to_owned(),
+        format!("/api/games/{game_id}"),
+        format!("/api/games/{game_id}/moves"),
+        format!("/api/games/{game_id}/undo"),
+        format!("/api/games/{game_id}/redo"),
+        format!("/api/games/{game_id}/resign"),
+        format!("/api/games/{game_id}/control"),
+        format!("/api/games/{game_id}/hint"),
+        format!("/api/games/{game_id}/export"),
+        "/api/games/%FF%FE".to_owned(),
+        "/api/games/..%2F..%2Fetc".to_owned(),
+        format!("/api/games/{}", "9".repeat(500)),
+        "/api/games/ünïcode/moves".to_owned(),
+        "/assets/..%2Fmain.rs".to_owned(),
+        "/g/%00".to_owned(),
+    ];
+    let bodies = |rng: &mut StdRng| -> Vec<u8> {
+        match rng.random_range(0..9) {
+            0 => Vec::new(),
+            1 => (0..rng.random_range(1..200))
+                .map(|_| rng.random::<u8>())
+                .collect(),
+            2 => b"null".to_vec(),
+            3 => b"[1,2,3]".to_vec(),
+            4 => format!(
+                "{{\"square\":\"{}\"}}",
+                ["a1", "d3", "", "q99", "\u{0}"][rng.random_range(0..5)]
+            )
+            .into_bytes(),
+            5 => "{\"rows\":1e400}".into(),
+            6 => format!("{}{}", "[".repeat(1000), "]".repeat(1000)).into_bytes(),
+            7 => "{\"position\":\"4\\n4\\nB\\n>\\n\",\"rules\":\"simple\"}".into(),
+            _ => serde_json::to_vec(&json!({"action": "accept", "paused": "yes", "speed_ms": -1}))
+                .unwrap(),
+        }
+    };
+    for round in 0..300 {
+        let path = &paths[rng.random_range(0..paths.len())];
+        let query = [
+            "",
+            "?count=x",
+            "?time_ms=-5",
+            "?ply=99999999999999999999",
+            "?format=%00",
+            "?count=3&count=4",
+        ][rng.random_range(0..6)];
+        let url = format!("{}{path}{query}", server.url);
+        let body = bodies(&mut rng);
+        let request = match rng.random_range(0..4) {
+            0 => client().get(&url),
+            1 => client().post(&url).body(body),
+            2 => client().put(&url).body(body),
+            _ => client().post(&url).bearer_auth(&black).body(body),
+        };
+        let request = if rng.random_bool(0.3) {
+            request.header(
+                "Content-Type",
+                ["application/json", "text/plain", "x/\u{7f}"][rng.random_range(0..3)],
+            )
+        } else {
+            request
+        };
+        let Ok(response) = request.send().await else {
+            continue; // a request the client itself refuses to send
+        };
+        let status = response.status().as_u16();
+        assert!(status < 500, "round {round}: {url} answered {status}");
+    }
+    let (status, _) = send(client().get(format!("{}/healthz", server.url))).await;
+    assert_eq!(status, 200);
+    // A live channel fed junk stays up or closes; the server stays up.
+    let mut junk = Live::connect(&server, &game_id, Some("not a secret")).await;
+    let first = junk.next().await;
+    assert_eq!(first["error"]["code"], "forbidden");
+    let (status, _) = send(client().get(format!("{}/healthz", server.url))).await;
+    assert_eq!(status, 200);
+}
