@@ -186,8 +186,18 @@ fn origin(app: &App, headers: &HeaderMap) -> String {
         .map_or_else(|| app.origin.clone(), |host| format!("http://{host}"))
 }
 
-async fn health(AxumState(app): AxumState<App>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({"status": "ok", "games_in_memory": app.hub.live_games()}))
+/// `GET /healthz`.
+#[derive(Serialize)]
+struct Health {
+    status: &'static str,
+    games_in_memory: usize,
+}
+
+async fn health(AxumState(app): AxumState<App>) -> Json<Health> {
+    Json(Health {
+        status: "ok",
+        games_in_memory: app.hub.live_games(),
+    })
 }
 
 /// `POST /api/games`: every field optional.
@@ -413,10 +423,16 @@ struct Listed {
 
 /// `GET /api/games`: the games being played, most recently changed first (at most 20),
 /// for spectators.
+/// `GET /api/games`.
+#[derive(Serialize)]
+struct ListView {
+    games: Vec<Listed>,
+}
+
 async fn list(
     AxumState(app): AxumState<App>,
     headers: HeaderMap,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<ListView>, ApiError> {
     let origin = origin(&app, &headers);
     let mut games = Vec::new();
     for id in app.hub.playing(LISTED).await? {
@@ -438,7 +454,7 @@ async fn list(
             to_move: live.model.to_move().map(Color::letter),
         });
     }
-    Ok(Json(serde_json::json!({ "games": games })))
+    Ok(Json(ListView { games }))
 }
 
 /// `GET /api/games/{id}`: `?ply=k` for the position after `k` moves.
@@ -763,7 +779,12 @@ async fn events(
 ) -> Response {
     let hub = Arc::clone(&app.hub);
     let stopping = app.stopping.clone();
+    // Small buffers: a live connection carries a hello in and states (a few KiB) out, and
+    // a thousand games hold two each.
     upgrade
-        .max_message_size(4096)
+        .read_buffer_size(live::BUFFER)
+        .write_buffer_size(0)
+        .max_message_size(live::BUFFER)
+        .max_frame_size(live::BUFFER)
         .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping))
 }

@@ -120,7 +120,7 @@ pub struct LiveGame {
     pub seats: [SeatInfo; 2],
     /// A hash of the secret that controls a game between engines.
     pub control_hash: Option<String>,
-    /// Counts every change of the model.
+    /// Grows at every change of the model (see `next_version`).
     pub version: u64,
     /// An engine move is on its way.
     pub thinking: bool,
@@ -281,6 +281,12 @@ fn rfc3339(ms: i64) -> String {
     humantime::format_rfc3339_seconds(time).to_string()
 }
 
+/// The version after `version`: later than it and than now in milliseconds, so versions
+/// only grow, across restarts too (a page keeps the latest state it has seen).
+fn next_version(version: u64) -> u64 {
+    (version + 1).max(now_ms().max(0) as u64)
+}
+
 /// 128 random bits, as 32 hexadecimal digits.
 pub fn new_secret() -> String {
     format!("{:032x}", rand::rng().random::<u128>())
@@ -416,7 +422,7 @@ fn revive(stored: StoredGame) -> Option<LiveGame> {
         },
         seats,
         control_hash: stored.control_hash,
-        version: 0,
+        version: stored.updated_at.max(0) as u64,
         thinking: false,
         turn_started: Instant::now(),
         created_at: stored.created_at,
@@ -497,6 +503,27 @@ impl Hub {
     /// How many games are in memory.
     pub fn live_games(&self) -> usize {
         self.games.lock().expect("not poisoned").len()
+    }
+
+    /// Lets go of games nobody uses (no connection, no request or engine move under way)
+    /// that have not changed for `idle`: they are in the store and come back on the next
+    /// request. Returns how many.
+    pub fn evict_idle(&self, idle: Duration) -> usize {
+        let cutoff = now_ms() - idle.as_millis() as i64;
+        let mut games = self.games.lock().expect("not poisoned");
+        let before = games.len();
+        games.retain(|_, cell| {
+            // Only the map holds it: no handler, live channel or engine task has it, and
+            // none can take it while the map is locked.
+            if Arc::strong_count(cell) > 1 || cell.presence.total() > 0 {
+                return true;
+            }
+            match cell.live.try_lock() {
+                Ok(live) => live.thinking || live.model.updated_at > cutoff,
+                Err(_) => true,
+            }
+        });
+        before - games.len()
     }
 
     fn insert(&self, id: String, live: LiveGame) -> Arc<GameCell> {
@@ -580,7 +607,7 @@ impl Hub {
             model,
             seats,
             control_hash: control.as_deref().map(hash_secret),
-            version: 0,
+            version: next_version(0),
             thinking: false,
             turn_started: Instant::now(),
             created_at: now,
@@ -691,7 +718,7 @@ impl Hub {
         self.commit(changes).await?;
         let turn_changed = before != after || model.to_move() != live.model.to_move();
         live.model = model;
-        live.version += 1;
+        live.version = next_version(live.version);
         if turn_changed {
             live.turn_started = Instant::now();
         }
@@ -963,48 +990,54 @@ impl Hub {
             )
         };
         let (game, spec, time, version, delay, seed) = job;
-        let hub = self;
-        {
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            let start = Instant::now();
-            let chosen = hub
-                .pool
-                .run(move || engine_move(&game, spec, time, seed))
-                .await
-                .flatten();
-            let think_ms = start.elapsed().as_millis() as u64;
-            let played = {
-                let mut live = cell.live.lock().await;
-                live.thinking = false;
-                let engines_only = live.engines_only();
-                let wanted = !engines_only || !live.model.paused || live.model.step;
-                match chosen {
-                    Some(square) if live.version == version && wanted => {
-                        let mut model = live.model.clone();
-                        if model.game.play(square).is_ok() {
+        // Watchers see that the engine is thinking.
+        cell.notify();
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let start = Instant::now();
+        let chosen = self
+            .pool
+            .run(move || engine_move(&game, spec, time, seed))
+            .await
+            .flatten();
+        let think_ms = start.elapsed().as_millis() as u64;
+        let stored = {
+            let mut live = cell.live.lock().await;
+            live.thinking = false;
+            let engines_only = live.engines_only();
+            let wanted = !engines_only || !live.model.paused || live.model.step;
+            match chosen {
+                // Still the position it searched (no undo, no pause meanwhile).
+                Some(square) if live.version == version && wanted => {
+                    let mut model = live.model.clone();
+                    match model.game.play(square) {
+                        Ok(_) => {
+                            let now = now_ms();
                             model.meta.push(MoveMeta {
-                                played_at: now_ms(),
+                                played_at: now,
                                 think_ms,
                                 eval: None,
                             });
                             model.step = false;
                             model.undo_request = None;
-                            model.updated_at = now_ms();
-                            hub.apply(&cell, &mut live, model, Vec::new()).await.is_ok()
-                        } else {
-                            false
+                            model.updated_at = now;
+                            self.apply(&cell, &mut live, model, Vec::new()).await
                         }
+                        Err(error) => Err(ApiError::Storage(format!(
+                            "the engine chose an illegal move: {error}"
+                        ))),
                     }
-                    _ => false,
                 }
-            };
-            if played {
-                cell.notify();
+                _ => Ok(()),
             }
-            // Next move, or a stale result's replacement.
-            hub.advance(&cell);
+        };
+        cell.notify();
+        match stored {
+            // The next move (or another try at a position that changed meanwhile).
+            Ok(()) => self.advance(&cell),
+            // Not again and again: the game waits for the next request.
+            Err(error) => eprintln!("othello serve: game {}: {error}", cell.id),
         }
     }
 
@@ -1171,6 +1204,40 @@ mod tests {
         assert_eq!(board_of(&text), Some(board));
         assert_eq!(board_of("..X./..../..../...."), None);
         assert_eq!(board_of("..."), None);
+    }
+
+    #[tokio::test]
+    async fn idle_games_leave_memory_and_come_back_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
+        let new = NewGame {
+            variant: Variant::Full,
+            setup: Setup::standard(Shape::STANDARD),
+            moves: vec!["d3".parse().unwrap()],
+            seats: [(Seat::Human, 100), (Seat::Human, 100)],
+            speed_ms: 0,
+        };
+        let created = hub.create(new).await.unwrap();
+        let id = created.cell.id.clone();
+        assert_eq!(hub.evict_idle(Duration::ZERO), 0, "still held by `created`");
+        drop(created);
+        // Let the task that looked for an engine move finish.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(
+            hub.evict_idle(Duration::from_secs(3600)),
+            0,
+            "changed just now"
+        );
+        assert_eq!(hub.evict_idle(Duration::ZERO), 1);
+        assert_eq!(hub.live_games(), 0);
+        let cell = hub.get(&id).await.unwrap();
+        let live = cell.live.lock().await;
+        assert_eq!(
+            live.model.game.moves().collect::<Vec<_>>(),
+            ["d3".parse().unwrap()]
+        );
+        assert!(live.seats.iter().all(|seat| seat.secret_hash.is_some()));
     }
 
     #[test]

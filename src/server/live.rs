@@ -17,6 +17,9 @@ use super::{
     views::{self, State},
 };
 
+/// The read buffer of a live connection, and the largest message a client may send.
+pub const BUFFER: usize = 4096;
+
 /// How long a client has to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -58,6 +58,10 @@ pub enum ServeError {
     },
 }
 
+/// How often idle games are let go of, and after how long unused.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+const IDLE: Duration = Duration::from_secs(15 * 60);
+
 /// How long requests in flight may take to finish once a stop is asked for.
 const GRACE: Duration = Duration::from_secs(10);
 
@@ -69,6 +73,7 @@ const GRACE: Duration = Duration::from_secs(10);
 /// # Errors
 /// [`ServeError`] if the database cannot be opened or the address bound.
 pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeError> {
+    raise_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -111,6 +116,16 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             options.db.display()
         );
         let _ = out.flush();
+        // Games nobody has used for a while leave memory (the store keeps them).
+        let sweeper = {
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(SWEEP_EVERY).await;
+                    hub.evict_idle(IDLE);
+                }
+            })
+        };
         let router = api::router(app);
         let shutdown = async move {
             stop_signal().await;
@@ -120,6 +135,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         let served = server
             .await
             .map_err(|source| ServeError::Io { addr, source });
+        sweeper.abort();
         drop(hub);
         served
     })?;
@@ -127,6 +143,24 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
     // Every handle on the store is gone: the writer commits what it has and ends.
     let _ = writer.join();
     Ok(())
+}
+
+/// Each connection is a file: lets the server have as many as the system allows this
+/// process (the soft limit, often 1024, up to the hard one).
+fn raise_file_limit() {
+    #[cfg(unix)]
+    // SAFETY: plain system calls on this process's own limits.
+    unsafe {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -660,7 +660,7 @@ mod tests {
         );
         assert_eq!(loaded.seats, original.seats);
         assert_eq!(db.playing(10).unwrap(), ["g1"]);
-        // A failing batch changes nothing: the same ply twice.
+        // A failing batch changes nothing: the moves cleared, then the same ply twice.
         let again = Change::Move {
             game: "g1".into(),
             ply: 1,
@@ -672,6 +672,7 @@ mod tests {
                     game: "g1".into(),
                     keep: 0
                 },
+                again.clone(),
                 again
             ])
             .is_err()

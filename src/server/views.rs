@@ -66,7 +66,8 @@ pub struct State {
     pub control: bool,
     /// Set when this is the position after that many moves, for review.
     pub review: Option<usize>,
-    /// Counts every change of the game.
+    /// Grows at every change of the game (not of who is connected), also across
+    /// restarts: a client keeps the state with the highest version it has seen.
     pub version: u64,
 }
 

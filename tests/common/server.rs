@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! A real `othello serve` on a free loopback port, for the API, browser and load tests.
 
 use std::{

@@ -65,9 +65,28 @@ function updateForm(form) {
   $("#speed-label").hidden = !bots;
 }
 
+async function listGames() {
+  try {
+    const { games } = await api("GET", "/api/games");
+    const list = $("#watch-list");
+    for (const game of games) {
+      const item = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = `/g/${game.id}`;
+      link.textContent = `${game.black} vs ${game.white}, ${game.rows}x${game.columns} ${game.rules.toUpperCase()}, ${game.moves} moves`;
+      item.appendChild(link);
+      list.appendChild(item);
+    }
+    $("#watch").hidden = games.length === 0;
+  } catch {
+    // Only a convenience.
+  }
+}
+
 function showForm() {
   document.title = "Othello: new game";
   $("#new-game").hidden = false;
+  listGames();
   const form = $("#new-game-form");
   form.addEventListener("change", () => updateForm(form));
   updateForm(form);
@@ -190,6 +209,8 @@ class GameView {
 
   render(state) {
     const previous = this.state;
+    // An answer over HTTP can arrive after a newer state over the live channel.
+    if (previous && state.version < previous.version) return;
     this.state = state;
     document.title = `Othello ${state.counts.B}–${state.counts.W}`;
     const live = this.review === null;

@@ -1,0 +1,387 @@
+//! The page in a real browser: Debian's `chromium`, headless, driven through `chromedriver`
+//! (WebDriver) against a real `othello serve`. A person plays the engine to the end by
+//! clicking; two browsers play each other and see each other's moves; screenshots go to
+//! `target/screenshots/`.
+//!
+//! Needs `chromium` and `chromium-driver` (Debian's packages; `.ci/run` installs them). On a
+//! machine without them the tests say so and pass, except under `CI=true`, where a missing
+//! browser is a failure.
+
+#[path = "common/server.rs"]
+mod server;
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+use server::{Server, create};
+
+/// Where screenshots go.
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A program on the PATH (or in /usr/bin).
+fn find(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/bin")])
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// A running chromedriver; killed when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+    chromium: PathBuf,
+    profiles: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts chromedriver, or says why not: `None` only off CI.
+fn driver() -> Option<Driver> {
+    let (Some(chromedriver), Some(chromium)) = (find("chromedriver"), find("chromium")) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium and chromium-driver are needed: apt-get install chromium chromium-driver"
+        );
+        eprintln!("skipped: install chromium and chromium-driver to run the browser tests");
+        return None;
+    };
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let child = Command::new(chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let url = format!("http://127.0.0.1:{port}");
+    // Wait until it listens.
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(Driver {
+        child,
+        url,
+        chromium,
+        profiles: tempfile::tempdir().unwrap(),
+    })
+}
+
+/// A new headless browser (its own profile: a context of its own) `width` pixels wide.
+async fn browser(driver: &Driver, name: &str, width: u32, height: u32) -> Client {
+    let profile = driver.profiles.path().join(name);
+    let capabilities = json!({
+        "goog:chromeOptions": {
+            "binary": driver.chromium,
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", "--disable-quic",
+                format!("--window-size={width},{height}"),
+                format!("--user-data-dir={}", profile.display()),
+            ],
+        }
+    });
+    let serde_json::Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("a browser session")
+}
+
+/// Waits until `script` (a JavaScript expression) is true on the page.
+async fn wait_for(client: &Client, script: &str, what: &str) {
+    let start = Instant::now();
+    loop {
+        let value = client
+            .execute(&format!("return Boolean({script});"), vec![])
+            .await
+            .expect("the script runs");
+        if value == Value::Bool(true) {
+            return;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let name = format!("failed-{}.png", what.replace(' ', "-"));
+            screenshot(client, &name).await;
+            let state = client
+                .execute(
+                    "const id = location.pathname.split('/')[2]; if (!id) return null; \
+                     const request = new XMLHttpRequest(); \
+                     request.open('GET', '/api/games/' + id, false); request.send(); \
+                     return request.responseText;",
+                    vec![],
+                )
+                .await
+                .ok();
+            panic!("never: {what} (see target/screenshots/{name}); the game: {state:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn text_of(client: &Client, selector: &str) -> String {
+    client
+        .find(Locator::Css(selector))
+        .await
+        .expect("the element is there")
+        .text()
+        .await
+        .expect("its text")
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let png = client.screenshot().await.expect("a screenshot");
+    std::fs::write(screenshots().join(name), png).unwrap();
+}
+
+/// Waits for the evaluation graph and for the discs to stop turning, for a screenshot.
+async fn settle(client: &Client) {
+    wait_for(client, "document.querySelector('#graph svg')", "the graph").await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+}
+
+/// Clicks the square `name` of the board.
+async fn click_square(client: &Client, name: &str) {
+    client
+        .find(Locator::Css(&format!("g.cell[data-square='{name}']")))
+        .await
+        .expect("the square is drawn")
+        .click()
+        .await
+        .expect("the square takes a click");
+}
+
+#[tokio::test]
+async fn a_person_plays_the_engine_to_the_end_by_clicking() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let client = browser(&driver, "solo", 1280, 1000).await;
+    client.goto(&format!("{}/", server.url)).await.unwrap();
+    wait_for(
+        &client,
+        "!document.querySelector('#new-game').hidden",
+        "the form",
+    )
+    .await;
+    screenshot(&client, "new-game.png").await;
+    // A 6x6 game against the engine at level 2, 50 ms a move.
+    for (name, value) in [
+        ("rows", "6"),
+        ("columns", "6"),
+        ("white-level", "2"),
+        ("white-time", "50"),
+    ] {
+        let input = client
+            .find(Locator::Css(&format!("input[name='{name}']")))
+            .await
+            .unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    client
+        .find(Locator::Css("button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "location.pathname.startsWith('/g/')",
+        "the game page",
+    )
+    .await;
+    wait_for(&client, "document.querySelector('.board svg')", "the board").await;
+    // Click the first legal square each turn until the banner says the game is over.
+    let mut clicks = 0;
+    loop {
+        wait_for(
+            &client,
+            "!document.querySelector('#banner').hidden || document.querySelector('svg.interactive g.cell.legal')",
+            "a legal square or the end",
+        )
+        .await;
+        let over = client
+            .execute("return !document.querySelector('#banner').hidden;", vec![])
+            .await
+            .unwrap();
+        if over == Value::Bool(true) {
+            break;
+        }
+        let square = client
+            .execute(
+                "return document.querySelector('svg.interactive g.cell.legal').dataset.square;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let square = square.as_str().unwrap().to_owned();
+        click_square(&client, &square).await;
+        clicks += 1;
+        if clicks == 3 {
+            screenshot(&client, "against-the-engine.png").await;
+        }
+        // The square is taken once the move is made.
+        wait_for(
+            &client,
+            &format!("!document.querySelector(\"g.cell[data-square='{square}']\").classList.contains('empty')"),
+            "the move to show",
+        )
+        .await;
+        assert!(clicks < 40, "a 6x6 game has at most 32 moves each");
+    }
+    let banner = text_of(&client, "#banner").await;
+    assert!(banner.starts_with("Game over: "), "{banner}");
+    assert!(
+        banner.contains("wins") || banner.contains("Draw"),
+        "{banner}"
+    );
+    let (black, white): (u32, u32) = (
+        text_of(&client, "#player-B .count").await.parse().unwrap(),
+        text_of(&client, "#player-W .count").await.parse().unwrap(),
+    );
+    let expected = match black.cmp(&white) {
+        std::cmp::Ordering::Greater => "Black wins",
+        std::cmp::Ordering::Less => "White wins",
+        std::cmp::Ordering::Equal => "Draw",
+    };
+    assert!(banner.contains(expected), "{banner} with {black}-{white}");
+    settle(&client).await;
+    screenshot(&client, "game-over.png").await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn two_browsers_play_each_other_and_see_each_others_moves() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let game = create(&server, json!({})).await;
+    let black_url = game["seats"]["black"]["url"].as_str().unwrap().to_owned();
+    let white_url = game["seats"]["white"]["url"].as_str().unwrap().to_owned();
+    let black = browser(&driver, "black", 1280, 1000).await;
+    let white = browser(&driver, "white", 390, 900).await;
+    black.goto(&black_url).await.unwrap();
+    white.goto(&white_url).await.unwrap();
+    for client in [&black, &white] {
+        wait_for(client, "document.querySelector('.board svg')", "the board").await;
+    }
+    // Each sees the other connected.
+    wait_for(
+        &black,
+        "document.querySelector('#player-W .presence').textContent === 'connected'",
+        "White connected",
+    )
+    .await;
+    wait_for(
+        &white,
+        "document.querySelector('#player-B .presence').textContent === 'connected'",
+        "Black connected",
+    )
+    .await;
+    // Black plays d3 by clicking; it appears in White's browser.
+    wait_for(
+        &black,
+        "document.querySelector('svg.interactive')",
+        "Black's turn",
+    )
+    .await;
+    click_square(&black, "d3").await;
+    wait_for(
+        &white,
+        "document.querySelector(\"g.cell[data-square='d3']\").classList.contains('black')",
+        "Black's move in White's browser",
+    )
+    .await;
+    // White answers with the keyboard: arrows to c5, Enter.
+    wait_for(
+        &white,
+        "document.querySelector('svg.interactive')",
+        "White's turn",
+    )
+    .await;
+    let board = white.find(Locator::Css(".board svg")).await.unwrap();
+    board.click().await.ok();
+    let keys = "\u{E015}\u{E015}\u{E015}\u{E015}\u{E014}\u{E014}"; // down x4 (row 5), right x2 (c)
+    white
+        .execute("document.querySelector('.board svg').focus();", vec![])
+        .await
+        .unwrap();
+    board.send_keys(keys).await.unwrap();
+    let cursor = white
+        .execute(
+            "return document.querySelector('.board svg').getAttribute('aria-activedescendant');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(cursor, "c5");
+    board.send_keys("\u{E007}").await.unwrap(); // Enter
+    wait_for(
+        &black,
+        "document.querySelector(\"g.cell[data-square='c5']\").classList.contains('white')",
+        "White's move in Black's browser",
+    )
+    .await;
+    assert!(
+        text_of(&black, "#status")
+            .await
+            .starts_with("Black to move (you)")
+    );
+    settle(&black).await;
+    screenshot(&black, "two-players-black.png").await;
+    screenshot(&white, "two-players-white-phone.png").await;
+    // The move list and the review of a position.
+    black
+        .find(Locator::Css("#moves li button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "!document.querySelector('#review').hidden",
+        "the review",
+    )
+    .await;
+    wait_for(
+        &black,
+        "document.querySelector(\"g.cell[data-square='c5']\").classList.contains('empty')",
+        "the position after move 1",
+    )
+    .await;
+    black.close().await.unwrap();
+    white.close().await.unwrap();
+}
