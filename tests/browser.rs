@@ -385,3 +385,218 @@ async fn two_browsers_play_each_other_and_see_each_others_moves() {
     black.close().await.unwrap();
     white.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let client = browser(&driver, "engines", 1280, 1000).await;
+    client.goto(&format!("{}/", server.url)).await.unwrap();
+    wait_for(
+        &client,
+        "!document.querySelector('#new-game').hidden",
+        "the form",
+    )
+    .await;
+    // Engines on both seats: level 1, 20 ms a move, 300 ms between moves.
+    for (name, value) in [("black-kind", "engine"), ("white-kind", "engine")] {
+        client
+            .execute(
+                &format!(
+                    "const s = document.querySelector(\"select[name='{name}']\"); s.value = '{value}'; \
+                     s.dispatchEvent(new Event('change', {{bubbles: true}}));"
+                ),
+                vec![],
+            )
+            .await
+            .unwrap();
+    }
+    wait_for(
+        &client,
+        "!document.querySelector('#speed-label').hidden",
+        "the pace field",
+    )
+    .await;
+    for (name, value) in [
+        ("black-level", "1"),
+        ("white-level", "1"),
+        ("black-time", "20"),
+        ("white-time", "20"),
+        ("speed", "300"),
+    ] {
+        let input = client
+            .find(Locator::Css(&format!("input[name='{name}']")))
+            .await
+            .unwrap();
+        input.clear().await.unwrap();
+        input.send_keys(value).await.unwrap();
+    }
+    client
+        .find(Locator::Css("button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "location.hash.startsWith('#control=')",
+        "the control link",
+    )
+    .await;
+    // It plays while watched.
+    wait_for(
+        &client,
+        "document.querySelectorAll('#moves button').length >= 2",
+        "moves",
+    )
+    .await;
+    wait_for(
+        &client,
+        "!document.querySelector('#bot-controls').hidden",
+        "the controls",
+    )
+    .await;
+    client
+        .find(Locator::Css("#pause-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('#pause-button').textContent === 'Resume'",
+        "paused",
+    )
+    .await;
+    // Paused: a step plays exactly one move.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let count = "document.querySelectorAll('#moves button').length";
+    let before = client
+        .execute(&format!("return {count};"), vec![])
+        .await
+        .unwrap();
+    let before = before.as_u64().unwrap();
+    client
+        .find(Locator::Css("#step-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        &format!("{count} === {}", before + 1),
+        "one more move",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let after = client
+        .execute(&format!("return {count};"), vec![])
+        .await
+        .unwrap();
+    assert_eq!(
+        after.as_u64(),
+        Some(before + 1),
+        "still paused after the step"
+    );
+    settle(&client).await;
+    screenshot(&client, "engines.png").await;
+    // Resumed, it plays to the end.
+    client
+        .find(Locator::Css("#pause-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "!document.querySelector('#banner').hidden",
+        "the end",
+    )
+    .await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn between_two_browsers_an_undo_waits_for_the_other_player() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let game = create(&server, json!({"rows": 6, "columns": 6})).await;
+    let black = browser(&driver, "undo-black", 1280, 1000).await;
+    let white = browser(&driver, "undo-white", 1280, 1000).await;
+    black
+        .goto(game["seats"]["black"]["url"].as_str().unwrap())
+        .await
+        .unwrap();
+    white
+        .goto(game["seats"]["white"]["url"].as_str().unwrap())
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "document.querySelector('svg.interactive')",
+        "Black's turn",
+    )
+    .await;
+    click_square(&black, "c2").await;
+    wait_for(
+        &white,
+        "document.querySelector(\"g.cell[data-square='c2']\").classList.contains('black')",
+        "c2 at White's",
+    )
+    .await;
+    // Black asks to take it back; White sees the request and accepts.
+    black
+        .find(Locator::Css("#undo-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "document.querySelector('#undo-request .text').textContent.startsWith('Waiting')",
+        "the request sent",
+    )
+    .await;
+    wait_for(
+        &white,
+        "!document.querySelector('#undo-request').hidden",
+        "the request shown",
+    )
+    .await;
+    let asked = text_of(&white, "#undo-request .text").await;
+    assert_eq!(asked, "Black asks to take back a move.");
+    white
+        .find(Locator::Css("#undo-request button[data-action='accept']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for client in [&black, &white] {
+        wait_for(
+            client,
+            "document.querySelector(\"g.cell[data-square='c2']\").classList.contains('empty')",
+            "c2 taken back",
+        )
+        .await;
+    }
+    wait_for(
+        &black,
+        "document.querySelector('svg.interactive')",
+        "Black's turn again",
+    )
+    .await;
+    black.close().await.unwrap();
+    white.close().await.unwrap();
+}
