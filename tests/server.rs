@@ -797,3 +797,35 @@ async fn random_and_malformed_requests_get_4xx_and_never_break_the_server() {
     let (status, _) = send(client().get(format!("{}/healthz", server.url))).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn an_undo_stops_the_engine_search_it_makes_useless() {
+    let (_dir, db) = database();
+    // One engine thread, and an engine given 30 s a move.
+    let server = Server::start_with(&db, &["--engines", "1"]);
+    let game = create(&server, json!({"white": "engine", "time_ms": 30_000})).await;
+    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let (_, state) = play(&server, &game_id, &black, "d3").await;
+    assert_eq!(state["thinking"], true, "{state}");
+    let (status, state) = send(
+        client()
+            .post(server.api(&format!("/games/{game_id}/undo")))
+            .bearer_auth(&black),
+    )
+    .await;
+    assert_eq!((status, &state["moves"]), (200, &json!([])));
+    // The only engine thread is free again: a hint gets it long before the 30 s search
+    // would have ended (the limit here only guards against a hang).
+    let hint = client()
+        .get(server.api(&format!("/games/{game_id}/hint?time_ms=100")))
+        .timeout(Duration::from_secs(20))
+        .send()
+        .await
+        .expect("the hint comes: the stale search was stopped");
+    assert_eq!(hint.status(), 200);
+    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(
+        (&state["moves"], &state["thinking"]),
+        (&json!([]), &json!(false))
+    );
+}

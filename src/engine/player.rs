@@ -1,14 +1,14 @@
 //! Players: whatever picks a move in a [`Game`], named by a spec such as `greedy`,
 //! `minimax:4`, `mcts:2000` or `engine:7`.
 
-use std::{any::TypeId, fmt, str::FromStr, time::Duration};
+use std::{any::TypeId, fmt, str::FromStr, sync::Arc, time::Duration};
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
-    Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, SquareSet, TranspositionTable,
-    endgame, eval::final_score, mcts::mcts, search::search, with_node,
+    Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, Signal, SquareSet,
+    TranspositionTable, endgame, eval::final_score, mcts::mcts, search::search, with_node,
 };
 use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
 
@@ -94,6 +94,13 @@ pub trait Player<R: RuleSet> {
         time: Option<Duration>,
         progress: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square>;
+
+    /// Lets another thread cut the choice short: when `signal` is stopped, a searching
+    /// player returns the best move it has found so far (players that do not search take
+    /// no notice; their choices are short anyway).
+    fn watch(&mut self, signal: Arc<Signal>) {
+        let _ = signal;
+    }
 }
 
 /// The seed of the player of `color` in the `game`-th game (from 1) of a series started
@@ -388,6 +395,7 @@ pub struct EnginePlayer {
     level: u8,
     hash: Option<usize>,
     tt: Option<TranspositionTable>,
+    signal: Option<Arc<Signal>>,
 }
 
 /// The largest table, in MiB, an engine makes when no size is given.
@@ -401,6 +409,7 @@ impl EnginePlayer {
             level: level.clamp(1, PlayerSpec::MAX_LEVEL),
             hash,
             tt: None,
+            signal: None,
         }
     }
 }
@@ -408,6 +417,10 @@ impl EnginePlayer {
 impl<R: RuleSet> Player<R> for EnginePlayer {
     fn spec(&self) -> PlayerSpec {
         PlayerSpec::Engine(self.level)
+    }
+
+    fn watch(&mut self, signal: Arc<Signal>) {
+        self.signal = Some(signal);
     }
 
     fn choose(
@@ -422,6 +435,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
             rule: WinRule,
             tt: &'a mut TranspositionTable,
             progress: &'a mut dyn FnMut(&SearchReport),
+            signal: Option<&'a Signal>,
         }
         impl NodeTask for Task<'_> {
             type Output = Option<Square>;
@@ -439,7 +453,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                     // Most of the time for the exact solve; the rest for a search if it fails.
                     let limits = Limits::time(self.time.mul_f64(SOLVE_SHARE));
                     if let Ok(solution) =
-                        endgame::solve(&node, self.rule, Goal::Exact, self.tt, &limits, None)
+                        endgame::solve(&node, self.rule, Goal::Exact, self.tt, &limits, self.signal)
                     {
                         return solution.best;
                     }
@@ -453,7 +467,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                     },
                     ranked_moves: 1,
                 };
-                search(&node, &options, self.tt, None, self.progress).best
+                search(&node, &options, self.tt, self.signal, self.progress).best
             }
         }
         let Status::ToMove(side) = game.status() else {
@@ -472,6 +486,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
             rule: game.setup().win_rule,
             tt,
             progress,
+            signal: self.signal.as_deref(),
         };
         with_node::<R, _>(game.board(), side, task)
     }
@@ -592,6 +607,27 @@ mod tests {
             solvable_empties(&fast, Duration::ZERO),
             4,
             "only trivial solves"
+        );
+    }
+
+    #[test]
+    fn a_stopped_signal_cuts_the_engine_short_with_a_legal_move() {
+        let game = Game::<Full>::new(Setup::standard(Shape::STANDARD));
+        let mut engine = new_player::<Full>(PlayerSpec::Engine(10), 0, Some(1));
+        let signal = Arc::new(Signal::new());
+        signal.stop();
+        engine.watch(Arc::clone(&signal));
+        let mut depths = Vec::new();
+        let chosen = engine
+            .choose(&game, Some(Duration::from_secs(3600)), &mut |report| {
+                depths.push(report.depth)
+            })
+            .unwrap();
+        assert!(game.is_legal(chosen));
+        assert_eq!(
+            depths,
+            [1],
+            "only the first iteration, which always finishes"
         );
     }
 

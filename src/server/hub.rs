@@ -15,7 +15,7 @@ use std::{
 use othello::{
     AnyGame, Board, Color, Full, Record, Setup, Simple, Square, Status, Variant, WinRule,
     engine::{
-        Limits, PlayerSpec,
+        Limits, PlayerSpec, Signal,
         analysis::{Hint, RankOptions, rank},
         eval::DISC,
         new_player,
@@ -124,6 +124,8 @@ pub struct LiveGame {
     pub version: u64,
     /// An engine move is on its way.
     pub thinking: bool,
+    /// Stops that engine's search (when the game changes under it).
+    engine_signal: Option<Arc<Signal>>,
     /// When the side to move got the turn.
     turn_started: Instant,
     /// When the game was created, in milliseconds since the Unix epoch.
@@ -424,19 +426,30 @@ fn revive(stored: StoredGame) -> Option<LiveGame> {
         control_hash: stored.control_hash,
         version: stored.updated_at.max(0) as u64,
         thinking: false,
+        engine_signal: None,
         turn_started: Instant::now(),
         created_at: stored.created_at,
     })
 }
 
-/// The engine's move for `spec` in `game`, within `time`.
-fn engine_move(game: &AnyGame, spec: PlayerSpec, time: Duration, seed: u64) -> Option<Square> {
+/// The engine's move for `spec` in `game`, within `time` (less if `signal` stops it).
+fn engine_move(
+    game: &AnyGame,
+    spec: PlayerSpec,
+    time: Duration,
+    seed: u64,
+    signal: Arc<Signal>,
+) -> Option<Square> {
     match game {
         AnyGame::Full(game) => {
-            new_player::<Full>(spec, seed, None).choose(game, Some(time), &mut |_| {})
+            let mut player = new_player::<Full>(spec, seed, None);
+            player.watch(signal);
+            player.choose(game, Some(time), &mut |_| {})
         }
         AnyGame::Simple(game) => {
-            new_player::<Simple>(spec, seed, None).choose(game, Some(time), &mut |_| {})
+            let mut player = new_player::<Simple>(spec, seed, None);
+            player.watch(signal);
+            player.choose(game, Some(time), &mut |_| {})
         }
     }
 }
@@ -609,6 +622,7 @@ impl Hub {
             control_hash: control.as_deref().map(hash_secret),
             version: next_version(0),
             thinking: false,
+            engine_signal: None,
             turn_started: Instant::now(),
             created_at: now,
         };
@@ -658,7 +672,8 @@ impl Hub {
         };
         self.commit(vec![Change::Create(Box::new(stored))]).await?;
         let cell = self.insert(id, live);
-        self.advance(&cell);
+        let job = plan_engine_turn(&cell, &mut *cell.live.lock().await);
+        self.launch(&cell, job);
         Ok(Created {
             cell,
             secrets,
@@ -716,6 +731,12 @@ impl Hub {
         changes.push(meta_change(&cell.id, &model));
         changes.extend(extra);
         self.commit(changes).await?;
+        // A search of the position before this change is wasted: stop it.
+        if live.thinking
+            && let Some(signal) = &live.engine_signal
+        {
+            signal.stop();
+        }
         let turn_changed = before != after || model.to_move() != live.model.to_move();
         live.model = model;
         live.version = next_version(live.version);
@@ -736,7 +757,7 @@ impl Hub {
         color: Color,
         square: Square,
     ) -> Result<(), ApiError> {
-        {
+        let job = {
             let mut live = cell.live.lock().await;
             if live.model.is_over() {
                 return Err(ApiError::GameOver);
@@ -769,9 +790,10 @@ impl Hub {
             model.undo_request = None;
             model.updated_at = now;
             self.apply(cell, &mut live, model, Vec::new()).await?;
-        }
+            plan_engine_turn(cell, &mut live)
+        };
         cell.notify();
-        self.advance(cell);
+        self.launch(cell, job);
         Ok(())
     }
 
@@ -786,7 +808,7 @@ impl Hub {
         color: Color,
         action: UndoAction,
     ) -> Result<(), ApiError> {
-        {
+        let job = {
             let mut live = cell.live.lock().await;
             let other = &live.seats[color.opponent() as usize];
             let against_engine = matches!(other.player, Seat::Computer(_));
@@ -837,9 +859,10 @@ impl Hub {
             }
             model.updated_at = now_ms();
             self.apply(cell, &mut live, model, Vec::new()).await?;
-        }
+            plan_engine_turn(cell, &mut live)
+        };
         cell.notify();
-        self.advance(cell);
+        self.launch(cell, job);
         Ok(())
     }
 
@@ -849,7 +872,7 @@ impl Hub {
     /// # Errors
     /// [`ApiError`] when there is nothing to redo or the other seat is a person.
     pub async fn redo(self: &Arc<Hub>, cell: &Arc<GameCell>, color: Color) -> Result<(), ApiError> {
-        {
+        let job = {
             let mut live = cell.live.lock().await;
             if !matches!(
                 live.seats[color.opponent() as usize].player,
@@ -874,9 +897,10 @@ impl Hub {
             }
             model.updated_at = now;
             self.apply(cell, &mut live, model, Vec::new()).await?;
-        }
+            plan_engine_turn(cell, &mut live)
+        };
         cell.notify();
-        self.advance(cell);
+        self.launch(cell, job);
         Ok(())
     }
 
@@ -911,7 +935,7 @@ impl Hub {
         step: bool,
         speed_ms: Option<u64>,
     ) -> Result<(), ApiError> {
-        {
+        let job = {
             let mut live = cell.live.lock().await;
             if !live.engines_only() {
                 return Err(ApiError::NotEngineGame);
@@ -926,9 +950,10 @@ impl Hub {
             model.step = step;
             model.updated_at = now_ms();
             self.apply(cell, &mut live, model, Vec::new()).await?;
-        }
+            plan_engine_turn(cell, &mut live)
+        };
         cell.notify();
-        self.advance(cell);
+        self.launch(cell, job);
         Ok(())
     }
 
@@ -949,47 +974,38 @@ impl Hub {
     /// person waits for the reply); a game between engines only while someone watches and
     /// it is not paused (or a step is asked for).
     pub fn advance(self: &Arc<Hub>, cell: &Arc<GameCell>) {
-        tokio::spawn(Arc::clone(self).engine_turn(Arc::clone(cell)));
+        let hub = Arc::clone(self);
+        let cell = Arc::clone(cell);
+        tokio::spawn(async move {
+            let job = {
+                let mut live = cell.live.lock().await;
+                plan_engine_turn(&cell, &mut live)
+            };
+            if let Some(job) = job {
+                hub.engine_turn(cell, job).await;
+            }
+        });
     }
 
-    /// See [`Hub::advance`].
-    async fn engine_turn(self: Arc<Hub>, cell: Arc<GameCell>) {
-        let job = {
-            let mut live = cell.live.lock().await;
-            let Some(side) = live.model.to_move() else {
-                return;
-            };
-            let seat = &live.seats[side as usize];
-            let (time_ms, Seat::Computer(spec)) = (seat.time_ms, seat.player) else {
-                return;
-            };
-            if live.thinking {
-                return;
-            }
-            let engines_only = live.engines_only();
-            if engines_only
-                && (cell.presence.total() == 0 || (live.model.paused && !live.model.step))
-            {
-                return;
-            }
-            live.thinking = true;
-            let delay = if engines_only && !live.model.step {
-                Duration::from_millis(live.model.speed_ms)
-            } else {
-                Duration::ZERO
-            };
-            let seed = u64::from_str_radix(&cell.id, 16).unwrap_or(0)
-                ^ live.model.game.history().len() as u64;
-            (
-                live.model.game.clone(),
-                spec,
-                Duration::from_millis(time_ms),
-                live.version,
-                delay,
-                seed,
-            )
-        };
-        let (game, spec, time, version, delay, seed) = job;
+    /// Starts `job` (planned under the game's lock, see [`plan_engine_turn`]).
+    fn launch(self: &Arc<Hub>, cell: &Arc<GameCell>, job: Option<EngineJob>) {
+        if let Some(job) = job {
+            tokio::spawn(Arc::clone(self).engine_turn(Arc::clone(cell), job));
+        }
+    }
+
+    /// Plays an engine move: waits the pause between moves, searches on the pool, then
+    /// plays the move if the game is still where it was.
+    async fn engine_turn(self: Arc<Hub>, cell: Arc<GameCell>, job: EngineJob) {
+        let EngineJob {
+            game,
+            spec,
+            time,
+            version,
+            delay,
+            seed,
+            signal,
+        } = job;
         // Watchers see that the engine is thinking.
         cell.notify();
         if !delay.is_zero() {
@@ -998,13 +1014,14 @@ impl Hub {
         let start = Instant::now();
         let chosen = self
             .pool
-            .run(move || engine_move(&game, spec, time, seed))
+            .run(move || engine_move(&game, spec, time, seed, signal))
             .await
             .flatten();
         let think_ms = start.elapsed().as_millis() as u64;
         let stored = {
             let mut live = cell.live.lock().await;
             live.thinking = false;
+            live.engine_signal = None;
             let engines_only = live.engines_only();
             let wanted = !engines_only || !live.model.paused || live.model.step;
             match chosen {
@@ -1169,6 +1186,57 @@ pub enum UndoAction {
     Decline,
     /// Withdraw one's own request.
     Cancel,
+}
+
+/// An engine move about to be searched.
+#[derive(Debug)]
+struct EngineJob {
+    game: AnyGame,
+    spec: PlayerSpec,
+    time: Duration,
+    /// The game's version it was planned at: a result for another one is dropped.
+    version: u64,
+    /// Games between engines: the pause before it.
+    delay: Duration,
+    seed: u64,
+    signal: Arc<Signal>,
+}
+
+/// If an engine is to move and may (a game with a person in it always goes on; a game
+/// between engines only while watched and not paused, or a step is asked for), and none is
+/// already thinking: marks the game as thinking and returns the search to start.
+fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
+    let side = live.model.to_move()?;
+    let seat = &live.seats[side as usize];
+    let (time_ms, Seat::Computer(spec)) = (seat.time_ms, seat.player) else {
+        return None;
+    };
+    if live.thinking {
+        return None;
+    }
+    let engines_only = live.engines_only();
+    if engines_only && (cell.presence.total() == 0 || (live.model.paused && !live.model.step)) {
+        return None;
+    }
+    live.thinking = true;
+    let signal = Arc::new(Signal::new());
+    live.engine_signal = Some(Arc::clone(&signal));
+    let delay = if engines_only && !live.model.step {
+        Duration::from_millis(live.model.speed_ms)
+    } else {
+        Duration::ZERO
+    };
+    let seed =
+        u64::from_str_radix(&cell.id, 16).unwrap_or(0) ^ live.model.game.history().len() as u64;
+    Some(EngineJob {
+        game: live.model.game.clone(),
+        spec,
+        time: Duration::from_millis(time_ms),
+        version: live.version,
+        delay,
+        seed,
+        signal,
+    })
 }
 
 /// Takes moves back until `color`'s last move is undone (back to its turn).
