@@ -23,10 +23,8 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use super::{
     assets,
     error::ApiError,
-    hub::{
-        DEFAULT_SPEED_MS, DEFAULT_TIME_MS, GameCell, Hub, MAX_SPEED_MS, MAX_TIME_MS, NewGame,
-        UndoAction,
-    },
+    game::{GameCell, NewGame, UndoAction},
+    hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
     views::{self, State},
 };

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use super::{
-    hub::{GameCell, Hub},
+    game::GameCell,
+    hub::Hub,
     views::{self, State},
 };
 

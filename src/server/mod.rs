@@ -3,6 +3,7 @@
 //! live channel (WebSocket) carry everything; games live in SQLite.
 //!
 //! - [`store`]: where games are kept (a small `Backend` interface; SQLite, group commit);
+//! - [`game`]: a live game as the server holds it (seats, secrets, who is connected);
 //! - [`hub`]: the live games, each behind its own lock, and engine moves on the pool;
 //! - [`engine_pool`]: as many searches as cores, below people's requests in priority;
 //! - [`api`], [`live`], [`views`], [`error`]: HTTP, WebSocket, the JSON they send;
@@ -12,6 +13,7 @@ pub mod api;
 pub mod assets;
 pub mod engine_pool;
 pub mod error;
+pub mod game;
 pub mod hub;
 pub mod live;
 pub mod store;

@@ -4,7 +4,7 @@
 use othello::{AnyGame, Color, Outcome, Square, WinRule};
 use serde::Serialize;
 
-use super::hub::{GameCell, LiveGame, legal_list, status_text};
+use super::game::{GameCell, LiveGame, legal_list, status_text};
 use crate::play::Seat;
 
 /// A game's state.
