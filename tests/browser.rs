@@ -61,26 +61,34 @@ fn driver() -> Option<Driver> {
         eprintln!("skipped: install chromium and chromium-driver to run the browser tests");
         return None;
     };
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let child = Command::new(chromedriver)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
+    // Port 0: chromedriver picks a free port and names it (a port picked here could be
+    // taken by a server of another test before chromedriver binds it).
+    let mut child = Command::new(chromedriver)
+        .arg("--port=0")
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("chromedriver starts");
+    let stdout = child.stdout.take().expect("piped");
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut sender = Some(sender);
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if let Some(port) = line
+                .split_once("started successfully on port ")
+                .and_then(|(_, rest)| rest.trim_end_matches('.').parse::<u16>().ok())
+                && let Some(sender) = sender.take()
+            {
+                let _ = sender.send(port);
+            }
+        }
+    });
+    let port = receiver
+        .recv_timeout(Duration::from_secs(30))
+        .expect("chromedriver names its port");
     let url = format!("http://127.0.0.1:{port}");
-    // Wait until it listens.
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "chromedriver did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
     Some(Driver {
         child,
         url,
@@ -275,6 +283,18 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking() {
         std::cmp::Ordering::Equal => "Draw",
     };
     assert!(banner.contains(expected), "{banner} with {black}-{white}");
+    // The exports offered are those the server writes for a 6x6 game: no GGF.
+    let offered = client
+        .execute(
+            "return [...document.querySelectorAll('#export a')].filter(a => !a.hidden).map(a => a.dataset.format);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        offered,
+        serde_json::json!(["transcript", "record", "grader"])
+    );
     settle(&client).await;
     screenshot(&client, "game-over.png").await;
     client.close().await.unwrap();
@@ -331,8 +351,8 @@ async fn two_browsers_play_each_other_and_see_each_others_moves() {
         "White's turn",
     )
     .await;
+    // Focused as Tab would focus it (a click would put the cursor where it clicked).
     let board = white.find(Locator::Css(".board svg")).await.unwrap();
-    board.click().await.ok();
     let keys = "\u{E015}\u{E015}\u{E015}\u{E015}\u{E014}\u{E014}"; // down x4 (row 5), right x2 (c)
     white
         .execute("document.querySelector('.board svg').focus();", vec![])

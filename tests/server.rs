@@ -72,6 +72,10 @@ async fn creating_and_reading_a_game() {
         (&json!("playing"), &Value::Null)
     );
     assert_eq!(state["moves"], json!([]));
+    assert_eq!(
+        state["exports"],
+        json!(["transcript", "ggf", "record", "grader"])
+    );
     let (black, white) = (secret(&game, "black"), secret(&game, "white"));
     assert_eq!(black.len(), 32, "128 random bits in hex");
     assert_ne!(black, white);
@@ -123,6 +127,18 @@ async fn creating_and_reading_a_game() {
     );
     assert_eq!(game["seats"]["black"]["player"], "engine:2");
     assert_eq!(state["seats"]["black"]["kind"], "engine");
+    // Only the exports that work for it: GGF is FULL 8x8 only.
+    assert_eq!(state["exports"], json!(["transcript", "record", "grader"]));
+
+    // Odd sides: no grader input either, and asking for one says why.
+    let game = create(&server, json!({"rows": 5, "columns": 7})).await;
+    assert_eq!(game["state"]["exports"], json!(["transcript", "record"]));
+    let (status, body) = get(
+        &server,
+        &format!("/games/{}/export?format=grader", id(&game)),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (422, "bad_position"), "{body}");
 
     // A pasted position: a grader board, an OBF position, a transcript.
     let grader = "4\n4\nB\n>\n. . . .\n. B W .\n. W B .\n. . . .\n1 3\n";
@@ -227,6 +243,12 @@ async fn every_error_is_json_with_a_code() {
             "not_found",
         ),
         (client().get(server.api("/nowhere")), 404, "no_route"),
+        // The live channel over plain HTTP.
+        (
+            client().get(server.api(&format!("/games/{game_id}/events"))),
+            400,
+            "bad_request",
+        ),
         (
             client().delete(server.api("/games")),
             405,

@@ -8,7 +8,8 @@ use axum::{
     body::Bytes,
     extract::{
         FromRequest, FromRequestParts, Path, Query, Request, State as AxumState,
-        rejection::BytesRejection, ws::WebSocketUpgrade,
+        rejection::BytesRejection,
+        ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection},
     },
     http::{HeaderMap, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
@@ -421,7 +422,6 @@ struct Listed {
 
 /// `GET /api/games`: the games being played, most recently changed first (at most 20),
 /// for spectators.
-/// `GET /api/games`.
 #[derive(Serialize)]
 struct ListView {
     games: Vec<Listed>,
@@ -773,16 +773,22 @@ async fn export(
 async fn events(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    upgrade: WebSocketUpgrade,
-) -> Response {
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::BadRequest(format!(
+            "the live channel is a WebSocket: {}",
+            rejection.body_text()
+        ))
+    })?;
     let hub = Arc::clone(&app.hub);
     let stopping = app.stopping.clone();
     // Small buffers: a live connection carries a hello in and states (a few KiB) out, and
     // a thousand games hold two each.
-    upgrade
+    Ok(upgrade
         .read_buffer_size(live::BUFFER)
         .write_buffer_size(0)
         .max_message_size(live::BUFFER)
         .max_frame_size(live::BUFFER)
-        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping))
+        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping)))
 }

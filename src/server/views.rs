@@ -1,7 +1,7 @@
 //! The JSON the API and the live channel send: a game's state as one viewer sees it. The
 //! page renders only this; no rule is decided in the browser. Secrets never appear here.
 
-use othello::{AnyGame, Color, Outcome, Square, WinRule};
+use othello::{AnyGame, Color, Outcome, Record, Square, WinRule};
 use serde::Serialize;
 
 use super::game::{GameCell, LiveGame, legal_list, status_text};
@@ -66,6 +66,9 @@ pub struct State {
     pub control: bool,
     /// Set when this is the position after that many moves, for review.
     pub review: Option<usize>,
+    /// The formats `/export` writes for this game (`ggf` only for FULL on 8 × 8, `grader`
+    /// only for even sides).
+    pub exports: Vec<&'static str>,
     /// Grows at every change of the game (not of who is connected), also across
     /// restarts: a client keeps the state with the highest version it has seen.
     pub version: u64,
@@ -126,6 +129,20 @@ pub fn moves_with_passes(game: &AnyGame) -> Vec<String> {
         moves.push("pass".to_owned());
     }
     moves
+}
+
+/// The formats `/export` can write for `game`.
+pub fn export_formats(game: &AnyGame) -> Vec<&'static str> {
+    let shape = game.board().shape();
+    let mut formats = vec!["transcript"];
+    if Record::ggf_fits(game.variant(), shape) {
+        formats.push("ggf");
+    }
+    formats.push("record");
+    if Record::grader_fits(shape) {
+        formats.push("grader");
+    }
+    formats
 }
 
 /// The state of `game` (the live one, or a replay of its first moves for a review).
@@ -235,6 +252,7 @@ pub fn state(
         you: you.map(letter),
         control,
         review,
+        exports: export_formats(game),
         version: live.version,
     }
 }

@@ -184,12 +184,13 @@ fn parse_board(value: &str) -> Result<(Board, Color), ParseRecordError> {
 
 /// The GGF text of `record`; see [`Record::to_ggf`].
 pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
-    if record.variant != Variant::Full {
-        return Err(GgfExportError::Variant(record.variant));
-    }
     let board = &record.setup.board;
-    if board.shape() != Shape::STANDARD {
-        return Err(GgfExportError::Shape(board.shape()));
+    if !Record::ggf_fits(record.variant, board.shape()) {
+        return Err(if record.variant == Variant::Full {
+            GgfExportError::Shape(board.shape())
+        } else {
+            GgfExportError::Variant(record.variant)
+        });
     }
     let mut out = String::from("(;GM[Othello]");
     tag(&mut out, "PB", &record.players[0]);

@@ -181,7 +181,7 @@ impl Record {
     /// grader protocol does not accept.
     pub fn to_grader_input(&self) -> Result<String, GraderExportError> {
         let shape = self.setup.board.shape();
-        if !shape.rows().is_multiple_of(2) || !shape.columns().is_multiple_of(2) {
+        if !Record::grader_fits(shape) {
             return Err(GraderExportError { shape });
         }
         let mut text = self.setup.to_string();
@@ -201,6 +201,17 @@ impl Record {
     /// legal (the passes are found by replaying the game).
     pub fn to_ggf(&self) -> Result<String, GgfExportError> {
         ggf::write(self)
+    }
+
+    /// Whether [`Record::to_ggf`] writes games of this rule set and shape (FULL on 8 × 8):
+    /// lets a front end offer only the exports that work.
+    pub fn ggf_fits(variant: Variant, shape: Shape) -> bool {
+        variant == Variant::Full && shape == Shape::STANDARD
+    }
+
+    /// Whether [`Record::to_grader_input`] writes boards of this shape (even sides only).
+    pub fn grader_fits(shape: Shape) -> bool {
+        shape.rows().is_multiple_of(2) && shape.columns().is_multiple_of(2)
     }
 }
 

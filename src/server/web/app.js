@@ -155,6 +155,8 @@ class GameView {
       link.href = `/api/games/${id}/export?format=${format}`;
       link.textContent = label;
       link.target = "_blank";
+      link.dataset.format = format;
+      link.hidden = true;
       exports.appendChild(link);
     }
   }
@@ -233,6 +235,10 @@ class GameView {
     this.renderMoves(state);
     this.renderButtons(state);
     this.renderInvite(state);
+    // Only the formats the server writes for this game (GGF is 8x8 FULL only, say).
+    for (const link of document.querySelectorAll("#export a")) {
+      link.hidden = !state.exports.includes(link.dataset.format);
+    }
     if (state.version !== this.graphVersion) {
       this.graphVersion = state.version;
       clearTimeout(this.graphTimer);
@@ -296,7 +302,10 @@ class GameView {
         const button = document.createElement("button");
         const thisPly = ply;
         button.type = "button";
-        button.textContent = move;
+        const number = document.createElement("span");
+        number.className = "number";
+        number.textContent = `${thisPly}.`;
+        button.append(number, move);
         button.title = `${NAMES[side]}: review the position after ${move}`;
         if (this.review === thisPly) button.className = "current";
         button.addEventListener("click", () => this.showReview(thisPly));
@@ -305,6 +314,8 @@ class GameView {
       item.classList.add(side === "B" ? "by-black" : "by-white");
       list.appendChild(item);
     });
+    // Playing, the newest move stays in sight.
+    if (this.review === null) list.scrollTop = list.scrollHeight;
   }
 
   renderButtons(state) {

@@ -86,14 +86,18 @@ export class Board {
         const disc = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.4, class: "disc-shape" }, g);
         const dot = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.12, class: "legal-dot" }, g);
         const mark = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.08, class: "last-mark" }, g);
-        g.addEventListener("click", () => this.choose(name));
+        g.addEventListener("click", () => {
+          this.moveCursor(row, column);
+          this.choose(name);
+        });
         line.push({ g, disc, dot, mark, name, value: "." });
       }
       this.cells.push(line);
     }
     this.cursorRect = el("rect", { width: CELL, height: CELL, class: "cursor" }, svg);
     svg.addEventListener("keydown", (event) => this.key(event));
-    svg.addEventListener("focus", () => svg.classList.add("focused"));
+    // The cursor shows for the keyboard only: not after a click, until a key is used.
+    svg.addEventListener("focus", () => svg.classList.toggle("focused", svg.matches(":focus-visible")));
     svg.addEventListener("blur", () => svg.classList.remove("focused"));
     this.container.appendChild(svg);
     this.moveCursor(0, 0);
@@ -106,6 +110,7 @@ export class Board {
   }
 
   key(event) {
+    this.svg.classList.add("focused");
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (event.key in moves) {
       const [dr, dc] = moves[event.key];

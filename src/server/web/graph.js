@@ -20,10 +20,23 @@ export function drawGraph(container, scores, onPick, current = null) {
   const height = 120;
   const pad = 6;
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
-  const limit = Math.max(8, ...scores.map((point) => Math.abs(point.score)));
-  const x = (ply) => pad + ((width - 2 * pad) * ply) / Math.max(1, scores.length);
+  // A symmetric scale in steps of 8 discs, so that the same height means the same score
+  // from one move to the next and the axis is always in the middle.
+  const largest = Math.max(0, ...scores.map((point) => Math.abs(point.score)));
+  const limit = Math.max(8, Math.ceil(largest / 8) * 8);
+  const left = 26;
+  const x = (ply) => left + ((width - left - pad) * ply) / Math.max(1, scores.length);
   const y = (score) => height / 2 - ((height / 2 - pad) * score) / limit;
-  el("line", { x1: pad, x2: width - pad, y1: height / 2, y2: height / 2, class: "axis" }, svg);
+  el("line", { x1: left, x2: width - pad, y1: height / 2, y2: height / 2, class: "axis" }, svg);
+  for (const [score, text] of [[limit, `+${limit}`], [0, "0"], [-limit, `−${limit}`]]) {
+    const label = el("text", { x: left - 4, y: y(score) + 4, class: "scale" }, svg);
+    label.textContent = text;
+  }
+  for (const [score, text] of [[limit, "Black"], [-limit, "White"]]) {
+    // At the left, where the curve is still near 0.
+    const label = el("text", { x: left + 4, y: y(score) + (score > 0 ? 8 : -2), class: "side" }, svg);
+    label.textContent = text;
+  }
   if (scores.length === 0) {
     const text = el("text", { x: width / 2, y: height / 2 - 8, class: "graph-empty" }, svg);
     text.textContent = "no moves yet";
