@@ -851,3 +851,32 @@ async fn an_undo_stops_the_engine_search_it_makes_useless() {
         (&json!([]), &json!(false))
     );
 }
+
+/// Hints cannot pile up without end: with the one engine thread busy, a few wait and the
+/// rest are told the engines are busy (503), and the engine's own reply is not held up.
+#[tokio::test]
+async fn hints_beyond_what_can_wait_are_refused_as_busy() {
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--engines", "1"]);
+    // Black is the engine, to move first, with 3 s: the one thread is taken at once.
+    let game = create(
+        &server,
+        json!({"black": "engine:10", "time_ms": 3000, "rows": 10, "columns": 10}),
+    )
+    .await;
+    let hint = server.api(&format!("/games/{}/hint?time_ms=20", id(&game)));
+    let answers = futures_util::future::join_all((0..12).map(|_| send(client().get(&hint)))).await;
+    let busy = answers
+        .iter()
+        .filter(|(status, body)| *status == 503 && error_code(body) == "busy")
+        .count();
+    let served = answers.iter().filter(|(status, _)| *status == 200).count();
+    assert_eq!(busy + served, 12, "{answers:?}");
+    assert_eq!(served, 4, "four wait per engine thread: {answers:?}");
+    // The engine's move still comes.
+    let mut live = Live::connect(&server, &id(&game), None).await;
+    let state = live
+        .state_where(|state| state["moves"].as_array().is_some_and(|m| !m.is_empty()))
+        .await;
+    assert_eq!(state["to_move"], "W");
+}

@@ -71,6 +71,9 @@ pub enum ApiError {
     /// A starting position or transcript that cannot be played.
     #[error("{0}")]
     BadPosition(String),
+    /// Too many hints wait for the engines: try again.
+    #[error("the engines are busy: try again in a moment")]
+    Busy,
     /// The database failed.
     #[error("storage failed: {0}")]
     Storage(String),
@@ -98,6 +101,7 @@ impl ApiError {
                 StatusCode::BAD_REQUEST
             }
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -123,6 +127,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "body_too_large",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
+            ApiError::Busy => "busy",
             ApiError::Storage(_) => "storage",
         }
     }

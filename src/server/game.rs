@@ -171,6 +171,8 @@ pub struct GameCell {
     pub id: String,
     /// The game, one request at a time.
     pub live: tokio::sync::Mutex<LiveGame>,
+    /// Held while the evaluation graph's missing scores are computed.
+    pub(super) evaluating: tokio::sync::Mutex<()>,
     /// Bumped at every change (of the game or of who is connected): watchers re-render.
     pub(super) changed: watch::Sender<u64>,
     /// Who is connected.

@@ -21,7 +21,7 @@ use othello::{
 use tokio::sync::watch;
 
 use super::{
-    engine_pool::EnginePool,
+    engine_pool::{EnginePool, Lane},
     error::ApiError,
     game::{
         Attendance, Created, GameCell, LiveGame, Model, MoveMeta, NewGame, Presence, SeatInfo,
@@ -50,6 +50,18 @@ const EVAL_DEPTH: u32 = 8;
 
 /// Transposition table for a hint or an evaluation, in MiB.
 const ANALYSIS_HASH: usize = 8;
+
+/// Hints waiting for the pool per engine thread, beyond which a hint is refused as busy.
+const HINTS_QUEUED_PER_THREAD: usize = 4;
+
+/// The lane of engine work for a game: a game between engines gives way to people.
+fn lane(live: &LiveGame) -> Lane {
+    if live.engines_only() {
+        Lane::Engines
+    } else {
+        Lane::People
+    }
+}
 
 /// All the games the server has in memory, the store and the engine pool.
 #[derive(Debug)]
@@ -170,6 +182,7 @@ impl Hub {
         let cell = Arc::new(GameCell {
             id: id.clone(),
             live: tokio::sync::Mutex::new(live),
+            evaluating: tokio::sync::Mutex::new(()),
             changed: watch::Sender::new(0),
             presence: Presence::default(),
         });
@@ -628,6 +641,7 @@ impl Hub {
             delay,
             seed,
             signal,
+            lane,
         } = job;
         // Watchers see that the engine is thinking.
         cell.notify();
@@ -637,7 +651,7 @@ impl Hub {
         let start = Instant::now();
         let chosen = self
             .pool
-            .run(move || engine_move(&game, spec, time, seed, signal))
+            .run(lane, move || engine_move(&game, spec, time, seed, signal))
             .await
             .flatten();
         let think_ms = start.elapsed().as_millis() as u64;
@@ -686,7 +700,10 @@ impl Hub {
     /// # Errors
     /// [`ApiError::Storage`] if the scores cannot be stored.
     pub async fn evaluations(&self, cell: &Arc<GameCell>) -> Result<Vec<(f64, bool)>, ApiError> {
-        let (game, known, version) = {
+        // One computation per game at a time: every watcher asks after every move, and
+        // those who wait find the scores the first one kept.
+        let _evaluating = cell.evaluating.lock().await;
+        let (game, known, version, lane) = {
             let live = cell.live.lock().await;
             (
                 live.model.game.clone(),
@@ -696,6 +713,7 @@ impl Hub {
                     .map(|meta| meta.eval)
                     .collect::<Vec<_>>(),
                 live.version,
+                lane(&live),
             )
         };
         if known.iter().all(Option::is_some) {
@@ -706,7 +724,7 @@ impl Hub {
             .collect();
         let computed = self
             .pool
-            .run(move || {
+            .run(lane, move || {
                 let setup = *game.setup();
                 let moves: Vec<Square> = game.moves().collect();
                 missing
@@ -748,7 +766,8 @@ impl Hub {
     /// The best `count` moves of the position now, searched for `time`.
     ///
     /// # Errors
-    /// [`ApiError::GameOver`] when there is nothing to move.
+    /// [`ApiError::GameOver`] when there is nothing to move; [`ApiError::Busy`] when many
+    /// hints already wait for the engines.
     pub async fn hint(
         &self,
         cell: &Arc<GameCell>,
@@ -772,7 +791,10 @@ impl Hub {
             ..RankOptions::new(variant, count)
         };
         self.pool
-            .run(move || rank(&setup, &options, None, &mut |_| {}))
+            .try_run(self.pool.size() * HINTS_QUEUED_PER_THREAD, move || {
+                rank(&setup, &options, None, &mut |_| {})
+            })
+            .map_err(|_| ApiError::Busy)?
             .await
             .ok_or_else(|| ApiError::Storage("the engine pool has stopped".into()))
     }
@@ -801,6 +823,8 @@ struct EngineJob {
     delay: Duration,
     seed: u64,
     signal: Arc<Signal>,
+    /// Games between engines give way to people's.
+    lane: Lane,
 }
 
 /// If an engine is to move and may (a game with a person in it always goes on; a game
@@ -837,6 +861,7 @@ fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
         delay,
         seed,
         signal,
+        lane: lane(live),
     })
 }
 
