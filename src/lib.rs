@@ -70,10 +70,10 @@ pub use crate::core::{
     bitboard::{Bitboard, Squares},
     board::{Board, EMPTY_CELL},
     color::Color,
-    game::{Game, MoveError, Outcome, Ply, ReplayError, Status, WinRule},
+    game::{Game, MoveError, Outcome, Ply, ReplayError, Status},
     geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square},
     rules::{Full, ParseVariantError, RuleSet, Simple, Variant},
-    setup::Setup,
+    setup::{Setup, WinRule},
 };
 pub use formats::{
     grader::{Excerpt, Expected, SetupError, SetupErrorKind},

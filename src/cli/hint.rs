@@ -9,7 +9,7 @@ use std::{
 
 use clap::Args;
 use othello::{
-    Color, Setup, Square,
+    Color, Setup,
     engine::{
         Limits, Signal,
         analysis::{DEFAULT_TIME, Hint, RankOptions, rank, solve_time},
@@ -17,6 +17,8 @@ use othello::{
     },
 };
 use serde::Serialize;
+
+use crate::play::{hint_lines, move_text};
 
 use super::{
     CliError, PositionSource, Rules, hash_megabytes,
@@ -87,46 +89,6 @@ impl HintArgs {
         };
         run(&setup, &options, out).map(drop)
     }
-}
-
-/// A score for people: whole discs when exact (`+6`), else discs to two decimals (`+1.25`).
-fn score_text(score: i32, exact: bool) -> String {
-    if exact {
-        format!("{:+}", score / DISC)
-    } else {
-        format!("{:+.2}", f64::from(score) / f64::from(DISC))
-    }
-}
-
-/// A move or a pass in a line.
-fn move_text(square: Option<Square>) -> String {
-    square.map_or_else(|| "pass".to_owned(), |square| square.to_string())
-}
-
-/// The hint for people, a line per move: `1. d3 +1.25 (depth 9) d3 c5 f6`, with an exact
-/// score `1. d3 +6 (exact, depth 12) d3`; `game over: ...` when there is no move.
-pub fn text_lines(hint: &Hint) -> Vec<String> {
-    if let Some(score) = hint.final_score {
-        return vec![format!(
-            "no move: the game is over (final disc difference {score:+} for the side due to move)"
-        )];
-    }
-    hint.lines
-        .iter()
-        .enumerate()
-        .map(|(index, line)| {
-            let pv: Vec<String> = line.pv.iter().map(|&square| move_text(square)).collect();
-            format!(
-                "{}. {} {} ({}depth {}) {}",
-                index + 1,
-                move_text(line.square),
-                score_text(line.score, line.exact),
-                if line.exact { "exact, " } else { "" },
-                hint.depth,
-                pv.join(" ")
-            )
-        })
-        .collect()
 }
 
 /// A hint in JSON.
@@ -242,7 +204,7 @@ fn run(setup: &Setup, options: &HintOptions, out: &mut impl Write) -> Result<Hin
         serde_json::to_writer(&mut *out, &json(&hint)).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
-        for line in text_lines(&hint) {
+        for line in hint_lines(&hint) {
             writeln!(out, "{line}")?;
         }
     }
@@ -293,8 +255,6 @@ mod tests {
 
     #[test]
     fn scores_read_as_discs() {
-        assert_eq!(score_text(600, true), "+6");
-        assert_eq!(score_text(-125, false), "-1.25");
         assert_eq!(discs(-1), -0.01);
         assert!(discs(0).is_sign_positive());
     }

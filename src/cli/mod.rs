@@ -10,9 +10,7 @@ use std::{
 };
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use othello::{
-    Color, LoadError, LoadSettings, Obf, Record, Setup, SetupError, Shape, Variant, WinRule,
-};
+use othello::{Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule};
 use thiserror::Error;
 
 pub mod check;
@@ -394,18 +392,11 @@ pub fn starting_setup(
     Ok(setup)
 }
 
-/// Reads a saved game (any format [`Record`] reads) under `settings` (see
-/// [`Record::load`]); its moves can all be played.
-///
-/// # Errors
-/// [`CliError::Read`] or [`CliError::Load`].
-pub fn read_record(path: &Path, settings: &LoadSettings) -> Result<Record, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    Record::load(&text, settings).map_err(|source| CliError::Load {
-        path: path.to_owned(),
-        source,
-    })
+impl From<crate::play::LoadFileError> for CliError {
+    fn from(error: crate::play::LoadFileError) -> CliError {
+        match error {
+            crate::play::LoadFileError::Read { path, source } => CliError::Read { path, source },
+            crate::play::LoadFileError::Load { path, source } => CliError::Load { path, source },
+        }
+    }
 }

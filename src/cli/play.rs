@@ -89,7 +89,7 @@ impl PlayArgs {
         };
         let load = self
             .load
-            .map(|path| super::read_record(&path, &settings))
+            .map(|path| play::read_record(&path, &settings))
             .transpose()?;
         let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let options = PlayOptions {

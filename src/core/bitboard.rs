@@ -5,7 +5,7 @@ use std::{
     ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not},
 };
 
-use crate::{Direction, Square, core::geometry::GRID};
+use crate::{Direction, Shape, Square, core::geometry::GRID};
 
 /// A set of squares: 256 bits, bit `row * 16 + column` for each square.
 ///
@@ -49,6 +49,13 @@ static RECTANGLES: [[Bitboard; GRID as usize + 1]; GRID as usize + 1] = {
     }
     table
 };
+
+impl Shape {
+    /// Every cell of the board.
+    pub fn mask(self) -> Bitboard {
+        Bitboard::rectangle(self.rows(), self.columns())
+    }
+}
 
 impl Bitboard {
     /// The empty set.

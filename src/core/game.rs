@@ -4,36 +4,9 @@ use std::{fmt, marker::PhantomData};
 
 use thiserror::Error;
 
-use crate::{Bitboard, Board, Color, RuleSet, Setup, Shape, Square};
-
-/// How the winner is decided when neither side can move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum WinRule {
-    /// More discs wins, written `>`.
-    #[default]
-    MostDiscs,
-    /// Fewer discs wins, written `<`.
-    FewestDiscs,
-}
+use crate::{Bitboard, Board, Color, RuleSet, Setup, Shape, Square, WinRule};
 
 impl WinRule {
-    /// The grader's symbol: `>` or `<`.
-    pub const fn symbol(self) -> char {
-        match self {
-            WinRule::MostDiscs => '>',
-            WinRule::FewestDiscs => '<',
-        }
-    }
-
-    /// The rule written as `symbol` (`>` or `<`).
-    pub const fn from_symbol(symbol: u8) -> Option<WinRule> {
-        match symbol {
-            b'>' => Some(WinRule::MostDiscs),
-            b'<' => Some(WinRule::FewestDiscs),
-            _ => None,
-        }
-    }
-
     /// The result of a finished game on `board`.
     pub fn outcome(self, board: &Board) -> Outcome {
         let black = board.count(Color::Black);

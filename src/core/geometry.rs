@@ -9,8 +9,6 @@ use std::{fmt, str::FromStr};
 
 use thiserror::Error;
 
-use crate::Bitboard;
-
 /// Number of columns (and rows) in the grid every board lives in.
 pub(crate) const GRID: u8 = 16;
 
@@ -88,11 +86,6 @@ impl Shape {
         } else {
             None
         }
-    }
-
-    /// Every cell of the board.
-    pub fn mask(self) -> Bitboard {
-        Bitboard::rectangle(self.rows, self.columns)
     }
 
     /// The squares of the board in reading order: row by row, left to right.

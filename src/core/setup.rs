@@ -1,6 +1,6 @@
 //! Where a game starts: the board, the side named to move first and the win rule.
 
-use crate::{Board, Color, Shape, WinRule};
+use crate::{Board, Color, Shape};
 
 /// Everything a game starts from: the board, who is named to move first and the win rule.
 ///
@@ -36,6 +36,35 @@ impl Setup {
             board: Board::standard(shape),
             first_mover: Color::Black,
             win_rule: WinRule::MostDiscs,
+        }
+    }
+}
+
+/// How the winner is decided when neither side can move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum WinRule {
+    /// More discs wins, written `>`.
+    #[default]
+    MostDiscs,
+    /// Fewer discs wins, written `<`.
+    FewestDiscs,
+}
+
+impl WinRule {
+    /// The grader's symbol: `>` or `<`.
+    pub const fn symbol(self) -> char {
+        match self {
+            WinRule::MostDiscs => '>',
+            WinRule::FewestDiscs => '<',
+        }
+    }
+
+    /// The rule written as `symbol` (`>` or `<`).
+    pub const fn from_symbol(symbol: u8) -> Option<WinRule> {
+        match symbol {
+            b'>' => Some(WinRule::MostDiscs),
+            b'<' => Some(WinRule::FewestDiscs),
+            _ => None,
         }
     }
 }

@@ -13,6 +13,7 @@ mod session;
 use std::{
     fmt,
     io::{self, Read, Write},
+    path::{Path, PathBuf},
     str::FromStr,
     time::Duration,
 };
@@ -20,10 +21,10 @@ use std::{
 use console::Console;
 pub use input::{HELP, Input};
 use othello::{
-    Full, LineReader, ReadError, Record, Setup, Simple, Variant, WinRule,
+    Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setup, Simple, Variant, WinRule,
     engine::{ParsePlayerError, PlayerSpec},
 };
-pub use render::{Style, View};
+pub use render::{Style, View, hint_lines, move_text};
 use session::{Next, Session};
 use thiserror::Error;
 
@@ -110,6 +111,45 @@ impl PlayError {
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, PlayError::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
     }
+}
+
+/// Why a saved game could not be loaded.
+#[derive(Debug, Error)]
+pub enum LoadFileError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// It is not a game this program reads (see [`Record::load`]), or one of its moves
+    /// cannot be played.
+    #[error("{}: {source}", path.display())]
+    Load {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: LoadError,
+    },
+}
+
+/// Reads a saved game (any format [`Record`] reads) under `settings` (see
+/// [`Record::load`]); its moves can all be played. `othello play --load` and the prompt's
+/// `load` share it.
+///
+/// # Errors
+/// [`LoadFileError`].
+pub fn read_record(path: &Path, settings: &LoadSettings) -> Result<Record, LoadFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadFileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Record::load(&text, settings).map_err(|source| LoadFileError::Load {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// Plays games until the person quits or the input ends.

@@ -6,7 +6,10 @@ use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Effects, Style as AnsiStyle};
 
-use othello::{Bitboard, Board, Color, Square};
+use othello::{
+    Bitboard, Board, Color, Square,
+    engine::{analysis::Hint, eval::DISC},
+};
 
 /// How to draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -162,6 +165,46 @@ pub fn draw_board(view: &View<'_>, style: Style) -> String {
     text
 }
 
+/// A score for people: whole discs when exact (`+6`), else discs to two decimals (`+1.25`).
+pub fn score_text(score: i32, exact: bool) -> String {
+    if exact {
+        format!("{:+}", score / DISC)
+    } else {
+        format!("{:+.2}", f64::from(score) / f64::from(DISC))
+    }
+}
+
+/// A move or a pass in a line.
+pub fn move_text(square: Option<Square>) -> String {
+    square.map_or_else(|| "pass".to_owned(), |square| square.to_string())
+}
+
+/// The hint for people (at the play prompt and from `othello hint`), a line per move: `1. d3 +1.25 (depth 9) d3 c5 f6`, with an exact
+/// score `1. d3 +6 (exact, depth 12) d3`; `game over: ...` when there is no move.
+pub fn hint_lines(hint: &Hint) -> Vec<String> {
+    if let Some(score) = hint.final_score {
+        return vec![format!(
+            "no move: the game is over (final disc difference {score:+} for the side due to move)"
+        )];
+    }
+    hint.lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let pv: Vec<String> = line.pv.iter().map(|&square| move_text(square)).collect();
+            format!(
+                "{}. {} {} ({}depth {}) {}",
+                index + 1,
+                move_text(line.square),
+                score_text(line.score, line.exact),
+                if line.exact { "exact, " } else { "" },
+                hint.depth,
+                pv.join(" ")
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +319,12 @@ mod tests {
         assert_eq!(lines.len(), 17);
         assert_eq!(lines[0], "    a b c d e f g h i j k l m n o p");
         assert!(lines[16].starts_with("16  . "), "{}", lines[16]);
+    }
+
+    #[test]
+    fn hint_scores_read_as_discs() {
+        assert_eq!(score_text(600, true), "+6");
+        assert_eq!(score_text(-125, false), "-1.25");
+        assert_eq!(move_text(None), "pass");
     }
 }

@@ -14,7 +14,6 @@ use othello::{
 };
 
 use super::{Console, HELP, Input, PlayError, PlayOptions, Seat, Style, View, describe, render};
-use crate::cli::{self as commands, hint};
 
 /// What to do after a session.
 pub(super) enum Next {
@@ -391,7 +390,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             ..analysis::RankOptions::new(R::VARIANT, count)
         };
         let hint = analysis::rank(&setup, &options, None, &mut |_| {});
-        for line in hint::text_lines(&hint) {
+        for line in super::hint_lines(&hint) {
             self.console.say(&line)?;
         }
         Ok(())
@@ -539,12 +538,12 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         // A file that does not state its rules or start (a bare transcript, say) is loaded
         // under this game's.
         let settings = LoadSettings::defaults(R::VARIANT, *self.game.setup());
-        let record = match commands::read_record(path, &settings) {
+        let record = match super::read_record(path, &settings) {
             Ok(record) => record,
             Err(error) => {
                 let text = match error {
-                    commands::CliError::Read { .. } => error.to_string(),
-                    _ => format!("cannot load {error}"),
+                    super::LoadFileError::Read { .. } => error.to_string(),
+                    super::LoadFileError::Load { .. } => format!("cannot load {error}"),
                 };
                 self.console.say(&self.style().warn(&text))?;
                 return Ok(None);
