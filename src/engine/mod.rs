@@ -16,6 +16,7 @@ mod limits;
 pub mod mcts;
 mod node;
 mod node8;
+pub mod pattern;
 pub mod player;
 pub mod search;
 mod tt;

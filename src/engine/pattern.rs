@@ -1,0 +1,760 @@
+//! The learned evaluation of the standard 8 × 8 board under FULL rules, most discs wins: a
+//! sum of weights looked up by board patterns, as Logistello, Edax and Egaroucid evaluate,
+//! fitted to positions scored by the exact solver and by deeper searches (`othello train`).
+//!
+//! The features of a position, from the side to move:
+//! - 46 pattern instances in 11 families: the edge with its two X-squares, the corner 3 × 3,
+//!   the corner 2 × 5, the diagonals of length 8 down to 4, and the 2nd, 3rd and 4th lines
+//!   from an edge. Each instance is its family's cells carried by one of the board's
+//!   symmetries, read in the family's cell order as a base-3 number (an empty cell is 0,
+//!   a disc of the side to move 1, the opponent's 2). The instances of a family share its
+//!   weights, and where a family maps onto itself (an edge read backwards) a configuration
+//!   and its mirror image share one too: symmetric positions evaluate equal.
+//! - The mobility of each side (legal moves, up to [`MOBILITY_CAP`]), the potential
+//!   mobility of each side (empty squares next to the other side's discs, up to
+//!   [`POTENTIAL_CAP`]), and the parity of the empty squares (a constant for odd and one
+//!   for even).
+//!
+//! Each of the [`PHASES`] game phases (four plies each, by the number of empty squares) has
+//! weights of its own. Weights are in evaluation units ([`DISC`] a disc) and the sum
+//! estimates the final disc difference.
+//!
+//! Pattern indices come from `pext` (one instruction per colour and instance) where the
+//! processor has BMI2 and runs it fast, and from a loop over the cells elsewhere; both are
+//! checked against a reference reading of the board in the tests.
+
+use std::sync::OnceLock;
+
+use super::{Node8, eval::DISC};
+
+/// Game phases with weights of their own: by empty squares, four plies each.
+pub const PHASES: usize = 15;
+
+/// Mobility counts above this share its weight.
+pub const MOBILITY_CAP: u32 = 30;
+
+/// Potential mobility counts above this share its weight.
+pub const POTENTIAL_CAP: u32 = 40;
+
+/// Pattern instances in a position.
+pub const INSTANCES: usize = 46;
+
+/// Features of a position: the pattern instances, two mobilities, two potential
+/// mobilities, and parity (odd or even empties: a constant of each kind).
+pub const ACTIVE: usize = INSTANCES + 5;
+
+/// The phase of a position with `empties` empty squares.
+#[inline]
+pub fn phase(empties: u32) -> usize {
+    ((60 - empties.min(60)) / 4).min(PHASES as u32 - 1) as usize
+}
+
+/// One of the eight symmetries of the square board, as a map of (row, column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symmetry {
+    /// Unchanged.
+    Identity,
+    /// A quarter turn clockwise.
+    Rotate90,
+    /// A half turn.
+    Rotate180,
+    /// Three quarter turns clockwise.
+    Rotate270,
+    /// Top and bottom swapped.
+    FlipVertical,
+    /// Left and right swapped.
+    FlipHorizontal,
+    /// Rows and columns swapped (about the a1-h8 diagonal).
+    Transpose,
+    /// About the h1-a8 diagonal.
+    AntiTranspose,
+}
+
+impl Symmetry {
+    /// All eight.
+    pub const ALL: [Symmetry; 8] = [
+        Symmetry::Identity,
+        Symmetry::Rotate90,
+        Symmetry::Rotate180,
+        Symmetry::Rotate270,
+        Symmetry::FlipVertical,
+        Symmetry::FlipHorizontal,
+        Symmetry::Transpose,
+        Symmetry::AntiTranspose,
+    ];
+
+    const ROTATIONS: [Symmetry; 4] = [
+        Symmetry::Identity,
+        Symmetry::Rotate90,
+        Symmetry::Rotate180,
+        Symmetry::Rotate270,
+    ];
+
+    /// Where (row, column) goes.
+    pub const fn apply(self, row: u32, column: u32) -> (u32, u32) {
+        match self {
+            Symmetry::Identity => (row, column),
+            Symmetry::Rotate90 => (column, 7 - row),
+            Symmetry::Rotate180 => (7 - row, 7 - column),
+            Symmetry::Rotate270 => (7 - column, row),
+            Symmetry::FlipVertical => (7 - row, column),
+            Symmetry::FlipHorizontal => (row, 7 - column),
+            Symmetry::Transpose => (column, row),
+            Symmetry::AntiTranspose => (7 - column, 7 - row),
+        }
+    }
+
+    /// A set of squares (bit `row * 8 + column`) carried by the symmetry.
+    pub fn bits(self, bits: u64) -> u64 {
+        let mut out = 0;
+        let mut rest = bits;
+        while rest != 0 {
+            let index = rest.trailing_zeros();
+            rest &= rest - 1;
+            let (row, column) = self.apply(index / 8, index % 8);
+            out |= 1 << (row * 8 + column);
+        }
+        out
+    }
+}
+
+/// A pattern family: cells in reading order, the symmetries whose images are its
+/// instances, and the order in which the family reads itself when it maps onto itself.
+#[derive(Debug)]
+pub struct Family {
+    /// A short name.
+    pub name: &'static str,
+    /// (row, column) of each cell, in reading order.
+    pub cells: &'static [(u32, u32)],
+    /// The instances: the cells carried by each of these.
+    pub symmetries: &'static [Symmetry],
+    /// `Some(order)` if the family is its own mirror image: reading cell `order[k]` where
+    /// it reads cell `k` gives a configuration that shares the weight.
+    pub mirror: Option<&'static [usize]>,
+}
+
+impl Family {
+    /// Configurations: 3 to the number of cells.
+    pub const fn size(&self) -> usize {
+        3usize.pow(self.cells.len() as u32)
+    }
+}
+
+const REVERSE_10: [usize; 10] = [7, 6, 5, 4, 3, 2, 1, 0, 9, 8];
+const REVERSE: [usize; 8] = [7, 6, 5, 4, 3, 2, 1, 0];
+const CORNER_TRANSPOSE: [usize; 9] = [0, 3, 6, 1, 4, 7, 2, 5, 8];
+
+/// The families, as Edax reads them.
+pub static FAMILIES: [Family; 11] = [
+    Family {
+        name: "edge + 2X",
+        cells: &[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (0, 6),
+            (0, 7),
+            (1, 1),
+            (1, 6),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&REVERSE_10),
+    },
+    Family {
+        name: "corner 3x3",
+        cells: &[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (2, 0),
+            (2, 1),
+            (2, 2),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&CORNER_TRANSPOSE),
+    },
+    Family {
+        name: "corner 2x5",
+        cells: &[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+        ],
+        symmetries: &Symmetry::ALL,
+        mirror: None,
+    },
+    Family {
+        name: "diagonal 8",
+        cells: &[
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 4),
+            (5, 5),
+            (6, 6),
+            (7, 7),
+        ],
+        symmetries: &[Symmetry::Identity, Symmetry::Rotate90],
+        mirror: Some(&REVERSE),
+    },
+    Family {
+        name: "diagonal 7",
+        cells: &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[6, 5, 4, 3, 2, 1, 0]),
+    },
+    Family {
+        name: "diagonal 6",
+        cells: &[(0, 2), (1, 3), (2, 4), (3, 5), (4, 6), (5, 7)],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[5, 4, 3, 2, 1, 0]),
+    },
+    Family {
+        name: "diagonal 5",
+        cells: &[(0, 3), (1, 4), (2, 5), (3, 6), (4, 7)],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[4, 3, 2, 1, 0]),
+    },
+    Family {
+        name: "diagonal 4",
+        cells: &[(0, 4), (1, 5), (2, 6), (3, 7)],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[3, 2, 1, 0]),
+    },
+    Family {
+        name: "line 2",
+        cells: &[
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (1, 6),
+            (1, 7),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&REVERSE),
+    },
+    Family {
+        name: "line 3",
+        cells: &[
+            (2, 0),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (2, 5),
+            (2, 6),
+            (2, 7),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&REVERSE),
+    },
+    Family {
+        name: "line 4",
+        cells: &[
+            (3, 0),
+            (3, 1),
+            (3, 2),
+            (3, 3),
+            (3, 4),
+            (3, 5),
+            (3, 6),
+            (3, 7),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&REVERSE),
+    },
+];
+
+/// One pattern instance, ready for extraction.
+#[derive(Debug)]
+struct Instance {
+    /// Its family.
+    family: usize,
+    /// Bit index of each cell, in the family's reading order.
+    cells: Vec<u32>,
+    /// Its cells as a set.
+    mask: u64,
+    /// For the bits `pext` gathers from `mask` (lowest cell first): the base-3 index they
+    /// make with digit 1 each (twice that for the opponent's).
+    ternary: Vec<u16>,
+}
+
+/// Where each part of a phase's weights starts, in the full layout (every configuration)
+/// and in the folded one (one weight per configuration and mirror image).
+#[derive(Debug)]
+struct Layout {
+    instances: Vec<Instance>,
+    /// Start of each family in the full layout.
+    family_start: Vec<usize>,
+    /// Full index (within a family) to folded index (within that family).
+    fold: Vec<Vec<u32>>,
+    /// Start of each family in the folded layout.
+    folded_start: Vec<usize>,
+    /// Start of the global features, in each layout.
+    globals_full: usize,
+    globals_folded: usize,
+}
+
+/// Global features after the patterns: player's mobility, opponent's mobility, player's
+/// potential mobility, opponent's, then odd and even empties.
+const GLOBALS: usize = 2 * (MOBILITY_CAP as usize + 1) + 2 * (POTENTIAL_CAP as usize + 1) + 2;
+
+impl Layout {
+    fn new() -> Layout {
+        let mut instances = Vec::new();
+        let (mut family_start, mut fold, mut folded_start) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut full, mut folded) = (0, 0);
+        for (index, family) in FAMILIES.iter().enumerate() {
+            for &symmetry in family.symmetries {
+                let cells: Vec<u32> = family
+                    .cells
+                    .iter()
+                    .map(|&(row, column)| {
+                        let (row, column) = symmetry.apply(row, column);
+                        row * 8 + column
+                    })
+                    .collect();
+                let mask = cells.iter().fold(0u64, |mask, &cell| mask | 1 << cell);
+                // pext gathers the cells lowest bit first: the j-th lowest is read k-th.
+                let mut sorted = cells.clone();
+                sorted.sort_unstable();
+                let place: Vec<u32> = sorted
+                    .iter()
+                    .map(|cell| cells.iter().position(|c| c == cell).expect("a cell") as u32)
+                    .collect();
+                let ternary = (0..1u32 << cells.len())
+                    .map(|bits| {
+                        (0..cells.len())
+                            .filter(|&j| bits >> j & 1 != 0)
+                            .map(|j| 3u16.pow(place[j]))
+                            .sum()
+                    })
+                    .collect();
+                instances.push(Instance {
+                    family: index,
+                    cells,
+                    mask,
+                    ternary,
+                });
+            }
+            family_start.push(full);
+            folded_start.push(folded);
+            let size = family.size();
+            let mut map = vec![u32::MAX; size];
+            let mut count = 0;
+            for configuration in 0..size {
+                let mirrored = family
+                    .mirror
+                    .map_or(configuration, |order| mirror(configuration, order));
+                let representative = configuration.min(mirrored);
+                if map[representative] == u32::MAX {
+                    map[representative] = count;
+                    count += 1;
+                }
+                map[configuration] = map[representative];
+            }
+            fold.push(map);
+            full += size;
+            folded += count as usize;
+        }
+        Layout {
+            instances,
+            family_start,
+            fold,
+            folded_start,
+            globals_full: full,
+            globals_folded: folded,
+        }
+    }
+
+    /// Weights of one phase in the full layout.
+    fn full_len(&self) -> usize {
+        self.globals_full + GLOBALS
+    }
+
+    /// Weights of one phase in the folded layout.
+    fn folded_len(&self) -> usize {
+        self.globals_folded + GLOBALS
+    }
+}
+
+/// The configuration whose digit `k` is `configuration`'s digit `order[k]`.
+fn mirror(configuration: usize, order: &[usize]) -> usize {
+    let digits: Vec<usize> = (0..order.len())
+        .map(|k| configuration / 3usize.pow(k as u32) % 3)
+        .collect();
+    order
+        .iter()
+        .enumerate()
+        .map(|(k, &from)| digits[from] * 3usize.pow(k as u32))
+        .sum()
+}
+
+fn layout() -> &'static Layout {
+    static LAYOUT: OnceLock<Layout> = OnceLock::new();
+    LAYOUT.get_or_init(Layout::new)
+}
+
+/// Weights per phase in the folded layout (the one training fits and files store).
+pub fn folded_len() -> usize {
+    layout().folded_len()
+}
+
+/// The features of a position: its phase and, for each feature, its index among that
+/// phase's weights (full layout, or folded with [`Features::folded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// The game phase.
+    pub phase: usize,
+    /// The active weights of that phase, full layout.
+    pub indices: [u32; ACTIVE],
+}
+
+impl Features {
+    /// The features of the position with `player` to move against `opponent`.
+    pub fn of(player: u64, opponent: u64) -> Features {
+        let layout = layout();
+        let mut indices = [0u32; ACTIVE];
+        pattern_indices(player, opponent, &mut indices);
+        for (slot, instance) in indices.iter_mut().zip(&layout.instances) {
+            *slot += layout.family_start[instance.family] as u32;
+        }
+        use super::{Node, SquareSet};
+        let node = Node8::new(player, opponent);
+        let empty = !(player | opponent);
+        let empties = empty.count_ones();
+        let mobility = |node: Node8| node.moves().count_ones().min(MOBILITY_CAP);
+        let potential = |discs: u64| (discs.neighbours() & empty).count_ones().min(POTENTIAL_CAP);
+        let (m, q) = (MOBILITY_CAP + 1, POTENTIAL_CAP + 1);
+        let globals = layout.globals_full as u32;
+        indices[INSTANCES] = globals + mobility(node);
+        indices[INSTANCES + 1] = globals + m + mobility(node.pass());
+        indices[INSTANCES + 2] = globals + 2 * m + potential(opponent);
+        indices[INSTANCES + 3] = globals + 2 * m + q + potential(player);
+        indices[INSTANCES + 4] = globals + 2 * m + 2 * q + u32::from(empties.is_multiple_of(2));
+        Features {
+            phase: phase(empties),
+            indices,
+        }
+    }
+
+    /// The same features in the folded layout.
+    pub fn folded(&self) -> [u32; ACTIVE] {
+        let layout = layout();
+        let mut folded = [0u32; ACTIVE];
+        for (k, instance) in layout.instances.iter().enumerate() {
+            let family = instance.family;
+            let within = self.indices[k] as usize - layout.family_start[family];
+            folded[k] = layout.folded_start[family] as u32 + layout.fold[family][within];
+        }
+        let shift = (layout.globals_folded as u32).wrapping_sub(layout.globals_full as u32);
+        for (slot, &index) in folded[INSTANCES..].iter_mut().zip(&self.indices[INSTANCES..]) {
+            *slot = index.wrapping_add(shift);
+        }
+        folded
+    }
+}
+
+/// The base-3 index of each pattern instance (within its family) into `indices`.
+#[inline]
+fn pattern_indices(player: u64, opponent: u64, indices: &mut [u32; ACTIVE]) {
+    #[cfg(target_arch = "x86_64")]
+    if fast_pext() {
+        // SAFETY: the processor has BMI2 (checked by `fast_pext`).
+        unsafe { pattern_indices_pext(player, opponent, indices) };
+        return;
+    }
+    pattern_indices_portable(player, opponent, indices);
+}
+
+/// Cell by cell.
+fn pattern_indices_portable(player: u64, opponent: u64, indices: &mut [u32; ACTIVE]) {
+    for (slot, instance) in indices.iter_mut().zip(&layout().instances) {
+        let mut index = 0;
+        for &cell in instance.cells.iter().rev() {
+            let digit = (player >> cell & 1) + 2 * (opponent >> cell & 1);
+            index = index * 3 + digit as u32;
+        }
+        *slot = index;
+    }
+}
+
+/// With `pext`: each colour's cells gathered in one instruction, then a table.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn pattern_indices_pext(player: u64, opponent: u64, indices: &mut [u32; ACTIVE]) {
+    use std::arch::x86_64::_pext_u64;
+    for (slot, instance) in indices.iter_mut().zip(&layout().instances) {
+        let mine = _pext_u64(player, instance.mask) as usize;
+        let theirs = _pext_u64(opponent, instance.mask) as usize;
+        *slot = u32::from(instance.ternary[mine]) + 2 * u32::from(instance.ternary[theirs]);
+    }
+}
+
+/// Whether to use `pext`: BMI2, on a processor that runs it in hardware (AMD's before Zen 3
+/// microcode it, tens to hundreds of cycles).
+#[cfg(target_arch = "x86_64")]
+fn fast_pext() -> bool {
+    static FAST: OnceLock<bool> = OnceLock::new();
+    *FAST.get_or_init(|| {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return false;
+        }
+        let vendor = std::arch::x86_64::__cpuid(0);
+        let signature = std::arch::x86_64::__cpuid(1).eax;
+        let amd = vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6e65; // "Auth" "enti"
+        let family = ((signature >> 8) & 0xf) + ((signature >> 20) & 0xff);
+        !amd || family >= 0x19
+    })
+}
+
+/// Learned weights, every phase, in the full layout (one per configuration: a lookup per
+/// feature, no folding at play time).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PatternWeights {
+    weights: Box<[i16]>,
+}
+
+impl std::fmt::Debug for PatternWeights {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PatternWeights({} weights)", self.weights.len())
+    }
+}
+
+impl PatternWeights {
+    /// Every weight zero: evaluates every position as even.
+    pub fn zero() -> PatternWeights {
+        PatternWeights {
+            weights: vec![0; PHASES * layout().full_len()].into_boxed_slice(),
+        }
+    }
+
+    /// Weights from the folded layout: `phases[p][k]` is weight `k` of phase `p`, in
+    /// evaluation units (rounded, and kept within 16 bits).
+    ///
+    /// # Panics
+    /// Unless there are [`PHASES`] phases of [`folded_len`] weights.
+    pub fn from_folded(phases: &[Vec<i16>]) -> PatternWeights {
+        let layout = layout();
+        assert_eq!(phases.len(), PHASES, "one set of weights per phase");
+        let mut weights = Vec::with_capacity(PHASES * layout.full_len());
+        for folded in phases {
+            assert_eq!(folded.len(), layout.folded_len(), "a phase's weights");
+            for (family, map) in layout.fold.iter().enumerate() {
+                let start = layout.folded_start[family];
+                weights.extend(map.iter().map(|&k| folded[start + k as usize]));
+            }
+            weights.extend_from_slice(&folded[layout.globals_folded..]);
+        }
+        PatternWeights {
+            weights: weights.into_boxed_slice(),
+        }
+    }
+
+    /// The weights in the folded layout, phase by phase.
+    pub fn to_folded(&self) -> Vec<Vec<i16>> {
+        let layout = layout();
+        self.weights
+            .chunks(layout.full_len())
+            .map(|full| {
+                let mut folded = vec![0i16; layout.folded_len()];
+                for (family, map) in layout.fold.iter().enumerate() {
+                    let (start, from) = (layout.folded_start[family], layout.family_start[family]);
+                    for (configuration, &k) in map.iter().enumerate() {
+                        folded[start + k as usize] = full[from + configuration];
+                    }
+                }
+                folded[layout.globals_folded..].copy_from_slice(&full[layout.globals_full..]);
+                folded
+            })
+            .collect()
+    }
+
+    /// The evaluation of the position with `player` to move against `opponent`, in
+    /// evaluation units: the estimated final disc difference, kept within the board.
+    #[inline]
+    pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
+        let features = Features::of(player, opponent);
+        let phase = &self.weights[features.phase * layout().full_len()..];
+        let sum: i32 = features
+            .indices
+            .iter()
+            .map(|&index| i32::from(phase[index as usize]))
+            .sum();
+        sum.clamp(-63 * DISC, 63 * DISC)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+    use super::*;
+    use crate::{Board, Color, Shape, Square};
+
+    /// Random positions from random games (so every phase is seen).
+    fn positions(count: usize, seed: u64) -> Vec<(u64, u64)> {
+        use super::super::Node;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        while out.len() < count {
+            let mut node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+            loop {
+                let mut moves = node.moves();
+                if moves == 0 {
+                    node = node.pass();
+                    if node.moves() == 0 {
+                        break;
+                    }
+                    continue;
+                }
+                let pick = rng.random_range(0..moves.count_ones());
+                for _ in 0..pick {
+                    moves &= moves - 1;
+                }
+                node = node.play(moves.trailing_zeros());
+                out.push((node.player(), node.opponent()));
+            }
+        }
+        out.truncate(count);
+        out
+    }
+
+    /// The index of each instance read from a `Board`, square by square.
+    fn reference(player: u64, opponent: u64) -> Vec<u32> {
+        let node = Node8::new(player, opponent);
+        let board = node.to_board(Color::Black);
+        let mut indices = Vec::new();
+        for family in &FAMILIES {
+            for &symmetry in family.symmetries {
+                let mut index = 0;
+                for (k, &(row, column)) in family.cells.iter().enumerate() {
+                    let (row, column) = symmetry.apply(row, column);
+                    let digit = match board.at(Square::new(row as u8, column as u8)) {
+                        None => 0,
+                        Some(Color::Black) => 1,
+                        Some(Color::White) => 2,
+                    };
+                    index += digit * 3u32.pow(k as u32);
+                }
+                indices.push(index);
+            }
+        }
+        indices
+    }
+
+    #[test]
+    fn forty_six_distinct_instances_in_eleven_families() {
+        let layout = layout();
+        assert_eq!(layout.instances.len(), INSTANCES);
+        let mut masks: Vec<u64> = layout.instances.iter().map(|i| i.mask).collect();
+        masks.sort_unstable();
+        masks.dedup();
+        assert_eq!(masks.len(), INSTANCES, "no instance twice");
+        for instance in &layout.instances {
+            let family = &FAMILIES[instance.family];
+            assert_eq!(instance.mask.count_ones() as usize, family.cells.len());
+        }
+    }
+
+    #[test]
+    fn pattern_indices_equal_a_reading_of_the_board() {
+        for (player, opponent) in positions(3000, 1) {
+            let expected = reference(player, opponent);
+            let mut portable = [0u32; ACTIVE];
+            pattern_indices_portable(player, opponent, &mut portable);
+            assert_eq!(&portable[..INSTANCES], &expected[..]);
+            let mut chosen = [0u32; ACTIVE];
+            pattern_indices(player, opponent, &mut chosen);
+            assert_eq!(&chosen[..INSTANCES], &expected[..]);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                let mut pext = [0u32; ACTIVE];
+                // SAFETY: BMI2 was just detected.
+                unsafe { pattern_indices_pext(player, opponent, &mut pext) };
+                assert_eq!(&pext[..INSTANCES], &expected[..]);
+            }
+        }
+    }
+
+    #[test]
+    fn every_feature_is_inside_its_phase_and_folds() {
+        let layout = layout();
+        for (player, opponent) in positions(500, 2) {
+            let features = Features::of(player, opponent);
+            assert!(features.phase < PHASES);
+            assert!(
+                features
+                    .indices
+                    .iter()
+                    .all(|&index| (index as usize) < layout.full_len())
+            );
+            assert!(
+                features
+                    .folded()
+                    .iter()
+                    .all(|&index| (index as usize) < layout.folded_len())
+            );
+        }
+    }
+
+    #[test]
+    fn symmetric_positions_evaluate_equal() {
+        let mut rng = StdRng::seed_from_u64(3);
+        let phases: Vec<Vec<i16>> = (0..PHASES)
+            .map(|_| {
+                (0..folded_len())
+                    .map(|_| rng.random_range(-300..300))
+                    .collect()
+            })
+            .collect();
+        let weights = PatternWeights::from_folded(&phases);
+        for (player, opponent) in positions(400, 4) {
+            let score = weights.evaluate(player, opponent);
+            for symmetry in Symmetry::ALL {
+                let (p, o) = (symmetry.bits(player), symmetry.bits(opponent));
+                assert_eq!(weights.evaluate(p, o), score, "{symmetry:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn folding_round_trips() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let phases: Vec<Vec<i16>> = (0..PHASES)
+            .map(|_| (0..folded_len()).map(|_| rng.random()).collect())
+            .collect();
+        let weights = PatternWeights::from_folded(&phases);
+        assert_eq!(weights.to_folded(), phases);
+    }
+
+    #[test]
+    fn phases_by_empty_squares() {
+        assert_eq!(phase(60), 0);
+        assert_eq!(phase(57), 0);
+        assert_eq!(phase(56), 1);
+        assert_eq!(phase(4), 14);
+        assert_eq!(phase(0), 14);
+        assert_eq!(
+            PatternWeights::zero().evaluate(0x10_0000_0000, 0x0800_0000),
+            0
+        );
+    }
+}
