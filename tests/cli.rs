@@ -583,16 +583,18 @@ mod solve_and_hint {
             .code(1)
             .stdout(predicate::str::contains("\"expected\":36,\"ok\":false"))
             .stderr("othello: 1 of 1 scores differ from the suite's or were not found in time\n");
+        // FFO #40 needs millions of nodes: never within a millisecond, however loaded the
+        // machine (an easy position may finish before the clock is first looked at).
         othello()
             .args(["solve", "--time", "1", "--suite"])
-            .arg(ffo_suite())
+            .arg(&suite)
             .assert()
             .code(1)
             .stdout(predicate::str::contains(
-                "ffo#59     -        -  expected  +64  TIMEOUT",
+                "ffo#40     -        -  expected  +38  TIMEOUT",
             ))
             .stdout(predicate::str::contains(
-                "total: 20 positions, 0 right, 0 wrong, 20 not solved in time",
+                "total: 1 positions, 0 right, 0 wrong, 1 not solved in time",
             ));
     }
 

@@ -102,6 +102,24 @@ fn regression_12_2_out_of_range_values_are_refused() {
         ],
         "--openings 100",
     );
+    // Zero times and counts, found after the issue: refused like hint --time 0.
+    usage_error(&["solve", "--obf", START, "--time", "0"], "--time");
+    usage_error(
+        &[
+            "match",
+            "--black",
+            "greedy",
+            "--white",
+            "random",
+            "--time-per-move",
+            "0",
+        ],
+        "--time-per-move",
+    );
+    usage_error(
+        &["check", "--program", "cat", "--generate", "0"],
+        "--generate",
+    );
 }
 
 #[test]
@@ -394,6 +412,30 @@ fn regression_12_13_a_flooding_program_is_stopped_within_its_timeout() {
         result["actual"].as_str().unwrap().len() < 1000,
         "{report:#}"
     );
+    // A flood that starts before any newline is a wrong first line, not a missing flush,
+    // driven line by line or piped, whether the rules are given or read from the program.
+    for (mode, rules) in [(None, "auto"), (Some("--piped"), "auto"), (None, "full")] {
+        let output = othello()
+            .args(["check", "--json", "--timeout", "3", "--rules", rules])
+            .args(mode)
+            .arg("--program")
+            .arg("cat /dev/zero")
+            .arg(&case)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let result = &report["results"][0];
+        assert_eq!(
+            result["class"], "wrong-rules-line",
+            "{mode:?} {rules}: {report:#}"
+        );
+        assert!(
+            !result["note"].as_str().unwrap().contains("flush"),
+            "{mode:?} {rules}: {report:#}"
+        );
+    }
     // A timeout stops the program's children too (sh -c leaves them otherwise).
     let marker = format!("sleep {}", 900_000 + std::process::id() % 1000);
     othello()

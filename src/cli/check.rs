@@ -38,7 +38,7 @@ pub struct CheckArgs {
     cases: Vec<PathBuf>,
     /// Instead of files, generate this many cases (as `othello gen` does, all kinds,
     /// sizes 4x4 to 16x16, some invalid lines) for the program's rules.
-    #[arg(long, value_name = "N", conflicts_with = "cases")]
+    #[arg(long, value_name = "N", conflicts_with = "cases", value_parser = clap::value_parser!(u32).range(1..))]
     generate: Option<u32>,
     /// Seed for --generate (default 1).
     #[arg(long, value_name = "S", requires = "generate")]

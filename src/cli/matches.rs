@@ -45,7 +45,7 @@ pub struct MatchArgs {
     #[arg(long, value_name = "K", default_value_t = 4)]
     openings: u32,
     /// Time each player may take per move, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    #[arg(long, value_name = "MS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     time_per_move: u64,
     /// Seed for the openings and the players' random choices.
     #[arg(long, value_name = "S", default_value_t = 1)]

@@ -30,7 +30,7 @@ pub struct SolveArgs {
     #[arg(long, value_enum, default_value_t = Rules::Full)]
     rules: Rules,
     /// Give up on a position after this many milliseconds (it then counts as not solved).
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     time: Option<u64>,
     /// Transposition table size in MiB (default: sized to the position, 1 to 256).
     #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]

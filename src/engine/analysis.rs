@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::{
     Goal, Limits, Node, NodeTask, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
     eval::{DISC, final_score},
-    player::{SOLVE_SHARE, solvable_empties},
+    player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
     search, solve_time_estimate, with_node,
 };
 use crate::{Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
@@ -80,7 +80,8 @@ impl Hint {
 
 /// Ranks the best `options.count` moves of `setup` (its first mover to move), within
 /// `options.limits`: exactly where the solver should finish in the time given (or the
-/// depth asked for reaches the end of the game), else by the search. `signal` can stop it
+/// depth asked for reaches the end of the game, or a search that deep would take longer
+/// than a solve), else by the search. `signal` can stop it
 /// and hears its node count; `depth` hears each depth reached.
 pub fn rank(
     setup: &Setup,
@@ -185,6 +186,13 @@ fn rank_moves<N: Node>(
             Some(Limits::time(time.mul_f64(SOLVE_SHARE)))
         }
         (None, Some(wanted)) if wanted >= empties => Some(Limits::NONE),
+        // A search that deep would take longer than solving: solve, within a few times
+        // what the search should take (else search after all).
+        (None, Some(wanted)) if solve_time_estimate(node) <= search_time_estimate(node, wanted) => {
+            Some(Limits::time(
+                search_time_estimate(node, wanted).saturating_mul(4),
+            ))
+        }
         _ => None,
     };
     let mut nodes = 0;
@@ -431,6 +439,21 @@ mod tests {
         assert_eq!(hint.lines[0].score, 38 * DISC);
         assert!(hint.lines[1].score <= hint.lines[0].score);
         assert!(hint.lines[0].pv.len() > 10, "{hint:?}");
+        // Asked for depth 17 of 20 empties (the example): a search that deep takes
+        // longer than solving, so it solves.
+        let options = RankOptions {
+            limits: Limits::depth(17),
+            ..RankOptions::new(Variant::Full, 1)
+        };
+        let deep = super::rank(&obf.setup, &options, None, &mut |_| {});
+        assert!(deep.exact(), "{deep:?}");
+        assert_eq!((deep.depth, deep.lines[0].score), (20, 38 * DISC));
+        // A shallow one stays a search.
+        let options = RankOptions {
+            limits: Limits::depth(6),
+            ..RankOptions::new(Variant::Full, 1)
+        };
+        assert!(!super::rank(&obf.setup, &options, None, &mut |_| {}).exact());
     }
 
     #[test]

@@ -31,8 +31,8 @@ pub use limits::{Limits, Signal, Stopper};
 pub use node::{Corner, Index, Layout, Node, SquareSet};
 pub use node8::Node8;
 pub use player::{
-    EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player, seat_seed,
-    solve_time_estimate,
+    EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
+    search_time_estimate, seat_seed, solve_time_estimate,
 };
 pub use search::{RankedMove, SearchOptions, SearchReport, search};
 pub use tt::{Bound, Entry, TranspositionTable};

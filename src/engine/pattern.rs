@@ -465,7 +465,10 @@ impl Features {
             folded[k] = layout.folded_start[family] as u32 + layout.fold[family][within];
         }
         let shift = (layout.globals_folded as u32).wrapping_sub(layout.globals_full as u32);
-        for (slot, &index) in folded[INSTANCES..].iter_mut().zip(&self.indices[INSTANCES..]) {
+        for (slot, &index) in folded[INSTANCES..]
+            .iter_mut()
+            .zip(&self.indices[INSTANCES..])
+        {
             *slot = index.wrapping_add(shift);
         }
         folded

@@ -518,7 +518,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         } else {
             ""
         };
-        let message = match write_replacing(path, text.as_bytes()) {
+        let message = match write_replacing(path, |file| file.write_all(text.as_bytes())) {
             Ok(()) if grader => format!(
                 "Saved a grader input to {}{replaced}: its expected output is `othello --rules {} < {}`.",
                 path.display(),
@@ -568,9 +568,14 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     }
 }
 
-/// Writes `bytes` to a new temporary file in `path`'s directory, then renames it to `path`:
-/// whoever reads `path` sees the old file or the whole new one, never a part.
-fn write_replacing(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes a new temporary file in `path`'s directory with `write`, then renames it to
+/// `path`: whoever reads `path` sees the old file or the whole new one, never a part, and a
+/// write that fails (a full disk) leaves the old one as it was. Errors name `path`'s
+/// problem, not the temporary file's.
+fn write_replacing(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -583,16 +588,50 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> io::Result<()> {
         // As a plain new file would be (the umask applies).
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut file = builder.tempfile_in(dir)?;
-    file.write_all(bytes)?;
+    let mut file = builder
+        .tempfile_in(dir)
+        .map_err(|error| io::Error::new(error.kind(), strip_path(&error)))?;
+    // The plain file: tempfile's own writer would add its name to every error.
+    write(file.as_file_mut())?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+/// An error's message without tempfile's ` at path "..."`.
+fn strip_path(error: &io::Error) -> String {
+    let text = error.to_string();
+    match text.find(" at path ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
 }
 
 fn color_name(color: Color) -> &'static str {
     match color {
         Color::Black => "Black",
         Color::White => "White",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_save_that_fails_halfway_leaves_the_old_file_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game.txt");
+        std::fs::write(&path, "the old game\n").unwrap();
+        let failed = write_replacing(&path, |file| {
+            file.write_all(b"half of the new")?;
+            Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "disk full");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "the old game\n");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file left behind");
+        write_replacing(&path, |file| file.write_all(b"the new game\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "the new game\n");
     }
 }

@@ -16,6 +16,15 @@ use super::{
 };
 use crate::Variant;
 
+/// More bytes than any rules line (`SIMPLE`, with a `\r` or trailing spaces) could have:
+/// a first line that runs past it without a newline is wrong, whatever follows.
+const LONGEST_RULES_LINE: usize = 256;
+
+/// Whether the first line is in (or cannot be a rules line any more): the wait for it ends.
+fn first_line_settled(out: &[u8], eof: bool) -> bool {
+    out.contains(&b'\n') || eof || out.len() > LONGEST_RULES_LINE
+}
+
 /// One case in progress.
 pub(super) struct Checker<'a> {
     pub(super) options: &'a CheckOptions,
@@ -91,14 +100,14 @@ impl Checker<'_> {
 
     /// Interactive start: the rules line must come within a second, before any input.
     fn rules_line(&mut self) -> Result<Variant, Box<Failure>> {
-        let has_line = |out: &[u8], eof: bool| out.contains(&b'\n') || eof;
         let in_time = self
             .process
-            .wait_until(self.start + FIRST_LINE_TIMEOUT, has_line);
+            .wait_until(self.start + FIRST_LINE_TIMEOUT, first_line_settled);
         if !in_time {
-            let late = self
-                .process
-                .wait_until(Instant::now() + self.options.line_timeout, has_line);
+            let late = self.process.wait_until(
+                Instant::now() + self.options.line_timeout,
+                first_line_settled,
+            );
             if late && first_line(&self.process.stdout).is_some() {
                 self.check_rules_text()?;
                 let after = self.start.elapsed().as_secs_f64();
@@ -118,9 +127,8 @@ impl Checker<'_> {
 
     /// Piped start: whatever comes first.
     fn wait_for_first_line(&mut self) -> Result<Variant, Box<Failure>> {
-        let has_line = |out: &[u8], eof: bool| out.contains(&b'\n') || eof;
         let deadline = Instant::now() + self.options.line_timeout;
-        if !self.process.wait_until(deadline, has_line) {
+        if !self.process.wait_until(deadline, first_line_settled) {
             return Err(self.stalled(0));
         }
         self.check_rules_text()
@@ -134,8 +142,17 @@ impl Checker<'_> {
             (RulesChoice::Fixed(variant), _) => variant,
             (RulesChoice::Auto, Some(variant)) => variant,
             (RulesChoice::Auto, None) => {
+                let out = &self.process.stdout;
                 let note = match line {
-                    None => "it printed nothing and ended its output".to_owned(),
+                    None if out.len() > LONGEST_RULES_LINE => format!(
+                        "the first line must be FULL or SIMPLE, but it runs on for more than {LONGEST_RULES_LINE} bytes: {}",
+                        visible(std::str::from_utf8(&out[..40]).unwrap_or("(not UTF-8)"))
+                    ),
+                    None if out.is_empty() => "it printed nothing and ended its output".to_owned(),
+                    None => format!(
+                        "the first line must be FULL or SIMPLE; it printed {} and ended its output",
+                        visible(&String::from_utf8_lossy(out))
+                    ),
                     Some(text) => format!(
                         "the first line must be FULL or SIMPLE, found {}",
                         visible(text)
