@@ -54,6 +54,14 @@ pub struct MatchArgs {
     /// move, at most 32).
     #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
     hash: Option<u64>,
+    /// A weights file (from othello train fit) for Black's player of the first game, in
+    /// place of the built-in learned weights: to compare generations of training (an
+    /// engine player only).
+    #[arg(long, value_name = "FILE")]
+    black_weights: Option<PathBuf>,
+    /// The same for White's player of the first game.
+    #[arg(long, value_name = "FILE")]
+    white_weights: Option<PathBuf>,
     /// One JSON object: {"games":N,"players":[{"spec":..,"wins":..},..],"draws":d,..}.
     #[arg(long)]
     json: bool,
@@ -82,6 +90,23 @@ impl MatchArgs {
                 ),
             });
         }
+        let mut weights = [None, None];
+        for (slot, (path, spec)) in weights.iter_mut().zip([
+            (&self.black_weights, self.black),
+            (&self.white_weights, self.white),
+        ]) {
+            if let Some(path) = path {
+                if !matches!(spec, PlayerSpec::Engine(_)) {
+                    return Err(CliError::Usage {
+                        message: format!(
+                            "weights file {} given for {spec}: only an engine player takes one",
+                            path.display()
+                        ),
+                    });
+                }
+                *slot = Some(super::train::load_weights(path)?);
+            }
+        }
         let options = MatchOptions {
             setup,
             players: [self.black, self.white],
@@ -90,8 +115,17 @@ impl MatchArgs {
             time_per_move: Some(Duration::from_millis(self.time_per_move)),
             seed: self.seed,
             hash: self.hash.map(|mib| mib as usize),
+            weights,
         };
-        run(self.rules.into(), &options, self.json, out).map(drop)
+        let weight_names = [&self.black_weights, &self.white_weights].map(|path| {
+            path.as_ref().map(|path| {
+                path.file_name()
+                    .unwrap_or(path.as_os_str())
+                    .to_string_lossy()
+                    .into_owned()
+            })
+        });
+        run(self.rules.into(), &options, &weight_names, self.json, out).map(drop)
     }
 }
 
@@ -109,6 +143,7 @@ impl MatchArgs {
 fn run(
     variant: Variant,
     options: &MatchOptions,
+    weight_names: &[Option<String>; 2],
     json: bool,
     out: &mut impl Write,
 ) -> Result<MatchSummary, CliError> {
@@ -135,7 +170,7 @@ fn run(
     let text = if json {
         json_summary(options, &summary)
     } else {
-        table(variant, options, &summary)
+        table(variant, options, weight_names, &summary)
     };
     out.write_all(text.as_bytes())?;
     out.flush()?;
@@ -143,7 +178,12 @@ fn run(
 }
 
 /// The human-readable report: what was played, a row per player, the Elo difference.
-fn table(variant: Variant, options: &MatchOptions, summary: &MatchSummary) -> String {
+fn table(
+    variant: Variant,
+    options: &MatchOptions,
+    weight_names: &[Option<String>; 2],
+    summary: &MatchSummary,
+) -> String {
     let setup = &options.setup;
     let rule = match setup.win_rule {
         WinRule::MostDiscs => "most discs wins",
@@ -162,7 +202,17 @@ fn table(variant: Variant, options: &MatchOptions, summary: &MatchSummary) -> St
         options.openings,
         options.seed,
     );
-    let names = options.players.map(|spec| spec.to_string());
+    // An engine with weights of its own is named after their file.
+    let names: Vec<String> = options
+        .players
+        .iter()
+        .zip(&options.weights)
+        .zip(weight_names)
+        .map(|((spec, weights), name)| match (weights, name) {
+            (Some(_), Some(name)) => format!("{spec} ({name})"),
+            _ => spec.to_string(),
+        })
+        .collect();
     let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
     let _ = writeln!(
         text,
@@ -284,13 +334,14 @@ mod tests {
             time_per_move: None,
             seed: 3,
             hash: None,
+            weights: [None, None],
         }
     }
 
     #[test]
     fn table_and_json_agree_with_the_summary() {
         let mut text = Vec::new();
-        let summary = run(Variant::Simple, &options(), false, &mut text).unwrap();
+        let summary = run(Variant::Simple, &options(), &[None, None], false, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 6, "{text}");
@@ -312,7 +363,7 @@ mod tests {
         assert!(lines[4].starts_with("Elo greedy - random: "), "{text}");
 
         let mut json = Vec::new();
-        let again = run(Variant::Simple, &options(), true, &mut json).unwrap();
+        let again = run(Variant::Simple, &options(), &[None, None], true, &mut json).unwrap();
         assert_eq!(again, summary, "the same seed plays the same match");
         let json = String::from_utf8(json).unwrap();
         assert!(

@@ -23,6 +23,7 @@ pub mod play;
 pub mod progress;
 pub mod serve;
 pub mod solve;
+pub mod train;
 pub mod transcript;
 
 /// Othello (Reversi) speaking the course's grader protocol on stdin and stdout.
@@ -98,6 +99,12 @@ pub enum Command {
     ///
     /// Prints the address to open. Ctrl-C or SIGTERM stops it gracefully.
     Serve(serve::ServeArgs),
+    /// Train the learned evaluation: play games, score their positions, fit weights.
+    ///
+    /// The steps are subcommands (selfplay, label, fit), each reproducible from its seed
+    /// and options, each resuming where it stopped. See the README's "Training the
+    /// evaluation".
+    Train(train::TrainArgs),
 }
 
 /// A rule set on the command line.

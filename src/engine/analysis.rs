@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     Goal, Limits, Node, NodeTask, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
-    eval::{DISC, final_score},
+    eval::{DISC, Evaluator, final_score},
     player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
     search, solve_time_estimate, with_node,
 };
@@ -26,6 +26,8 @@ pub struct RankOptions {
     pub count: usize,
     /// The transposition table's size in MiB; `None` sizes it to the work.
     pub hash: Option<usize>,
+    /// What scores the search's leaves.
+    pub eval: Evaluator,
 }
 
 impl RankOptions {
@@ -36,6 +38,7 @@ impl RankOptions {
             limits: Limits::time(DEFAULT_TIME),
             count,
             hash: None,
+            eval: Evaluator::default(),
         }
     }
 }
@@ -231,6 +234,7 @@ fn rank_moves<N: Node>(
         rule,
         limits,
         ranked_moves: count,
+        eval: options.eval,
     };
     let report = search(node, &search_options, tt, signal, &mut |report| {
         depth(report.depth)

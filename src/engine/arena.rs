@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{PlayerSpec, new_player};
+use super::{EnginePlayer, Player, PlayerSpec, new_player, pattern::PatternWeights};
 use crate::{Color, Game, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
@@ -29,6 +29,9 @@ pub struct MatchOptions {
     /// Each engine's transposition table size in MiB; `None` sizes it to the time per
     /// move.
     pub hash: Option<usize>,
+    /// Learned weights for each player in place of the built-in ones, for an `engine`
+    /// player (to compare generations of training): in the order of `players`.
+    pub weights: [Option<&'static PatternWeights>; 2],
 }
 
 /// One finished game.
@@ -230,10 +233,17 @@ pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord 
 
     let game_seed = mix(options.seed, u64::from(number), 1);
     // Indexed by colour: Black's player first.
-    let specs = [options.players[black], options.players[1 - black]];
+    let player = |index: usize, seed: u64| -> Box<dyn Player<R>> {
+        match (options.players[index], options.weights[index]) {
+            (PlayerSpec::Engine(level), Some(weights)) => {
+                Box::new(EnginePlayer::with_weights(level, options.hash, weights))
+            }
+            (spec, _) => new_player::<R>(spec, seed, options.hash),
+        }
+    };
     let mut players = [
-        new_player::<R>(specs[0], mix(game_seed, 0, 2), options.hash),
-        new_player::<R>(specs[1], mix(game_seed, 1, 2), options.hash),
+        player(black, mix(game_seed, 0, 2)),
+        player(1 - black, mix(game_seed, 1, 2)),
     ];
     while let Status::ToMove(side) = game.status() {
         let player = &mut players[side as usize];
@@ -287,6 +297,7 @@ mod tests {
             time_per_move: None,
             seed: 7,
             hash: None,
+            weights: [None, None],
         }
     }
 

@@ -18,7 +18,7 @@
 
 use super::{
     Index, Layout, Node, SquareSet,
-    eval::{DISC, evaluate, final_score},
+    eval::{DISC, Evaluator, final_score},
     limits::{Limits, Signal, Stopper},
     search::{self, SearchOptions},
     tt::{Bound, Entry, TranspositionTable},
@@ -79,8 +79,10 @@ pub fn solve<N: Node>(
     limits: &Limits,
     signal: Option<&Signal>,
 ) -> Result<Solution, Unfinished> {
+    let eval = Evaluator::default();
     let mut solver = Solver {
         rule,
+        eval,
         tt,
         stopper: Stopper::new(limits, signal),
         moves: Vec::with_capacity(256),
@@ -88,7 +90,7 @@ pub fn solve<N: Node>(
     let bound = node.layout().cells.len() as i32;
     let (score, best) = match goal {
         Goal::Exact => {
-            let guess = first_guess(node, rule);
+            let guess = first_guess(node, rule, eval);
             solver.converge(node, guess, -bound, bound)
         }
         Goal::WinLossDraw => solver.root(node, -1, 1),
@@ -130,14 +132,17 @@ pub fn rank<N: Node>(
     signal: Option<&Signal>,
 ) -> Result<(Vec<SolvedMove>, u64), Unfinished> {
     let moves = node.moves();
+    let eval = Evaluator::default();
     let options = SearchOptions {
         rule,
         limits: Limits::depth(ORDER_DEPTH),
         ranked_moves: moves.len() as usize,
+        eval,
     };
     let order = search::search(node, &options, tt, None, &mut |_| {}).ranked;
     let mut solver = Solver {
         rule,
+        eval,
         tt,
         stopper: Stopper::new(limits, signal),
         moves: Vec::with_capacity(256),
@@ -224,11 +229,12 @@ fn follow_table<N: Node>(tt: &TranspositionTable, node: &N, rule: WinRule, pv: &
 const ORDER_DEPTH: u32 = 4;
 
 /// A first estimate of the final score, from a short midgame search.
-fn first_guess<N: Node>(node: &N, rule: WinRule) -> i32 {
+fn first_guess<N: Node>(node: &N, rule: WinRule, eval: Evaluator) -> i32 {
     let options = SearchOptions {
         rule,
         limits: Limits::depth(GUESS_DEPTH),
         ranked_moves: 1,
+        eval,
     };
     let mut tt = TranspositionTable::new(1);
     let report = search::search(node, &options, &mut tt, None, &mut |_| {});
@@ -241,6 +247,8 @@ const GUESS_DEPTH: u32 = 6;
 
 struct Solver<'t, 's, N: Node> {
     rule: WinRule,
+    /// Orders moves far from the end (a shallow search on it).
+    eval: Evaluator,
     tt: &'t mut TranspositionTable,
     stopper: Stopper<'s>,
     /// Move lists of the nodes on the current path, one after the other.
@@ -595,8 +603,14 @@ impl<N: Node> Solver<'_, '_, N> {
                 let potential = (child.opponent().neighbours() & child.empties()).len() as i32;
                 let foreseen = if empty.len() >= SHALLOW_EMPTIES {
                     // The opponent's outlook after the move.
-                    let score =
-                        shallow_search(&child, self.rule, SHALLOW_DEPTH, -i32::MAX, i32::MAX);
+                    let score = shallow_search(
+                        &child,
+                        self.rule,
+                        self.eval,
+                        SHALLOW_DEPTH,
+                        -i32::MAX,
+                        i32::MAX,
+                    );
                     score * ORDER_SHALLOW / DISC
                 } else {
                     0
@@ -625,23 +639,31 @@ impl<N: Node> Solver<'_, '_, N> {
 /// end, where the fastest-first keys alone guess the best move less often. Not shared with
 /// the `minimax:D` player's search: that one must tell finished games at its leaves, which
 /// costs a move generation per leaf (measured 4 % slower on FFO #48 when merged).
-fn shallow_search<N: Node>(node: &N, rule: WinRule, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+fn shallow_search<N: Node>(
+    node: &N,
+    rule: WinRule,
+    eval: Evaluator,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> i32 {
     if depth == 0 {
-        return evaluate(node, rule);
+        return eval.evaluate(node, rule);
     }
     let mut moves = node.moves();
     if moves.is_empty() {
         let passed = node.pass();
         if passed.moves().is_empty() {
-            return evaluate(node, rule);
+            return eval.evaluate(node, rule);
         }
-        return -shallow_search(&passed, rule, depth - 1, -beta, -alpha);
+        return -shallow_search(&passed, rule, eval, depth - 1, -beta, -alpha);
     }
     let mut best = -i32::MAX;
     while let Some(mv) = moves.pop() {
         best = best.max(-shallow_search(
             &node.play(mv),
             rule,
+            eval,
             depth - 1,
             -beta,
             -alpha,

@@ -19,6 +19,7 @@ mod node8;
 pub mod pattern;
 pub mod player;
 pub mod search;
+pub mod training;
 mod tt;
 
 pub use arena::{
@@ -80,14 +81,21 @@ pub trait NodeTask {
 pub fn with_node<R: RuleSet, T: NodeTask>(board: &Board, side: Color, task: T) -> T::Output {
     if TypeId::of::<R>() == TypeId::of::<Full>() && board.shape() == Shape::STANDARD {
         let node = Node8::from_board(board, side);
-        #[cfg(target_arch = "x86_64")]
-        if let Some(node) = node8::Avx2Node8::new(node) {
-            return task.run(node);
-        }
-        task.run(node)
+        with_node8(node.player(), node.opponent(), task)
     } else {
         task.run(GridNode::<R>::from_board(board, side))
     }
+}
+
+/// Runs `task` on the 8 × 8 FULL position with `player`'s discs to move against
+/// `opponent`'s, as a [`Node8`] (with AVX2 move generation where the processor has it).
+pub(crate) fn with_node8<T: NodeTask>(player: u64, opponent: u64, task: T) -> T::Output {
+    let node = Node8::new(player, opponent);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(node) = node8::Avx2Node8::new(node) {
+        return task.run(node);
+    }
+    task.run(node)
 }
 
 /// [`perft`] for any [`Node`].

@@ -220,6 +220,14 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
         Self::Set::EMPTY
     }
 
+    /// The discs of the side to move and of the opponent as `u64` (bit `row * 8 +
+    /// column`) when this is the standard 8 × 8 board under FULL rules: what the learned
+    /// evaluation reads. `None` elsewhere.
+    #[inline(always)]
+    fn bits8(&self) -> Option<(u64, u64)> {
+        None
+    }
+
     /// The empty squares of the board.
     #[inline(always)]
     fn empties(&self) -> Self::Set {

@@ -270,6 +270,11 @@ impl Node for Node8 {
         Node8::stable(*self)
     }
 
+    #[inline(always)]
+    fn bits8(&self) -> Option<(u64, u64)> {
+        Some((self.player, self.opponent))
+    }
+
     #[inline]
     fn hash(&self) -> u64 {
         hash_words(&[self.player, self.opponent])
@@ -348,6 +353,11 @@ impl Node for Avx2Node8 {
     #[inline(always)]
     fn stable(&self) -> u64 {
         self.0.stable()
+    }
+
+    #[inline(always)]
+    fn bits8(&self) -> Option<(u64, u64)> {
+        Some((self.0.player, self.0.opponent))
     }
 
     #[inline]

@@ -8,7 +8,12 @@ use thiserror::Error;
 
 use super::{
     Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, Signal, SquareSet,
-    TranspositionTable, endgame, eval::final_score, mcts::mcts, search::search, with_node,
+    TranspositionTable, endgame,
+    eval::{Evaluator, final_score},
+    mcts::mcts,
+    pattern::PatternWeights,
+    search::search,
+    with_node,
 };
 use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
 
@@ -25,6 +30,9 @@ pub enum PlayerSpec {
     Mcts(u32),
     /// `engine` or `engine:L`: the engine at level L, 1 to 10 (10 when omitted).
     Engine(u8),
+    /// `classic` or `classic:L`: the engine at level L with the hand-written evaluation
+    /// instead of the learned one (the same search), for comparing them.
+    Classic(u8),
 }
 
 impl PlayerSpec {
@@ -41,6 +49,8 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Mcts(playouts) => write!(f, "mcts:{playouts}"),
             PlayerSpec::Engine(PlayerSpec::MAX_LEVEL) => write!(f, "engine"),
             PlayerSpec::Engine(level) => write!(f, "engine:{level}"),
+            PlayerSpec::Classic(PlayerSpec::MAX_LEVEL) => write!(f, "classic"),
+            PlayerSpec::Classic(level) => write!(f, "classic:{level}"),
         }
     }
 }
@@ -68,6 +78,8 @@ impl FromStr for PlayerSpec {
             ("mcts", Some(_)) => Ok(PlayerSpec::Mcts(number(1, 100_000_000)?)),
             ("engine", None) => Ok(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL)),
             ("engine", Some(_)) => Ok(PlayerSpec::Engine(number(1, 10)? as u8)),
+            ("classic", None) => Ok(PlayerSpec::Classic(PlayerSpec::MAX_LEVEL)),
+            ("classic", Some(_)) => Ok(PlayerSpec::Classic(number(1, 10)? as u8)),
             _ => Err(error()),
         }
     }
@@ -76,7 +88,7 @@ impl FromStr for PlayerSpec {
 /// A player spec that is not one of those listed in [`PlayerSpec`].
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
-    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N, engine or engine:L (1-10)"
+    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N, engine or engine:L (1-10), classic or classic:L (1-10)"
 )]
 pub struct ParsePlayerError(pub String);
 
@@ -123,7 +135,8 @@ pub fn new_player<R: RuleSet>(
         PlayerSpec::Greedy => Box::new(GreedyPlayer { rng }),
         PlayerSpec::Minimax(depth) => Box::new(MinimaxPlayer { depth }),
         PlayerSpec::Mcts(playouts) => Box::new(MctsPlayer { playouts, rng }),
-        PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level, hash)),
+        PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level, hash).seeded(seed)),
+        PlayerSpec::Classic(level) => Box::new(EnginePlayer::classic(level, hash).seeded(seed)),
     }
 }
 
@@ -298,49 +311,64 @@ pub struct Level {
     pub depth: u32,
     /// Most empty squares for an exact solve.
     pub solve_empties: u32,
+    /// How far off its judgement is: each root move's score gets a random error of about
+    /// this much (a normal spread, in evaluation units) before the best is picked, so that
+    /// low levels slip now and then as people do, more often between moves that are close.
+    pub noise: i32,
 }
 
-/// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it.
+/// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it. Levels
+/// 1 to 5 misjudge moves a little (see [`Level::noise`]): from about 6 discs to under one.
 pub const LEVELS: [Level; 10] = [
     Level {
         depth: 1,
         solve_empties: 0,
+        noise: 600,
     },
     Level {
         depth: 2,
         solve_empties: 4,
+        noise: 400,
     },
     Level {
         depth: 3,
         solve_empties: 6,
+        noise: 250,
     },
     Level {
         depth: 4,
         solve_empties: 8,
+        noise: 150,
     },
     Level {
         depth: 5,
         solve_empties: 10,
+        noise: 75,
     },
     Level {
         depth: 6,
         solve_empties: 12,
+        noise: 0,
     },
     Level {
         depth: 8,
         solve_empties: 14,
+        noise: 0,
     },
     Level {
         depth: 10,
         solve_empties: 16,
+        noise: 0,
     },
     Level {
         depth: 12,
         solve_empties: 18,
+        noise: 0,
     },
     Level {
         depth: 64,
         solve_empties: 22,
+        noise: 0,
     },
 ];
 
@@ -405,6 +433,11 @@ pub(crate) const SOLVE_SHARE: f64 = 0.6;
 /// most [`MAX_DEFAULT_HASH`] MiB (many engines may play at once, in a match or a server).
 pub struct EnginePlayer {
     level: u8,
+    /// For the low levels' slips.
+    rng: StdRng,
+    /// `engine` (the default evaluation) or `classic` (the hand-written one).
+    classic: bool,
+    eval: Evaluator,
     hash: Option<usize>,
     tt: Option<TranspositionTable>,
     signal: Option<Arc<Signal>>,
@@ -417,8 +450,43 @@ impl EnginePlayer {
     /// The engine at `level` (1 to 10), with a table of `hash` MiB (`None`: sized to the
     /// time per move).
     pub fn new(level: u8, hash: Option<usize>) -> EnginePlayer {
+        EnginePlayer::with_evaluator(level, hash, false)
+    }
+
+    /// The same player with its random slips (levels 1 to 5) drawn from `seed`.
+    #[must_use]
+    pub fn seeded(mut self, seed: u64) -> EnginePlayer {
+        self.rng = StdRng::seed_from_u64(seed);
+        self
+    }
+
+    /// The engine at `level` with learned `weights` in place of the built-in ones.
+    pub fn with_weights(
+        level: u8,
+        hash: Option<usize>,
+        weights: &'static PatternWeights,
+    ) -> EnginePlayer {
+        EnginePlayer {
+            eval: Evaluator::Patterns(weights),
+            ..EnginePlayer::with_evaluator(level, hash, false)
+        }
+    }
+
+    /// The engine at `level` with the hand-written evaluation (`classic:L`).
+    pub fn classic(level: u8, hash: Option<usize>) -> EnginePlayer {
+        EnginePlayer::with_evaluator(level, hash, true)
+    }
+
+    fn with_evaluator(level: u8, hash: Option<usize>, classic: bool) -> EnginePlayer {
         EnginePlayer {
             level: level.clamp(1, PlayerSpec::MAX_LEVEL),
+            rng: StdRng::seed_from_u64(u64::from(level)),
+            classic,
+            eval: if classic {
+                Evaluator::Classic
+            } else {
+                Evaluator::default()
+            },
             hash,
             tt: None,
             signal: None,
@@ -428,7 +496,11 @@ impl EnginePlayer {
 
 impl<R: RuleSet> Player<R> for EnginePlayer {
     fn spec(&self) -> PlayerSpec {
-        PlayerSpec::Engine(self.level)
+        if self.classic {
+            PlayerSpec::Classic(self.level)
+        } else {
+            PlayerSpec::Engine(self.level)
+        }
     }
 
     fn watch(&mut self, signal: Arc<Signal>) {
@@ -443,11 +515,13 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
     ) -> Option<Square> {
         struct Task<'a> {
             level: Level,
+            eval: Evaluator,
             time: Duration,
             rule: WinRule,
             tt: &'a mut TranspositionTable,
             progress: &'a mut dyn FnMut(&SearchReport),
             signal: Option<&'a Signal>,
+            rng: &'a mut StdRng,
         }
         impl NodeTask for Task<'_> {
             type Output = Option<Square>;
@@ -470,6 +544,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                         return solution.best;
                     }
                 }
+                let noisy = self.level.noise > 0;
                 let options = SearchOptions {
                     rule: self.rule,
                     limits: Limits {
@@ -477,9 +552,28 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                         time: Some(self.time),
                         nodes: None,
                     },
-                    ranked_moves: 1,
+                    // A slip needs every move's score.
+                    ranked_moves: if noisy { moves.len() as usize } else { 1 },
+                    eval: self.eval,
                 };
-                search(&node, &options, self.tt, self.signal, self.progress).best
+                let report = search(&node, &options, self.tt, self.signal, self.progress);
+                if !noisy {
+                    return report.best;
+                }
+                let noise = f64::from(self.level.noise);
+                report
+                    .ranked
+                    .iter()
+                    .map(|ranked| {
+                        // A normal spread from two uniform draws (Box-Muller).
+                        let (u, v): (f64, f64) = (self.rng.random(), self.rng.random());
+                        let error =
+                            (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                        (f64::from(ranked.score) + noise * error, ranked.square)
+                    })
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, square)| square)
+                    .or(report.best)
             }
         }
         let Status::ToMove(side) = game.status() else {
@@ -494,11 +588,13 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
         });
         let task = Task {
             level: LEVELS[usize::from(self.level - 1)],
+            eval: self.eval,
             time,
             rule: game.setup().win_rule,
             tt,
             progress,
             signal: self.signal.as_deref(),
+            rng: &mut self.rng,
         };
         with_node::<R, _>(game.board(), side, task)
     }
@@ -524,6 +620,8 @@ mod tests {
             "mcts:2000",
             "engine",
             "engine:3",
+            "classic",
+            "classic:7",
         ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap().to_string(), text);
         }
@@ -535,6 +633,8 @@ mod tests {
             "",
             "engine:0",
             "engine:11",
+            "classic:0",
+            "classic:x",
             "minimax",
             "minimax:x",
             "mcts:0",
@@ -620,6 +720,29 @@ mod tests {
             4,
             "only trivial solves"
         );
+    }
+
+    #[test]
+    fn low_levels_slip_now_and_then_and_high_ones_do_not() {
+        // After f5 d6 c3 d3 c4: several moves of different merit for Black.
+        let game = Game::<Full>::replay(
+            Setup::standard(Shape::STANDARD),
+            ["f5", "d6", "c3", "d3", "c4"].map(|s| s.parse().unwrap()),
+        )
+        .unwrap();
+        let choices = |level: u8| -> std::collections::BTreeSet<Square> {
+            (0..40)
+                .map(|seed| {
+                    let mut engine = new_player::<Full>(PlayerSpec::Engine(level), seed, Some(1));
+                    engine
+                        .choose(&game, Some(Duration::from_secs(5)), &mut |_| {})
+                        .unwrap()
+                })
+                .collect()
+        };
+        assert!(choices(1).len() >= 3, "{:?}", choices(1));
+        assert_eq!(choices(6).len(), 1, "{:?}", choices(6));
+        assert!(LEVELS.windows(2).all(|pair| pair[0].noise >= pair[1].noise));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     Index, Node, SquareSet,
-    eval::{DISC, evaluate, final_score},
+    eval::{DISC, Evaluator, final_score},
     limits::{Limits, Signal, Stopper},
     tt::{Bound, Entry, TranspositionTable},
 };
@@ -25,6 +25,8 @@ pub struct SearchOptions {
     /// How many root moves get an exact score (the others only a bound): 1 to play, more
     /// to list the best moves.
     pub ranked_moves: usize,
+    /// What scores the leaves.
+    pub eval: Evaluator,
 }
 
 /// A root move and its score.
@@ -214,10 +216,10 @@ impl<N: Node> Searcher<'_, '_, N> {
             return if passed.moves().is_empty() {
                 self.terminal(node)
             } else {
-                -evaluate(&passed, self.options.rule)
+                -self.options.eval.evaluate(&passed, self.options.rule)
             };
         }
-        evaluate(node, self.options.rule)
+        self.options.eval.evaluate(node, self.options.rule)
     }
 
     /// The score of a root position whose side to move must pass.
@@ -271,7 +273,7 @@ impl<N: Node> Searcher<'_, '_, N> {
             return -self.search(&passed, -beta, -alpha, depth);
         }
         if depth == 0 {
-            return evaluate(node, self.options.rule);
+            return self.options.eval.evaluate(node, self.options.rule);
         }
 
         let key = node.hash();
@@ -383,6 +385,7 @@ mod tests {
             rule: WinRule::MostDiscs,
             limits: Limits::depth(depth),
             ranked_moves: 1,
+            eval: Evaluator::Classic,
         }
     }
 

@@ -25,7 +25,11 @@
 
 use std::sync::OnceLock;
 
-use super::{Node8, eval::DISC};
+use super::Node8;
+
+mod weights;
+
+pub use weights::{PatternWeights, WeightsError};
 
 /// Game phases with weights of their own: by empty squares, four plies each.
 pub const PHASES: usize = 15;
@@ -526,83 +530,6 @@ fn fast_pext() -> bool {
         let family = ((signature >> 8) & 0xf) + ((signature >> 20) & 0xff);
         !amd || family >= 0x19
     })
-}
-
-/// Learned weights, every phase, in the full layout (one per configuration: a lookup per
-/// feature, no folding at play time).
-#[derive(Clone, PartialEq, Eq)]
-pub struct PatternWeights {
-    weights: Box<[i16]>,
-}
-
-impl std::fmt::Debug for PatternWeights {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "PatternWeights({} weights)", self.weights.len())
-    }
-}
-
-impl PatternWeights {
-    /// Every weight zero: evaluates every position as even.
-    pub fn zero() -> PatternWeights {
-        PatternWeights {
-            weights: vec![0; PHASES * layout().full_len()].into_boxed_slice(),
-        }
-    }
-
-    /// Weights from the folded layout: `phases[p][k]` is weight `k` of phase `p`, in
-    /// evaluation units (rounded, and kept within 16 bits).
-    ///
-    /// # Panics
-    /// Unless there are [`PHASES`] phases of [`folded_len`] weights.
-    pub fn from_folded(phases: &[Vec<i16>]) -> PatternWeights {
-        let layout = layout();
-        assert_eq!(phases.len(), PHASES, "one set of weights per phase");
-        let mut weights = Vec::with_capacity(PHASES * layout.full_len());
-        for folded in phases {
-            assert_eq!(folded.len(), layout.folded_len(), "a phase's weights");
-            for (family, map) in layout.fold.iter().enumerate() {
-                let start = layout.folded_start[family];
-                weights.extend(map.iter().map(|&k| folded[start + k as usize]));
-            }
-            weights.extend_from_slice(&folded[layout.globals_folded..]);
-        }
-        PatternWeights {
-            weights: weights.into_boxed_slice(),
-        }
-    }
-
-    /// The weights in the folded layout, phase by phase.
-    pub fn to_folded(&self) -> Vec<Vec<i16>> {
-        let layout = layout();
-        self.weights
-            .chunks(layout.full_len())
-            .map(|full| {
-                let mut folded = vec![0i16; layout.folded_len()];
-                for (family, map) in layout.fold.iter().enumerate() {
-                    let (start, from) = (layout.folded_start[family], layout.family_start[family]);
-                    for (configuration, &k) in map.iter().enumerate() {
-                        folded[start + k as usize] = full[from + configuration];
-                    }
-                }
-                folded[layout.globals_folded..].copy_from_slice(&full[layout.globals_full..]);
-                folded
-            })
-            .collect()
-    }
-
-    /// The evaluation of the position with `player` to move against `opponent`, in
-    /// evaluation units: the estimated final disc difference, kept within the board.
-    #[inline]
-    pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
-        let features = Features::of(player, opponent);
-        let phase = &self.weights[features.phase * layout().full_len()..];
-        let sum: i32 = features
-            .indices
-            .iter()
-            .map(|&index| i32::from(phase[index as usize]))
-            .sum();
-        sum.clamp(-63 * DISC, 63 * DISC)
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,608 @@
+//! `othello train`: the learned evaluation's pipeline, one step a subcommand: `selfplay`
+//! writes positions, `label` scores them, `fit` makes weights of them. Each step streams
+//! to a file and resumes where it stopped when run again with the same arguments.
+
+use std::{
+    io::{IsTerminal, Write},
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello::engine::{
+    eval::Evaluator,
+    pattern::{PHASES, PatternWeights},
+    training::measure,
+    training::{
+        FitOptions, Label, LabelOptions, PhaseFit, Sample, SampleReader, SampleWriter,
+        SelfPlayOptions, fit, game_table, label, label_table, play_game,
+    },
+};
+use rayon::prelude::*;
+
+use super::CliError;
+
+/// `othello train`.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    #[command(subcommand)]
+    step: Step,
+}
+
+#[derive(Debug, Subcommand)]
+enum Step {
+    /// Step 1: positions from games the engine plays against itself (8x8 FULL).
+    ///
+    /// Each game starts with random moves and mixes some in later; some games are random
+    /// throughout. Every position with a move to make is written, unlabelled. Run again
+    /// with the same arguments, it goes on where it stopped.
+    Selfplay(SelfPlayArgs),
+    /// Step 2: scores for positions: exact where few squares are empty, else a search.
+    ///
+    /// Run again with the same arguments, it goes on where it stopped.
+    Label(LabelArgs),
+    /// Step 3: weights fitted to labelled positions, with each phase's error on the
+    /// positions fitted to and on held-out games.
+    Fit(FitArgs),
+    /// How good an evaluation is, against another: the loss of the moves a shallow search
+    /// chooses (scored by the exact solver), and the error of the static evaluation
+    /// against exact scores and against deep searches.
+    ///
+    /// The positions come from games of a seed of their own, not from training.
+    Measure(MeasureArgs),
+}
+
+/// An evaluation to use: the built-in one, `classic`, or a weights file.
+#[derive(Clone, Debug)]
+struct EvaluatorArg(Option<String>);
+
+impl EvaluatorArg {
+    fn load(&self) -> Result<Evaluator, CliError> {
+        match self.0.as_deref() {
+            None => Ok(Evaluator::default()),
+            Some("classic") => Ok(Evaluator::Classic),
+            Some(path) => load_weights(Path::new(path)).map(Evaluator::Patterns),
+        }
+    }
+}
+
+/// A weights file, kept for the rest of the program.
+pub fn load_weights(path: &Path) -> Result<&'static PatternWeights, CliError> {
+    let bytes = std::fs::read(path).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let weights = PatternWeights::from_bytes(&bytes).map_err(|error| CliError::Usage {
+        message: format!("{}: {error}", path.display()),
+    })?;
+    Ok(Box::leak(Box::new(weights)))
+}
+
+#[derive(Debug, Args)]
+struct SelfPlayArgs {
+    /// The positions file to write (or to go on with).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Games to play in all.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// Seed: the same seed and options play the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Depth of the engine's search for its moves.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: u32,
+    /// The chance that a move after the opening is random.
+    #[arg(long, default_value_t = 0.1, value_parser = probability)]
+    randomness: f64,
+    /// The share of games played at random throughout.
+    #[arg(long, default_value_t = 0.1, value_parser = probability)]
+    random_games: f64,
+    /// Random moves at the start of each game, MIN-MAX.
+    #[arg(long, default_value = "4-20", value_parser = opening)]
+    opening: (u32, u32),
+    /// The evaluation the engine plays with: a weights file, or classic (default: the
+    /// built-in one).
+    #[arg(long, value_name = "FILE|classic")]
+    weights: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct LabelArgs {
+    /// The positions to score.
+    #[arg(long = "in", value_name = "FILE")]
+    input: PathBuf,
+    /// Where the scored positions go (or the file to go on with).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Positions with at most this many empty squares are solved exactly.
+    #[arg(long, default_value_t = 18, value_parser = clap::value_parser!(u32).range(0..=26))]
+    exact: u32,
+    /// The others get the score of a search this deep.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: u32,
+    /// The evaluation that search uses: a weights file, or classic (default: the built-in
+    /// one).
+    #[arg(long, value_name = "FILE|classic")]
+    weights: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct FitArgs {
+    /// Labelled positions (several files are read as one).
+    #[arg(long = "in", value_name = "FILE", required = true)]
+    input: Vec<PathBuf>,
+    /// The weights file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Passes over the positions.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    epochs: u32,
+    /// The first step size, in discs (it decays to a tenth).
+    #[arg(long, default_value_t = 0.05, value_parser = positive)]
+    learning_rate: f64,
+    /// L2 regularisation per weight.
+    #[arg(long, default_value_t = 1e-5, value_parser = non_negative)]
+    l2: f64,
+    /// The share of games held out to measure the error.
+    #[arg(long, default_value_t = 0.1, value_parser = probability)]
+    holdout: f64,
+    /// Which games are held out.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Weights seen in fewer positions than this stay at zero.
+    #[arg(long, default_value_t = 3)]
+    min_count: u32,
+    /// How much a neighbouring phase's position counts in a phase's fit.
+    #[arg(long, default_value_t = 0.5, value_parser = probability)]
+    blend: f64,
+}
+
+#[derive(Debug, Args)]
+struct MeasureArgs {
+    /// Positions for each measurement.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    positions: u32,
+    /// Seed of the games the positions come from.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+    /// Depth of the search that chooses the moves.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: u32,
+    /// Depth of the reference searches at 30-40 empties.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=20))]
+    deep: u32,
+    /// The evaluation measured: a weights file (default: the built-in one).
+    #[arg(long, value_name = "FILE|classic")]
+    weights: Option<String>,
+    /// The evaluation it is compared with: a weights file, or classic (the default).
+    #[arg(long, value_name = "FILE|classic", default_value = "classic")]
+    against: String,
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("expected a number from 0 to 1, not {text:?}")),
+    }
+}
+
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("expected a positive number, not {text:?}")),
+    }
+}
+
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("expected a number of at least 0, not {text:?}")),
+    }
+}
+
+fn opening(text: &str) -> Result<(u32, u32), String> {
+    let error =
+        || format!("expected MIN-MAX random moves (at most 59), such as 4-20, not {text:?}");
+    let (low, high) = text.split_once('-').ok_or_else(error)?;
+    let (low, high): (u32, u32) = (
+        low.parse().map_err(|_| error())?,
+        high.parse().map_err(|_| error())?,
+    );
+    (low <= high && high <= 59)
+        .then_some((low, high))
+        .ok_or_else(error)
+}
+
+/// A progress bar on stderr when it is a terminal (hidden otherwise).
+fn progress_bar(length: u64, done: u64, what: &str) -> ProgressBar {
+    let target = if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    };
+    let bar = ProgressBar::with_draw_target(Some(length), target);
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what} {{elapsed}} (eta {{eta}})"
+        ))
+        .expect("a valid template"),
+    );
+    bar.set_position(done);
+    bar
+}
+
+/// Games played, or positions scored, between two flushes to disk.
+const CHUNK: usize = 256;
+
+impl TrainArgs {
+    /// Runs the step.
+    ///
+    /// # Errors
+    /// [`CliError`] for unusable arguments or files.
+    pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        match self.step {
+            Step::Selfplay(args) => args.run(out),
+            Step::Label(args) => args.run(out),
+            Step::Fit(args) => args.run(out),
+            Step::Measure(args) => args.run(out),
+        }
+    }
+}
+
+fn write_error(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
+    move |source| CliError::WriteFile {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn read_error(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
+    move |source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+impl SelfPlayArgs {
+    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let options = SelfPlayOptions {
+            seed: self.seed,
+            opening: self.opening,
+            depth: self.depth,
+            randomness: self.randomness,
+            random_games: self.random_games,
+            eval: EvaluatorArg(self.weights).load()?,
+        };
+        // Games are written whole and in order: go on from the last game begun (which a
+        // stop may have cut short), dropping what it has.
+        let next = resume_point(&self.out).map_err(read_error(&self.out))?;
+        let (mut writer, _) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
+        let start = Instant::now();
+        let bar = progress_bar(
+            u64::from(self.games),
+            u64::from(next.min(self.games)),
+            "games",
+        );
+        let mut positions = 0u64;
+        let mut game = next;
+        while game < self.games {
+            let end = (game + CHUNK as u32).min(self.games);
+            let chunk: Vec<Vec<Sample>> = (game..end)
+                .into_par_iter()
+                .map_init(game_table, |tt, number| play_game(number, &options, tt))
+                .collect();
+            for samples in &chunk {
+                writer.write(samples).map_err(write_error(&self.out))?;
+                positions += samples.len() as u64;
+            }
+            writer.flush().map_err(write_error(&self.out))?;
+            bar.set_position(u64::from(end));
+            game = end;
+        }
+        bar.finish_and_clear();
+        writeln!(
+            out,
+            "games {}..{}: {positions} positions in {:.1} s -> {}",
+            next.min(self.games),
+            self.games,
+            start.elapsed().as_secs_f64(),
+            self.out.display()
+        )?;
+        Ok(())
+    }
+}
+
+/// Where a positions file stopped: the number of the last game begun (its positions are
+/// removed, to be played again whole), or 0 for a new file.
+fn resume_point(path: &Path) -> std::io::Result<u32> {
+    if !path.exists() {
+        return Ok(0);
+    }
+    let mut reader = SampleReader::open(path)?;
+    let (mut last, mut before_last, mut records) = (None, 0u64, 0u64);
+    while let Some(sample) = reader.next_sample()? {
+        if last != Some(sample.game) {
+            last = Some(sample.game);
+            before_last = records;
+        }
+        records += 1;
+    }
+    let Some(last) = last else {
+        return Ok(0);
+    };
+    let file = std::fs::OpenOptions::new().write(true).open(path)?;
+    file.set_len(8 + before_last * othello::engine::training::sample::RECORD as u64)?;
+    Ok(last)
+}
+
+impl LabelArgs {
+    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let options = LabelOptions {
+            exact_empties: self.exact,
+            depth: self.depth,
+            eval: EvaluatorArg(self.weights).load()?,
+        };
+        let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
+        let (mut writer, done) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
+        let done = (done as usize).min(samples.len());
+        let start = Instant::now();
+        let bar = progress_bar(samples.len() as u64, done as u64, "positions");
+        let (mut exact, mut searched) = (0u64, 0u64);
+        for chunk in samples[done..].chunks(CHUNK * 16) {
+            let labelled: Vec<Sample> = chunk
+                .par_iter()
+                .map_init(
+                    || label_table(&options),
+                    |tt, &sample| label(sample, &options, tt),
+                )
+                .collect();
+            for sample in &labelled {
+                match sample.label {
+                    Label::Exact => exact += 1,
+                    _ => searched += 1,
+                }
+            }
+            writer.write(&labelled).map_err(write_error(&self.out))?;
+            writer.flush().map_err(write_error(&self.out))?;
+            bar.inc(chunk.len() as u64);
+        }
+        bar.finish_and_clear();
+        writeln!(
+            out,
+            "positions {}..{}: {exact} solved exactly, {searched} searched to depth {} in {:.1} s -> {}",
+            done,
+            samples.len(),
+            self.depth,
+            start.elapsed().as_secs_f64(),
+            self.out.display()
+        )?;
+        Ok(())
+    }
+}
+
+impl FitArgs {
+    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let mut samples = Vec::new();
+        for path in &self.input {
+            samples.extend(SampleReader::read_all(path).map_err(read_error(path))?);
+        }
+        let labelled = samples.iter().filter(|s| s.label != Label::None).count();
+        if labelled == 0 {
+            return Err(CliError::Usage {
+                message: "no labelled positions to fit to (run othello train label first)"
+                    .to_owned(),
+            });
+        }
+        let options = FitOptions {
+            epochs: self.epochs,
+            learning_rate: self.learning_rate,
+            l2: self.l2,
+            holdout: self.holdout,
+            seed: self.seed,
+            min_count: self.min_count,
+            blend: self.blend,
+        };
+        let start = Instant::now();
+        let bar = progress_bar(PHASES as u64, 0, "phases");
+        let result = fit(&samples, &options, &|_| bar.inc(1));
+        bar.finish_and_clear();
+        let bytes = result.weights.to_bytes();
+        write_file(&self.out, &bytes)?;
+        writeln!(
+            out,
+            "{labelled} labelled positions, {} epochs, {:.1} s -> {} ({} bytes)",
+            self.epochs,
+            start.elapsed().as_secs_f64(),
+            self.out.display(),
+            bytes.len()
+        )?;
+        writeln!(
+            out,
+            "phase  empties  positions  held out  error (discs)  held-out error  weights"
+        )?;
+        for phase in &result.phases {
+            write_phase(out, phase)?;
+        }
+        let total = |pick: fn(&PhaseFit) -> (usize, f64)| {
+            let (count, sum) = result
+                .phases
+                .iter()
+                .map(pick)
+                .filter(|(_, e)| e.is_finite())
+                .fold((0usize, 0.0f64), |(c, s), (n, e)| (c + n, s + n as f64 * e));
+            if count == 0 {
+                f64::NAN
+            } else {
+                sum / count as f64
+            }
+        };
+        writeln!(
+            out,
+            "all                                   {:>13.2}  {:>14.2}",
+            total(|p| (p.train, p.train_error)),
+            total(|p| (p.held_out, p.held_out_error))
+        )?;
+        Ok(())
+    }
+}
+
+fn write_phase(out: &mut impl Write, phase: &PhaseFit) -> std::io::Result<()> {
+    let most = 60 - 4 * phase.phase;
+    let least = if phase.phase + 1 == PHASES {
+        0
+    } else {
+        most - 3
+    };
+    writeln!(
+        out,
+        "{:>5}  {:>7}  {:>9}  {:>8}  {:>13.2}  {:>14.2}  {:>7}",
+        phase.phase,
+        format!("{least}-{most}"),
+        phase.train,
+        phase.held_out,
+        phase.train_error,
+        phase.held_out_error,
+        phase.weights_used
+    )
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it: a stop leaves the old file
+/// or the new one, never a part.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_error(path))?;
+    file.as_file_mut()
+        .write_all(bytes)
+        .map_err(write_error(path))?;
+    file.persist(path)
+        .map_err(|error| write_error(path)(error.error))?;
+    Ok(())
+}
+
+impl MeasureArgs {
+    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let names = [
+            self.weights
+                .clone()
+                .unwrap_or_else(|| "built-in".to_owned()),
+            self.against.clone(),
+        ];
+        let evals = [
+            EvaluatorArg(self.weights.clone()).load()?,
+            EvaluatorArg(Some(self.against.clone())).load()?,
+        ];
+        let count = self.positions as usize;
+        let start = Instant::now();
+        let positions = |empties: (u32, u32)| -> Vec<Sample> {
+            (0u32..)
+                .step_by(64)
+                .flat_map(|first| {
+                    (first..first + 64)
+                        .into_par_iter()
+                        .filter_map(|game| measure::pick_position(self.seed, game, empties))
+                        .collect::<Vec<_>>()
+                })
+                .take(count)
+                .collect()
+        };
+        let width = names.iter().map(String::len).max().unwrap_or(8).max(8);
+
+        let near_end = positions((20, 24));
+        let bar = progress_bar(count as u64, 0, "positions solved");
+        let losses: Vec<Vec<i32>> = near_end
+            .par_iter()
+            .map(|sample| {
+                let losses = measure::move_losses(sample, &evals, self.depth);
+                bar.inc(1);
+                losses
+            })
+            .collect();
+        bar.finish_and_clear();
+        writeln!(
+            out,
+            "Move quality: {} positions at 20-24 empties (seed {}), the move a depth-{} search chooses, scored exactly",
+            near_end.len(),
+            self.seed,
+            self.depth
+        )?;
+        for (index, name) in names.iter().enumerate() {
+            let mean =
+                losses.iter().map(|l| f64::from(l[index])).sum::<f64>() / losses.len() as f64;
+            let best = losses.iter().filter(|l| l[index] == 0).count();
+            writeln!(
+                out,
+                "  {name:<width$}  mean loss {mean:5.2} discs  best move {:5.1} %",
+                100.0 * best as f64 / losses.len() as f64
+            )?;
+        }
+
+        let at_twenty = positions((20, 20));
+        let bar = progress_bar(count as u64, 0, "positions solved");
+        let exact: Vec<Sample> = at_twenty
+            .par_iter()
+            .map(|sample| {
+                let solved = measure::solved(sample);
+                bar.inc(1);
+                solved
+            })
+            .collect();
+        bar.finish_and_clear();
+        writeln!(
+            out,
+            "Prediction: static evaluation against the exact score, {} positions at 20 empties",
+            exact.len()
+        )?;
+        for (index, name) in names.iter().enumerate() {
+            let error = mean_error(&exact, evals[index]);
+            writeln!(
+                out,
+                "  {name:<width$}  mean absolute error {error:5.2} discs"
+            )?;
+        }
+
+        let midgame = positions((30, 40));
+        let bar = progress_bar(2 * count as u64, 0, "positions searched");
+        let references: Vec<[Sample; 2]> = midgame
+            .par_iter()
+            .map(|sample| {
+                let searched = evals.map(|eval| measure::searched(sample, eval, self.deep));
+                bar.inc(2);
+                searched
+            })
+            .collect();
+        bar.finish_and_clear();
+        writeln!(
+            out,
+            "Prediction: static evaluation against a depth-{} search, {} positions at 30-40 empties",
+            self.deep,
+            references.len()
+        )?;
+        for (reference, reference_name) in names.iter().enumerate() {
+            let scored: Vec<Sample> = references.iter().map(|pair| pair[reference]).collect();
+            for (index, name) in names.iter().enumerate() {
+                let error = mean_error(&scored, evals[index]);
+                writeln!(
+                    out,
+                    "  {name:<width$}  mean absolute error {error:5.2} discs (search with {reference_name})"
+                )?;
+            }
+        }
+        writeln!(out, "({:.0} s)", start.elapsed().as_secs_f64())?;
+        Ok(())
+    }
+}
+
+/// The mean absolute difference in discs between `eval`'s static score and each sample's
+/// label.
+fn mean_error(samples: &[Sample], eval: Evaluator) -> f64 {
+    samples
+        .iter()
+        .map(|sample| (measure::static_score(sample, eval) - f64::from(sample.score) / 100.0).abs())
+        .sum::<f64>()
+        / samples.len().max(1) as f64
+}

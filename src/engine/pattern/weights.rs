@@ -1,0 +1,275 @@
+//! [`PatternWeights`]: the weights of every phase, how a position is scored with them, and
+//! the file they are kept in.
+//!
+//! # The weights file
+//!
+//! Little-endian throughout:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 8 | `OTHEVAL` and a zero byte |
+//! | 2 | format version: 1 |
+//! | 2 | phases ([`PHASES`]) |
+//! | 4 | weights per phase, folded layout ([`folded_len`]) |
+//! | 4 | length of the compressed weights |
+//! | n | the weights, phase after phase, as `i16` in evaluation units, DEFLATE-compressed |
+//! | 32 | SHA-256 of the uncompressed weights |
+//!
+//! Reading checks every field, the length and the checksum, so a truncated, corrupted or
+//! mismatched file is refused with a [`WeightsError`] rather than played with.
+
+use miniz_oxide::{deflate::compress_to_vec, inflate::decompress_to_vec_with_limit};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use super::{Features, PHASES, folded_len, layout};
+use crate::engine::eval::DISC;
+
+/// The file's first bytes.
+const MAGIC: &[u8; 8] = b"OTHEVAL\0";
+
+/// The format this code reads and writes.
+const VERSION: u16 = 1;
+
+/// Why a weights file was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum WeightsError {
+    /// Not a weights file.
+    #[error("not a weights file (it does not start with OTHEVAL)")]
+    Magic,
+    /// A version this program does not read.
+    #[error("weights file version {0}; this program reads version {VERSION}")]
+    Version(u16),
+    /// Weights for other features than this program's.
+    #[error(
+        "the file has {phases} phases of {per_phase} weights; this program uses {PHASES} of {expected}"
+    )]
+    Layout {
+        /// Phases in the file.
+        phases: u16,
+        /// Weights per phase in the file.
+        per_phase: u32,
+        /// Weights per phase here.
+        expected: usize,
+    },
+    /// Shorter or longer than its header says.
+    #[error("the weights file is truncated or has bytes after its end")]
+    Length,
+    /// The compressed weights do not decompress to the size announced.
+    #[error("the weights do not decompress")]
+    Compression,
+    /// The weights are not those the checksum was made of.
+    #[error("the weights file is corrupted (its checksum does not match)")]
+    Checksum,
+}
+
+/// Learned weights, every phase, in the full layout (one per configuration: a lookup per
+/// feature, no folding at play time).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PatternWeights {
+    weights: Box<[i16]>,
+}
+
+impl std::fmt::Debug for PatternWeights {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PatternWeights({} weights)", self.weights.len())
+    }
+}
+
+impl PatternWeights {
+    /// Every weight zero: evaluates every position as even.
+    pub fn zero() -> PatternWeights {
+        PatternWeights {
+            weights: vec![0; PHASES * layout().full_len()].into_boxed_slice(),
+        }
+    }
+
+    /// Weights from the folded layout: `phases[p][k]` is weight `k` of phase `p`, in
+    /// evaluation units (rounded, and kept within 16 bits).
+    ///
+    /// # Panics
+    /// Unless there are [`PHASES`] phases of [`folded_len`] weights.
+    pub fn from_folded(phases: &[Vec<i16>]) -> PatternWeights {
+        let layout = layout();
+        assert_eq!(phases.len(), PHASES, "one set of weights per phase");
+        let mut weights = Vec::with_capacity(PHASES * layout.full_len());
+        for folded in phases {
+            assert_eq!(folded.len(), layout.folded_len(), "a phase's weights");
+            for (family, map) in layout.fold.iter().enumerate() {
+                let start = layout.folded_start[family];
+                weights.extend(map.iter().map(|&k| folded[start + k as usize]));
+            }
+            weights.extend_from_slice(&folded[layout.globals_folded..]);
+        }
+        PatternWeights {
+            weights: weights.into_boxed_slice(),
+        }
+    }
+
+    /// The weights in the folded layout, phase by phase.
+    pub fn to_folded(&self) -> Vec<Vec<i16>> {
+        let layout = layout();
+        self.weights
+            .chunks(layout.full_len())
+            .map(|full| {
+                let mut folded = vec![0i16; layout.folded_len()];
+                for (family, map) in layout.fold.iter().enumerate() {
+                    let (start, from) = (layout.folded_start[family], layout.family_start[family]);
+                    for (configuration, &k) in map.iter().enumerate() {
+                        folded[start + k as usize] = full[from + configuration];
+                    }
+                }
+                folded[layout.globals_folded..].copy_from_slice(&full[layout.globals_full..]);
+                folded
+            })
+            .collect()
+    }
+
+    /// The evaluation of the position with `player` to move against `opponent`, in
+    /// evaluation units: the estimated final disc difference, kept within the board.
+    #[inline]
+    pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
+        let features = Features::of(player, opponent);
+        let phase = &self.weights[features.phase * layout().full_len()..];
+        let sum: i32 = features
+            .indices
+            .iter()
+            .map(|&index| i32::from(phase[index as usize]))
+            .sum();
+        sum.clamp(-63 * DISC, 63 * DISC)
+    }
+}
+
+impl PatternWeights {
+    /// The weights as a file (see the module's documentation).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let raw: Vec<u8> = self
+            .to_folded()
+            .iter()
+            .flatten()
+            .flat_map(|weight| weight.to_le_bytes())
+            .collect();
+        let compressed = compress_to_vec(&raw, 9);
+        let mut bytes = Vec::with_capacity(compressed.len() + 52);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(PHASES as u16).to_le_bytes());
+        bytes.extend_from_slice(&(folded_len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&compressed);
+        bytes.extend_from_slice(&Sha256::digest(&raw));
+        bytes
+    }
+
+    /// Weights from a file's bytes (see the module's documentation).
+    ///
+    /// # Errors
+    /// [`WeightsError`] for anything but a whole, intact file of this program's layout.
+    pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
+        if bytes.len() < 20 || &bytes[..8] != MAGIC {
+            return Err(WeightsError::Magic);
+        }
+        let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let version = u16_at(8);
+        if version != VERSION {
+            return Err(WeightsError::Version(version));
+        }
+        let (phases, per_phase) = (u16_at(10), u32_at(12));
+        if usize::from(phases) != PHASES || per_phase as usize != folded_len() {
+            return Err(WeightsError::Layout {
+                phases,
+                per_phase,
+                expected: folded_len(),
+            });
+        }
+        let compressed = u32_at(16) as usize;
+        if bytes.len() != 20 + compressed + 32 {
+            return Err(WeightsError::Length);
+        }
+        let expected = PHASES * folded_len() * 2;
+        let raw = decompress_to_vec_with_limit(&bytes[20..20 + compressed], expected)
+            .map_err(|_| WeightsError::Compression)?;
+        if raw.len() != expected {
+            return Err(WeightsError::Compression);
+        }
+        if Sha256::digest(&raw)[..] != bytes[20 + compressed..] {
+            return Err(WeightsError::Checksum);
+        }
+        let weights: Vec<i16> = raw
+            .chunks_exact(2)
+            .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        let phases: Vec<Vec<i16>> = weights.chunks(folded_len()).map(<[i16]>::to_vec).collect();
+        Ok(PatternWeights::from_folded(&phases))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+    use super::*;
+
+    fn random_weights(seed: u64) -> PatternWeights {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let phases: Vec<Vec<i16>> = (0..PHASES)
+            .map(|_| {
+                (0..folded_len())
+                    .map(|_| {
+                        if rng.random_bool(0.7) {
+                            0
+                        } else {
+                            rng.random_range(-900..900)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        PatternWeights::from_folded(&phases)
+    }
+
+    #[test]
+    fn a_saved_and_reloaded_file_is_identical() {
+        let weights = random_weights(1);
+        let bytes = weights.to_bytes();
+        let again = PatternWeights::from_bytes(&bytes).unwrap();
+        assert_eq!(again, weights);
+        assert_eq!(again.to_bytes(), bytes);
+    }
+
+    #[test]
+    fn damaged_files_are_refused() {
+        let bytes = random_weights(2).to_bytes();
+        assert_eq!(
+            PatternWeights::from_bytes(b"hello"),
+            Err(WeightsError::Magic)
+        );
+        let mut version = bytes.clone();
+        version[8] = 9;
+        assert_eq!(
+            PatternWeights::from_bytes(&version),
+            Err(WeightsError::Version(9))
+        );
+        let mut layout = bytes.clone();
+        layout[12] ^= 1;
+        assert!(matches!(
+            PatternWeights::from_bytes(&layout),
+            Err(WeightsError::Layout { .. })
+        ));
+        assert_eq!(
+            PatternWeights::from_bytes(&bytes[..bytes.len() - 1]),
+            Err(WeightsError::Length)
+        );
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x40;
+        assert_eq!(
+            PatternWeights::from_bytes(&flipped),
+            Err(WeightsError::Checksum)
+        );
+        let mut garbled = bytes.clone();
+        garbled[30] ^= 0xff;
+        assert!(PatternWeights::from_bytes(&garbled).is_err());
+    }
+}

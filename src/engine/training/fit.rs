@@ -1,0 +1,286 @@
+//! Step 3: the weights that best predict the labels, phase by phase: least squares on the
+//! positions' features (each weight of the folded layout is one sparse feature), with L2
+//! regularisation, by full-batch gradient descent with Adam's step sizes. Weights seen in
+//! fewer than a few positions stay at zero. Whole games are held out to measure how well
+//! the weights predict positions they were not fitted to.
+//!
+//! With few positions per phase, a phase also learns from its neighbours' positions (at a
+//! lower weight): evaluations change slowly from one phase to the next.
+
+use rayon::prelude::*;
+
+use super::{
+    super::{arena::mix, eval::DISC, pattern},
+    Label, Sample,
+};
+use pattern::{ACTIVE, Features, PHASES, PatternWeights};
+
+/// How the weights are fitted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitOptions {
+    /// Passes over the positions.
+    pub epochs: u32,
+    /// The step size at the start, in discs (it decays to a tenth by the end).
+    pub learning_rate: f64,
+    /// L2 regularisation: the cost of each weight's square (discs²), against the mean
+    /// squared error per position.
+    pub l2: f64,
+    /// The share of games held out.
+    pub holdout: f64,
+    /// Which games are held out.
+    pub seed: u64,
+    /// Weights seen in fewer positions than this stay at zero.
+    pub min_count: u32,
+    /// How much a neighbouring phase's position counts (a phase's own count 1).
+    pub blend: f64,
+}
+
+impl FitOptions {
+    /// Defaults: 300 epochs, steps of 0.05 discs, L2 1e-5, a tenth of the games held out,
+    /// weights seen fewer than 3 times left at zero, neighbours at a half.
+    pub fn new(seed: u64) -> FitOptions {
+        FitOptions {
+            epochs: 300,
+            learning_rate: 0.05,
+            l2: 1e-5,
+            holdout: 0.1,
+            seed,
+            min_count: 3,
+            blend: 0.5,
+        }
+    }
+}
+
+/// How well one phase's weights predict.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseFit {
+    /// The phase.
+    pub phase: usize,
+    /// Its own positions fitted to.
+    pub train: usize,
+    /// Its positions held out.
+    pub held_out: usize,
+    /// Mean absolute error in discs on the positions fitted to.
+    pub train_error: f64,
+    /// Mean absolute error in discs on the positions held out (NaN without any).
+    pub held_out_error: f64,
+    /// Weights that were fitted (the others were seen too rarely and stay zero).
+    pub weights_used: usize,
+}
+
+/// The fitted weights and how well each phase predicts.
+#[derive(Clone, Debug)]
+pub struct Fit {
+    /// The weights.
+    pub weights: PatternWeights,
+    /// Per phase, in order.
+    pub phases: Vec<PhaseFit>,
+}
+
+/// Whether the game `game` is held out.
+pub fn held_out(game: u32, options: &FitOptions) -> bool {
+    (mix(options.seed, u64::from(game), 13) % 1_000_000) as f64 / 1_000_000.0 < options.holdout
+}
+
+/// One position as the fit sees it: its features (folded layout), label and weight.
+struct Row {
+    features: [u32; ACTIVE],
+    target: f32,
+    weight: f32,
+}
+
+/// Fits weights to the labelled `samples` (unlabelled ones are skipped); `phase_done` hears
+/// of each phase as it is finished (from any thread).
+pub fn fit(
+    samples: &[Sample],
+    options: &FitOptions,
+    phase_done: &(dyn Fn(&PhaseFit) + Sync),
+) -> Fit {
+    // Features once for every position (the costly part), with each one's phase.
+    let prepared: Vec<(usize, [u32; ACTIVE], f32, bool)> = samples
+        .par_iter()
+        .filter(|sample| sample.label != Label::None)
+        .map(|sample| {
+            let features = Features::of(sample.player, sample.opponent);
+            (
+                features.phase,
+                features.folded(),
+                f32::from(sample.score) / DISC as f32,
+                held_out(sample.game, options),
+            )
+        })
+        .collect();
+    let results: Vec<(Vec<i16>, PhaseFit)> = (0..PHASES)
+        .into_par_iter()
+        .map(|phase| {
+            let result = fit_phase(phase, &prepared, options);
+            phase_done(&result.1);
+            result
+        })
+        .collect();
+    let (weights, phases): (Vec<Vec<i16>>, Vec<PhaseFit>) = results.into_iter().unzip();
+    Fit {
+        weights: PatternWeights::from_folded(&weights),
+        phases,
+    }
+}
+
+fn fit_phase(
+    phase: usize,
+    prepared: &[(usize, [u32; ACTIVE], f32, bool)],
+    options: &FitOptions,
+) -> (Vec<i16>, PhaseFit) {
+    let len = pattern::folded_len();
+    let mut train = Vec::new();
+    let mut test = Vec::new();
+    for &(of, features, target, out) in prepared {
+        let weight = match of.abs_diff(phase) {
+            0 => 1.0,
+            1 if options.blend > 0.0 => options.blend as f32,
+            _ => continue,
+        };
+        let row = Row {
+            features,
+            target,
+            weight,
+        };
+        match (out, of == phase) {
+            (false, _) => train.push(row),
+            (true, true) => test.push(row),
+            (true, false) => {}
+        }
+    }
+    let mut count = vec![0.0f64; len];
+    for row in &train {
+        for &f in &row.features {
+            count[f as usize] += f64::from(row.weight);
+        }
+    }
+    let used: Vec<bool> = count
+        .iter()
+        .map(|&c| c >= f64::from(options.min_count))
+        .collect();
+    let total: f64 = train
+        .iter()
+        .map(|row| f64::from(row.weight))
+        .sum::<f64>()
+        .max(1.0);
+    let mut weights = vec![0.0f64; len];
+    let (mut m, mut v) = (vec![0.0f64; len], vec![0.0f64; len]);
+    let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
+    let mut gradient = vec![0.0f64; len];
+    for epoch in 0..options.epochs {
+        gradient.fill(0.0);
+        for row in &train {
+            let predicted: f64 = row.features.iter().map(|&f| weights[f as usize]).sum();
+            let residual = f64::from(row.weight) * (predicted - f64::from(row.target));
+            for &f in &row.features {
+                gradient[f as usize] += residual;
+            }
+        }
+        let progress = f64::from(epoch) / f64::from(options.epochs.max(1));
+        let rate = options.learning_rate * (1.0 - 0.9 * progress);
+        let step = f64::from(epoch + 1);
+        for f in 0..len {
+            if !used[f] {
+                continue;
+            }
+            let g = 2.0 * gradient[f] / total + 2.0 * options.l2 * weights[f];
+            m[f] = beta1 * m[f] + (1.0 - beta1) * g;
+            v[f] = beta2 * v[f] + (1.0 - beta2) * g * g;
+            let m_hat = m[f] / (1.0 - beta1.powf(step));
+            let v_hat = v[f] / (1.0 - beta2.powf(step));
+            weights[f] -= rate * m_hat / (v_hat.sqrt() + epsilon);
+        }
+    }
+    let quantised: Vec<i16> = weights
+        .iter()
+        .map(|&w| (w * f64::from(DISC)).round().clamp(-32767.0, 32767.0) as i16)
+        .collect();
+    // Errors with the weights as they will be used (in whole evaluation units).
+    let error = |rows: &[Row]| {
+        let own: Vec<&Row> = rows.iter().filter(|row| row.weight == 1.0).collect();
+        if own.is_empty() {
+            return f64::NAN;
+        }
+        own.iter()
+            .map(|row| {
+                let predicted: i32 = row
+                    .features
+                    .iter()
+                    .map(|&f| i32::from(quantised[f as usize]))
+                    .sum();
+                (f64::from(predicted) / f64::from(DISC) - f64::from(row.target)).abs()
+            })
+            .sum::<f64>()
+            / own.len() as f64
+    };
+    let report = PhaseFit {
+        phase,
+        train: train.iter().filter(|row| row.weight == 1.0).count(),
+        held_out: test.len(),
+        train_error: error(&train),
+        held_out_error: error(&test),
+        weights_used: used.iter().filter(|&&u| u).count(),
+    };
+    (quantised, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{
+        eval::Evaluator,
+        training::{
+            label::{LabelOptions, label, label_table},
+            selfplay::{SelfPlayOptions, game_table, play_game},
+        },
+    };
+
+    #[test]
+    fn fitted_weights_predict_the_labels_and_repeat() {
+        let play = SelfPlayOptions {
+            depth: 1,
+            eval: Evaluator::Classic,
+            ..SelfPlayOptions::new(9)
+        };
+        let label_options = LabelOptions {
+            exact_empties: 8,
+            depth: 2,
+            eval: Evaluator::Classic,
+        };
+        let (mut games, mut tt) = (game_table(), label_table(&label_options));
+        let samples: Vec<Sample> = (0..60)
+            .flat_map(|game| play_game(game, &play, &mut games))
+            .map(|sample| label(sample, &label_options, &mut tt))
+            .collect();
+        let options = FitOptions {
+            epochs: 60,
+            min_count: 1,
+            ..FitOptions::new(1)
+        };
+        let fit_once = || fit(&samples, &options, &|_| {});
+        let first = fit_once();
+        assert_eq!(first.phases.len(), PHASES);
+        // On the positions it was fitted to it predicts better than saying 0 always.
+        let zero_error: f64 = samples
+            .iter()
+            .filter(|sample| !held_out(sample.game, &options))
+            .map(|sample| f64::from(sample.score.unsigned_abs()) / f64::from(DISC))
+            .sum::<f64>();
+        let fitted_error: f64 = samples
+            .iter()
+            .filter(|sample| !held_out(sample.game, &options))
+            .map(|sample| {
+                let predicted = first.weights.evaluate(sample.player, sample.opponent);
+                f64::from((predicted - i32::from(sample.score)).unsigned_abs()) / f64::from(DISC)
+            })
+            .sum::<f64>();
+        assert!(
+            fitted_error < zero_error / 2.0,
+            "{fitted_error} against {zero_error}"
+        );
+        // The same weights again, whatever the threads did.
+        assert_eq!(fit_once().weights, first.weights);
+    }
+}

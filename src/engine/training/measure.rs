@@ -1,0 +1,149 @@
+//! How good an evaluation is, measured against the exact solver:
+//!
+//! - move quality: the move a shallow search with the evaluation chooses, scored by the
+//!   solver against the best move (the loss in discs);
+//! - prediction: the static evaluation against the exact score (or a deep search where the
+//!   game is too far from its end to solve).
+//!
+//! The positions come from games of their own (a seed of their own), so they are not
+//! positions the weights were fitted to.
+
+use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+use super::{
+    super::{
+        Limits, Node, NodeTask, SearchOptions, SquareSet, TranspositionTable,
+        arena::mix,
+        endgame,
+        eval::{DISC, Evaluator},
+        search::search,
+        with_node8,
+    },
+    Label, Sample,
+    selfplay::{SelfPlayOptions, game_table, play_game},
+};
+use crate::WinRule;
+
+/// Positions of game `number` of a measuring set (`seed`) with between `empties.0` and
+/// `empties.1` empty squares: one picked at random, if the game has any.
+pub fn pick_position(seed: u64, number: u32, empties: (u32, u32)) -> Option<Sample> {
+    let options = SelfPlayOptions {
+        seed,
+        depth: 4,
+        eval: Evaluator::Classic,
+        ..SelfPlayOptions::new(seed)
+    };
+    let game = play_game(number, &options, &mut game_table());
+    let fitting: Vec<Sample> = game
+        .into_iter()
+        .filter(|sample| (empties.0..=empties.1).contains(&sample.empties()))
+        .collect();
+    if fitting.is_empty() {
+        return None;
+    }
+    let mut rng = StdRng::seed_from_u64(mix(seed, u64::from(number), 17));
+    Some(fitting[rng.random_range(0..fitting.len())])
+}
+
+/// For each evaluation: the loss in discs of the move a `depth`-ply search with it chooses
+/// in `sample`'s position, against the best move, every move scored by the exact solver.
+pub fn move_losses(sample: &Sample, evals: &[Evaluator], depth: u32) -> Vec<i32> {
+    struct Task<'a>(&'a [Evaluator], u32);
+    impl NodeTask for Task<'_> {
+        type Output = Vec<i32>;
+        fn run<N: Node>(self, node: N) -> Vec<i32> {
+            let (evals, depth) = (self.0, self.1);
+            let moves = node.moves();
+            let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
+                node.empties().len(),
+            ));
+            let (scores, _) = endgame::rank(
+                &node,
+                WinRule::MostDiscs,
+                moves.len() as usize,
+                &mut tt,
+                &Limits::NONE,
+                None,
+            )
+            .expect("a solve without limits finishes");
+            let best = scores.first().map_or(0, |solved| solved.score);
+            evals
+                .iter()
+                .map(|&eval| {
+                    let mut tt = TranspositionTable::new(4);
+                    let options = SearchOptions {
+                        rule: WinRule::MostDiscs,
+                        limits: Limits::depth(depth),
+                        ranked_moves: 1,
+                        eval,
+                    };
+                    let chosen = search(&node, &options, &mut tt, None, &mut |_| {}).best;
+                    let score = scores
+                        .iter()
+                        .find(|solved| Some(solved.square) == chosen)
+                        .map_or(best, |solved| solved.score);
+                    best - score
+                })
+                .collect()
+        }
+    }
+    with_node8(sample.player, sample.opponent, Task(evals, depth))
+}
+
+/// `sample` with its exact score (the final disc difference with perfect play).
+pub fn solved(sample: &Sample) -> Sample {
+    super::label(
+        *sample,
+        &super::LabelOptions {
+            exact_empties: 64,
+            depth: 1,
+            eval: Evaluator::Classic,
+        },
+        &mut TranspositionTable::new(TranspositionTable::megabytes_for_solve(sample.empties())),
+    )
+}
+
+/// `sample` with the score of a `depth`-ply search with `eval`.
+pub fn searched(sample: &Sample, eval: Evaluator, depth: u32) -> Sample {
+    let options = super::LabelOptions {
+        exact_empties: 0,
+        depth,
+        eval,
+    };
+    let labelled = super::label(*sample, &options, &mut TranspositionTable::new(16));
+    debug_assert_ne!(labelled.label, Label::None);
+    labelled
+}
+
+/// The static evaluation of `sample`'s position with `eval`, in discs.
+pub fn static_score(sample: &Sample, eval: Evaluator) -> f64 {
+    struct Task(Evaluator);
+    impl NodeTask for Task {
+        type Output = i32;
+        fn run<N: Node>(self, node: N) -> i32 {
+            self.0.evaluate(&node, WinRule::MostDiscs)
+        }
+    }
+    f64::from(with_node8(sample.player, sample.opponent, Task(eval))) / f64::from(DISC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn losses_are_never_negative_and_the_best_search_loses_nothing() {
+        let sample = (0..20)
+            .find_map(|game| pick_position(3, game, (10, 12)))
+            .expect("a position with 10 to 12 empties");
+        assert!((10..=12).contains(&sample.empties()));
+        // A search to the end of the game chooses a best move.
+        let losses = move_losses(&sample, &[Evaluator::Classic, Evaluator::Classic], 64);
+        assert_eq!(losses, [0, 0]);
+        let shallow = move_losses(&sample, &[Evaluator::Classic], 1);
+        assert!(shallow[0] >= 0);
+        let exact = solved(&sample);
+        assert_eq!(exact.label, Label::Exact);
+        assert!(static_score(&sample, Evaluator::Classic).abs() < 64.0);
+    }
+}
