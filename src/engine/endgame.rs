@@ -79,7 +79,23 @@ pub fn solve<N: Node>(
     limits: &Limits,
     signal: Option<&Signal>,
 ) -> Result<Solution, Unfinished> {
-    let eval = Evaluator::default();
+    solve_ordered_by(node, rule, goal, tt, limits, signal, Evaluator::default())
+}
+
+/// [`solve`], with moves far from the end ordered by searches on `eval` (to measure which
+/// evaluation orders best).
+///
+/// # Errors
+/// [`Unfinished`] if `limits` (or `signal`) ended the search first.
+pub fn solve_ordered_by<N: Node>(
+    node: &N,
+    rule: WinRule,
+    goal: Goal,
+    tt: &mut TranspositionTable,
+    limits: &Limits,
+    signal: Option<&Signal>,
+    eval: Evaluator,
+) -> Result<Solution, Unfinished> {
     let mut solver = Solver {
         rule,
         eval,
@@ -300,7 +316,21 @@ impl<N: Node> Solver<'_, '_, N> {
     }
 
     fn search_portable(&mut self, node: &N, alpha: i32, beta: i32, empties: u32) -> i32 {
-        self.search_with(node, alpha, beta, empties, Self::search_portable)
+        self.search_with(
+            node,
+            alpha,
+            beta,
+            empties,
+            Self::search_portable,
+            Self::plain_portable,
+        )
+    }
+
+    fn plain_portable(&mut self, node: &N, alpha: i32, beta: i32, empties: u32) -> i32 {
+        if self.stopper.tick() {
+            return 0; // discarded by the caller
+        }
+        self.plain(node, alpha, beta, empties, Self::plain_portable)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -320,6 +350,24 @@ impl<N: Node> Solver<'_, '_, N> {
             beta,
             empties,
             |s: &mut Self, n: &N, a, b, e| s.search_fast(n, a, b, e),
+            |s: &mut Self, n: &N, a, b, e| s.plain_fast(n, a, b, e),
+        )
+    }
+
+    /// The last plies call themselves directly: a small function for the nodes that are
+    /// most of the tree.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
+    fn plain_fast(&mut self, node: &N, alpha: i32, beta: i32, empties: u32) -> i32 {
+        if self.stopper.tick() {
+            return 0; // discarded by the caller
+        }
+        self.plain(
+            node,
+            alpha,
+            beta,
+            empties,
+            |s: &mut Self, n: &N, a, b, e| s.plain_fast(n, a, b, e),
         )
     }
 
@@ -386,12 +434,13 @@ impl<N: Node> Solver<'_, '_, N> {
         beta: i32,
         empties: u32,
         recurse: impl Recurse<Self, N>,
+        plain: impl Recurse<Self, N>,
     ) -> i32 {
         if self.stopper.tick() {
             return 0; // discarded by the caller
         }
         if empties <= PLAIN_EMPTIES {
-            return self.plain(node, alpha, beta, empties, recurse);
+            return self.plain(node, alpha, beta, empties, plain);
         }
         if beta == alpha + 1
             && empties >= STABILITY_EMPTIES
@@ -507,8 +556,10 @@ impl<N: Node> Solver<'_, '_, N> {
         recurse: impl Recurse<Self, N>,
     ) -> i32 {
         let free = node.empties();
-        if empties == 1 {
-            return self.last_square(node, free);
+        match empties {
+            1 => return self.last_square(node, free),
+            2 => return self.two_squares(node, alpha, beta, free, recurse),
+            _ => {}
         }
         // From four empties up, squares in regions with an odd number of empties first.
         let mut odd = N::Set::EMPTY;
@@ -522,6 +573,10 @@ impl<N: Node> Solver<'_, '_, N> {
         let mut best_score = i32::MIN;
         'groups: for mut squares in [free & odd, free & !odd] {
             while let Some(square) = squares.pop() {
+                // No opponent disc next to it: nothing to flip, no need to look further.
+                if (node.around(square) & node.opponent()).is_empty() {
+                    continue;
+                }
                 let flips = node.flips(square);
                 if flips.is_empty() {
                     continue;
@@ -541,15 +596,73 @@ impl<N: Node> Solver<'_, '_, N> {
         if best_score != i32::MIN {
             return best_score;
         }
-        // No move: pass if the opponent has one, else the game is over.
+        self.pass_or_end(node, alpha, beta, free, empties, recurse)
+    }
+
+    /// The side to move has no move: pass if the opponent has one, else the game is over.
+    #[inline(always)]
+    fn pass_or_end(
+        &mut self,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        free: N::Set,
+        empties: u32,
+        recurse: impl Recurse<Self, N>,
+    ) -> i32 {
         let passed = node.pass();
         let mut squares = free;
         while let Some(square) = squares.pop() {
-            if !passed.flips(square).is_empty() {
+            if !(passed.around(square) & passed.opponent()).is_empty()
+                && !passed.flips(square).is_empty()
+            {
                 return -recurse(self, &passed, -beta, -alpha, empties);
             }
         }
         self.game_over(node)
+    }
+
+    /// Two empty squares: each move leads straight to the last square, solved here
+    /// without a call through the search (each position still counts as a node).
+    #[inline(always)]
+    fn two_squares(
+        &mut self,
+        node: &N,
+        mut alpha: i32,
+        beta: i32,
+        free: N::Set,
+        recurse: impl Recurse<Self, N>,
+    ) -> i32 {
+        let first = free.first().expect("two empty squares");
+        let second = (free ^ N::Set::single(first))
+            .first()
+            .expect("two empty squares");
+        let mut best_score = i32::MIN;
+        for (square, other) in [(first, second), (second, first)] {
+            if (node.around(square) & node.opponent()).is_empty() {
+                continue;
+            }
+            let flips = node.flips(square);
+            if flips.is_empty() {
+                continue;
+            }
+            self.stopper.tick();
+            let child = node.make(square, flips);
+            let score = -self.last_square(&child, N::Set::single(other));
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if best_score != i32::MIN {
+            return best_score;
+        }
+        self.pass_or_end(node, alpha, beta, free, 2, recurse)
     }
 
     /// One empty square left: whoever can take it does; the game ends either way.
@@ -557,11 +670,11 @@ impl<N: Node> Solver<'_, '_, N> {
     fn last_square(&mut self, node: &N, free: N::Set) -> i32 {
         let square = free.first().expect("one empty square");
         let (player, opponent) = (node.player().len(), node.opponent().len());
-        let flips = node.flips(square).len();
+        let flips = node.last_flips(square);
         if flips > 0 {
             return final_score(self.rule, player + flips + 1, opponent - flips, 0);
         }
-        let flips = node.pass().flips(square).len();
+        let flips = node.pass().last_flips(square);
         if flips > 0 {
             return final_score(self.rule, player - flips, opponent + flips + 1, 0);
         }

@@ -177,6 +177,21 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
     /// The discs the side to move turns over by playing `mv` (empty if the move is illegal).
     fn flips(&self, mv: Index<Self>) -> Self::Set;
 
+    /// The squares next to `mv` (in eight directions): a move flips nothing unless one of
+    /// them holds an opponent disc, which the solver checks before computing flips.
+    #[inline(always)]
+    fn around(&self, mv: Index<Self>) -> Self::Set {
+        Self::Set::single(mv).neighbours()
+    }
+
+    /// How many discs the side to move turns over by playing `mv` when `mv` is the last
+    /// empty square (every other square taken): the solver's last ply counts them without
+    /// playing the move.
+    #[inline(always)]
+    fn last_flips(&self, mv: Index<Self>) -> u32 {
+        self.flips(mv).len()
+    }
+
     /// The position after the side to move plays `mv`, one of [`moves`](Node::moves).
     #[must_use]
     #[inline(always)]

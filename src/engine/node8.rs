@@ -121,6 +121,130 @@ impl Node8 {
     }
 }
 
+/// How many discs `player` turns over at `index`, the last empty square (so every square
+/// not `player`'s is the opponent's). Along each of the four lines through the square the
+/// count depends only on where the player's discs are on that line: `pext` gathers them
+/// and a table gives the count (where `pext` runs in hardware; else the flips are made).
+#[inline(always)]
+fn last_flips(player: u64, index: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if super::pattern::fast_pext() {
+        let lines = &LAST_LINES[index as usize];
+        let mut count = 0;
+        for &(mask, position) in lines {
+            // SAFETY: `fast_pext` checked that the processor has BMI2.
+            let bits = unsafe { std::arch::x86_64::_pext_u64(player, mask) };
+            count += u32::from(LAST_FLIPS[position as usize][bits as usize]);
+        }
+        return count;
+    }
+    let opponent = !player & !(1u64 << index);
+    Node8::new(player, opponent).flips(index).count_ones()
+}
+
+/// `AROUND[square]`: the squares next to it.
+static AROUND: [u64; 64] = {
+    let mut around = [0u64; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, column) = ((square / 8) as i32, (square % 8) as i32);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (r, c) = (row + dr, column + dc);
+                if (dr != 0 || dc != 0) && r >= 0 && r < 8 && c >= 0 && c < 8 {
+                    around[square] |= 1 << (r * 8 + c);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        square += 1;
+    }
+    around
+};
+
+/// `LAST_FLIPS[position][line]`: the discs turned over by a disc placed at `position` on a
+/// line of eight where the player's discs are the bits of `line` and every other square is
+/// the opponent's. Shorter lines fit too: the squares past their end hold no player disc,
+/// so no run ends there.
+static LAST_FLIPS: [[u8; 256]; 8] = {
+    let mut table = [[0u8; 256]; 8];
+    let mut position = 0;
+    while position < 8 {
+        let mut line = 0;
+        while line < 256 {
+            let mut count = 0;
+            // Towards the higher end, then the lower: a run of the opponent's discs ended
+            // by one of the player's.
+            let mut run = 0;
+            let mut at = position + 1;
+            while at < 8 && line >> at & 1 == 0 {
+                run += 1;
+                at += 1;
+            }
+            if at < 8 {
+                count += run;
+            }
+            run = 0;
+            let mut at = position as i32 - 1;
+            while at >= 0 && line >> at & 1 == 0 {
+                run += 1;
+                at -= 1;
+            }
+            if at >= 0 {
+                count += run;
+            }
+            table[position][line] = count;
+            line += 1;
+        }
+        position += 1;
+    }
+    table
+};
+
+/// `LAST_LINES[square]`: the four lines through the square (row, column, diagonal,
+/// anti-diagonal) as bit masks, each with the square's position along it (counted from its
+/// lowest bit).
+static LAST_LINES: [[(u64, u8); 4]; 64] = {
+    let mut lines = [[(0u64, 0u8); 4]; 64];
+    let mut square = 0;
+    while square < 64 {
+        let (row, column) = (square / 8, square % 8);
+        let mut masks = [0u64; 4];
+        let mut positions = [0u8; 4];
+        let mut other = 0;
+        while other < 64 {
+            let (r, c) = (other / 8, other % 8);
+            let axes = [
+                r == row,
+                c == column,
+                r + column == c + row,
+                r + c == row + column,
+            ];
+            let mut axis = 0;
+            while axis < 4 {
+                if axes[axis] {
+                    if other < square {
+                        positions[axis] += 1;
+                    }
+                    masks[axis] |= 1 << other;
+                }
+                axis += 1;
+            }
+            other += 1;
+        }
+        let mut axis = 0;
+        while axis < 4 {
+            lines[square][axis] = (masks[axis], positions[axis]);
+            axis += 1;
+        }
+        square += 1;
+    }
+    lines
+};
+
 /// The squares on full rows, full columns, full diagonals and full anti-diagonals.
 #[inline]
 fn full_lines(occupied: u64) -> (u64, u64, u64, u64) {
@@ -235,6 +359,16 @@ impl Node for Node8 {
     }
 
     #[inline(always)]
+    fn last_flips(&self, index: u32) -> u32 {
+        last_flips(self.player, index)
+    }
+
+    #[inline(always)]
+    fn around(&self, index: u32) -> u64 {
+        AROUND[index as usize]
+    }
+
+    #[inline(always)]
     fn make(&self, index: u32, flips: u64) -> Node8 {
         Node8 {
             player: self.opponent ^ flips,
@@ -322,7 +456,18 @@ impl Node for Avx2Node8 {
 
     #[inline(always)]
     fn flips(&self, index: u32) -> u64 {
-        self.0.flips(index)
+        // SAFETY: an `Avx2Node8` is only made after AVX2 was detected (`Avx2Node8::new`).
+        unsafe { avx2_flips(self.0.player, self.0.opponent, index) }
+    }
+
+    #[inline(always)]
+    fn last_flips(&self, index: u32) -> u32 {
+        last_flips(self.0.player, index)
+    }
+
+    #[inline(always)]
+    fn around(&self, index: u32) -> u64 {
+        AROUND[index as usize]
     }
 
     #[inline(always)]
@@ -419,6 +564,63 @@ fn avx2_moves(player: u64, opponent: u64) -> u64 {
     moves & !(player | opponent)
 }
 
+/// [`Node8::flips`] with the four axes in the four lanes of one register: from the move's
+/// square, the run of opponent discs in each direction is grown as moves grow theirs
+/// (one step, then two steps twice), and kept where the square past its end is the
+/// player's.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn avx2_flips(player: u64, opponent: u64, index: u32) -> u64 {
+    use std::arch::x86_64::{
+        __m256i, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_or_si128, _mm256_add_epi64,
+        _mm256_and_si256, _mm256_andnot_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi64,
+        _mm256_extracti128_si256, _mm256_or_si256, _mm256_set_epi64x, _mm256_set1_epi64x,
+        _mm256_setzero_si256, _mm256_sllv_epi64, _mm256_srlv_epi64,
+    };
+    let o = opponent as i64;
+    let inner = (opponent & INNER_COLUMNS) as i64;
+    // Lanes, low to high: shift 1 (rows), 8 (columns), 7 and 9 (diagonals).
+    let mask = _mm256_set_epi64x(inner, inner, o, inner);
+    let shift = _mm256_set_epi64x(9, 7, 8, 1);
+    let shift2 = _mm256_add_epi64(shift, shift);
+    let from = _mm256_set1_epi64x((1u64 << index) as i64);
+    let mine = _mm256_set1_epi64x(player as i64);
+    let zero = _mm256_setzero_si256();
+    // Runs of opponent discs from the square, towards higher bits and towards lower.
+    let mut up = _mm256_and_si256(mask, _mm256_sllv_epi64(from, shift));
+    let mut down = _mm256_and_si256(mask, _mm256_srlv_epi64(from, shift));
+    up = _mm256_or_si256(up, _mm256_and_si256(mask, _mm256_sllv_epi64(up, shift)));
+    down = _mm256_or_si256(down, _mm256_and_si256(mask, _mm256_srlv_epi64(down, shift)));
+    let pairs_up = _mm256_and_si256(mask, _mm256_sllv_epi64(mask, shift));
+    let pairs_down = _mm256_srlv_epi64(pairs_up, shift);
+    for _ in 0..2 {
+        up = _mm256_or_si256(
+            up,
+            _mm256_and_si256(pairs_up, _mm256_sllv_epi64(up, shift2)),
+        );
+        down = _mm256_or_si256(
+            down,
+            _mm256_and_si256(pairs_down, _mm256_srlv_epi64(down, shift2)),
+        );
+    }
+    // A run flips where the square past it is the player's (the other squares a run moves
+    // onto by one step are its own, the opponent's).
+    let closed = |run: __m256i, past: __m256i| {
+        let unflanked = _mm256_cmpeq_epi64(_mm256_and_si256(past, mine), zero);
+        _mm256_andnot_si256(unflanked, run)
+    };
+    let flips = _mm256_or_si256(
+        closed(up, _mm256_sllv_epi64(up, shift)),
+        closed(down, _mm256_srlv_epi64(down, shift)),
+    );
+    let halves = _mm_or_si128(
+        _mm256_castsi256_si128(flips),
+        _mm256_extracti128_si256::<1>(flips),
+    );
+    (_mm_cvtsi128_si64(halves) | _mm_extract_epi64::<1>(halves)) as u64
+}
+
 /// Steps in bit index, towards higher bits first: east, south-west, south, south-east; then
 /// west, north-east, north, north-west.
 const STEPS: [(i32, i32); 8] = [
@@ -512,6 +714,34 @@ mod tests {
     }
 
     #[test]
+    fn last_flips_are_counted_as_the_move_would_turn_them() {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let player = next();
+            let index = (next() % 64) as u32;
+            let player = player & !(1 << index);
+            let opponent = !player & !(1u64 << index);
+            let expected = Node8::new(player, opponent).flips(index).count_ones();
+            assert_eq!(
+                last_flips(player, index),
+                expected,
+                "{player:#x} at {index}"
+            );
+            assert_eq!(Node8::new(player, opponent).last_flips(index), expected);
+            assert_eq!(
+                Node8::new(player, opponent).around(index),
+                SquareSet::neighbours(1u64 << index)
+            );
+        }
+    }
+
+    #[test]
     fn board_round_trip() {
         let board = Board::standard(Shape::STANDARD);
         assert_eq!(
@@ -561,6 +791,37 @@ mod tests {
             }
         }
         assert!(found > 1000, "the test should see stable discs: {found}");
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_flips_equal_the_scalar_ones() {
+        let mut state = 0x0bad_cafe_dead_beefu64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let Some(_) = Avx2Node8::new(Node8::default()) else {
+            return; // no AVX2 here: nothing to compare
+        };
+        for _ in 0..200_000 {
+            let (a, b) = (next(), next());
+            let player = a & !b & next();
+            let opponent = b & !player;
+            let node = Node8::new(player, opponent);
+            let fast = Avx2Node8::new(node).expect("AVX2");
+            for index in 0..64 {
+                if (player | opponent) >> index & 1 == 0 {
+                    assert_eq!(
+                        Node::flips(&fast, index),
+                        node.flips(index),
+                        "{node:?} {index}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,7 @@ use super::Node8;
 
 mod weights;
 
-pub use weights::{PatternWeights, WeightsError};
+pub use weights::{PatternWeights, WeightsError, builtin};
 
 /// Game phases with weights of their own: by empty squares, four plies each.
 pub const PHASES: usize = 15;
@@ -314,6 +314,8 @@ struct Layout {
     /// Start of the global features, in each layout.
     globals_full: usize,
     globals_folded: usize,
+    /// For each square: the instances it is a cell of, with its digit's power of 3 there.
+    terms: Vec<Vec<(u8, u16)>>,
 }
 
 /// Global features after the patterns: player's mobility, opponent's mobility, player's
@@ -378,6 +380,12 @@ impl Layout {
             full += size;
             folded += count as usize;
         }
+        let mut terms = vec![Vec::new(); 64];
+        for (index, instance) in instances.iter().enumerate() {
+            for (k, &cell) in instance.cells.iter().enumerate() {
+                terms[cell as usize].push((index as u8, 3u16.pow(k as u32)));
+            }
+        }
         Layout {
             instances,
             family_start,
@@ -385,6 +393,7 @@ impl Layout {
             folded_start,
             globals_full: full,
             globals_folded: folded,
+            terms,
         }
     }
 
@@ -515,10 +524,85 @@ fn pattern_indices_pext(player: u64, opponent: u64, indices: &mut [u32; ACTIVE])
     }
 }
 
+/// The pattern indices of a position kept up to date move by move instead of computed
+/// afresh: the other way engines get them. Each index is kept twice, as the side to move
+/// reads it (its discs 1, the opponent's 2) and as the opponent does, since the two swap
+/// roles at every move. The search recomputes indices at its leaves instead, which costs
+/// less here (see BENCHMARKS.md, "Incremental pattern indices"); this stays to measure
+/// that, and is checked against the recomputation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IncrementalIndices {
+    mine: [u16; INSTANCES],
+    theirs: [u16; INSTANCES],
+}
+
+impl IncrementalIndices {
+    /// The indices of the position with `player` to move against `opponent`.
+    pub fn new(player: u64, opponent: u64) -> IncrementalIndices {
+        let (mut mine, mut theirs) = ([0u32; ACTIVE], [0u32; ACTIVE]);
+        pattern_indices(player, opponent, &mut mine);
+        pattern_indices(opponent, player, &mut theirs);
+        IncrementalIndices {
+            mine: std::array::from_fn(|k| mine[k] as u16),
+            theirs: std::array::from_fn(|k| theirs[k] as u16),
+        }
+    }
+
+    /// The indices after the side to move plays `mv` (a bit index) turning over `flips`,
+    /// as the new side to move reads them.
+    #[inline]
+    pub fn play(&self, mv: u32, flips: u64) -> IncrementalIndices {
+        let terms = &layout().terms;
+        let (mut mine, mut theirs) = (self.mine, self.theirs);
+        // The new disc: empty (0) becomes the mover's (1 as it reads, 2 as the other does).
+        for &(instance, power) in &terms[mv as usize] {
+            mine[usize::from(instance)] += power;
+            theirs[usize::from(instance)] += 2 * power;
+        }
+        // Each flip: the other side's (2 as the mover reads, 1 as the other does) becomes
+        // the mover's.
+        let mut rest = flips;
+        while rest != 0 {
+            let square = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for &(instance, power) in &terms[square] {
+                mine[usize::from(instance)] -= power;
+                theirs[usize::from(instance)] += power;
+            }
+        }
+        IncrementalIndices {
+            mine: theirs,
+            theirs: mine,
+        }
+    }
+
+    /// The indices with the other side to move (a pass).
+    pub fn pass(&self) -> IncrementalIndices {
+        IncrementalIndices {
+            mine: self.theirs,
+            theirs: self.mine,
+        }
+    }
+
+    /// Each instance's index as the side to move reads it (within its family).
+    pub fn indices(&self) -> &[u16; INSTANCES] {
+        &self.mine
+    }
+}
+
+/// Each pattern instance's index within its family, as the side to move (`player`) reads
+/// it: what [`IncrementalIndices`] keeps up to date.
+pub fn instance_indices(player: u64, opponent: u64) -> [u16; INSTANCES] {
+    let mut indices = [0u32; ACTIVE];
+    pattern_indices(player, opponent, &mut indices);
+    std::array::from_fn(|k| indices[k] as u16)
+}
+
 /// Whether to use `pext`: BMI2, on a processor that runs it in hardware (AMD's before Zen 3
 /// microcode it, tens to hundreds of cycles).
 #[cfg(target_arch = "x86_64")]
-fn fast_pext() -> bool {
+#[inline]
+pub(crate) fn fast_pext() -> bool {
     static FAST: OnceLock<bool> = OnceLock::new();
     *FAST.get_or_init(|| {
         if !std::arch::is_x86_feature_detected!("bmi2") {
@@ -620,6 +704,39 @@ mod tests {
                 // SAFETY: BMI2 was just detected.
                 unsafe { pattern_indices_pext(player, opponent, &mut pext) };
                 assert_eq!(&pext[..INSTANCES], &expected[..]);
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_indices_equal_the_recomputation_over_random_games() {
+        use super::super::Node;
+        let mut rng = StdRng::seed_from_u64(6);
+        for _ in 0..200 {
+            let mut node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+            let mut kept = IncrementalIndices::new(node.player(), node.opponent());
+            loop {
+                assert_eq!(
+                    *kept.indices(),
+                    instance_indices(node.player(), node.opponent()),
+                    "{node:?}"
+                );
+                let mut moves = node.moves();
+                if moves == 0 {
+                    node = node.pass();
+                    kept = kept.pass();
+                    if node.moves() == 0 {
+                        break;
+                    }
+                    continue;
+                }
+                for _ in 0..rng.random_range(0..moves.count_ones()) {
+                    moves &= moves - 1;
+                }
+                let mv = moves.trailing_zeros();
+                let flips = node.flips(mv);
+                kept = kept.play(mv, flips);
+                node = node.play(mv);
             }
         }
     }

@@ -18,6 +18,8 @@
 //! Reading checks every field, the length and the checksum, so a truncated, corrupted or
 //! mismatched file is refused with a [`WeightsError`] rather than played with.
 
+use std::sync::OnceLock;
+
 use miniz_oxide::{deflate::compress_to_vec, inflate::decompress_to_vec_with_limit};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
@@ -140,6 +142,16 @@ impl PatternWeights {
     }
 }
 
+/// The weights compiled into the program: `data/eval-full-8x8.bin`, trained by
+/// `othello train` (the README says how), loaded at their first use.
+pub fn builtin() -> &'static PatternWeights {
+    static BUILTIN: OnceLock<PatternWeights> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        PatternWeights::from_bytes(include_bytes!("../../../data/eval-full-8x8.bin"))
+            .expect("the weights shipped with the program are intact (a test reads them)")
+    })
+}
+
 impl PatternWeights {
     /// The weights as a file (see the module's documentation).
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -236,6 +248,16 @@ mod tests {
         let again = PatternWeights::from_bytes(&bytes).unwrap();
         assert_eq!(again, weights);
         assert_eq!(again.to_bytes(), bytes);
+    }
+
+    #[test]
+    fn the_shipped_weights_load() {
+        let weights = builtin();
+        assert_eq!(
+            PatternWeights::from_bytes(&weights.to_bytes()).as_ref(),
+            Ok(weights)
+        );
+        assert_ne!(*weights, PatternWeights::zero(), "trained, not empty");
     }
 
     #[test]
