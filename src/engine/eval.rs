@@ -37,7 +37,7 @@ pub enum Evaluator {
 
 impl Evaluator {
     /// The evaluation of `node` for the side to move under `rule`, in evaluation units.
-    #[inline]
+    #[inline(always)]
     pub fn evaluate<N: Node>(self, node: &N, rule: WinRule) -> i32 {
         if let Evaluator::Patterns(weights) = self
             && rule == WinRule::MostDiscs
@@ -148,6 +148,7 @@ pub fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i
 /// Under [`WinRule::FewestDiscs`] every term about owning discs (corners, stable discs, the
 /// disc difference, the wipeout threat) changes sign; mobility and parity keep their
 /// meaning: having choices and the last move are good either way.
+#[inline(always)]
 pub fn evaluate<N: Node>(node: &N, rule: WinRule) -> i32 {
     let layout = node.layout();
     let (player, opponent, empty) = (node.player(), node.opponent(), node.empties());

@@ -260,7 +260,39 @@ impl<N: Node> Searcher<'_, '_, N> {
         DISC * final_score(self.options.rule, p, o, e)
     }
 
-    fn search(&mut self, node: &N, mut alpha: i32, mut beta: i32, depth: u32) -> i32 {
+    /// The recursion, in the copy compiled for this processor (see [`super::perft_nodes`]:
+    /// the evaluations count discs and moves on every leaf, one instruction with `popcnt`,
+    /// a dozen without).
+    fn search(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if super::fast_cpu() {
+            // SAFETY: the processor has every feature `search_fast` is compiled for.
+            return unsafe { self.search_fast(node, alpha, beta, depth) };
+        }
+        self.search_portable(node, alpha, beta, depth)
+    }
+
+    fn search_portable(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
+        self.search_with(node, alpha, beta, depth, Self::search_portable)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2")]
+    fn search_fast(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
+        self.search_with(node, alpha, beta, depth, |s: &mut Self, n: &N, a, b, d| {
+            s.search_fast(n, a, b, d)
+        })
+    }
+
+    #[inline(always)]
+    fn search_with(
+        &mut self,
+        node: &N,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: u32,
+        recurse: impl Fn(&mut Self, &N, i32, i32, u32) -> i32 + Copy,
+    ) -> i32 {
         if self.stopper.tick() {
             return 0; // discarded by the caller
         }
@@ -270,7 +302,7 @@ impl<N: Node> Searcher<'_, '_, N> {
             if passed.moves().is_empty() {
                 return self.terminal(node);
             }
-            return -self.search(&passed, -beta, -alpha, depth);
+            return -recurse(self, &passed, -beta, -alpha, depth);
         }
         if depth == 0 {
             return self.options.eval.evaluate(node, self.options.rule);
@@ -304,11 +336,11 @@ impl<N: Node> Searcher<'_, '_, N> {
             let mv = self.moves[i].1;
             let child = node.play(mv);
             let score = if best.is_none() {
-                -self.search(&child, -beta, -alpha, depth - 1)
+                -recurse(self, &child, -beta, -alpha, depth - 1)
             } else {
-                let probe = -self.search(&child, -alpha - 1, -alpha, depth - 1);
+                let probe = -recurse(self, &child, -alpha - 1, -alpha, depth - 1);
                 if probe > alpha && probe < beta {
-                    -self.search(&child, -beta, -alpha, depth - 1)
+                    -recurse(self, &child, -beta, -alpha, depth - 1)
                 } else {
                     probe
                 }
@@ -340,6 +372,7 @@ impl<N: Node> Searcher<'_, '_, N> {
     /// Pushes `moves` sorted best first; returns where they start. The table's move first;
     /// then, away from the leaves, moves leaving the opponent the fewest replies, corners
     /// early and squares next to empty corners late.
+    #[inline(always)]
     fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>, depth: u32) -> usize {
         let start = self.moves.len();
         let layout = node.layout();

@@ -442,6 +442,7 @@ pub struct Features {
 
 impl Features {
     /// The features of the position with `player` to move against `opponent`.
+    #[inline(always)]
     pub fn of(player: u64, opponent: u64) -> Features {
         let layout = layout();
         let mut indices = [0u32; ACTIVE];

@@ -129,7 +129,7 @@ impl PatternWeights {
 
     /// The evaluation of the position with `player` to move against `opponent`, in
     /// evaluation units: the estimated final disc difference, kept within the board.
-    #[inline]
+    #[inline(always)]
     pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
         let features = Features::of(player, opponent);
         let phase = &self.weights[features.phase * layout().full_len()..];
