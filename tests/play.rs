@@ -166,7 +166,7 @@ fn a_pass_before_the_first_move_and_playing_again() {
 fn bad_input_gets_one_line_each() {
     let stdout = play(
         &["--white", "greedy", "--seed", "1", "--ascii"],
-        "foo\nhint 0\nsave\nz9\n9 9\n3 4 5\nundo 2\nd4\na1\n\ny\nd3\nquit\n",
+        "foo\nhint 0\nsave\nz9\n9 9\n3 4 5\nundo x\nd4\na1\n\ny\nd3\nquit\n",
         None,
     );
     assert!(stdout.is_ascii(), "--ascii draws only ASCII");
@@ -177,7 +177,7 @@ fn bad_input_gets_one_line_each() {
         "not a move or a command: \"z9\"",
         "9 9 is off the 8x8 board (rows 1-8, columns 1-8)",
         "not a move or a command: \"3 4 5\"",
-        "undo takes no arguments here",
+        "undo takes a number of turns from 1 to 999, not \"x\"",
         "d4 is not a legal move for Black (the square is taken); legal moves: d3 c4 f5 e6",
         "a1 is not a legal move for Black (it flips nothing)",
         "the game is on: type a move, or quit to leave",
@@ -222,18 +222,18 @@ fn save_load_and_a_grader_input() {
     let dir = tempfile::tempdir().unwrap();
     let stdout = play(
         &["--white", "greedy", "--seed", "1", "--size", "6x6"],
-        "c2\nsave game.txt\nsave --grader game.in\nnew\nload game.txt\nhistory\nload missing.txt\nquit\n",
+        "c2\nsave game.rec\nsave --grader game.in\nnew\nload game.rec\nhistory\nload missing.txt\nquit\n",
         Some(dir.path()),
     );
-    assert!(stdout.contains("Saved the game to game.txt."), "{stdout}");
+    assert!(stdout.contains("Saved the game to game.rec."), "{stdout}");
     assert!(
-        stdout.contains("Loaded game.txt (6x6 FULL, most discs wins, 2 moves)."),
+        stdout.contains("Loaded game.rec (6x6 FULL, most discs wins, 2 moves)."),
         "{stdout}"
     );
     assert!(stdout.contains("cannot read missing.txt: "), "{stdout}");
     insta::assert_snapshot!("save_load_session", stdout);
 
-    let saved = std::fs::read_to_string(dir.path().join("game.txt")).unwrap();
+    let saved = std::fs::read_to_string(dir.path().join("game.rec")).unwrap();
     insta::assert_snapshot!("saved_record", saved);
     let record: Record = saved.parse().unwrap();
     assert_eq!(record.players, ["human".to_owned(), "greedy".to_owned()]);
@@ -474,4 +474,94 @@ fn hints_undo_save_and_reload_in_a_driven_game() {
         "{output}"
     );
     assert!(output.contains("Game over: "), "{output}");
+}
+
+/// The commands Edax users type: play, undo/redo with a count, level, mode, go, time,
+/// setboard, new, init, save by extension, help for one command, analyze.
+#[test]
+fn edax_style_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = "---------------------------OX------XO---------------------------";
+    let corner = "X-------OO------O--------------------------------------------OOX";
+    let input = [
+        "play f5d6c3",
+        "play a1",
+        "play f5 zz",
+        "undo 2",
+        "redo",
+        "history",
+        "save g.ggf",
+        "save g.txt",
+        "save g.rec",
+        "level 2",
+        "time 50ms",
+        "mode 0",
+        "go",
+        "history",
+        "mode 3",
+        "help mode",
+        "analyze",
+        &format!("setboard {corner} W"),
+        "new",
+        "init",
+        &format!("setboard {start}X"),
+        "quit",
+    ]
+    .join("\n")
+        + "\n";
+    let stdout = play(
+        &["--white", "human", "--seed", "3", "--time-per-move", "50"],
+        &input,
+        Some(dir.path()),
+    );
+    let expect = |text: &str| assert!(stdout.contains(text), "{text:?} missing in:\n{stdout}");
+    expect("Played f5 d6 c3.");
+    expect("a1 (move 1 of the 1) is not legal there: nothing played");
+    expect("play: ");
+    expect("Took back d6 c3.");
+    expect("Replayed d6.");
+    expect("transcript: f5d6\n");
+    expect("Saved the game to g.ggf (GGF).");
+    expect("Saved the game to g.txt (a transcript).");
+    expect("Saved the game to g.rec.");
+    expect("The computer now plays as engine:2.");
+    expect("The computer now takes 50ms a move.");
+    expect("● Black is human, ○ White is engine:2.");
+    // go: the computer plays Black's move, then White (the computer in mode 0) replies.
+    let after_go = stdout.split("> go\n").nth(1).unwrap();
+    assert!(after_go.starts_with("● Black plays "), "{after_go}");
+    assert!(after_go.contains("○ White plays "), "{after_go}");
+    expect("mode N: who the computer plays: 0 White, 1 Black, 2 both, 3 neither");
+    expect("● Black is human, ○ White is human.");
+    // analyze: a line per move and a summary per side.
+    let analysis = stdout.split("> analyze\n").nth(1).unwrap();
+    assert!(analysis.starts_with("  1. Black f5 "), "{analysis}");
+    assert!(analysis.contains("Black: 2 moves, lost "), "{analysis}");
+    assert!(analysis.contains("White: 2 moves, lost "), "{analysis}");
+    expect("New game from this position, White to move first (new starts again from it).");
+    expect("New game.");
+    expect("New game from the standard start.");
+    // The saved files, each in its format, load again.
+    let ggf = std::fs::read_to_string(dir.path().join("g.ggf")).unwrap();
+    assert!(
+        ggf.starts_with("(;GM[Othello]") && ggf.contains("B[F5]W[D6]"),
+        "{ggf}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("g.txt")).unwrap(),
+        "f5d6\n"
+    );
+    let record: Record = std::fs::read_to_string(dir.path().join("g.rec"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(record.moves.len(), 2);
+    for file in ["g.ggf", "g.txt", "g.rec"] {
+        let stdout = play(
+            &["--white", "human", "--load", file],
+            "history\nquit\n",
+            Some(dir.path()),
+        );
+        assert!(stdout.contains("transcript: f5d6\n"), "{file}: {stdout}");
+    }
 }

@@ -302,6 +302,200 @@ impl Solved {
     }
 }
 
+/// One move of a game, judged against the best one the engine finds in its place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveReview {
+    /// Its number in the game, from 0 (passes are not moves).
+    pub ply: usize,
+    /// Who played it.
+    pub side: Color,
+    /// The move played.
+    pub played: Square,
+    /// The best move found.
+    pub best: Square,
+    /// The best move's score for the side that moved, in evaluation units.
+    pub best_score: i32,
+    /// The played move's score, the same way.
+    pub played_score: i32,
+    /// What the played move lost against the best, in evaluation units (never below 0:
+    /// two searches may not agree to the last hundredth).
+    pub loss: i32,
+    /// Whether both scores are exact (the solver reached the end of the game).
+    pub exact: bool,
+}
+
+impl MoveReview {
+    /// How bad the move is.
+    pub fn verdict(&self) -> Verdict {
+        match self.loss {
+            loss if loss >= BLUNDER * DISC => Verdict::Blunder,
+            loss if loss >= MISTAKE * DISC => Verdict::Mistake,
+            _ => Verdict::Fine,
+        }
+    }
+}
+
+/// Losses from this many discs up are mistakes ...
+pub const MISTAKE: i32 = 4;
+/// ... and from this many up, blunders.
+pub const BLUNDER: i32 = 10;
+
+/// How bad a move is: [`MISTAKE`] and [`BLUNDER`] discs lost at least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within a few discs of the best.
+    Fine,
+    /// Lost [`MISTAKE`] discs or more.
+    Mistake,
+    /// Lost [`BLUNDER`] discs or more.
+    Blunder,
+}
+
+/// Reviews every move of the game `moves` played from `setup` under `variant`: each
+/// position before a move is ranked within `options` (exactly where the solver reaches),
+/// and a move other than the best gets its own score from the position after it.
+/// `progress` hears how many moves are done. The moves must be legal (see
+/// [`crate::Record::load`]); an illegal one ends the review there.
+pub fn review_game(
+    variant: Variant,
+    setup: &Setup,
+    moves: &[Square],
+    options: &RankOptions,
+    progress: &mut dyn FnMut(usize),
+) -> Vec<MoveReview> {
+    let mut game = crate::AnyGame::new(variant, *setup);
+    let mut reviews = Vec::new();
+    for (ply, &played) in moves.iter().enumerate() {
+        let Some(side) = game.side_to_move() else {
+            break;
+        };
+        let before = Setup {
+            board: *game.board(),
+            first_mover: side,
+            win_rule: setup.win_rule,
+        };
+        let options = RankOptions {
+            count: 1,
+            variant,
+            ..*options
+        };
+        let hint = rank(&before, &options, None, &mut |_| {});
+        let Some(line) = hint.lines.first() else {
+            break;
+        };
+        let best = line
+            .square
+            .expect("a side that can move is not told to pass");
+        if game.play(played).is_err() {
+            break;
+        }
+        let (played_score, exact) = if played == best {
+            (line.score, line.exact)
+        } else {
+            let (score, exact) = score_after(&game, variant, &options, side);
+            (score, exact && line.exact)
+        };
+        reviews.push(MoveReview {
+            ply,
+            side,
+            played,
+            best,
+            best_score: line.score,
+            played_score,
+            loss: (line.score - played_score).max(0),
+            exact,
+        });
+        progress(ply + 1);
+    }
+    reviews
+}
+
+/// The score of the position `game` is in for `mover`, who just moved: the final score if
+/// the game is over, else the ranking's best score for the side to move (negated when that
+/// is the other side).
+fn score_after(
+    game: &crate::AnyGame,
+    variant: Variant,
+    options: &RankOptions,
+    mover: Color,
+) -> (i32, bool) {
+    let board = game.board();
+    let Some(side) = game.side_to_move() else {
+        let (mine, theirs) = (board.count(mover), board.count(mover.opponent()));
+        let empties = board.empty_squares().count();
+        return (
+            DISC * final_score(game.setup().win_rule, mine, theirs, empties),
+            true,
+        );
+    };
+    let after = Setup {
+        board: *board,
+        first_mover: side,
+        win_rule: game.setup().win_rule,
+    };
+    let hint = rank(
+        &after,
+        &RankOptions {
+            variant,
+            ..*options
+        },
+        None,
+        &mut |_| {},
+    );
+    let line = hint
+        .lines
+        .first()
+        .expect("a side that can move has a best move");
+    let score = if side == mover {
+        line.score
+    } else {
+        -line.score
+    };
+    (score, line.exact)
+}
+
+/// Each side's total loss, mistakes and worst move in `reviews`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SideSummary {
+    /// Moves reviewed.
+    pub moves: usize,
+    /// Their losses added up, in evaluation units.
+    pub total_loss: i32,
+    /// Moves that lost [`MISTAKE`] discs or more (blunders included).
+    pub mistakes: usize,
+    /// Moves that lost [`BLUNDER`] discs or more.
+    pub blunders: usize,
+    /// The move that lost the most, if any lost anything.
+    pub worst: Option<MoveReview>,
+}
+
+/// Black's summary, then White's.
+pub fn summarize(reviews: &[MoveReview]) -> [SideSummary; 2] {
+    let mut sides = [SideSummary::default(), SideSummary::default()];
+    for review in reviews {
+        let summary = &mut sides[review.side as usize];
+        summary.moves += 1;
+        summary.total_loss += review.loss;
+        match review.verdict() {
+            Verdict::Blunder => {
+                summary.mistakes += 1;
+                summary.blunders += 1;
+            }
+            Verdict::Mistake => summary.mistakes += 1,
+            Verdict::Fine => {}
+        }
+        if review.loss > 0
+            && summary
+                .worst
+                .as_ref()
+                .is_none_or(|worst| review.loss > worst.loss)
+        {
+            summary.worst = Some(review.clone());
+        }
+    }
+    sides
+}
+
 /// Solves `setup` exactly (its first mover to move, its win rule) under `variant`, within
 /// `limits`; `signal` can stop it and hears its node count.
 pub fn solve_setup(
@@ -501,5 +695,38 @@ mod tests {
         );
         assert!(solved.finished && solved.game_over);
         assert_eq!(solved.move_text(), "none");
+    }
+
+    #[test]
+    fn a_review_finds_the_best_moves_and_what_the_others_lost() {
+        // The end of a game from FFO #40's position: a2 is the only best move (+38).
+        let obf: Obf = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X"
+            .parse()
+            .unwrap();
+        let options = RankOptions {
+            limits: Limits::depth(30),
+            ..RankOptions::new(Variant::Full, 1)
+        };
+        let a2: Square = "a2".parse().unwrap();
+        let b1: Square = "b1".parse().unwrap();
+        let reviews = review_game(Variant::Full, &obf.setup, &[a2], &options, &mut |_| {});
+        assert_eq!(reviews.len(), 1);
+        assert_eq!((reviews[0].best, reviews[0].loss), (a2, 0));
+        assert!(reviews[0].exact);
+        assert_eq!(reviews[0].best_score, 38 * DISC);
+        // Another first move loses what the solver says it does.
+        let reviews = review_game(Variant::Full, &obf.setup, &[b1], &options, &mut |_| {});
+        let node = crate::engine::Node8::from_board(&obf.setup.board, Color::Black);
+        let mut tt = TranspositionTable::new(16);
+        let (ranked, _) =
+            endgame::rank(&node, WinRule::MostDiscs, 20, &mut tt, &Limits::NONE, None).unwrap();
+        let b1_score = ranked.iter().find(|m| m.square == b1).unwrap().score;
+        assert_eq!(reviews[0].played_score, b1_score * DISC);
+        assert_eq!(reviews[0].loss, (38 - b1_score) * DISC);
+        assert!(reviews[0].loss > 0 && reviews[0].exact);
+        let [black, white] = summarize(&reviews);
+        assert_eq!((black.moves, white.moves), (1, 0));
+        assert_eq!(black.total_loss, reviews[0].loss);
+        assert_eq!(black.worst.as_ref().map(|w| w.played), Some(b1));
     }
 }

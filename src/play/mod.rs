@@ -19,12 +19,12 @@ use std::{
 };
 
 use console::Console;
-pub use input::{HELP, Input};
+pub use input::{Input, command_help, help_text};
 use othello::{
     Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setup, Simple, Variant, WinRule,
     engine::{ParsePlayerError, PlayerSpec},
 };
-pub use render::{Style, View, hint_lines, move_text};
+pub use render::{Style, View, hint_lines, move_text, review_lines};
 use session::{Next, Session};
 use thiserror::Error;
 

@@ -8,7 +8,10 @@ use anstyle::{AnsiColor, Effects, Style as AnsiStyle};
 
 use othello::{
     Bitboard, Board, Color, Square,
-    engine::{analysis::Hint, eval::DISC},
+    engine::{
+        analysis::{self, Hint},
+        eval::DISC,
+    },
 };
 
 /// How to draw.
@@ -203,6 +206,85 @@ pub fn hint_lines(hint: &Hint) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// A game review for people, a line per move, then a line per side:
+///
+/// ```text
+///   1. Black f5  +0.04  best
+///   2. White f4  -2.10  best f6 -0.80, lost 1.30
+///  31. Black b7  -12 exact  best g8 +6 exact, lost 18: blunder
+/// Black: 30 moves, lost 25.40 discs in all; 2 mistakes, 1 blunder; worst 31. b7 (lost 18)
+/// ```
+pub fn review_lines(reviews: &[analysis::MoveReview]) -> Vec<String> {
+    let side_name = |color: Color| match color {
+        Color::Black => "Black",
+        Color::White => "White",
+    };
+    let mut lines: Vec<String> = reviews
+        .iter()
+        .map(|review| {
+            let head = format!(
+                "{:>3}. {} {:<3} {:>7}",
+                review.ply + 1,
+                side_name(review.side),
+                review.played,
+                score_text(review.played_score, review.exact)
+                    + if review.exact { " exact" } else { "" }
+            );
+            if review.loss == 0 {
+                return format!("{head}  best");
+            }
+            let verdict = match review.verdict() {
+                analysis::Verdict::Blunder => ": blunder",
+                analysis::Verdict::Mistake => ": mistake",
+                analysis::Verdict::Fine => "",
+            };
+            format!(
+                "{head}  best {} {}{}, lost {}{verdict}",
+                review.best,
+                score_text(review.best_score, review.exact),
+                if review.exact { " exact" } else { "" },
+                loss_text(review.loss, review.exact)
+            )
+        })
+        .collect();
+    for (color, summary) in Color::ALL.into_iter().zip(analysis::summarize(reviews)) {
+        if summary.moves == 0 {
+            continue;
+        }
+        let worst = summary.worst.as_ref().map_or_else(
+            || "no move lost anything".to_owned(),
+            |worst| {
+                format!(
+                    "worst {}. {} (lost {})",
+                    worst.ply + 1,
+                    worst.played,
+                    loss_text(worst.loss, worst.exact)
+                )
+            },
+        );
+        lines.push(format!(
+            "{}: {} moves, lost {:.2} discs in all; {} mistake{}, {} blunder{}; {worst}",
+            side_name(color),
+            summary.moves,
+            f64::from(summary.total_loss) / f64::from(DISC),
+            summary.mistakes,
+            if summary.mistakes == 1 { "" } else { "s" },
+            summary.blunders,
+            if summary.blunders == 1 { "" } else { "s" },
+        ));
+    }
+    lines
+}
+
+/// A loss for people: whole discs when exact, else two decimals.
+fn loss_text(loss: i32, exact: bool) -> String {
+    if exact {
+        format!("{}", loss / DISC)
+    } else {
+        format!("{:.2}", f64::from(loss) / f64::from(DISC))
+    }
 }
 
 #[cfg(test)]

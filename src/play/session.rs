@@ -10,10 +10,15 @@ use std::{
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Bitboard, Color, Game, LoadSettings, Outcome, Ply, Record, RuleSet, Setup, Status, WinRule,
-    engine::{Limits, Player, SearchReport, analysis, eval::DISC, new_player, seat_seed},
+    engine::{
+        Limits, Player, PlayerSpec, SearchReport, analysis, eval::DISC, new_player, seat_seed,
+    },
 };
 
-use super::{Console, HELP, Input, PlayError, PlayOptions, Seat, Style, View, describe, render};
+use super::{
+    Console, Input, PlayError, PlayOptions, Seat, Style, View, command_help, describe, help_text,
+    render,
+};
 
 /// What to do after a session.
 pub(super) enum Next {
@@ -30,6 +35,8 @@ pub(super) struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
     players: [Option<Box<dyn Player<R>>>; 2],
     /// Games started in this session: seeds the computer players of each.
     games: u64,
+    /// The computer `go` and `mode` seat: the first computer seat's spec, else the engine.
+    engine: PlayerSpec,
 }
 
 impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
@@ -38,12 +45,21 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         options: &'p mut PlayOptions,
         start: &Record,
     ) -> Self {
+        let engine = options
+            .seats
+            .iter()
+            .find_map(|seat| match seat {
+                Seat::Computer(spec) => Some(*spec),
+                Seat::Human => None,
+            })
+            .unwrap_or(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL));
         let mut session = Session {
             console,
             options,
             game: Game::new(start.setup),
             players: [None, None],
             games: 0,
+            engine,
         };
         session.restart(start.setup);
         // Records are checked when they are loaded (`Record::load`).
@@ -57,6 +73,11 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     fn restart(&mut self, setup: Setup) {
         self.game = Game::new(setup);
         self.games += 1;
+        self.seat_players();
+    }
+
+    /// Computer players for the seats as they are now (the game goes on).
+    fn seat_players(&mut self) {
         let (seed, games) = (self.options.seed, self.games);
         let seats = self.options.seats;
         self.players = Color::ALL.map(|color| match seats[color as usize] {
@@ -199,8 +220,31 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     fn command(&mut self, input: Input) -> Result<Option<Next>, PlayError> {
         match input {
             Input::Hint(count) => self.hint(count)?,
-            Input::Undo => self.undo()?,
-            Input::Redo => self.redo()?,
+            Input::Undo(times) => self.undo(times)?,
+            Input::Redo(times) => self.redo(times)?,
+            Input::PlayMoves(squares) => self.play_moves(&squares)?,
+            Input::SetBoard { cells, side } => self.set_board(&cells, side)?,
+            Input::Go => self.go()?,
+            Input::Mode(mode) => self.mode(mode)?,
+            Input::Level(level) => self.level(level)?,
+            Input::Time(time) => {
+                self.options.time_per_move = time;
+                self.console.say(&format!(
+                    "The computer now takes {} a move.",
+                    humantime::format_duration(time)
+                ))?;
+            }
+            Input::Init => {
+                let setup = Setup {
+                    board: othello::Board::standard(self.game.board().shape()),
+                    ..*self.game.setup()
+                };
+                self.restart(setup);
+                self.console.say("New game from the standard start.")?;
+                self.show_board()?;
+                self.announce_opening_pass()?;
+            }
+            Input::Analyze => self.analyze()?,
             Input::History => self.history()?,
             Input::Save {
                 path,
@@ -214,10 +258,15 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 self.show_board()?;
                 self.announce_opening_pass()?;
             }
-            Input::Help => {
-                let text = HELP.trim_end();
-                self.console.say(text)?;
-            }
+            Input::Help(None) => self.console.say(help_text().trim_end())?,
+            Input::Help(Some(topic)) => match command_help(&topic) {
+                Some(text) => self.console.say(&text)?,
+                None => self.console.say(
+                    &self
+                        .style()
+                        .warn(&format!("no command {topic:?}: type help for the list")),
+                )?,
+            },
             Input::Quit => return Ok(Some(Next::Quit)),
             Input::Unknown(why) => self.console.say(&self.style().warn(&why))?,
             Input::Pass => {
@@ -396,25 +445,31 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         Ok(())
     }
 
-    /// Takes moves back: to the previous turn of a person when a computer plays.
-    fn undo(&mut self) -> Result<(), PlayError> {
+    /// Takes moves back: to the previous turn of a person when a computer plays, `times`
+    /// times.
+    fn undo(&mut self, times: usize) -> Result<(), PlayError> {
         if !self.any_human() {
             return Ok(self.console.say("undo is for games a person plays")?);
         }
-        let human_moved = self
-            .game
-            .history()
-            .iter()
-            .any(|ply| self.seat_of(ply.side()) == Seat::Human);
-        if !human_moved {
-            return Ok(self.console.say("nothing to undo")?);
-        }
         let mut undone = Vec::new();
-        while let Some(ply) = self.game.undo() {
-            undone.push(ply.square().to_string());
-            if self.seat_of(ply.side()) == Seat::Human {
+        for _ in 0..times {
+            let human_moved = self
+                .game
+                .history()
+                .iter()
+                .any(|ply| self.seat_of(ply.side()) == Seat::Human);
+            if !human_moved {
                 break;
             }
+            while let Some(ply) = self.game.undo() {
+                undone.push(ply.square().to_string());
+                if self.seat_of(ply.side()) == Seat::Human {
+                    break;
+                }
+            }
+        }
+        if undone.is_empty() {
+            return Ok(self.console.say("nothing to undo")?);
         }
         // In the order they were played, as redo lists them.
         undone.reverse();
@@ -423,18 +478,21 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.show_board()
     }
 
-    /// Replays undone moves, up to the next turn of a person.
-    fn redo(&mut self) -> Result<(), PlayError> {
+    /// Replays undone moves, up to the next turn of a person, `times` times.
+    fn redo(&mut self, times: usize) -> Result<(), PlayError> {
         let mut redone = Vec::new();
-        while let Some(ply) = self.game.redo() {
-            redone.push(ply.square().to_string());
-            let next_is_human = self
-                .game
-                .side_to_move()
-                .is_some_and(|side| self.seat_of(side) == Seat::Human);
-            if next_is_human {
-                break;
+        'turns: for _ in 0..times {
+            while let Some(ply) = self.game.redo() {
+                redone.push(ply.square().to_string());
+                let next_is_human = self
+                    .game
+                    .side_to_move()
+                    .is_some_and(|side| self.seat_of(side) == Seat::Human);
+                if next_is_human {
+                    continue 'turns;
+                }
             }
+            break;
         }
         if redone.is_empty() {
             return Ok(self.console.say("nothing to redo")?);
@@ -472,6 +530,157 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         Ok(())
     }
 
+    /// `play f5d6c3`: all the moves, or none if one is not legal.
+    fn play_moves(&mut self, squares: &[othello::Square]) -> Result<(), PlayError> {
+        let mut trial = self.game.clone();
+        for (index, &square) in squares.iter().enumerate() {
+            if trial.is_over() {
+                let text = format!(
+                    "the game is over after {}: nothing played",
+                    squares[..index]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<String>()
+                );
+                return Ok(self.console.say(&self.style().warn(&text))?);
+            }
+            if trial.play(square).is_err() {
+                let text = format!(
+                    "{square} (move {} of the {}) is not legal there: nothing played",
+                    index + 1,
+                    squares.len()
+                );
+                return Ok(self.console.say(&self.style().warn(&text))?);
+            }
+        }
+        self.game = trial;
+        let played: Vec<String> = squares.iter().map(|s| s.to_string()).collect();
+        self.console.say(&format!("Played {}.", played.join(" ")))?;
+        self.show_board()
+    }
+
+    /// `setboard`: a new game from the position given.
+    fn set_board(&mut self, cells: &str, side: Color) -> Result<(), PlayError> {
+        let shape = self.game.board().shape();
+        let mut board = othello::Board::empty(shape);
+        for (square, cell) in shape.squares().zip(cells.chars()) {
+            let disc = match cell {
+                'x' | 'X' | 'b' | 'B' | '*' => Some(Color::Black),
+                'o' | 'O' | 'w' | 'W' => Some(Color::White),
+                _ => None,
+            };
+            board.set(square, disc);
+        }
+        let setup = Setup {
+            board,
+            first_mover: side,
+            win_rule: self.game.setup().win_rule,
+        };
+        self.restart(setup);
+        self.console.say(&format!(
+            "New game from this position, {} to move first (new starts again from it).",
+            color_name(side)
+        ))?;
+        self.show_board()?;
+        self.announce_opening_pass()
+    }
+
+    /// `go`: the computer plays the side to move, whoever's seat it is.
+    fn go(&mut self) -> Result<(), PlayError> {
+        let Status::ToMove(side) = self.game.status() else {
+            return Ok(self.console.say("the game is over: nothing to play")?);
+        };
+        if self.players[side as usize].is_none() {
+            let seed =
+                seat_seed(self.options.seed, self.games, side) ^ self.game.history().len() as u64;
+            self.players[side as usize] =
+                Some(new_player::<R>(self.engine, seed, self.options.hash));
+            let result = self.computer_move(side);
+            // The seat stays a person's.
+            self.players[side as usize] = None;
+            return result;
+        }
+        self.computer_move(side)
+    }
+
+    /// `mode`: who the computer plays, as Edax numbers it.
+    fn mode(&mut self, mode: u8) -> Result<(), PlayError> {
+        let computer = Seat::Computer(self.engine);
+        self.options.seats = match mode {
+            0 => [Seat::Human, computer],
+            1 => [computer, Seat::Human],
+            2 => [computer, computer],
+            _ => [Seat::Human, Seat::Human],
+        };
+        self.seat_players();
+        let [black, white] = self.options.seats;
+        self.console.say(&format!(
+            "{} is {black}, {} is {white}.",
+            self.side_name(Color::Black),
+            self.side_name(Color::White)
+        ))?;
+        Ok(())
+    }
+
+    /// `level`: the engine's level, for its seats now and for go.
+    fn level(&mut self, level: u8) -> Result<(), PlayError> {
+        let spec = match self.engine {
+            PlayerSpec::Classic(_) => PlayerSpec::Classic(level),
+            _ => PlayerSpec::Engine(level),
+        };
+        self.engine = spec;
+        for seat in &mut self.options.seats {
+            if matches!(
+                seat,
+                Seat::Computer(PlayerSpec::Engine(_) | PlayerSpec::Classic(_))
+            ) {
+                *seat = Seat::Computer(spec);
+            }
+        }
+        self.seat_players();
+        self.console
+            .say(&format!("The computer now plays as {spec}."))?;
+        Ok(())
+    }
+
+    /// `analyze`: every move so far against the best the engine finds.
+    fn analyze(&mut self) -> Result<(), PlayError> {
+        let moves: Vec<othello::Square> = self.game.moves().collect();
+        if moves.is_empty() {
+            return Ok(self.console.say("no moves to analyze yet")?);
+        }
+        let options = analysis::RankOptions {
+            limits: Limits::time(self.options.time_per_move),
+            hash: self.options.hash,
+            ..analysis::RankOptions::new(R::VARIANT, 1)
+        };
+        let bar = if self.options.thinking {
+            let bar = ProgressBar::with_draw_target(
+                Some(moves.len() as u64),
+                ProgressDrawTarget::stderr(),
+            );
+            bar.set_style(
+                ProgressStyle::with_template("analyzing {bar:30} {pos}/{len} moves")
+                    .expect("a valid template"),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        let reviews = analysis::review_game(
+            R::VARIANT,
+            self.game.setup(),
+            &moves,
+            &options,
+            &mut |done| bar.set_position(done as u64),
+        );
+        bar.finish_and_clear();
+        for line in super::review_lines(&reviews) {
+            self.console.say(&line)?;
+        }
+        Ok(())
+    }
+
     fn record(&self) -> Record {
         Record {
             players: self.options.seats.map(|seat| seat.to_string()),
@@ -480,23 +689,54 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         }
     }
 
-    /// Saves the game: written to a temporary file beside `path`, then renamed over it, so
-    /// a failed save leaves what was there. A file there that is not a saved game (in any
-    /// format a game loads from) is kept unless `force`.
+    /// Saves the game in the format its extension names (`.ggf` GGF, `.txt` a transcript,
+    /// `.in` a grader input, anything else the game record; `grader` forces the grader
+    /// input): written to a temporary file beside `path`, then renamed over it, so a failed
+    /// save leaves what was there. A file there that is not a saved game (in any format a
+    /// game loads from) is kept unless `force`.
     fn save(&mut self, path: &Path, grader: bool, force: bool) -> Result<(), PlayError> {
         let record = self.record();
-        let text = if grader {
-            match record.to_grader_input() {
-                Ok(text) => text,
-                Err(error) => {
-                    return Ok(self
-                        .console
-                        .say(&self.style().warn(&format!("cannot save: {error}")))?);
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let format = match extension.as_deref() {
+            _ if grader => SaveFormat::Grader,
+            Some("in") => SaveFormat::Grader,
+            Some("ggf") => SaveFormat::Ggf,
+            Some("txt") => SaveFormat::Transcript,
+            _ => SaveFormat::Record,
+        };
+        let text = match format {
+            SaveFormat::Grader => record.to_grader_input().map_err(|e| e.to_string()),
+            SaveFormat::Ggf => record
+                .to_ggf()
+                .map(|text| text + "\n")
+                .map_err(|e| e.to_string()),
+            SaveFormat::Transcript => {
+                let setup = &record.setup;
+                let standard = setup.board == othello::Board::standard(setup.board.shape())
+                    && setup.first_mover == Color::Black;
+                if standard {
+                    let moves: String = record.moves.iter().map(|s| s.to_string()).collect();
+                    Ok(moves + "\n")
+                } else {
+                    Err(
+                        "a transcript (.txt) only holds games from the standard start with Black first; save it as FILE.rec (the game record) instead"
+                            .to_owned(),
+                    )
                 }
             }
-        } else {
-            record.to_string()
+            SaveFormat::Record => Ok(record.to_string()),
         };
+        let text = match text {
+            Ok(text) => text,
+            Err(error) => {
+                return Ok(self
+                    .console
+                    .say(&self.style().warn(&format!("cannot save: {error}")))?);
+            }
+        };
+        let grader = format == SaveFormat::Grader;
         let replacing = match std::fs::read(path) {
             Ok(old) => {
                 Some(std::str::from_utf8(&old).is_ok_and(|old| old.parse::<Record>().is_ok()))
@@ -525,7 +765,15 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 R::VARIANT.name(),
                 path.display()
             ),
-            Ok(()) => format!("Saved the game to {}{replaced}.", path.display()),
+            Ok(()) => format!(
+                "Saved the game to {}{replaced}{}.",
+                path.display(),
+                match format {
+                    SaveFormat::Ggf => " (GGF)",
+                    SaveFormat::Transcript => " (a transcript)",
+                    _ => "",
+                }
+            ),
             Err(error) => self
                 .style()
                 .warn(&format!("cannot save {}: {error}", path.display())),
@@ -566,6 +814,15 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.show_board()?;
         Ok(None)
     }
+}
+
+/// The formats `save` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SaveFormat {
+    Record,
+    Ggf,
+    Transcript,
+    Grader,
 }
 
 /// Writes a new temporary file in `path`'s directory with `write`, then renames it to
