@@ -565,3 +565,92 @@ fn edax_style_commands() {
         assert!(stdout.contains("transcript: f5d6\n"), "{file}: {stdout}");
     }
 }
+
+/// Runs `play` with `args`, typing `first`, then after `pause` the rest: the second part
+/// comes when the clock of the side on turn has run.
+fn play_with_a_pause(args: &[&str], first: &str, pause: Duration, rest: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(cargo_bin!("othello"))
+        .arg("play")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(pause);
+    stdin.write_all(rest.as_bytes()).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_exact(&stdout);
+    stdout
+}
+
+#[test]
+fn clocks_count_down_and_running_out_loses_or_warns() {
+    // White (a person) has 300 ms for the game and answers after a second: White loses.
+    let stdout = play_with_a_pause(
+        &["--white", "human", "--game-time", "300ms"],
+        "d3\n",
+        Duration::from_secs(1),
+        "c3\nd2\nquit\n",
+    );
+    assert!(stdout.contains("● Black to move (0:00."), "{stdout}");
+    assert!(
+        stdout.contains("Game over: ○ White ran out of time, ● Black wins on time."),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the game is over: y to play again, n to stop"),
+        "the next move is refused: {stdout}"
+    );
+    // Only a warning: the move is played and the game goes on.
+    let stdout = play_with_a_pause(
+        &[
+            "--white",
+            "human",
+            "--move-limit",
+            "300ms",
+            "--on-time",
+            "warn",
+        ],
+        "d3\n",
+        Duration::from_secs(1),
+        "c3\nquit\n",
+    );
+    assert!(
+        stdout.contains("○ White is over time (the clock only warns: play on)."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("○ White plays c3 and flips 1."), "{stdout}");
+    // The computer plans within its clock: a whole game on 6x6 in 2 s each.
+    let stdout = play(
+        &[
+            "--black",
+            "engine",
+            "--white",
+            "engine",
+            "--size",
+            "6x6",
+            "--game-time",
+            "2s",
+            "--seed",
+            "1",
+        ],
+        "",
+        None,
+    );
+    assert!(stdout.contains("Game over: "), "{stdout}");
+    assert!(!stdout.contains("ran out of time"), "{stdout}");
+    for bad in ["0", "forever", "25h", "1:75"] {
+        othello()
+            .args(["play", "--game-time", bad])
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains("--game-time"));
+    }
+}

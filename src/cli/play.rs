@@ -55,6 +55,16 @@ pub struct PlayArgs {
     /// move, at most 32).
     #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
     hash: Option<u64>,
+    /// A clock for each side for the whole game, people included: 5m, 4:30, 90s (the
+    /// time left shows in the panel and the prompt; the computer plans within it).
+    #[arg(long, value_name = "TIME", value_parser = clock_time)]
+    game_time: Option<Duration>,
+    /// The most any move may take, people included: 30s, 0:45.
+    #[arg(long, value_name = "TIME", value_parser = clock_time)]
+    move_limit: Option<Duration>,
+    /// What running out of time does: lose (the game) or warn (and play on).
+    #[arg(long, value_enum, default_value_t = OnTime::Lose)]
+    on_time: OnTime,
     /// Draw discs as X and O instead of ● and ○.
     #[arg(long)]
     ascii: bool,
@@ -62,6 +72,22 @@ pub struct PlayArgs {
     /// stdout is not a terminal).
     #[arg(long)]
     no_color: bool,
+}
+
+/// What running out of time does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OnTime {
+    /// The side loses the game.
+    Lose,
+    /// The side is told, and the game goes on.
+    Warn,
+}
+
+/// A clock's time: humantime (5m, 90s, 1h30m), MM:SS or seconds, at most a day.
+fn clock_time(text: &str) -> Result<Duration, String> {
+    play::parse_duration(text, Duration::from_secs(24 * 3600)).ok_or_else(|| {
+        format!("expected a time such as 5m, 4:30 or 90s (more than nothing, at most a day), not {text:?}")
+    })
 }
 
 impl PlayArgs {
@@ -109,6 +135,11 @@ impl PlayArgs {
             terminal: io::stdin().is_terminal() && io::stdout().is_terminal(),
             date: Some(record_date()),
             hash: self.hash.map(|mib| mib as usize),
+            clock: play::Clock {
+                game: self.game_time,
+                per_move: self.move_limit,
+                warn_only: self.on_time == OnTime::Warn,
+            },
         };
         play::run(io::stdin().lock(), out, options)?;
         Ok(())

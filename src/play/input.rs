@@ -220,6 +220,12 @@ const MAX_TIME: Duration = Duration::from_secs(3600);
 /// `time`'s value: `2s`, `500ms`, `1m30s` (humantime), `0:30` (minutes and seconds) or a
 /// plain number of seconds; more than nothing and at most an hour.
 pub fn parse_time(text: &str) -> Option<Duration> {
+    parse_duration(text, MAX_TIME)
+}
+
+/// A duration as people write one (see [`parse_time`]), more than nothing and at most
+/// `max`.
+pub fn parse_duration(text: &str, max: Duration) -> Option<Duration> {
     let time = if let Some((minutes, seconds)) = text.split_once(':') {
         let minutes: u64 = minutes.parse().ok()?;
         let seconds: f64 = seconds.parse().ok()?;
@@ -232,7 +238,7 @@ pub fn parse_time(text: &str) -> Option<Duration> {
     } else {
         humantime::parse_duration(text).ok()?
     };
-    (!time.is_zero() && time <= MAX_TIME).then_some(time)
+    (!time.is_zero() && time <= max).then_some(time)
 }
 
 /// `setboard CELLS SIDE`, or `setboard CELLSSIDE` in one word as Edax writes it (65

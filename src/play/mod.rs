@@ -19,7 +19,7 @@ use std::{
 };
 
 use console::Console;
-pub use input::{Input, command_help, help_text};
+pub use input::{Input, command_help, help_text, parse_duration};
 use othello::{
     Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setup, Simple, Variant, WinRule,
     engine::{ParsePlayerError, PlayerSpec},
@@ -90,6 +90,32 @@ pub struct PlayOptions {
     pub date: Option<String>,
     /// The engine's transposition table size in MiB; `None` sizes it to the time per move.
     pub hash: Option<usize>,
+    /// Clocks for both sides, if any.
+    pub clock: Clock,
+}
+
+/// Time limits for both sides, people included: a clock for the game, a limit per move,
+/// and what running out does. The computer plans its moves to stay within them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// Each side's time for the whole game.
+    pub game: Option<Duration>,
+    /// The most any one move may take.
+    pub per_move: Option<Duration>,
+    /// Running out only warns instead of losing the game.
+    pub warn_only: bool,
+}
+
+/// A time on a clock: `4:59`, `1:02:03`, `0:07.3` under ten seconds.
+pub fn clock_text(time: Duration) -> String {
+    let tenths = time.as_millis() / 100;
+    let seconds = tenths / 10;
+    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    match hours {
+        0 if minutes == 0 && seconds < 10 => format!("0:0{seconds}.{}", tenths % 10),
+        0 => format!("{minutes}:{seconds:02}"),
+        _ => format!("{hours}:{minutes:02}:{seconds:02}"),
+    }
 }
 
 /// Why a session stopped early.
@@ -215,4 +241,19 @@ fn describe(variant: Variant, setup: &Setup) -> String {
         setup.board.shape(),
         variant.name().to_uppercase()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clocks_read_as_people_write_them() {
+        let ms = Duration::from_millis;
+        assert_eq!(clock_text(ms(299_000)), "4:59");
+        assert_eq!(clock_text(ms(3_723_000)), "1:02:03");
+        assert_eq!(clock_text(ms(7_380)), "0:07.3");
+        assert_eq!(clock_text(ms(10_000)), "0:10");
+        assert_eq!(clock_text(Duration::ZERO), "0:00.0");
+    }
 }

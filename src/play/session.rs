@@ -4,7 +4,7 @@
 use std::{
     io::{self, Read, Write},
     path::Path,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -16,8 +16,8 @@ use othello::{
 };
 
 use super::{
-    Console, Input, PlayError, PlayOptions, Seat, Style, View, command_help, describe, help_text,
-    render,
+    Console, Input, PlayError, PlayOptions, Seat, Style, View, clock_text, command_help, describe,
+    help_text, render,
 };
 
 /// What to do after a session.
@@ -37,6 +37,22 @@ pub(super) struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
     games: u64,
     /// The computer `go` and `mode` seat: the first computer seat's spec, else the engine.
     engine: PlayerSpec,
+    /// Each side's time left on the game clock (when there is one).
+    clocks: [Option<Duration>; 2],
+    /// The turn being timed: whose, at which move, since when, and whether its running
+    /// over time was announced.
+    turn: Option<Turn>,
+    /// The side that lost on time, if one did.
+    flagged: Option<Color>,
+}
+
+/// A turn on the clock.
+#[derive(Clone, Copy, Debug)]
+struct Turn {
+    side: Color,
+    ply: usize,
+    started: Instant,
+    warned: bool,
 }
 
 impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
@@ -60,6 +76,9 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             players: [None, None],
             games: 0,
             engine,
+            clocks: [None, None],
+            turn: None,
+            flagged: None,
         };
         session.restart(start.setup);
         // Records are checked when they are loaded (`Record::load`).
@@ -74,6 +93,115 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.game = Game::new(setup);
         self.games += 1;
         self.seat_players();
+        self.restart_clocks();
+    }
+
+    /// The game clocks as they start (`Session::new` replays a loaded game after
+    /// `restart`, so they start with its first turn here).
+    fn restart_clocks(&mut self) {
+        self.clocks = [self.options.clock.game; 2];
+        self.turn = None;
+        self.flagged = None;
+    }
+
+    /// Whether the game is over: played to its end, or lost on time.
+    fn finished(&self) -> bool {
+        self.flagged.is_some() || self.game.is_over()
+    }
+
+    /// Starts timing `side`'s turn, unless it is already being timed.
+    fn start_turn(&mut self, side: Color) {
+        let ply = self.game.history().len();
+        if self
+            .turn
+            .is_none_or(|turn| turn.side != side || turn.ply != ply)
+        {
+            self.turn = Some(Turn {
+                side,
+                ply,
+                started: Instant::now(),
+                warned: false,
+            });
+        }
+    }
+
+    /// Time `color` has left on the game clock now (counting the turn under way).
+    fn time_left(&self, color: Color) -> Option<Duration> {
+        let left = self.clocks[color as usize]?;
+        let used = self
+            .turn
+            .filter(|turn| turn.side == color)
+            .map_or(Duration::ZERO, |turn| turn.started.elapsed());
+        Some(left.saturating_sub(used))
+    }
+
+    /// Whether the side on turn has gone over its game clock or the limit per move.
+    fn over_time(&self) -> bool {
+        let Some(turn) = self.turn else {
+            return false;
+        };
+        let used = turn.started.elapsed();
+        self.clocks[turn.side as usize].is_some_and(|left| used >= left)
+            || self
+                .options
+                .clock
+                .per_move
+                .is_some_and(|limit| used > limit)
+    }
+
+    /// Checks the clock of the side on turn: over time, it loses (said so) or, when the
+    /// clock only warns, is told once. True if it lost.
+    fn check_clock(&mut self) -> Result<bool, PlayError> {
+        let Some(turn) = self.turn else {
+            return Ok(false);
+        };
+        if !self.over_time() {
+            return Ok(false);
+        }
+        let name = self.side_name(turn.side);
+        if self.options.clock.warn_only {
+            if !turn.warned {
+                self.turn = Some(Turn {
+                    warned: true,
+                    ..turn
+                });
+                let text = format!("{name} is over time (the clock only warns: play on).");
+                self.console.say(&self.style().warn(&text))?;
+            }
+            return Ok(false);
+        }
+        self.flagged = Some(turn.side);
+        let text = format!(
+            "Game over: {name} ran out of time, {} wins on time.",
+            self.side_name(turn.side.opponent())
+        );
+        let text = self.style().strong(&text);
+        self.console.say(&text)?;
+        Ok(true)
+    }
+
+    /// Ends the turn under way: its time comes off the mover's game clock.
+    fn end_turn(&mut self) {
+        if let Some(turn) = self.turn.take()
+            && let Some(left) = &mut self.clocks[turn.side as usize]
+        {
+            *left = left.saturating_sub(turn.started.elapsed());
+        }
+    }
+
+    /// The computer's time for this move: its time per move, within the limit per move and
+    /// a share of its game clock (its moves left, counted from the empty squares).
+    fn move_time(&self, side: Color) -> Duration {
+        let mut time = self.options.time_per_move;
+        if let Some(limit) = self.options.clock.per_move {
+            time = time.min(limit.mul_f64(0.8));
+        }
+        if let Some(left) = self.time_left(side) {
+            let empties = self.game.board().empty_squares().count();
+            let moves_left = (empties / 2 + 1).max(2);
+            time = time.min(left.mul_f64(0.8) / moves_left);
+        }
+        time.max(Duration::from_millis(1))
     }
 
     /// Computer players for the seats as they are now (the game goes on).
@@ -119,19 +247,33 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     }
 
     pub(super) fn run(mut self) -> Result<Next, PlayError> {
+        self.restart_clocks();
         self.show_board()?;
         self.announce_opening_pass()?;
         loop {
+            if self.flagged.is_some() {
+                if let Some(next) = self.after_game()? {
+                    return Ok(next);
+                }
+                continue;
+            }
             match self.game.status() {
                 Status::ToMove(side) => {
+                    self.start_turn(side);
                     if self.seat_of(side) != Seat::Human {
                         self.computer_move(side)?;
                         continue;
                     }
-                    let prompt = format!("{} to move>", self.side_name(side));
+                    let clock = self
+                        .time_left(side)
+                        .map_or_else(String::new, |left| format!(" ({})", clock_text(left)));
+                    let prompt = format!("{} to move{clock}>", self.side_name(side));
                     let Some(line) = self.console.ask(&prompt)? else {
                         return Ok(Next::Quit);
                     };
+                    if self.check_clock()? {
+                        continue;
+                    }
                     let input = Input::parse(&line, self.game.board().shape());
                     if let Some(next) = self.during_game(side, input)? {
                         return Ok(next);
@@ -154,6 +296,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             Input::Move(square) => {
                 if self.game.is_legal(square) {
                     let ply = self.game.play(square).expect("a legal move");
+                    self.end_turn();
                     self.after_ply(&ply)?;
                 } else {
                     let why = if self.game.board().at(square).is_some() {
@@ -208,7 +351,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                     .say("the game is over: y to play again, n to stop")?,
                 other => {
                     let next = self.command(other)?;
-                    if next.is_some() || !self.game.is_over() {
+                    if next.is_some() || !self.finished() {
                         return Ok(next);
                     }
                 }
@@ -218,6 +361,16 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
 
     /// A command other than a move, at any time; `Some` ends the session.
     fn command(&mut self, input: Input) -> Result<Option<Next>, PlayError> {
+        if self.flagged.is_some()
+            && matches!(
+                input,
+                Input::Undo(_) | Input::Redo(_) | Input::PlayMoves(_) | Input::Go | Input::Hint(_)
+            )
+        {
+            let text = "the game was lost on time: new, init or load starts another";
+            self.console.say(&self.style().warn(text))?;
+            return Ok(None);
+        }
         match input {
             Input::Hint(count) => self.hint(count)?,
             Input::Undo(times) => self.undo(times)?,
@@ -288,6 +441,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
 
     /// The computer moves for `side`.
     fn computer_move(&mut self, side: Color) -> Result<(), PlayError> {
+        let time = self.move_time(side);
         let player = self.players[side as usize]
             .as_mut()
             .expect("a computer seat has a player");
@@ -314,9 +468,13 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 f64::from(report.score) / f64::from(DISC)
             ));
         };
-        let choice = player.choose(&self.game, Some(self.options.time_per_move), &mut progress);
+        let choice = player.choose(&self.game, Some(time), &mut progress);
         spinner.finish_and_clear();
         let square = choice.expect("a computer player moves whenever it has a move");
+        if self.check_clock()? {
+            return Ok(());
+        }
+        self.end_turn();
         let ply = self
             .game
             .play(square)
@@ -372,8 +530,11 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let board = *self.game.board();
         let mut panel = Vec::new();
         for color in Color::ALL {
+            let clock = self
+                .time_left(color)
+                .map_or_else(String::new, |left| format!("  {:>7}", clock_text(left)));
             panel.push(format!(
-                "{} {:<12} {:>3}",
+                "{} {:<12} {:>3}{clock}",
                 self.side_name(color),
                 self.seat_of(color).to_string(),
                 board.count(color)
