@@ -11,6 +11,7 @@
 mod server;
 
 use std::{
+    os::unix::process::CommandExt,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
@@ -45,7 +46,14 @@ struct Driver {
 }
 
 impl Drop for Driver {
+    /// Stops chromedriver and every browser it started (its process group): a test that
+    /// fails before closing its browser leaves nothing running.
     fn drop(&mut self) {
+        // SAFETY: signalling the process group our own child leads (made with
+        // `process_group(0)` below), not yet reaped.
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -65,6 +73,7 @@ fn driver() -> Option<Driver> {
     // taken by a server of another test before chromedriver binds it).
     let mut child = Command::new(chromedriver)
         .arg("--port=0")
+        .process_group(0)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -838,3 +838,65 @@ mod match_command {
             ));
     }
 }
+
+mod analyze_command {
+    use super::*;
+
+    /// A whole 4x4 game (exact everywhere: the solver sees to the end at once).
+    const GAME: &str = "# othello game record\nrules: full\nsize: 4x4\nfirst: B\nwin: most\n\
+                        board: ..../.WB./.BW./....\nmoves: d3 d4 b1 d2 c4 a1 a2 a3 a4 b4 c1 d1\n";
+
+    #[test]
+    fn every_move_against_the_best_as_text_and_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = dir.path().join("game.rec");
+        std::fs::write(&game, GAME).unwrap();
+        let output = othello()
+            .args(["analyze", "--time", "200"])
+            .arg(&game)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.starts_with("  1. Black d3 "), "{text}");
+        assert!(text.contains("Black: "), "{text}");
+        assert!(text.contains("White: "), "{text}");
+        assert!(text.lines().all(|line| !line.ends_with(' ')), "{text}");
+        let output = othello()
+            .args(["analyze", "--json", "--time", "200"])
+            .arg(&game)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let moves = report["moves"].as_array().unwrap();
+        assert!(!moves.is_empty() && moves.len() <= 12, "{report}");
+        for review in moves {
+            assert_eq!(review["exact"], true, "{review}");
+            let loss = review["loss"].as_f64().unwrap();
+            assert_eq!(
+                loss,
+                review["best_score"].as_f64().unwrap() - review["score"].as_f64().unwrap(),
+                "{review}"
+            );
+            let verdict = review["verdict"].as_str().unwrap();
+            let expected = if loss >= 10.0 {
+                "blunder"
+            } else if loss >= 4.0 {
+                "mistake"
+            } else {
+                "fine"
+            };
+            assert_eq!(verdict, expected, "{review}");
+        }
+        let black_moves = moves.iter().filter(|m| m["side"] == "B").count();
+        assert_eq!(report["summary"]["black"]["moves"], black_moves);
+        // A file that is not a game is an error that names it.
+        std::fs::write(dir.path().join("junk.txt"), "hello\n").unwrap();
+        othello()
+            .args(["analyze", "junk.txt"])
+            .current_dir(dir.path())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("junk.txt"));
+    }
+}

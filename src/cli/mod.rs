@@ -13,11 +13,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule};
 use thiserror::Error;
 
+pub mod analyze;
 pub mod check;
 pub mod generate;
 pub mod grader;
 pub mod hint;
 pub mod matches;
+pub mod nboard;
 pub mod perft;
 pub mod play;
 pub mod progress;
@@ -105,6 +107,19 @@ pub enum Command {
     /// and options, each resuming where it stopped. See the README's "Training the
     /// evaluation".
     Train(train::TrainArgs),
+    /// Every move of a saved game against the engine's best, with the discs it lost:
+    /// mistakes and blunders flagged, then each side's total loss and worst move.
+    ///
+    /// Each position is searched for --time (exactly where the solver finishes in it:
+    /// marked exact).
+    Analyze(analyze::AnalyzeArgs),
+    /// Be the engine for a GUI such as NBoard: the NBoard protocol (version 2) on stdin and
+    /// stdout.
+    ///
+    /// Understands nboard, set depth, set game (GGF), set contempt, move, hint, go, ping,
+    /// learn and analyze; ignores other commands; answers a bad line with a status line.
+    /// 8x8 standard Othello only. Ends at the end of the input.
+    Nboard(nboard::NboardArgs),
 }
 
 /// A rule set on the command line.
@@ -260,6 +275,9 @@ pub enum CliError {
     /// The web server could not start.
     #[error(transparent)]
     Serve(#[from] crate::server::ServeError),
+    /// The NBoard engine could not read its input or write its output.
+    #[error(transparent)]
+    Nboard(#[from] crate::nboard::NboardError),
     /// An OBF position given on the command line is malformed.
     #[error("--obf: {0}")]
     ObfArgument(#[source] othello::ParseObfError),
@@ -318,7 +336,7 @@ impl CliError {
             | CliError::Load { .. }
             | CliError::ObfArgument(_) => 2,
             CliError::Protocol(error) => error.exit_status(),
-            CliError::Play(_) | CliError::Serve(_) => 1,
+            CliError::Play(_) | CliError::Serve(_) | CliError::Nboard(_) => 1,
             CliError::Read { .. }
             | CliError::Usage { .. }
             | CliError::WrongScores { .. }
@@ -336,6 +354,7 @@ impl CliError {
             CliError::Write(error) => error.kind() == io::ErrorKind::BrokenPipe,
             CliError::Protocol(error) => error.is_broken_pipe(),
             CliError::Play(error) => error.is_broken_pipe(),
+            CliError::Nboard(error) => error.is_broken_pipe(),
             _ => false,
         }
     }

@@ -179,11 +179,13 @@ pub fn rank<N: Node>(
         } else {
             let floor = ranked[ranked.len() - 1].score;
             // Does the move beat the floor? Only then is its exact score needed.
-            let beats = -solver.root(&child, -floor - 1, -floor).0 > floor;
-            if solver.stopper.stopped() || !beats {
-                if solver.stopper.stopped() {
-                    break;
-                }
+            let (probe, _) = solver.root(&child, -floor - 1, -floor);
+            // A stopped search may return before any move is scored (i32::MIN): it means
+            // nothing, and negating it would overflow.
+            if solver.stopper.stopped() {
+                break;
+            }
+            if -probe <= floor {
                 continue;
             }
             exact(&mut solver)
@@ -940,6 +942,31 @@ mod tests {
             matches!(result, Err(Unfinished { nodes }) if nodes >= 100),
             "{result:?}"
         );
+    }
+
+    /// Stopped anywhere (here at 1,500 points spread over its whole search), a
+    /// ranking ends cleanly: a search stopped before it scored a move must not be used.
+    #[test]
+    fn a_stopped_ranking_ends_cleanly_wherever_it_stops() {
+        let board = random_board(Shape::STANDARD, 12, 5);
+        let node = Node8::from_board(&board, Color::Black);
+        let mut tt = TranspositionTable::new(1);
+        let (_, all) = rank(&node, WinRule::MostDiscs, 1, &mut tt, &Limits::NONE, None).unwrap();
+        for nodes in (1..all).step_by((all / 1500).max(1) as usize) {
+            tt.clear();
+            let result = rank(
+                &node,
+                WinRule::MostDiscs,
+                1,
+                &mut tt,
+                &Limits::nodes(nodes),
+                None,
+            );
+            assert!(
+                matches!(result, Err(Unfinished { .. })),
+                "{nodes}: {result:?}"
+            );
+        }
     }
 
     #[test]
