@@ -43,7 +43,8 @@ impl Evaluator {
             && rule == WinRule::MostDiscs
             && let Some((player, opponent)) = node.bits8()
         {
-            return weights.evaluate(player, opponent);
+            let moves = |node: &N| node.moves8().unwrap_or(0);
+            return weights.evaluate_with_moves(player, opponent, moves(node), moves(&node.pass()));
         }
         evaluate(node, rule)
     }

@@ -243,6 +243,13 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// The legal moves as a `u64` where [`Node::bits8`] is `Some` (from this
+    /// representation's own move generator).
+    #[inline(always)]
+    fn moves8(&self) -> Option<u64> {
+        None
+    }
+
     /// The empty squares of the board.
     #[inline(always)]
     fn empties(&self) -> Self::Set {

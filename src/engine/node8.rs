@@ -409,6 +409,11 @@ impl Node for Node8 {
         Some((self.player, self.opponent))
     }
 
+    #[inline(always)]
+    fn moves8(&self) -> Option<u64> {
+        Some(Node::moves(self))
+    }
+
     #[inline]
     fn hash(&self) -> u64 {
         hash_words(&[self.player, self.opponent])
@@ -503,6 +508,11 @@ impl Node for Avx2Node8 {
     #[inline(always)]
     fn bits8(&self) -> Option<(u64, u64)> {
         Some((self.0.player, self.0.opponent))
+    }
+
+    #[inline(always)]
+    fn moves8(&self) -> Option<u64> {
+        Some(Node::moves(self))
     }
 
     #[inline]

@@ -444,22 +444,30 @@ impl Features {
     /// The features of the position with `player` to move against `opponent`.
     #[inline(always)]
     pub fn of(player: u64, opponent: u64) -> Features {
+        use super::Node;
+        let node = Node8::new(player, opponent);
+        Features::with_moves(player, opponent, node.moves(), node.pass().moves())
+    }
+
+    /// [`Features::of`] with both sides' legal moves given (a search has them, from its
+    /// own faster move generator).
+    #[inline(always)]
+    pub fn with_moves(player: u64, opponent: u64, moves: u64, replies: u64) -> Features {
         let layout = layout();
         let mut indices = [0u32; ACTIVE];
         pattern_indices(player, opponent, &mut indices);
         for (slot, instance) in indices.iter_mut().zip(&layout.instances) {
             *slot += layout.family_start[instance.family] as u32;
         }
-        use super::{Node, SquareSet};
-        let node = Node8::new(player, opponent);
+        use super::SquareSet;
         let empty = !(player | opponent);
         let empties = empty.count_ones();
-        let mobility = |node: Node8| node.moves().count_ones().min(MOBILITY_CAP);
+        let mobility = |moves: u64| moves.count_ones().min(MOBILITY_CAP);
         let potential = |discs: u64| (discs.neighbours() & empty).count_ones().min(POTENTIAL_CAP);
         let (m, q) = (MOBILITY_CAP + 1, POTENTIAL_CAP + 1);
         let globals = layout.globals_full as u32;
-        indices[INSTANCES] = globals + mobility(node);
-        indices[INSTANCES + 1] = globals + m + mobility(node.pass());
+        indices[INSTANCES] = globals + mobility(moves);
+        indices[INSTANCES + 1] = globals + m + mobility(replies);
         indices[INSTANCES + 2] = globals + 2 * m + potential(opponent);
         indices[INSTANCES + 3] = globals + 2 * m + q + potential(player);
         indices[INSTANCES + 4] = globals + 2 * m + 2 * q + u32::from(empties.is_multiple_of(2));
@@ -779,6 +787,36 @@ mod tests {
             for symmetry in Symmetry::ALL {
                 let (p, o) = (symmetry.bits(player), symmetry.bits(opponent));
                 assert_eq!(weights.evaluate(p, o), score, "{symmetry:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_search_evaluates_as_the_weights_do() {
+        use crate::{WinRule, engine::eval::Evaluator};
+        let mut rng = StdRng::seed_from_u64(8);
+        let phases: Vec<Vec<i16>> = (0..PHASES)
+            .map(|_| {
+                (0..folded_len())
+                    .map(|_| rng.random_range(-99..99))
+                    .collect()
+            })
+            .collect();
+        let weights: &'static PatternWeights =
+            Box::leak(Box::new(PatternWeights::from_folded(&phases)));
+        for (player, opponent) in positions(500, 9) {
+            let node = Node8::new(player, opponent);
+            let expected = weights.evaluate(player, opponent);
+            assert_eq!(
+                Evaluator::Patterns(weights).evaluate(&node, WinRule::MostDiscs),
+                expected
+            );
+            #[cfg(target_arch = "x86_64")]
+            if let Some(fast) = super::super::node8::Avx2Node8::new(node) {
+                assert_eq!(
+                    Evaluator::Patterns(weights).evaluate(&fast, WinRule::MostDiscs),
+                    expected
+                );
             }
         }
     }

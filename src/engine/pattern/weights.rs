@@ -131,7 +131,17 @@ impl PatternWeights {
     /// evaluation units: the estimated final disc difference, kept within the board.
     #[inline(always)]
     pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
-        let features = Features::of(player, opponent);
+        self.score(&Features::of(player, opponent))
+    }
+
+    /// [`PatternWeights::evaluate`] with both sides' legal moves given.
+    #[inline(always)]
+    pub fn evaluate_with_moves(&self, player: u64, opponent: u64, moves: u64, replies: u64) -> i32 {
+        self.score(&Features::with_moves(player, opponent, moves, replies))
+    }
+
+    #[inline(always)]
+    fn score(&self, features: &Features) -> i32 {
         let phase = &self.weights[features.phase * layout().full_len()..];
         let sum: i32 = features
             .indices
