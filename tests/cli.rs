@@ -900,3 +900,178 @@ mod analyze_command {
             .stderr(predicate::str::contains("junk.txt"));
     }
 }
+
+mod train_command {
+    use super::*;
+
+    fn train(dir: &Path, args: &[&str]) -> String {
+        let output = othello()
+            .arg("train")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// The pipeline end to end on a tiny scale: every step reproducible, a step stopped
+    /// and run again goes on to the same file, the weights load and play.
+    #[test]
+    fn selfplay_label_fit_resume_and_reproduce() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let selfplay = |out: &str, games: &str| {
+            train(
+                dir,
+                &[
+                    "selfplay",
+                    "--out",
+                    out,
+                    "--games",
+                    games,
+                    "--seed",
+                    "5",
+                    "--depth",
+                    "2",
+                    "--weights",
+                    "classic",
+                ],
+            )
+        };
+        let text = selfplay("all.bin", "24");
+        assert!(text.starts_with("games 0..24: "), "{text}");
+        // Twelve games, then the rest: the same file as all at once. (The last game begun
+        // is played again: a stop may have cut it short.)
+        selfplay("parts.bin", "12");
+        let text = selfplay("parts.bin", "24");
+        assert!(text.starts_with("games 11..24: "), "{text}");
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(read("parts.bin"), read("all.bin"));
+
+        let label = |input: &str, out: &str| {
+            train(
+                dir,
+                &[
+                    "label",
+                    "--in",
+                    input,
+                    "--out",
+                    out,
+                    "--exact",
+                    "8",
+                    "--depth",
+                    "2",
+                    "--weights",
+                    "classic",
+                ],
+            )
+        };
+        let text = label("all.bin", "labelled.bin");
+        assert!(text.contains(" solved exactly, "), "{text}");
+        // A label step cut short (here: its file truncated mid-record) goes on.
+        let whole = read("labelled.bin");
+        std::fs::write(dir.join("cut.bin"), &whole[..whole.len() / 2 + 5]).unwrap();
+        label("all.bin", "cut.bin");
+        assert_eq!(read("cut.bin"), whole);
+
+        let text = train(
+            dir,
+            &[
+                "fit",
+                "--in",
+                "labelled.bin",
+                "--out",
+                "w.bin",
+                "--epochs",
+                "20",
+                "--min-count",
+                "1",
+            ],
+        );
+        assert!(text.contains("held-out error"), "{text}");
+        assert!(text.lines().any(|line| line.starts_with("all ")), "{text}");
+        train(
+            dir,
+            &[
+                "fit",
+                "--in",
+                "labelled.bin",
+                "--out",
+                "again.bin",
+                "--epochs",
+                "20",
+                "--min-count",
+                "1",
+            ],
+        );
+        assert_eq!(read("w.bin"), read("again.bin"), "fits repeat");
+        // The weights play: a two-game match with them.
+        othello()
+            .args([
+                "match",
+                "--black",
+                "engine:2",
+                "--black-weights",
+                "w.bin",
+                "--white",
+                "random",
+                "--games",
+                "2",
+                "--time-per-move",
+                "5",
+            ])
+            .current_dir(dir)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("engine:2 (w.bin)"));
+        // A file that is not weights is refused with its name.
+        std::fs::write(dir.join("junk.bin"), b"nothing").unwrap();
+        othello()
+            .args([
+                "match",
+                "--black",
+                "engine",
+                "--black-weights",
+                "junk.bin",
+                "--white",
+                "random",
+                "--games",
+                "2",
+            ])
+            .current_dir(dir)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("junk.bin: not a weights file"));
+        // measure: both evaluations on a few positions.
+        let text = train(
+            dir,
+            &[
+                "measure",
+                "--positions",
+                "3",
+                "--depth",
+                "2",
+                "--deep",
+                "3",
+                "--endgame",
+                "10",
+                "--weights",
+                "w.bin",
+            ],
+        );
+        assert!(
+            text.contains("Move quality: 3 positions at 10-14 empties"),
+            "{text}"
+        );
+        assert!(text.contains("mean loss"), "{text}");
+        assert!(
+            text.contains("against the exact score, 3 positions at 10 empties"),
+            "{text}"
+        );
+    }
+}

@@ -170,6 +170,10 @@ struct MeasureArgs {
     /// Depth of the search that chooses the moves.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: u32,
+    /// Where the endgame measures are taken: move quality at E to E+4 empty squares, the
+    /// exact prediction at E.
+    #[arg(long, value_name = "E", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=26))]
+    endgame: u32,
     /// Depth of the reference searches at 30-40 empties.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=20))]
     deep: u32,
@@ -475,7 +479,14 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(write_error(path))?;
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As a plain new file would be (the umask applies), not tempfile's private 0600.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir).map_err(write_error(path))?;
     file.as_file_mut()
         .write_all(bytes)
         .map_err(write_error(path))?;
@@ -512,7 +523,8 @@ impl MeasureArgs {
         };
         let width = names.iter().map(String::len).max().unwrap_or(8).max(8);
 
-        let near_end = positions((20, 24));
+        let endgame = self.endgame;
+        let near_end = positions((endgame, endgame + 4));
         let bar = progress_bar(count as u64, 0, "positions solved");
         let losses: Vec<Vec<i32>> = near_end
             .par_iter()
@@ -525,8 +537,9 @@ impl MeasureArgs {
         bar.finish_and_clear();
         writeln!(
             out,
-            "Move quality: {} positions at 20-24 empties (seed {}), the move a depth-{} search chooses, scored exactly",
+            "Move quality: {} positions at {endgame}-{} empties (seed {}), the move a depth-{} search chooses, scored exactly",
             near_end.len(),
+            endgame + 4,
             self.seed,
             self.depth
         )?;
@@ -541,7 +554,7 @@ impl MeasureArgs {
             )?;
         }
 
-        let at_twenty = positions((20, 20));
+        let at_twenty = positions((endgame, endgame));
         let bar = progress_bar(count as u64, 0, "positions solved");
         let exact: Vec<Sample> = at_twenty
             .par_iter()
@@ -554,7 +567,7 @@ impl MeasureArgs {
         bar.finish_and_clear();
         writeln!(
             out,
-            "Prediction: static evaluation against the exact score, {} positions at 20 empties",
+            "Prediction: static evaluation against the exact score, {} positions at {endgame} empties",
             exact.len()
         )?;
         for (index, name) in names.iter().enumerate() {
