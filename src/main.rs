@@ -1,7 +1,8 @@
 //! The `othello` program: parses the arguments, runs one command (the grader protocol when
 //! none is given) and turns its result into an exit status. The commands are in `cli/`,
 //! the console game in `play/`, the web server in `server/`, the NBoard engine
-//! protocol in `nboard/`; the work is in the `othello` library.
+//! protocol in `nboard/`, tournaments in `tournament/`; the work is in the `othello`
+//! library.
 //!
 //! Exit statuses: 0 success; 1 bad arguments, an I/O error or a failed check; 2 malformed
 //! input; 3 the grader's input ended before the game was over. A closed stdout ends the
@@ -11,6 +12,7 @@ mod cli;
 mod nboard;
 mod play;
 mod server;
+mod tournament;
 
 use std::{
     io::{self, Write},
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Train(args)) => args.run(out),
         Some(Command::Analyze(args)) => args.run(out),
         Some(Command::Nboard(args)) => args.run(out),
+        Some(Command::Tournament(args)) => args.run(out),
     })
 }
 

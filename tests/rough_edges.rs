@@ -219,7 +219,7 @@ fn regression_12_6_and_7_save_takes_quoted_names_and_a_grader_save_loads_again()
          load \"dir with space/g.in\"\nhistory\nquit\n",
     );
     assert!(
-        stdout.contains("Saved the game to dir with space/g.txt."),
+        stdout.contains("Saved the game to dir with space/g.txt (a transcript)."),
         "{stdout}"
     );
     assert!(dir.path().join("dir with space/g.txt").exists());
@@ -461,7 +461,7 @@ fn regression_12_15_save_keeps_files_that_are_not_games() {
     let stdout = play_in(
         dir.path(),
         &["--white", "human"],
-        "save notes.txt\nsave game.txt\nd3\nsave game.txt\nsave! notes.txt\nquit\n",
+        "save notes.txt\nsave game.rec\nd3\nsave game.rec\nsave! notes.txt\nquit\n",
     );
     assert!(
         stdout.contains(
@@ -469,20 +469,21 @@ fn regression_12_15_save_keeps_files_that_are_not_games() {
         ),
         "{stdout}"
     );
-    assert!(stdout.contains("Saved the game to game.txt."), "{stdout}");
+    assert!(stdout.contains("Saved the game to game.rec."), "{stdout}");
     assert!(
-        stdout.contains("Saved the game to game.txt (replacing what was there)."),
+        stdout.contains("Saved the game to game.rec (replacing what was there)."),
         "{stdout}"
     );
+    // save! replaced the notes, with a transcript (.txt).
     let notes = std::fs::read_to_string(dir.path().join("notes.txt")).unwrap();
-    assert!(notes.starts_with("# othello game record"), "{notes}");
+    assert_eq!(notes, "d3\n");
     // No temporary files are left behind.
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["game.txt", "notes.txt"]);
+    assert_eq!(names, ["game.rec", "notes.txt"]);
     // A save that fails (here: into a directory that does not exist) leaves nothing.
     let stdout = play_in(
         dir.path(),

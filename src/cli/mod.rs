@@ -25,6 +25,7 @@ pub mod play;
 pub mod progress;
 pub mod serve;
 pub mod solve;
+pub mod tournament;
 pub mod train;
 pub mod transcript;
 
@@ -120,6 +121,14 @@ pub enum Command {
     /// learn and analyze; ignores other commands; answers a bad line with a status line.
     /// 8x8 standard Othello only. Ends at the end of the input.
     Nboard(nboard::NboardArgs),
+    /// Players and NBoard engines play a round robin (or a gauntlet): a crosstable with
+    /// each player's points, score and Elo (Bradley-Terry, 95 % intervals).
+    ///
+    /// Each pairing plays every opening twice, colours swapped. External engines that send
+    /// garbage, an illegal move or nothing in time lose the game and are restarted. Every
+    /// game is saved (GGF and JSON Lines); the same command again resumes the tournament.
+    /// 8x8 standard Othello only.
+    Tournament(tournament::TournamentArgs),
 }
 
 /// A rule set on the command line.
@@ -278,6 +287,9 @@ pub enum CliError {
     /// The NBoard engine could not read its input or write its output.
     #[error(transparent)]
     Nboard(#[from] crate::nboard::NboardError),
+    /// A tournament could not be played (or resumed).
+    #[error(transparent)]
+    Tournament(#[from] crate::tournament::TournamentError),
     /// An OBF position given on the command line is malformed.
     #[error("--obf: {0}")]
     ObfArgument(#[source] othello::ParseObfError),
@@ -336,7 +348,10 @@ impl CliError {
             | CliError::Load { .. }
             | CliError::ObfArgument(_) => 2,
             CliError::Protocol(error) => error.exit_status(),
-            CliError::Play(_) | CliError::Serve(_) | CliError::Nboard(_) => 1,
+            CliError::Play(_)
+            | CliError::Serve(_)
+            | CliError::Nboard(_)
+            | CliError::Tournament(_) => 1,
             CliError::Read { .. }
             | CliError::Usage { .. }
             | CliError::WrongScores { .. }

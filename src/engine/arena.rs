@@ -273,8 +273,8 @@ pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord 
 
 /// A seed for one use (`purpose`) of one item (`index`) derived from a run's seed, so that
 /// different games, players or scenarios do not share random streams (SplitMix64's
-/// finaliser). Also used by [`crate::grading::scenario`].
-pub(crate) fn mix(seed: u64, index: u64, purpose: u64) -> u64 {
+/// finaliser). Also used by [`crate::grading::scenario`], training and tournaments.
+pub fn mix(seed: u64, index: u64, purpose: u64) -> u64 {
     let mut z = seed
         ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
         ^ purpose.wrapping_mul(0xD1B5_4A32_D192_ED03);

@@ -58,9 +58,11 @@ impl Evaluator {
 }
 
 impl Default for Evaluator {
-    /// The engine's own: the hand-written evaluation until learned weights ship.
+    /// The engine's own: the learned weights compiled into the program
+    /// ([`crate::engine::pattern::builtin`]) where they apply, the hand-written evaluation
+    /// elsewhere.
     fn default() -> Evaluator {
-        Evaluator::Classic
+        Evaluator::Patterns(crate::engine::pattern::builtin())
     }
 }
 

@@ -18,6 +18,7 @@ mod node;
 mod node8;
 pub mod pattern;
 pub mod player;
+pub mod rating;
 pub mod search;
 pub mod training;
 mod tt;

@@ -264,7 +264,17 @@ mod tests {
                 let _ = released.lock().unwrap().recv();
             }));
         }
-        // A person's job queued after them runs while they are all blocked.
+        // Once the first has started (and blocks its thread), the other thread may not take
+        // another engine job ...
+        let waiting = std::time::Instant::now();
+        while started.load(Ordering::SeqCst) == 0 {
+            assert!(
+                waiting.elapsed() < Duration::from_secs(30),
+                "the first job starts"
+            );
+            tokio::task::yield_now().await;
+        }
+        // ... so a person's job queued after them all runs while they are blocked.
         let person = pool.run(Lane::People, || 42);
         let answer = tokio::time::timeout(Duration::from_secs(30), person)
             .await

@@ -16,7 +16,7 @@
 //!   for even).
 //!
 //! Each of the [`PHASES`] game phases (four plies each, by the number of empty squares) has
-//! weights of its own. Weights are in evaluation units ([`DISC`] a disc) and the sum
+//! weights of its own. Weights are in evaluation units ([`DISC`](super::eval::DISC) a disc) and the sum
 //! estimates the final disc difference.
 //!
 //! Pattern indices come from `pext` (one instruction per colour and instance) where the

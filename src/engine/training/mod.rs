@@ -1,11 +1,11 @@
 //! The pipeline that trains the learned evaluation ([`pattern`](super::pattern)) from
 //! self-play, as `othello train` runs it:
 //!
-//! 1. [`selfplay`]: positions from games the engine plays against itself (random openings,
+//! 1. [`selfplay`](mod@selfplay): positions from games the engine plays against itself (random openings,
 //!    random moves mixed in, some games random throughout);
-//! 2. [`label`]: each position scored, exactly by the solver where few squares are empty,
+//! 2. [`label`](mod@label): each position scored, exactly by the solver where few squares are empty,
 //!    else by a deeper search with the evaluation of the generation before;
-//! 3. [`fit`]: the weights that best predict those scores, phase by phase;
+//! 3. [`fit`](mod@fit): the weights that best predict those scores, phase by phase;
 //!
 //! and [`measure`] tells how good an evaluation is against the exact solver.
 //!
