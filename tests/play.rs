@@ -342,6 +342,35 @@ fn in_a_terminal_it_draws_in_colour() {
     );
 }
 
+/// The Edax-style commands and the clock in a pseudo-terminal, as a person types them: the
+/// line editor takes each command, and the prompt shows the time left.
+#[test]
+fn in_a_terminal_the_commands_and_the_clock_work() {
+    let args = [
+        "play", "--white", "human", "--seed", "1", "--game-time", "10m", "--ascii",
+    ];
+    let screen = common::in_terminal(
+        &args,
+        true,
+        b"play f5d6c3\nhelp level\nlevel 3\nmode 0\ngo\nundo\nhistory\nquit\n",
+    );
+    assert!(screen.contains("Played f5 d6 c3."), "{screen}");
+    assert!(
+        screen.contains("level N: the engine's level, 1 (weakest) to 10"),
+        "{screen}"
+    );
+    assert!(screen.contains("The computer now plays as engine:3."), "{screen}");
+    assert!(screen.contains("O White is engine:3."), "{screen}");
+    // mode 0: the computer takes White, to move after c3, and plays at once; go plays
+    // Black's move for the person, and White replies again.
+    assert!(screen.matches("O White plays ").count() >= 2, "{screen}");
+    assert!(screen.contains("X Black plays "), "{screen}");
+    assert!(screen.contains("Took back "), "{screen}");
+    // The clock: ten minutes, counting down, in the prompt and the panel.
+    assert!(screen.contains("to move (9:5"), "{screen}");
+    assert!(screen.contains("10:00") || screen.contains("9:59"), "{screen}");
+}
+
 /// Plays whole games through the binary as a person would: waits for each prompt, then
 /// types the first legal move marked (`*`) on the last board drawn, after the commands
 /// `script` gives for that turn. Returns everything the program wrote.
