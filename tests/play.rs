@@ -347,7 +347,14 @@ fn in_a_terminal_it_draws_in_colour() {
 #[test]
 fn in_a_terminal_the_commands_and_the_clock_work() {
     let args = [
-        "play", "--white", "human", "--seed", "1", "--game-time", "10m", "--ascii",
+        "play",
+        "--white",
+        "human",
+        "--seed",
+        "1",
+        "--game-time",
+        "10m",
+        "--ascii",
     ];
     let screen = common::in_terminal(
         &args,
@@ -359,7 +366,10 @@ fn in_a_terminal_the_commands_and_the_clock_work() {
         screen.contains("level N: the engine's level, 1 (weakest) to 10"),
         "{screen}"
     );
-    assert!(screen.contains("The computer now plays as engine:3."), "{screen}");
+    assert!(
+        screen.contains("The computer now plays as engine:3."),
+        "{screen}"
+    );
     assert!(screen.contains("O White is engine:3."), "{screen}");
     // mode 0: the computer takes White, to move after c3, and plays at once; go plays
     // Black's move for the person, and White replies again.
@@ -368,7 +378,10 @@ fn in_a_terminal_the_commands_and_the_clock_work() {
     assert!(screen.contains("Took back "), "{screen}");
     // The clock: ten minutes, counting down, in the prompt and the panel.
     assert!(screen.contains("to move (9:5"), "{screen}");
-    assert!(screen.contains("10:00") || screen.contains("9:59"), "{screen}");
+    assert!(
+        screen.contains("10:00") || screen.contains("9:59"),
+        "{screen}"
+    );
 }
 
 /// Plays whole games through the binary as a person would: waits for each prompt, then
