@@ -1029,6 +1029,32 @@ mod train_command {
             .assert()
             .success()
             .stdout(predicate::str::contains("engine:2 (w.bin)"));
+        // Two generations' files of the same name are told apart by their paths.
+        for generation in ["gen1", "gen2"] {
+            std::fs::create_dir_all(dir.join(generation)).unwrap();
+            std::fs::copy(dir.join("w.bin"), dir.join(generation).join("w.bin")).unwrap();
+        }
+        othello()
+            .args([
+                "match",
+                "--black",
+                "engine:2",
+                "--black-weights",
+                "gen2/w.bin",
+                "--white",
+                "engine:2",
+                "--white-weights",
+                "gen1/w.bin",
+                "--games",
+                "2",
+                "--time-per-move",
+                "5",
+            ])
+            .current_dir(dir)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("engine:2 (gen2/w.bin)"))
+            .stdout(predicate::str::contains("engine:2 (gen1/w.bin)"));
         // A file that is not weights is refused with its name.
         std::fs::write(dir.join("junk.bin"), b"nothing").unwrap();
         othello()

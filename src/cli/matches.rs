@@ -117,12 +117,14 @@ impl MatchArgs {
             hash: self.hash.map(|mib| mib as usize),
             weights,
         };
-        let weight_names = [&self.black_weights, &self.white_weights].map(|path| {
-            path.as_ref().map(|path| {
-                path.file_name()
-                    .unwrap_or(path.as_os_str())
-                    .to_string_lossy()
-                    .into_owned()
+        // Files are named by their file name, or by the whole path when both players'
+        // files share a name (gen1/weights.bin against gen2/weights.bin).
+        let paths = [&self.black_weights, &self.white_weights];
+        let same_names = matches!(paths, [Some(a), Some(b)] if a.file_name() == b.file_name());
+        let weight_names = paths.map(|path| {
+            path.as_ref().map(|path| match path.file_name() {
+                Some(name) if !same_names => name.to_string_lossy().into_owned(),
+                _ => path.display().to_string(),
             })
         });
         run(self.rules.into(), &options, &weight_names, self.json, out).map(drop)
