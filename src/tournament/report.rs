@@ -259,16 +259,17 @@ fn points_text(points: f64) -> String {
     }
 }
 
-/// `+191`, `-35`, `0` (never `-0`).
-fn signed(value: f64) -> String {
+/// `+191`, `-35`, `0` (never `-0`), `+inf`, `-inf`; Elo figures here and in `othello match`.
+pub(crate) fn signed(value: f64) -> String {
     match value.round() {
         0.0 => "0".to_owned(),
         value => format!("{value:+}"),
     }
 }
 
-/// A number for JSON rounded to `decimals` (never `-0`); `None` (null) if not finite.
-fn json_number(value: f64, decimals: i32) -> Option<f64> {
+/// A number for JSON rounded to `decimals` (never `-0`); `None` (null) if not finite. Shared
+/// with `othello match`.
+pub(crate) fn json_number(value: f64, decimals: i32) -> Option<f64> {
     let scale = 10f64.powi(decimals);
     value
         .is_finite()
