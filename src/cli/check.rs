@@ -117,7 +117,13 @@ impl CheckArgs {
             CheckRules::Auto => RulesChoice::Auto,
         };
         let cases = match self.generate {
-            Some(count) => generated_cases(&program, rules, count, self.seed.unwrap_or(1))?,
+            Some(count) => generated_cases(
+                &program,
+                rules,
+                count,
+                self.seed.unwrap_or(1),
+                self.timeout,
+            )?,
             None => read_cases(&self.cases)?,
         };
         let run = CheckRun {
@@ -226,6 +232,9 @@ fn run(run: &CheckRun, out: &mut impl Write) -> Result<CheckSummary, CliError> {
                     "{}",
                     failure_text(report, failure, saved.get(&report.name))
                 )?;
+            }
+            for note in &report.notes {
+                writeln!(out, "NOTE {}: {note}", report.name)?;
             }
         }
         write!(out, "{}", summary_text(&summary))?;
@@ -392,6 +401,8 @@ struct CaseJson<'a> {
     case: &'a str,
     ok: bool,
     seconds: f64,
+    /// Remarks that do not fail the case (a slow start).
+    notes: &'a [String],
     #[serde(flatten)]
     failure: Option<FailureJson<'a>>,
 }
@@ -434,6 +445,7 @@ fn json_report(
                 case: &report.name,
                 ok: report.failure.is_none(),
                 seconds: (report.seconds * 1e6).round() / 1e6,
+                notes: &report.notes,
                 failure: report.failure.as_deref().map(|failure| FailureJson {
                     class: failure.class.name(),
                     line: failure.line,

@@ -4,7 +4,8 @@
 //! A case is a grader input. The reference output (and when each input line may be sent)
 //! comes from this crate's own grader run in memory ([`reference::Reference`]). In the
 //! default, interactive mode the program gets nothing until it has printed its rules line
-//! (within [`FIRST_LINE_TIMEOUT`]), then each input line only once everything the reference
+//! (within the line timeout, like every other wait; one later than [`SLOW_START`] is noted),
+//! then each input line only once everything the reference
 //! prints before reading it has arrived, each wait bounded by the line timeout; after the
 //! last line it must finish its output and exit within [`EXIT_TIMEOUT`]. In piped mode the
 //! whole input is sent at once. The first difference ends the case: its class, the line, the
@@ -34,8 +35,9 @@ use lines::{first_line, rules_of};
 use process::Process;
 use reference::Reference;
 
-/// How long the course's harness waits for the rules line before sending anything.
-pub const FIRST_LINE_TIMEOUT: Duration = Duration::from_secs(1);
+/// A rules line later than this is noted in the report (not failed): the course names no
+/// start-up time, and an interpreter starting on a loaded machine may well take longer.
+pub const SLOW_START: Duration = Duration::from_secs(1);
 
 /// How long a program may take to exit after its last line (`WINNER:` or an error).
 pub const EXIT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -217,6 +219,8 @@ pub struct CaseReport {
     pub variant: Option<Variant>,
     /// `None` if it passed.
     pub failure: Option<Box<Failure>>,
+    /// Remarks that do not fail the case, such as a slow start.
+    pub notes: Vec<String>,
     /// Time taken.
     pub seconds: f64,
 }
@@ -264,33 +268,36 @@ pub fn check_case(options: &CheckOptions, case: &Case) -> Result<CaseReport, Che
         sent: 0,
         sent_bytes: Vec::new(),
         start,
+        notes: Vec::new(),
     };
     let failure = checker.run().err();
     Ok(CaseReport {
         name: case.name.clone(),
         variant: checker.variant(),
         failure,
+        notes: checker.notes,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
 
-/// The rule set `program` names on its first line (waiting for it as long as
-/// [`EXIT_TIMEOUT`] after the usual [`FIRST_LINE_TIMEOUT`]), or `None` if it names neither.
+/// The rule set `program` names on its first line (waiting for it up to `timeout`), or
+/// `None` if it names neither.
 ///
 /// # Errors
 /// [`CheckError`] if the program cannot be started.
-pub fn probe_rules(program: &[String]) -> Result<Option<Variant>, CheckError> {
+pub fn probe_rules(program: &[String], timeout: Duration) -> Result<Option<Variant>, CheckError> {
     let mut process = Process::start(program, KEPT_TAIL).map_err(|source| CheckError {
         program: program.join(" "),
         source,
     })?;
-    let deadline = Instant::now() + FIRST_LINE_TIMEOUT + EXIT_TIMEOUT;
+    let deadline = Instant::now() + timeout;
     process.wait_until(deadline, |out, eof| out.contains(&b'\n') || eof);
     Ok(first_line(&process.stdout).and_then(rules_of))
 }
 
 /// `count` generated cases for the rules `choice` names: for [`RulesChoice::Auto`], those
-/// the program's first line names (it is started once to see; FULL if it names neither).
+/// the program's first line names (it is started once to see, waiting up to `timeout`;
+/// FULL if it names neither).
 /// All kinds, every even size from 4x4 to 16x16, invalid lines before 10 % of the moves,
 /// named like the files `othello gen` writes (`0001.in`, ...).
 ///
@@ -301,10 +308,11 @@ pub fn generated_cases(
     choice: RulesChoice,
     count: u32,
     seed: u64,
+    timeout: Duration,
 ) -> Result<Vec<Case>, CheckError> {
     let variant = match choice {
         RulesChoice::Fixed(variant) => variant,
-        RulesChoice::Auto => probe_rules(program)?.unwrap_or(Variant::Full),
+        RulesChoice::Auto => probe_rules(program, timeout)?.unwrap_or(Variant::Full),
     };
     let options = GenOptions {
         variant,

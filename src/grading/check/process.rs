@@ -174,17 +174,44 @@ impl Process {
         self.stdin = None;
     }
 
-    /// Its exit status, if it exits within `timeout`.
+    /// Its exit status, if it exits within `timeout`. Once it has exited, whatever it left
+    /// running in its group (a `sleep &`, say) is killed too: the case is over.
     pub(crate) fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + timeout;
         loop {
-            if self.status.is_none() {
+            if self.status.is_none() && self.leader_exited() {
+                self.kill_group();
                 self.status = self.child.try_wait().ok().flatten();
             }
             if self.status.is_some() || Instant::now() >= deadline {
                 return self.status;
             }
             thread::sleep(EXIT_POLL);
+        }
+    }
+
+    /// Whether the program itself has exited, without reaping it: its process id (and so
+    /// its group's) stays taken until it is reaped, so the group can still be killed safely.
+    fn leader_exited(&mut self) -> bool {
+        #[cfg(unix)]
+        {
+            let pid: libc::id_t = self.child.id();
+            // SAFETY: `info` is plain data the call fills in; WNOWAIT leaves the child
+            // unreaped for `try_wait` below.
+            unsafe {
+                let mut info: libc::siginfo_t = std::mem::zeroed();
+                let found = libc::waitid(
+                    libc::P_PID,
+                    pid,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                );
+                found == 0 && info.si_pid() != 0
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.child.try_wait().ok().flatten().is_some()
         }
     }
 
@@ -204,26 +231,28 @@ impl Process {
         all[all.len().saturating_sub(lines)..].join("\n")
     }
 
-    /// Stops the program and everything it started (its process group).
-    fn kill(&mut self) {
+    /// Kills everything in the program's process group (not reaping anything). Called only
+    /// while the leader is unreaped, so the group's number names no other processes.
+    fn kill_group(&self) {
         #[cfg(unix)]
         if let Ok(group) = i32::try_from(self.child.id()) {
-            // SAFETY: a plain system call; the group is the one the child leads, made at
-            // spawn, and the child is not reaped yet, so its id names no other process.
+            // SAFETY: a plain system call on the group the child leads, made at spawn.
             unsafe {
                 libc::kill(-group, libc::SIGKILL);
             }
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
 impl Drop for Process {
+    /// Stops the program and everything it started, at the end of every case, passed or
+    /// failed: a background child of a program that exited was killed when it exited.
     fn drop(&mut self) {
         self.stdin = None;
-        if self.status.is_none() && self.child.try_wait().ok().flatten().is_none() {
-            self.kill();
+        if self.status.is_none() {
+            self.kill_group();
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
     }
 }
