@@ -1,7 +1,8 @@
-//! Issue 12's defects, found by trying the program as a new user would and by attacking it
-//! with bad input and hostile programs: one test each (`regression_12_<n>`), and every
-//! `--json` output parsed with serde_json on inputs holding quotes, backslashes, tabs and
-//! control characters.
+//! The rough-edges issues (12, 21 and 22): defects found by trying the program as a new user
+//! would and by attacking it with bad input and hostile programs: one test each
+//! (`regression_<issue>_<n>`), and every `--json` output parsed with serde_json on inputs
+//! holding quotes, backslashes, tabs and control characters. Server defects are tested in
+//! tests/server.rs, grader-tool ones in tests/check.rs.
 
 mod common;
 
@@ -637,4 +638,104 @@ fn every_json_output_is_json() {
     ]);
     assert_eq!(matched.len(), 1);
     assert_eq!(matched[0]["games"], 2);
+}
+
+/// A 36-empty midgame position (issue 21.2's kind).
+const MIDGAME: &str = "--XXXX-----XXX--OOXXXOO--O-XXOOO--OXOX----OOOO------------------ X";
+
+/// The hint lines of `args` as JSON.
+fn hint_json(args: &[&str]) -> Value {
+    let output = othello().arg("hint").args(args).arg("--json").output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn regression_21_3_hint_solve_and_analyze_choose_the_evaluation() {
+    let depth = ["--obf", MIDGAME, "--depth", "6", "--count", "4"];
+    let builtin = hint_json(&depth);
+    let shipped = fixture("../data/eval-full-8x8.bin");
+    let file = hint_json(&[&depth[..], &["--weights", shipped.to_str().unwrap()]].concat());
+    let classic = hint_json(&[&depth[..], &["--weights", "classic"]].concat());
+    assert_eq!(builtin["moves"], file["moves"], "the shipped file is the built-in");
+    assert_ne!(builtin["moves"], classic["moves"], "classic scores differently");
+    // An exact solve does not depend on it; analysis does.
+    for weights in ["classic", shipped.to_str().unwrap()] {
+        othello()
+            .args(["solve", "--obf", FFO_40, "--weights", weights])
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("a2 +38 ("));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.txt");
+    std::fs::write(&game, "f5d6c3d3c4f4f6f3e6e7\n").unwrap();
+    let analyze = |weights: &str| {
+        let output = othello()
+            .args(["analyze", "--time", "30", "--json", "--weights", weights])
+            .arg(&game)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["moves"].clone()
+    };
+    assert_eq!(analyze("classic").as_array().unwrap().len(), 10);
+    // Learned weights on a board they do not score are refused; junk is refused.
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, "not weights").unwrap();
+    usage_error(
+        &["hint", "--obf", MIDGAME, "--weights", junk.to_str().unwrap()],
+        "junk.bin",
+    );
+    let six = dir.path().join("six.in");
+    std::fs::write(&six, "6\n6\nB\n>\n. . . . . .\n. . . . . .\n. . W B . .\n. . B W . .\n. . . . . .\n. . . . . .\n").unwrap();
+    usage_error(
+        &[
+            "hint",
+            "--position",
+            six.to_str().unwrap(),
+            "--weights",
+            shipped.to_str().unwrap(),
+        ],
+        "learned weights score only 8x8 FULL",
+    );
+    othello()
+        .args(["hint", "--position", six.to_str().unwrap(), "--weights", "classic", "--depth", "2"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn regression_22_3_a_table_larger_than_the_machine_is_refused_in_one_message() {
+    // 65536 MiB is the most --hash takes: more than this project's machines have.
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let kib: u64 = meminfo
+        .split_whitespace()
+        .nth(1)
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or(0);
+    assert!(kib < 64 << 20, "a machine with 64 GiB or more: this test needs another size");
+    for command in [
+        &["solve", "--obf", FFO_40][..],
+        &["hint", "--obf", START],
+        &["match", "--black", "engine", "--white", "greedy", "--games", "2"],
+        &["nboard"],
+        &["play"],
+        &["analyze", "x.txt"],
+    ] {
+        othello()
+            .args(command)
+            .args(["--hash", "65536"])
+            .write_stdin("")
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "65536 MiB is more than this machine's memory",
+            ));
+    }
 }

@@ -20,7 +20,7 @@ use othello::{
 };
 use serde::Serialize;
 
-use super::{CliError, Rules, hash_megabytes};
+use super::{CliError, Rules, WeightsArg, hash_megabytes};
 use crate::play;
 
 /// `othello analyze FILE [--time MS] [--rules ..] [--json]`.
@@ -38,8 +38,10 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum)]
     rules: Option<Rules>,
     /// Transposition table size in MiB (default: sized to the time).
-    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
+    #[command(flatten)]
+    weights: WeightsArg,
     /// One JSON object: {"rules":..,"moves":[{"ply":1,"side":"B","move":"f5","score":..,
     /// "best":"f5","best_score":..,"loss":0.0,"exact":false,"verdict":"fine"},..],
     /// "summary":{"black":{..},"white":{..}}}.
@@ -63,6 +65,11 @@ impl AnalyzeArgs {
         let options = RankOptions {
             limits: Limits::time(time),
             hash: self.hash.map(|mib| mib as usize),
+            eval: self.weights.evaluator(
+                record.variant,
+                record.setup.board.shape(),
+                record.setup.win_rule,
+            )?,
             ..RankOptions::new(record.variant, 1)
         };
         let target = if std::io::stderr().is_terminal() {

@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::play::{hint_lines, move_text};
 
 use super::{
-    CliError, PositionSource, Rules, hash_megabytes,
+    CliError, PositionSource, Rules, WeightsArg, hash_megabytes,
     progress::{WARN_AFTER, roughly, thousands, ticking},
 };
 
@@ -48,8 +48,10 @@ pub struct HintArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
     count: u32,
     /// Transposition table size in MiB (default: sized to the time or depth).
-    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
+    #[command(flatten)]
+    weights: WeightsArg,
     /// One JSON object: {"to_move":"B","exact":false,"depth":9,"moves":[{"rank":1,
     /// "move":"d3","score":1.25,"exact":false,"pv":[...]}],...}.
     #[arg(long)]
@@ -73,6 +75,10 @@ impl HintArgs {
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         use std::io::IsTerminal;
         let setup = self.source.setup()?;
+        let variant = self.rules.into();
+        let eval = self
+            .weights
+            .evaluator(variant, setup.board.shape(), setup.win_rule)?;
         let limits = match (self.depth, self.time) {
             (Some(depth), _) => Limits::depth(depth),
             (None, Some(ms)) => Limits::time(Duration::from_millis(ms)),
@@ -82,7 +88,8 @@ impl HintArgs {
             rank: RankOptions {
                 limits,
                 hash: self.hash.map(|mib| mib as usize),
-                ..RankOptions::new(self.rules.into(), self.count as usize)
+                eval,
+                ..RankOptions::new(variant, self.count as usize)
             },
             json: self.json,
             progress: std::io::stderr().is_terminal(),

@@ -53,7 +53,7 @@ pub struct MatchArgs {
     seed: u64,
     /// Each engine's transposition table size in MiB (default: sized to the time per
     /// move, at most 32).
-    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
     /// A weights file (from othello train fit) for Black's player of the first game, in
     /// place of the built-in learned weights: to compare generations of training (an

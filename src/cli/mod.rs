@@ -10,7 +10,9 @@ use std::{
 };
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use othello::{Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule};
+use othello::{
+    Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule, engine::eval::Evaluator,
+};
 use thiserror::Error;
 
 pub mod analyze;
@@ -213,9 +215,83 @@ impl PositionSource {
     }
 }
 
-/// A transposition table size in MiB, from 1 to 65536.
-pub fn hash_megabytes() -> clap::builder::RangedU64ValueParser<u64> {
-    clap::value_parser!(u64).range(1..=65536)
+/// `--weights classic|FILE`: the evaluation a search scores positions with, as `play`,
+/// `match` and `tournament` choose it by player spec, so one position can be compared
+/// across generations of training.
+#[derive(Debug, Args)]
+pub struct WeightsArg {
+    /// The evaluation: classic (the hand-written one) or a weights file from `othello
+    /// train fit` (default: the built-in learned weights). Learned weights apply to 8x8
+    /// FULL with most discs winning; elsewhere the hand-written evaluation is used.
+    #[arg(long, value_name = "classic|FILE")]
+    pub weights: Option<String>,
+}
+
+impl WeightsArg {
+    /// The evaluation asked for, for positions of `variant`, `shape` and `win_rule`.
+    ///
+    /// # Errors
+    /// A weights file that cannot be read or is damaged, or one given for positions it
+    /// cannot score ([`CliError::Usage`]).
+    pub fn evaluator(
+        &self,
+        variant: Variant,
+        shape: Shape,
+        win_rule: WinRule,
+    ) -> Result<Evaluator, CliError> {
+        let evaluator = train::evaluator(self.weights.as_deref())?;
+        if matches!(evaluator, Evaluator::Patterns(_))
+            && self.weights.is_some()
+            && !Evaluator::learned_applies(variant, shape, win_rule)
+        {
+            return Err(CliError::Usage {
+                message: format!(
+                    "--weights {}: learned weights score only 8x8 FULL with most discs winning, \
+                     not {shape} {} with {} discs winning; use classic or leave --weights out",
+                    self.weights.as_deref().unwrap_or_default(),
+                    variant.name().to_uppercase(),
+                    win_rule.name()
+                ),
+            });
+        }
+        Ok(evaluator)
+    }
+}
+
+/// A transposition table size in MiB: from 1 to 65536, and no more than this machine's
+/// memory (a table is a fixed size: one the system cannot give would only shrink).
+pub fn hash_megabytes(text: &str) -> Result<u64, String> {
+    let megabytes: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of MiB"))?;
+    if !(1..=65536).contains(&megabytes) {
+        return Err(format!("{megabytes} is not from 1 to 65536 (MiB)"));
+    }
+    if let Some(memory) = physical_memory_megabytes()
+        && megabytes > memory
+    {
+        return Err(format!(
+            "{megabytes} MiB is more than this machine's memory ({memory} MiB)"
+        ));
+    }
+    Ok(megabytes)
+}
+
+/// This machine's memory in MiB, where the system says.
+fn physical_memory_megabytes() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: plain queries of system constants.
+        let (pages, page_size) =
+            unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+        let bytes = u64::try_from(pages).ok()? * u64::try_from(page_size).ok()?;
+        (bytes > 0).then_some(bytes >> 20)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// A seed from the clock, for games that should differ from run to run.

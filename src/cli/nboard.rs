@@ -14,7 +14,7 @@ use super::{CliError, hash_megabytes};
 #[derive(Debug, Args)]
 pub struct NboardArgs {
     /// Transposition table size in MiB for each search (default: sized to the search).
-    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
 }
 

@@ -53,7 +53,7 @@ pub struct PlayArgs {
     delay: u64,
     /// The engine's transposition table size in MiB (default: sized to the time per
     /// move, at most 32).
-    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
     /// A clock for each side for the whole game, people included: 5m, 4:30, 90s (the
     /// time left shows in the panel and the prompt; the computer plans within it).

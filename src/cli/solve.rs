@@ -7,16 +7,17 @@ use std::{io::Write, path::PathBuf, time::Duration};
 
 use clap::Args;
 use othello::{
-    Obf, Setup, Variant,
+    Obf, Setup, Shape, Variant, WinRule,
     engine::{
         Limits, Signal, TranspositionTable,
         analysis::{Solved, solve_setup, solve_time},
+        eval::Evaluator,
     },
 };
 use serde::Serialize;
 
 use super::{
-    CliError, PositionSource, Rules, hash_megabytes,
+    CliError, PositionSource, Rules, WeightsArg, hash_megabytes,
     progress::{WARN_AFTER, roughly, thousands, ticking},
 };
 
@@ -33,8 +34,11 @@ pub struct SolveArgs {
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     time: Option<u64>,
     /// Transposition table size in MiB (default: sized to the position, 1 to 256).
-    #[arg(long, value_name = "MIB", value_parser = hash_megabytes())]
+    #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
+    /// The evaluation that orders moves far from the end (the score is exact whichever).
+    #[command(flatten)]
+    weights: WeightsArg,
     /// JSON: one object {"solved":true,"game_over":false,"move":"a2","score":38,
     /// "nodes":n,"seconds":s} ("move" is "pass" or null when there is none); with
     /// --suite, JSON Lines: one per position (with "name", "expected", "ok"), then a
@@ -66,30 +70,40 @@ impl SolveArgs {
     /// output.
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         use std::io::IsTerminal;
-        let options = SolveOptions {
+        let variant = self.rules.into();
+        let mut options = SolveOptions {
             limits: self
                 .time
                 .map_or(Limits::NONE, |ms| Limits::time(Duration::from_millis(ms))),
             hash: self.hash.map(|mib| mib as usize),
             json: self.json,
             progress: std::io::stderr().is_terminal(),
-            ..SolveOptions::new(self.rules.into())
+            ..SolveOptions::new(variant)
         };
         match self.source.suite {
-            Some(path) => run_suite(&read_suite(&path)?, &options, out).map(drop),
+            Some(path) => {
+                options.eval =
+                    self.weights
+                        .evaluator(variant, Shape::STANDARD, WinRule::MostDiscs)?;
+                run_suite(&read_suite(&path)?, &options, out).map(drop)
+            }
             None => {
                 let source = PositionSource {
                     obf: self.source.obf,
                     position: self.source.position,
                 };
-                run(&source.setup()?, &options, out).map(drop)
+                let setup = source.setup()?;
+                options.eval =
+                    self.weights
+                        .evaluator(variant, setup.board.shape(), setup.win_rule)?;
+                run(&setup, &options, out).map(drop)
             }
         }
     }
 }
 
 /// How to solve and print.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 struct SolveOptions {
     /// The rule set.
     pub variant: Variant,
@@ -98,6 +112,8 @@ struct SolveOptions {
     /// The transposition table's size in MiB; `None` sizes it to the work
     /// ([`TranspositionTable::megabytes_for_solve`]).
     pub hash: Option<usize>,
+    /// What orders the moves far from the end.
+    pub eval: Evaluator,
     /// JSON instead of text.
     pub json: bool,
     /// Warn before a solve that may take very long, and show progress while it runs, on
@@ -112,6 +128,7 @@ impl SolveOptions {
             variant,
             limits: Limits::NONE,
             hash: None,
+            eval: Evaluator::default(),
             json: false,
             progress: false,
         }
@@ -218,6 +235,7 @@ fn run(setup: &Setup, options: &SolveOptions, out: &mut impl Write) -> Result<So
             &options.limits,
             &mut tt,
             Some(&signal),
+            options.eval,
         )
     });
     if options.json {
@@ -302,6 +320,7 @@ fn run_suite(
                 &options.limits,
                 &mut tt,
                 Some(&signal),
+                options.eval,
             )
         });
         let expected = obf.best_score();
@@ -425,7 +444,14 @@ mod tests {
     fn suite_rows_and_a_wrong_score() {
         let mut obf = near_end();
         let mut tt = TranspositionTable::new(8);
-        let solved = solve_setup(Variant::Full, &obf.setup, &Limits::NONE, &mut tt, None);
+        let solved = solve_setup(
+            Variant::Full,
+            &obf.setup,
+            &Limits::NONE,
+            &mut tt,
+            None,
+            Evaluator::default(),
+        );
         obf.scored_moves = vec![(solved.best.unwrap(), solved.score)];
         let mut out = Vec::new();
         let options = SolveOptions::new(Variant::Full);

@@ -53,17 +53,16 @@ enum Step {
     Measure(MeasureArgs),
 }
 
-/// An evaluation to use: the built-in one, `classic`, or a weights file.
-#[derive(Clone, Debug)]
-struct EvaluatorArg(Option<String>);
-
-impl EvaluatorArg {
-    fn load(&self) -> Result<Evaluator, CliError> {
-        match self.0.as_deref() {
-            None => Ok(Evaluator::default()),
-            Some("classic") => Ok(Evaluator::Classic),
-            Some(path) => load_weights(Path::new(path)).map(Evaluator::Patterns),
-        }
+/// An evaluation named on the command line: the built-in one (`None`), `classic`, or a
+/// weights file.
+///
+/// # Errors
+/// A weights file that cannot be read or is damaged.
+pub fn evaluator(name: Option<&str>) -> Result<Evaluator, CliError> {
+    match name {
+        None => Ok(Evaluator::default()),
+        Some("classic") => Ok(Evaluator::Classic),
+        Some(path) => load_weights(Path::new(path)).map(Evaluator::Patterns),
     }
 }
 
@@ -277,7 +276,7 @@ impl SelfPlayArgs {
             depth: self.depth,
             randomness: self.randomness,
             random_games: self.random_games,
-            eval: EvaluatorArg(self.weights).load()?,
+            eval: evaluator(self.weights.as_deref())?,
         };
         // Games are written whole and in order: go on from the last game begun (which a
         // stop may have cut short), dropping what it has.
@@ -346,7 +345,7 @@ impl LabelArgs {
         let options = LabelOptions {
             exact_empties: self.exact,
             depth: self.depth,
-            eval: EvaluatorArg(self.weights).load()?,
+            eval: evaluator(self.weights.as_deref())?,
         };
         let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
         let (mut writer, done) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
@@ -504,8 +503,8 @@ impl MeasureArgs {
             self.against.clone(),
         ];
         let evals = [
-            EvaluatorArg(self.weights.clone()).load()?,
-            EvaluatorArg(Some(self.against.clone())).load()?,
+            evaluator(self.weights.as_deref())?,
+            evaluator(Some(&self.against))?,
         ];
         let count = self.positions as usize;
         let start = Instant::now();

@@ -51,6 +51,14 @@ pub enum WinRule {
 }
 
 impl WinRule {
+    /// The rule's name on command lines, in records and in the API: `most` or `fewest`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WinRule::MostDiscs => "most",
+            WinRule::FewestDiscs => "fewest",
+        }
+    }
+
     /// The grader's symbol: `>` or `<`.
     pub const fn symbol(self) -> char {
         match self {

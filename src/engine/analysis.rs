@@ -113,11 +113,22 @@ pub fn rank(
     hint
 }
 
-/// The table for a hint with `options` on a position with `empties` empty squares.
-fn table(options: &RankOptions, empties: u32) -> TranspositionTable {
-    let megabytes = options.hash.unwrap_or_else(|| match options.limits.time {
-        Some(time) => TranspositionTable::megabytes_for_time(time),
-        None => TranspositionTable::megabytes_for_solve(empties),
+/// The table for a hint with `options` on `node`, sized to the work: to the time given; to
+/// the search a depth implies (or the solve that replaces it, which is given a few times the
+/// search's time), a small table for a shallow depth; to a solve when the depth reaches
+/// the end of the game.
+fn table<N: Node>(options: &RankOptions, node: &N) -> TranspositionTable {
+    let empties = node.empties().len();
+    let megabytes = options.hash.unwrap_or_else(|| {
+        match (options.limits.time, options.limits.depth) {
+            (Some(time), _) => TranspositionTable::megabytes_for_time(time),
+            (None, Some(depth)) if depth < empties => {
+                let work = search_time_estimate(node, depth).saturating_mul(4);
+                TranspositionTable::megabytes_for_time(work)
+                    .min(TranspositionTable::megabytes_for_solve(empties))
+            }
+            (None, _) => TranspositionTable::megabytes_for_solve(empties),
+        }
     });
     TranspositionTable::new(megabytes)
 }
@@ -130,7 +141,7 @@ fn rank_node<N: Node>(
     depth: &mut dyn FnMut(u32),
 ) -> Hint {
     let start = Instant::now();
-    let mut tt = table(options, node.empties().len());
+    let mut tt = table(options, node);
     if node.moves().is_empty() {
         let passed = node.pass();
         if passed.moves().is_empty() {
@@ -201,7 +212,7 @@ fn rank_moves<N: Node>(
     let mut nodes = 0;
     if let Some(limits) = solve_limits {
         depth(empties);
-        match endgame::rank(node, rule, count, tt, &limits, signal) {
+        match endgame::rank(node, rule, count, tt, &limits, signal, options.eval) {
             Ok((ranked, visited)) => {
                 return Hint {
                     to_move: None,
@@ -497,17 +508,19 @@ pub fn summarize(reviews: &[MoveReview]) -> [SideSummary; 2] {
 }
 
 /// Solves `setup` exactly (its first mover to move, its win rule) under `variant`, within
-/// `limits`; `signal` can stop it and hears its node count.
+/// `limits`, its moves far from the end ordered by searches on `eval`; `signal` can stop it
+/// and hears its node count.
 pub fn solve_setup(
     variant: Variant,
     setup: &Setup,
     limits: &Limits,
     tt: &mut TranspositionTable,
     signal: Option<&Signal>,
+    eval: Evaluator,
 ) -> Solved {
     match variant {
-        Variant::Full => solve_with::<Full>(setup, limits, tt, signal),
-        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal),
+        Variant::Full => solve_with::<Full>(setup, limits, tt, signal, eval),
+        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal, eval),
     }
 }
 
@@ -516,19 +529,28 @@ fn solve_with<R: RuleSet>(
     limits: &Limits,
     tt: &mut TranspositionTable,
     signal: Option<&Signal>,
+    eval: Evaluator,
 ) -> Solved {
     struct Task<'a>(
         &'a Setup,
         &'a Limits,
         &'a mut TranspositionTable,
         Option<&'a Signal>,
+        Evaluator,
     );
     impl NodeTask for Task<'_> {
         type Output = Solved;
         fn run<N: Node>(self, node: N) -> Solved {
             let start = Instant::now();
-            let solution =
-                endgame::solve(&node, self.0.win_rule, Goal::Exact, self.2, self.1, self.3);
+            let solution = endgame::solve_ordered_by(
+                &node,
+                self.0.win_rule,
+                Goal::Exact,
+                self.2,
+                self.1,
+                self.3,
+                self.4,
+            );
             let game_over = node.moves().is_empty() && node.pass().moves().is_empty();
             let seconds = start.elapsed().as_secs_f64();
             match solution {
@@ -555,7 +577,7 @@ fn solve_with<R: RuleSet>(
     with_node::<R, _>(
         &setup.board,
         setup.first_mover,
-        Task(setup, limits, tt, signal),
+        Task(setup, limits, tt, signal, eval),
     )
 }
 
@@ -582,6 +604,35 @@ mod tests {
 
     fn hint(setup: &Setup, options: &RankOptions) -> Hint {
         rank(setup, options, None, &mut |_| {})
+    }
+
+    /// Issue 21.2: a shallow depth gets a small table, not a solve's 256 MiB.
+    #[test]
+    fn regression_21_2_the_table_is_sized_to_the_depth_asked_for() {
+        struct Bytes(RankOptions);
+        impl NodeTask for Bytes {
+            type Output = usize;
+            fn run<N: Node>(self, node: N) -> usize {
+                table(&self.0, &node).bytes()
+            }
+        }
+        // 36 empties, as in the issue.
+        let setup: Obf = "--XXXX-----XXX--OOXXXOO--O-XXOOO--OXOX----OOOO------------------ X"
+            .parse()
+            .unwrap();
+        let setup = setup.setup;
+        let bytes = |limits| {
+            let options = RankOptions {
+                limits,
+                ..RankOptions::new(Variant::Full, 3)
+            };
+            with_node::<Full, _>(&setup.board, setup.first_mover, Bytes(options))
+        };
+        assert_eq!(setup.board.empty_squares().count(), 36);
+        assert!(bytes(Limits::depth(8)) <= 4 << 20, "{}", bytes(Limits::depth(8)));
+        assert!(bytes(Limits::depth(14)) > bytes(Limits::depth(8)));
+        assert_eq!(bytes(Limits::depth(36)), 256 << 20, "a solve's table");
+        assert_eq!(bytes(Limits::time(Duration::from_millis(160))), 8 << 20);
     }
 
     #[test]
@@ -692,6 +743,7 @@ mod tests {
             &Limits::NONE,
             &mut TranspositionTable::new(1),
             None,
+            Evaluator::default(),
         );
         assert!(solved.finished && solved.game_over);
         assert_eq!(solved.move_text(), "none");
@@ -719,7 +771,16 @@ mod tests {
         let node = crate::engine::Node8::from_board(&obf.setup.board, Color::Black);
         let mut tt = TranspositionTable::new(16);
         let (ranked, _) =
-            endgame::rank(&node, WinRule::MostDiscs, 20, &mut tt, &Limits::NONE, None).unwrap();
+            endgame::rank(
+                &node,
+                WinRule::MostDiscs,
+                20,
+                &mut tt,
+                &Limits::NONE,
+                None,
+                Evaluator::default(),
+            )
+            .unwrap();
         let b1_score = ranked.iter().find(|m| m.square == b1).unwrap().score;
         assert_eq!(reviews[0].played_score, b1_score * DISC);
         assert_eq!(reviews[0].loss, (38 - b1_score) * DISC);

@@ -135,7 +135,7 @@ pub struct SolvedMove {
 ///
 /// Each move's position is solved exactly while fewer than `count` are ranked; after that a
 /// null-window solve first tells whether it beats the last one ranked, and only then is it
-/// solved exactly. Moves are tried in the order of a short midgame search.
+/// solved exactly. Moves are tried in the order of a short midgame search on `eval`.
 ///
 /// # Errors
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
@@ -146,9 +146,9 @@ pub fn rank<N: Node>(
     tt: &mut TranspositionTable,
     limits: &Limits,
     signal: Option<&Signal>,
+    eval: Evaluator,
 ) -> Result<(Vec<SolvedMove>, u64), Unfinished> {
     let moves = node.moves();
-    let eval = Evaluator::default();
     let options = SearchOptions {
         rule,
         limits: Limits::depth(ORDER_DEPTH),
@@ -877,7 +877,8 @@ mod tests {
         let expected = minimax(node, rule);
         let exact = solve(node, rule, Goal::Exact, &mut tt, &Limits::NONE, None).unwrap();
         assert_eq!(exact.score, expected, "{node:?}");
-        let (ranked, _) = rank(node, rule, 3, &mut tt, &Limits::NONE, None).unwrap();
+        let (ranked, _) =
+            rank(node, rule, 3, &mut tt, &Limits::NONE, None, Evaluator::default()).unwrap();
         let mut children: Vec<i32> = Vec::new();
         let mut moves = node.moves();
         while let Some(mv) = moves.pop() {
@@ -951,7 +952,9 @@ mod tests {
         let board = random_board(Shape::STANDARD, 12, 5);
         let node = Node8::from_board(&board, Color::Black);
         let mut tt = TranspositionTable::new(1);
-        let (_, all) = rank(&node, WinRule::MostDiscs, 1, &mut tt, &Limits::NONE, None).unwrap();
+        let eval = Evaluator::default();
+        let (_, all) =
+            rank(&node, WinRule::MostDiscs, 1, &mut tt, &Limits::NONE, None, eval).unwrap();
         for nodes in (1..all).step_by((all / 1500).max(1) as usize) {
             tt.clear();
             let result = rank(
@@ -961,6 +964,7 @@ mod tests {
                 &mut tt,
                 &Limits::nodes(nodes),
                 None,
+                eval,
             );
             assert!(
                 matches!(result, Err(Unfinished { .. })),

@@ -49,6 +49,12 @@ impl Evaluator {
         evaluate(node, rule)
     }
 
+    /// Whether learned weights score positions of `variant` on `shape` under `rule` (the
+    /// standard 8 × 8 board under FULL rules when most discs win).
+    pub fn learned_applies(variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> bool {
+        variant == crate::Variant::Full && shape == crate::Shape::STANDARD && rule == WinRule::MostDiscs
+    }
+
     /// Whether the learned weights would score positions of `node`'s kind under `rule`.
     pub fn is_learned_for<N: Node>(self, node: &N, rule: WinRule) -> bool {
         matches!(self, Evaluator::Patterns(_))

@@ -79,6 +79,23 @@ impl Entry {
 /// Entries per bucket: a probe looks at all of them, a store replaces the least useful.
 const BUCKET: usize = 4;
 
+/// `len` zeroed slots, or `None` if the system refuses the memory. Zeroed memory comes
+/// from the system untouched (pages are mapped as they are first written), which a
+/// `vec![[0; 2]; len]` would also give, but only this way is a refusal not an abort.
+fn zeroed_slots(len: usize) -> Option<Vec<[u64; 2]>> {
+    let layout = std::alloc::Layout::array::<[u64; 2]>(len).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout has a non-zero size; the memory is owned by the Vec with the same
+    // layout (length and capacity `len`, the element's alignment), and all-zero bytes are
+    // valid `[u64; 2]` values.
+    unsafe {
+        let pointer = std::alloc::alloc_zeroed(layout).cast::<[u64; 2]>();
+        (!pointer.is_null()).then(|| Vec::from_raw_parts(pointer, len, len))
+    }
+}
+
 /// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash.
 ///
 /// A store prefers, in order: the same position, an empty slot, an entry from an older search
@@ -96,13 +113,22 @@ pub struct TranspositionTable {
 
 impl TranspositionTable {
     /// A table of about `megabytes` MiB (rounded down to a power of two of buckets, at least
-    /// one bucket).
+    /// one bucket). Memory the system refuses is not fatal: the table halves until it gets
+    /// what it asks for (see [`TranspositionTable::bytes`] for what it got).
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let bytes = megabytes.max(1) << 20;
-        let buckets = (bytes / (BUCKET * size_of::<[u64; 2]>())).max(1);
-        let buckets = 1 << buckets.ilog2();
+        let bytes = megabytes.clamp(1, usize::MAX >> 21) << 20;
+        let mut buckets = 1 << (bytes / (BUCKET * size_of::<[u64; 2]>())).max(1).ilog2();
+        let slots = loop {
+            match zeroed_slots(buckets * BUCKET) {
+                Some(slots) => break slots,
+                None if buckets > 1 => buckets /= 2,
+                None => std::alloc::handle_alloc_error(
+                    std::alloc::Layout::new::<[[u64; 2]; BUCKET]>(),
+                ),
+            }
+        };
         TranspositionTable {
-            slots: vec![[0; 2]; buckets * BUCKET],
+            slots,
             mask: buckets - 1,
             generation: 0,
             dirty: false,
@@ -213,6 +239,18 @@ mod tests {
         table.clear();
         assert!(!table.dirty);
         assert_eq!(table.probe(5), None);
+    }
+
+    /// Issue 22.3: a size the system refuses gives a smaller table, not an abort.
+    #[test]
+    fn regression_22_3_a_refused_size_halves_instead_of_aborting() {
+        // 2^44 bytes is more than any machine this runs on lets one process map.
+        let table = TranspositionTable::new(1 << 24);
+        assert!(table.bytes() < 1 << 44, "{}", table.bytes());
+        assert!(table.bytes() >= 1 << 20);
+        assert!(table.bytes().is_power_of_two());
+        let huge = TranspositionTable::new(usize::MAX);
+        assert!(huge.bytes() < 1 << 44);
     }
 
     #[test]

@@ -188,6 +188,7 @@ mod tests {
                     &mut TranspositionTable::new(16),
                     &Limits::NONE,
                     None,
+                    crate::engine::eval::Evaluator::default(),
                 )
                 .unwrap();
                 scores.iter().map(|s| (s.square, s.score)).collect()
