@@ -9,7 +9,7 @@ use std::{path::Path, time::Duration};
 use assert_cmd::{Command, cargo::cargo_bin};
 use othello::{
     Color, Full, Game, Record, Setup, Shape, Status,
-    engine::{PlayerSpec, new_player, seat_seed},
+    engine::{Limits, PlayerSpec, new_player, seat_seed},
 };
 
 /// The binary with a timeout, a fixed date for saved records, and no colours.
@@ -62,7 +62,7 @@ fn first_move_against_greedy(setup: Setup, seed: u64) -> (Vec<String>, Game<Full
             typed.push(square.to_string());
             square
         } else {
-            greedy.choose(&game, None, &mut |_| {}).unwrap()
+            greedy.choose(&game, &Limits::NONE, &mut |_| {}).unwrap()
         };
         game.play(square).unwrap();
     }

@@ -880,3 +880,41 @@ async fn hints_beyond_what_can_wait_are_refused_as_busy() {
         .await;
     assert_eq!(state["to_move"], "W");
 }
+
+/// Issue 21.4: seats whose specs ask for more than their time (minimax:60, a million
+/// playouts) stop at their time per move, so two of them cannot hold both engine threads
+/// and everyone else's engine work still gets done.
+#[tokio::test]
+async fn regression_21_4_no_engine_seat_outlives_its_time() {
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--engines", "2"]);
+    let mut games = Vec::new();
+    for (spec, rows) in [("minimax:60", 8), ("mcts:1000000", 16), ("minimax:60", 16)] {
+        let game = create(
+            &server,
+            json!({"black": spec, "time_ms": 300, "rows": rows, "columns": rows}),
+        )
+        .await;
+        games.push(id(&game));
+    }
+    // Each engine's first move comes (it would take hours at full depth).
+    for game in &games {
+        let mut live = Live::connect(&server, game, None).await;
+        let state = live
+            .state_where(|state| state["moves"].as_array().is_some_and(|m| !m.is_empty()))
+            .await;
+        assert_eq!(state["to_move"], "W", "{game}");
+    }
+    // And a person's hint is answered meanwhile.
+    let other = create(&server, json!({})).await;
+    let (status, hint) = get(&server, &format!("/games/{}/hint?time_ms=50", id(&other))).await;
+    assert_eq!(status, 200, "{hint}");
+    // mcts above its maximum is refused.
+    let (status, body) = send(
+        client()
+            .post(server.api("/games"))
+            .json(&json!({"black": "mcts:100000000"})),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+}

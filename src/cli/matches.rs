@@ -7,7 +7,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Full, Shape, Simple, Variant, WinRule,
-    engine::{EloEstimate, GameRecord, MatchOptions, MatchSummary, PlayerSpec, Tally, play_match},
+    engine::{
+        EloEstimate, GameRecord, Limits, MatchOptions, MatchSummary, PlayerSpec, Tally, play_match,
+    },
 };
 use serde::Serialize;
 
@@ -113,7 +115,7 @@ impl MatchArgs {
             players: [self.black, self.white],
             games: self.games,
             openings: self.openings,
-            time_per_move: Some(Duration::from_millis(self.time_per_move)),
+            limits: Limits::time(Duration::from_millis(self.time_per_move)),
             seed: self.seed,
             hash: self.hash.map(|mib| mib as usize),
             weights,
@@ -193,7 +195,8 @@ fn table(
         WinRule::FewestDiscs => "fewest discs wins",
     };
     let time = options
-        .time_per_move
+        .limits
+        .time
         .map_or("no time limit".to_owned(), |t| {
             format!("{} ms a move", t.as_millis())
         });
@@ -316,7 +319,7 @@ mod tests {
             players: [PlayerSpec::Greedy, PlayerSpec::Random],
             games: 4,
             openings: 2,
-            time_per_move: None,
+            limits: Limits::NONE,
             seed: 3,
             hash: None,
             weights: [None, None],

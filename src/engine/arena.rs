@@ -2,11 +2,9 @@
 //! and the tally (wins, draws, losses, disc difference, Elo estimate). Nothing here prints:
 //! each finished game goes out through a callback.
 
-use std::time::Duration;
-
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{EnginePlayer, Player, PlayerSpec, new_player, pattern::PatternWeights};
+use super::{EnginePlayer, Limits, Player, PlayerSpec, new_player, pattern::PatternWeights};
 use crate::{Color, Game, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
@@ -22,8 +20,9 @@ pub struct MatchOptions {
     /// played in pairs on the same opening with colours swapped, so neither player gets
     /// the better side of a lopsided opening more often than the other.
     pub openings: u32,
-    /// Time each player may take per move (players that do not search ignore it).
-    pub time_per_move: Option<Duration>,
+    /// What each move may take: a time per move in a real match; a depth or node limit
+    /// where the games must repeat exactly (tests). Players that do not search ignore it.
+    pub limits: Limits,
     /// Makes the openings and every player's random choices reproducible.
     pub seed: u64,
     /// Each engine's transposition table size in MiB; `None` sizes it to the time per
@@ -248,7 +247,7 @@ pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord 
     while let Status::ToMove(side) = game.status() {
         let player = &mut players[side as usize];
         let square = player
-            .choose(&game, options.time_per_move, &mut |_| {})
+            .choose(&game, &options.limits, &mut |_| {})
             .expect("players choose a move whenever one exists");
         game.play(square).expect("players choose legal moves");
     }
@@ -294,7 +293,7 @@ mod tests {
             players,
             games,
             openings: 4,
-            time_per_move: None,
+            limits: Limits::NONE,
             seed: 7,
             hash: None,
             weights: [None, None],

@@ -3,7 +3,7 @@
 
 use rand::{Rng, RngExt};
 
-use super::{Index, Node, SquareSet, eval::final_score};
+use super::{Index, Node, SquareSet, Stopper, eval::final_score};
 use crate::{Square, WinRule};
 
 /// The exploration constant of UCT (√2, the textbook value for results in [0, 1]).
@@ -25,9 +25,16 @@ struct TreeNode<N: Node> {
     root_to_move: bool,
 }
 
-/// Runs `playouts` iterations of UCT from `node` and returns the most visited move, or
-/// `None` if the side to move has no legal move.
-pub fn mcts<N: Node>(node: &N, rule: WinRule, playouts: u32, rng: &mut impl Rng) -> Option<Square> {
+/// Runs `playouts` iterations of UCT from `node` (fewer if `stopper` stops it first: it
+/// counts every position played, so a time limit is checked within a playout or two) and
+/// returns the most visited move, or `None` if the side to move has no legal move.
+pub fn mcts<N: Node>(
+    node: &N,
+    rule: WinRule,
+    playouts: u32,
+    rng: &mut impl Rng,
+    stopper: &mut Stopper<'_>,
+) -> Option<Square> {
     let root_moves = node.moves();
     match root_moves.len() {
         0 => return None,
@@ -44,7 +51,10 @@ pub fn mcts<N: Node>(node: &N, rule: WinRule, playouts: u32, rng: &mut impl Rng)
         wins: 0.0,
         root_to_move: true,
     }];
-    for _ in 0..playouts.max(1) {
+    for done in 0..playouts.max(1) {
+        if done > 0 && stopper.stopped() {
+            break;
+        }
         // Selection: follow the best UCT child while the node is fully expanded.
         let mut current = 0;
         while tree[current].untried.is_empty() && !tree[current].children.is_empty() {
@@ -92,6 +102,7 @@ pub fn mcts<N: Node>(node: &N, rule: WinRule, playouts: u32, rng: &mut impl Rng)
             rule,
             tree[current].root_to_move,
             rng,
+            stopper,
         );
         let root_result = match sign.signum() * if end_is_root_to_move { 1 } else { -1 } {
             1 => 1.0,
@@ -145,9 +156,12 @@ fn playout<N: Node>(
     rule: WinRule,
     root_to_move: bool,
     rng: &mut impl Rng,
+    stopper: &mut Stopper<'_>,
 ) -> (i32, bool) {
     let (mut node, mut root_side) = (*start, root_to_move);
     loop {
+        // Counted only: a playout runs to its end, so that every one finished is whole.
+        stopper.tick();
         let mut moves = node.moves();
         if moves.is_empty() {
             let passed = node.pass();
@@ -183,21 +197,41 @@ mod tests {
         engine::{Goal, GridNode, Limits, Node8, TranspositionTable, solve},
     };
 
+    /// `playouts` of UCT from `node`, seeded, without other limits.
+    fn search<N: Node>(node: &N, playouts: u32, seed: u64) -> Option<Square> {
+        let mut stopper = Stopper::new(&Limits::NONE, None);
+        mcts(
+            node,
+            WinRule::MostDiscs,
+            playouts,
+            &mut StdRng::seed_from_u64(seed),
+            &mut stopper,
+        )
+    }
+
+    /// Issues 21.4 and 22.6: a node limit (and so a time limit) cuts the playouts short.
+    #[test]
+    fn regression_22_6_a_limit_stops_the_playouts() {
+        let node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+        let mut stopper = Stopper::new(&Limits::nodes(5_000), None);
+        let rng = &mut StdRng::seed_from_u64(3);
+        let best = mcts(&node, WinRule::MostDiscs, 1_000_000, rng, &mut stopper);
+        assert!(best.is_some());
+        // A playout is about 60 positions: the limit stops it within a few hundred.
+        assert!(stopper.nodes() < 5_000 + 200, "{}", stopper.nodes());
+        let signal = crate::engine::Signal::new();
+        signal.stop();
+        let mut stopper = Stopper::new(&Limits::NONE, Some(&signal));
+        let rng = &mut StdRng::seed_from_u64(3);
+        assert!(mcts(&node, WinRule::MostDiscs, 1_000_000, rng, &mut stopper).is_some());
+        assert!(stopper.nodes() < 200, "one playout, then the signal");
+    }
+
     #[test]
     fn same_seed_same_move_and_always_legal() {
         let node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
-        let first = mcts(
-            &node,
-            WinRule::MostDiscs,
-            300,
-            &mut StdRng::seed_from_u64(7),
-        );
-        let again = mcts(
-            &node,
-            WinRule::MostDiscs,
-            300,
-            &mut StdRng::seed_from_u64(7),
-        );
+        let first = search(&node, 300, 7);
+        let again = search(&node, 300, 7);
         assert_eq!(first, again);
         let mv = node.index(first.unwrap()).unwrap();
         assert!(node.moves().contains(mv));
@@ -251,12 +285,7 @@ mod tests {
     #[test]
     fn finds_the_only_winning_move() {
         for (node, winner) in single_winning_moves() {
-            let best = mcts(
-                &node,
-                WinRule::MostDiscs,
-                3000,
-                &mut StdRng::seed_from_u64(1),
-            );
+            let best = search(&node, 3000, 1);
             assert_eq!(best, Some(node.square(winner)), "{node:?}");
         }
     }
@@ -265,9 +294,6 @@ mod tests {
     fn no_move_when_the_side_to_move_has_none() {
         let node =
             GridNode::<Simple>::from_board(&Board::empty(Shape::new(4, 4).unwrap()), Color::Black);
-        assert_eq!(
-            mcts(&node, WinRule::MostDiscs, 10, &mut StdRng::seed_from_u64(1)),
-            None
-        );
+        assert_eq!(search(&node, 10, 1), None);
     }
 }

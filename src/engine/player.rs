@@ -7,7 +7,7 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
-    Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, Signal, SquareSet,
+    Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, Signal, SquareSet, Stopper,
     TranspositionTable, endgame,
     eval::{Evaluator, final_score},
     mcts::mcts,
@@ -38,6 +38,10 @@ pub enum PlayerSpec {
 impl PlayerSpec {
     /// The engine's strongest level, used for plain `engine`.
     pub const MAX_LEVEL: u8 = 10;
+
+    /// The most playouts `mcts:N` takes: its tree keeps a position for each, a few hundred
+    /// bytes on the largest boards, so this bounds it to a few hundred MB.
+    pub const MAX_PLAYOUTS: u32 = 1_000_000;
 }
 
 impl fmt::Display for PlayerSpec {
@@ -75,7 +79,7 @@ impl FromStr for PlayerSpec {
             ("random", None) => Ok(PlayerSpec::Random),
             ("greedy", None) => Ok(PlayerSpec::Greedy),
             ("minimax", Some(_)) => Ok(PlayerSpec::Minimax(number(1, 60)?)),
-            ("mcts", Some(_)) => Ok(PlayerSpec::Mcts(number(1, 100_000_000)?)),
+            ("mcts", Some(_)) => Ok(PlayerSpec::Mcts(number(1, PlayerSpec::MAX_PLAYOUTS)?)),
             ("engine", None) => Ok(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL)),
             ("engine", Some(_)) => Ok(PlayerSpec::Engine(number(1, 10)? as u8)),
             ("classic", None) => Ok(PlayerSpec::Classic(PlayerSpec::MAX_LEVEL)),
@@ -88,7 +92,7 @@ impl FromStr for PlayerSpec {
 /// A player spec that is not one of those listed in [`PlayerSpec`].
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
-    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N, engine or engine:L (1-10), classic or classic:L (1-10)"
+    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10)"
 )]
 pub struct ParsePlayerError(pub String);
 
@@ -97,13 +101,16 @@ pub trait Player<R: RuleSet> {
     /// What kind of player this is.
     fn spec(&self) -> PlayerSpec;
 
-    /// The move to play in `game`, or `None` if the side to move has none. `time` is the
-    /// most the choice may take (players that do not search ignore it); `progress` hears
-    /// about each finished search iteration.
+    /// The move to play in `game`, or `None` if the side to move has none, within
+    /// `limits`: every player that searches stops at the time, node or depth limit given
+    /// (and at its [`Player::watch`] signal) with the best move it has, so no spec can run
+    /// away with a machine; a player given no limit at all searches as its spec says (the
+    /// engine then takes [`DEFAULT_MOVE_TIME`]). `progress` hears about each finished
+    /// search iteration.
     fn choose(
         &mut self,
         game: &Game<R>,
-        time: Option<Duration>,
+        limits: &Limits,
         progress: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square>;
 
@@ -133,8 +140,15 @@ pub fn new_player<R: RuleSet>(
     match spec {
         PlayerSpec::Random => Box::new(RandomPlayer { rng }),
         PlayerSpec::Greedy => Box::new(GreedyPlayer { rng }),
-        PlayerSpec::Minimax(depth) => Box::new(MinimaxPlayer { depth }),
-        PlayerSpec::Mcts(playouts) => Box::new(MctsPlayer { playouts, rng }),
+        PlayerSpec::Minimax(depth) => Box::new(MinimaxPlayer {
+            depth,
+            signal: None,
+        }),
+        PlayerSpec::Mcts(playouts) => Box::new(MctsPlayer {
+            playouts,
+            rng,
+            signal: None,
+        }),
         PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level, hash).seeded(seed)),
         PlayerSpec::Classic(level) => Box::new(EnginePlayer::classic(level, hash).seeded(seed)),
     }
@@ -153,7 +167,7 @@ impl<R: RuleSet> Player<R> for RandomPlayer {
     fn choose(
         &mut self,
         game: &Game<R>,
-        _: Option<Duration>,
+        _: &Limits,
         _: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
         let moves = game.legal_moves();
@@ -180,7 +194,7 @@ impl<R: RuleSet> Player<R> for GreedyPlayer {
     fn choose(
         &mut self,
         game: &Game<R>,
-        _: Option<Duration>,
+        _: &Limits,
         _: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
         let Status::ToMove(side) = game.status() else {
@@ -198,9 +212,12 @@ impl<R: RuleSet> Player<R> for GreedyPlayer {
 }
 
 /// Plain alpha-beta to a fixed depth on the disc difference (the usual teaching bot):
-/// no table, moves in square order, the first best move wins ties.
+/// no table, moves in square order, the first best move wins ties. Within a time or node
+/// limit it deepens one ply at a time and keeps the deepest search it finished, which at
+/// the full depth is the same move as a single search to it.
 struct MinimaxPlayer {
     depth: u32,
+    signal: Option<Arc<Signal>>,
 }
 
 impl<R: RuleSet> Player<R> for MinimaxPlayer {
@@ -208,37 +225,85 @@ impl<R: RuleSet> Player<R> for MinimaxPlayer {
         PlayerSpec::Minimax(self.depth)
     }
 
+    fn watch(&mut self, signal: Arc<Signal>) {
+        self.signal = Some(signal);
+    }
+
     fn choose(
         &mut self,
         game: &Game<R>,
-        _: Option<Duration>,
+        limits: &Limits,
         _: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
-        struct Task(u32, WinRule);
-        impl NodeTask for Task {
+        struct Task<'a> {
+            depth: u32,
+            rule: WinRule,
+            stopper: Stopper<'a>,
+        }
+        impl NodeTask for Task<'_> {
             type Output = Option<Square>;
-            fn run<N: Node>(self, node: N) -> Option<Square> {
-                let (depth, rule) = (self.0, self.1);
-                let mut moves = node.moves();
-                let mut best: Option<(i32, Square)> = None;
-                while let Some(mv) = moves.pop() {
-                    let score = -minimax(&node.play(mv), rule, depth - 1, -i32::MAX, i32::MAX);
-                    if best.is_none_or(|(top, _)| score > top) {
-                        best = Some((score, node.square(mv)));
+            fn run<N: Node>(mut self, node: N) -> Option<Square> {
+                let first = node.moves().first().map(|mv| node.square(mv));
+                let mut chosen = first;
+                for depth in 1..=self.depth {
+                    match minimax_root(&node, self.rule, depth, &mut self.stopper) {
+                        Some(best) => chosen = best,
+                        None => break,
                     }
                 }
-                best.map(|(_, square)| square)
+                chosen
             }
         }
         let Status::ToMove(side) = game.status() else {
             return None;
         };
-        with_node::<R, _>(game.board(), side, Task(self.depth, game.setup().win_rule))
+        let task = Task {
+            depth: self.depth.min(limits.depth.unwrap_or(u32::MAX)).max(1),
+            rule: game.setup().win_rule,
+            stopper: Stopper::new(limits, self.signal.as_deref()),
+        };
+        with_node::<R, _>(game.board(), side, task)
     }
 }
 
-/// Negamax alpha-beta on the disc difference (in the win rule's direction).
-fn minimax<N: Node>(node: &N, rule: WinRule, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+/// The best move of `node` by [`minimax`] to `depth`; `None` if `stopper` stopped it first.
+fn minimax_root<N: Node>(
+    node: &N,
+    rule: WinRule,
+    depth: u32,
+    stopper: &mut Stopper<'_>,
+) -> Option<Option<Square>> {
+    let mut moves = node.moves();
+    let mut best: Option<(i32, Square)> = None;
+    while let Some(mv) = moves.pop() {
+        let score = -minimax(
+            &node.play(mv),
+            rule,
+            depth - 1,
+            -i32::MAX,
+            i32::MAX,
+            stopper,
+        )?;
+        if best.is_none_or(|(top, _)| score > top) {
+            best = Some((score, node.square(mv)));
+        }
+    }
+    Some(best.map(|(_, square)| square))
+}
+
+/// Negamax alpha-beta on the disc difference (in the win rule's direction); `None` once
+/// `stopper` says stop.
+fn minimax<N: Node>(
+    node: &N,
+    rule: WinRule,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+    stopper: &mut Stopper<'_>,
+) -> Option<i32> {
+    if stopper.tick() {
+        return None;
+    }
     let mut moves = node.moves();
     if moves.is_empty() {
         let passed = node.pass();
@@ -249,32 +314,33 @@ fn minimax<N: Node>(node: &N, rule: WinRule, depth: u32, mut alpha: i32, beta: i
                 node.empties().len(),
             );
             // Finished games outrank any disc count seen mid-game.
-            return final_score(rule, p, o, e) * 1000;
+            return Some(final_score(rule, p, o, e) * 1000);
         }
-        return -minimax(&passed, rule, depth, -beta, -alpha);
+        return minimax(&passed, rule, depth, -beta, -alpha, stopper).map(|score| -score);
     }
     if depth == 0 {
         let difference = node.player().len() as i32 - node.opponent().len() as i32;
-        return match rule {
+        return Some(match rule {
             WinRule::MostDiscs => difference,
             WinRule::FewestDiscs => -difference,
-        };
+        });
     }
     let mut best = -i32::MAX;
     while let Some(mv) = moves.pop() {
-        best = best.max(-minimax(&node.play(mv), rule, depth - 1, -beta, -alpha));
+        best = best.max(-minimax(&node.play(mv), rule, depth - 1, -beta, -alpha, stopper)?);
         alpha = alpha.max(best);
         if alpha >= beta {
             break;
         }
     }
-    best
+    Some(best)
 }
 
-/// Monte Carlo tree search with a fixed number of playouts.
+/// Monte Carlo tree search with a fixed number of playouts (fewer if a limit comes first).
 struct MctsPlayer {
     playouts: u32,
     rng: StdRng,
+    signal: Option<Arc<Signal>>,
 }
 
 impl<R: RuleSet> Player<R> for MctsPlayer {
@@ -282,23 +348,28 @@ impl<R: RuleSet> Player<R> for MctsPlayer {
         PlayerSpec::Mcts(self.playouts)
     }
 
+    fn watch(&mut self, signal: Arc<Signal>) {
+        self.signal = Some(signal);
+    }
+
     fn choose(
         &mut self,
         game: &Game<R>,
-        _: Option<Duration>,
+        limits: &Limits,
         _: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
-        struct Task<'a>(u32, WinRule, &'a mut StdRng);
+        struct Task<'a>(u32, WinRule, &'a mut StdRng, Stopper<'a>);
         impl NodeTask for Task<'_> {
             type Output = Option<Square>;
-            fn run<N: Node>(self, node: N) -> Option<Square> {
-                mcts(&node, self.1, self.0, self.2)
+            fn run<N: Node>(mut self, node: N) -> Option<Square> {
+                mcts(&node, self.1, self.0, self.2, &mut self.3)
             }
         }
         let Status::ToMove(side) = game.status() else {
             return None;
         };
-        let task = Task(self.playouts, game.setup().win_rule, &mut self.rng);
+        let stopper = Stopper::new(limits, self.signal.as_deref());
+        let task = Task(self.playouts, game.setup().win_rule, &mut self.rng, stopper);
         with_node::<R, _>(game.board(), side, task)
     }
 }
@@ -510,13 +581,13 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
     fn choose(
         &mut self,
         game: &Game<R>,
-        time: Option<Duration>,
+        limits: &Limits,
         progress: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
         struct Task<'a> {
             level: Level,
             eval: Evaluator,
-            time: Duration,
+            limits: Limits,
             rule: WinRule,
             tt: &'a mut TranspositionTable,
             progress: &'a mut dyn FnMut(&SearchReport),
@@ -531,13 +602,16 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                     return moves.first().map(|mv| node.square(mv));
                 }
                 let empties = node.empties().len();
-                let solve_empties = self
-                    .level
-                    .solve_empties
-                    .min(solvable_empties(&node, self.time));
+                let solve_empties = match self.limits.time {
+                    Some(time) => self.level.solve_empties.min(solvable_empties(&node, time)),
+                    None => self.level.solve_empties,
+                };
                 if empties <= solve_empties {
                     // Most of the time for the exact solve; the rest for a search if it fails.
-                    let limits = Limits::time(self.time.mul_f64(SOLVE_SHARE));
+                    let limits = Limits {
+                        time: self.limits.time.map(|time| time.mul_f64(SOLVE_SHARE)),
+                        ..self.limits
+                    };
                     if let Ok(solution) =
                         endgame::solve(&node, self.rule, Goal::Exact, self.tt, &limits, self.signal)
                     {
@@ -548,9 +622,12 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                 let options = SearchOptions {
                     rule: self.rule,
                     limits: Limits {
-                        depth: Some(self.level.depth),
-                        time: Some(self.time),
-                        nodes: None,
+                        depth: Some(
+                            self.level
+                                .depth
+                                .min(self.limits.depth.unwrap_or(u32::MAX)),
+                        ),
+                        ..self.limits
                     },
                     // A slip needs every move's score.
                     ranked_moves: if noisy { moves.len() as usize } else { 1 },
@@ -579,17 +656,21 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
         let Status::ToMove(side) = game.status() else {
             return None;
         };
-        let time = time.unwrap_or(DEFAULT_MOVE_TIME);
+        let mut limits = *limits;
+        if limits == Limits::NONE {
+            limits.time = Some(DEFAULT_MOVE_TIME);
+        }
         let hash = self.hash;
         let tt = self.tt.get_or_insert_with(|| {
             TranspositionTable::new(hash.unwrap_or_else(|| {
-                TranspositionTable::megabytes_for_time(time).min(MAX_DEFAULT_HASH)
+                TranspositionTable::megabytes_for_time(limits.time.unwrap_or(DEFAULT_MOVE_TIME))
+                    .min(MAX_DEFAULT_HASH)
             }))
         });
         let task = Task {
             level: LEVELS[usize::from(self.level - 1)],
             eval: self.eval,
-            time,
+            limits,
             rule: game.setup().win_rule,
             tt,
             progress,
@@ -660,7 +741,7 @@ mod tests {
         while let Status::ToMove(side) = game.status() {
             let player = &mut players[side as usize];
             let square = player
-                .choose(&game, Some(Duration::from_millis(5)), &mut |_| {})
+                .choose(&game, &Limits::nodes(2_000), &mut |_| {})
                 .expect("a move when one exists");
             game.play(square).expect("a legal move");
         }
@@ -735,7 +816,7 @@ mod tests {
                 .map(|seed| {
                     let mut engine = new_player::<Full>(PlayerSpec::Engine(level), seed, Some(1));
                     engine
-                        .choose(&game, Some(Duration::from_secs(5)), &mut |_| {})
+                        .choose(&game, &Limits::depth(6), &mut |_| {})
                         .unwrap()
                 })
                 .collect()
@@ -754,7 +835,7 @@ mod tests {
         engine.watch(Arc::clone(&signal));
         let mut depths = Vec::new();
         let chosen = engine
-            .choose(&game, Some(Duration::from_secs(3600)), &mut |report| {
+            .choose(&game, &Limits::time(Duration::from_secs(3600)), &mut |report| {
                 depths.push(report.depth)
             })
             .unwrap();
@@ -763,6 +844,41 @@ mod tests {
             depths,
             [1],
             "only the first iteration, which always finishes"
+        );
+    }
+
+    /// Issues 21.4 and 22.6: minimax:60 and mcts:N obey the limits every player gets.
+    #[test]
+    fn regression_21_4_every_player_obeys_its_limits() {
+        let game = Game::<Full>::new(Setup::standard(Shape::new(16, 16).unwrap()));
+        for spec in [PlayerSpec::Minimax(60), PlayerSpec::Mcts(PlayerSpec::MAX_PLAYOUTS)] {
+            let mut player = new_player::<Full>(spec, 1, None);
+            let chosen = player
+                .choose(&game, &Limits::nodes(50_000), &mut |_| {})
+                .unwrap();
+            assert!(game.is_legal(chosen), "{spec}");
+            // And a stop from another thread.
+            let signal = Arc::new(Signal::new());
+            signal.stop();
+            player.watch(Arc::clone(&signal));
+            let chosen = player.choose(&game, &Limits::NONE, &mut |_| {}).unwrap();
+            assert!(game.is_legal(chosen), "{spec}");
+        }
+        // Within its depth, minimax deepening to D chooses what a search to D does.
+        let game = Game::<Full>::replay(
+            Setup::standard(Shape::STANDARD),
+            ["f5", "d6", "c3"].map(|s| s.parse().unwrap()),
+        )
+        .unwrap();
+        let mut minimax = new_player::<Full>(PlayerSpec::Minimax(5), 1, None);
+        let deepened = minimax.choose(&game, &Limits::NONE, &mut |_| {});
+        let node = crate::engine::Node8::from_board(game.board(), Color::White);
+        let mut stopper = Stopper::new(&Limits::NONE, None);
+        let direct = minimax_root(&node, WinRule::MostDiscs, 5, &mut stopper).unwrap();
+        assert_eq!(deepened, direct);
+        assert_eq!(
+            "mcts:1000001".parse::<PlayerSpec>(),
+            Err(ParsePlayerError("mcts:1000001".into()))
         );
     }
 
@@ -782,7 +898,7 @@ mod tests {
         let game = Game::<Full>::new(setup);
         let mut greedy = new_player::<Full>(PlayerSpec::Greedy, 1, None);
         assert_eq!(
-            greedy.choose(&game, None, &mut |_| {}),
+            greedy.choose(&game, &Limits::NONE, &mut |_| {}),
             Some("g1".parse().unwrap())
         );
         let a = play_out::<Full>(
@@ -824,7 +940,7 @@ mod tests {
         let game = Game::<Full>::new(setup);
         let mut engine = new_player::<Full>(PlayerSpec::Engine(10), 0, None);
         let choice = engine
-            .choose(&game, Some(Duration::from_secs(5)), &mut |_| {})
+            .choose(&game, &Limits::depth(64), &mut |_| {})
             .unwrap();
         let best = crate::engine::Node8::from_board(game.board(), Color::Black);
         let mut tt = TranspositionTable::new(1);

@@ -468,7 +468,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 f64::from(report.score) / f64::from(DISC)
             ));
         };
-        let choice = player.choose(&self.game, Some(time), &mut progress);
+        let choice = player.choose(&self.game, &Limits::time(time), &mut progress);
         spinner.finish_and_clear();
         let square = choice.expect("a computer player moves whenever it has a move");
         if self.check_clock()? {

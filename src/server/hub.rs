@@ -38,6 +38,9 @@ pub const MAX_TIME_MS: u64 = 30_000;
 /// The time an engine gets per move when none is given, in milliseconds.
 pub const DEFAULT_TIME_MS: u64 = 1_000;
 
+/// How long past its time an engine's search is stopped from outside, should it not stop.
+const ENGINE_GRACE: Duration = Duration::from_secs(1);
+
 /// The longest pause between two moves of a game between engines, in milliseconds.
 pub const MAX_SPEED_MS: u64 = 60_000;
 
@@ -83,12 +86,12 @@ fn engine_move(
         AnyGame::Full(game) => {
             let mut player = new_player::<Full>(spec, seed, None);
             player.watch(signal);
-            player.choose(game, Some(time), &mut |_| {})
+            player.choose(game, &Limits::time(time), &mut |_| {})
         }
         AnyGame::Simple(game) => {
             let mut player = new_player::<Simple>(spec, seed, None);
             player.watch(signal);
-            player.choose(game, Some(time), &mut |_| {})
+            player.choose(game, &Limits::time(time), &mut |_| {})
         }
     }
 }
@@ -649,11 +652,27 @@ impl Hub {
             tokio::time::sleep(delay).await;
         }
         let start = Instant::now();
+        // Every player stops at its time; this stops one that does not, counting from when
+        // its search starts on the pool, so no seat holds a thread for long past its time.
+        let (started, search_started) = tokio::sync::oneshot::channel::<()>();
+        let watchdog = {
+            let signal = Arc::clone(&signal);
+            tokio::spawn(async move {
+                if search_started.await.is_ok() {
+                    tokio::time::sleep(time + ENGINE_GRACE).await;
+                    signal.stop();
+                }
+            })
+        };
         let chosen = self
             .pool
-            .run(lane, move || engine_move(&game, spec, time, seed, signal))
+            .run(lane, move || {
+                let _ = started.send(());
+                engine_move(&game, spec, time, seed, signal)
+            })
             .await
             .flatten();
+        watchdog.abort();
         let think_ms = start.elapsed().as_millis() as u64;
         let stored = {
             let mut live = cell.live.lock().await;

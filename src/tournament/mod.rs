@@ -38,7 +38,7 @@ pub use openings::{
 };
 use othello::{
     Color, Full, Outcome, Square, Status,
-    engine::{Player, PlayerSpec, arena::mix, new_player, rating::Score},
+    engine::{Limits, Player, PlayerSpec, arena::mix, new_player, rating::Score},
 };
 use save::Store;
 use serde::{Deserialize, Serialize};
@@ -470,7 +470,7 @@ fn play_game(
         };
         let chosen = match &mut seats[side as usize] {
             Seat::BuiltIn(player) => player
-                .choose(&game, Some(options.time_per_move), &mut |_| {})
+                .choose(&game, &Limits::time(options.time_per_move), &mut |_| {})
                 .ok_or_else(|| Forfeit {
                     side,
                     kind: ForfeitKind::Internal,
