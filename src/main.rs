@@ -9,6 +9,7 @@
 //! program quietly, with status 0.
 
 mod cli;
+mod files;
 mod nboard;
 mod play;
 mod server;

@@ -156,7 +156,10 @@ fn regression_21_1_a_slow_start_is_a_note_not_a_failure() {
     assert_eq!(report["passed"], 1, "{report:#}");
     let notes = report["results"][0]["notes"].as_array().unwrap();
     let note = notes[0].as_str().unwrap();
-    assert!(note.starts_with("slow start: the rules line came after 3."), "{note}");
+    assert!(
+        note.starts_with("slow start: the rules line came after 3."),
+        "{note}"
+    );
     // The text report says so too, and the run still passes.
     let output = othello()
         .args(["check", "--timeout", "5", "--program"])
@@ -166,7 +169,10 @@ fn regression_21_1_a_slow_start_is_a_note_not_a_failure() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains(": slow start: the rules line came after 3."), "{text}");
+    assert!(
+        text.contains(": slow start: the rules line came after 3."),
+        "{text}"
+    );
     assert!(text.ends_with("1 cases: 1 passed, 0 failed\n"), "{text}");
     // Beyond the timeout it is still a missing rules line.
     let (status, report) = check(

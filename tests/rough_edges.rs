@@ -645,7 +645,12 @@ const MIDGAME: &str = "--XXXX-----XXX--OOXXXOO--O-XXOOO--OXOX----OOOO-----------
 
 /// The hint lines of `args` as JSON.
 fn hint_json(args: &[&str]) -> Value {
-    let output = othello().arg("hint").args(args).arg("--json").output().unwrap();
+    let output = othello()
+        .arg("hint")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
     assert!(
         output.status.success(),
         "{}",
@@ -661,8 +666,14 @@ fn regression_21_3_hint_solve_and_analyze_choose_the_evaluation() {
     let shipped = fixture("../data/eval-full-8x8.bin");
     let file = hint_json(&[&depth[..], &["--weights", shipped.to_str().unwrap()]].concat());
     let classic = hint_json(&[&depth[..], &["--weights", "classic"]].concat());
-    assert_eq!(builtin["moves"], file["moves"], "the shipped file is the built-in");
-    assert_ne!(builtin["moves"], classic["moves"], "classic scores differently");
+    assert_eq!(
+        builtin["moves"], file["moves"],
+        "the shipped file is the built-in"
+    );
+    assert_ne!(
+        builtin["moves"], classic["moves"],
+        "classic scores differently"
+    );
     // An exact solve does not depend on it; analysis does.
     for weights in ["classic", shipped.to_str().unwrap()] {
         othello()
@@ -688,7 +699,13 @@ fn regression_21_3_hint_solve_and_analyze_choose_the_evaluation() {
     let junk = dir.path().join("junk.bin");
     std::fs::write(&junk, "not weights").unwrap();
     usage_error(
-        &["hint", "--obf", MIDGAME, "--weights", junk.to_str().unwrap()],
+        &[
+            "hint",
+            "--obf",
+            MIDGAME,
+            "--weights",
+            junk.to_str().unwrap(),
+        ],
         "junk.bin",
     );
     let six = dir.path().join("six.in");
@@ -704,7 +721,15 @@ fn regression_21_3_hint_solve_and_analyze_choose_the_evaluation() {
         "learned weights score only 8x8 FULL",
     );
     othello()
-        .args(["hint", "--position", six.to_str().unwrap(), "--weights", "classic", "--depth", "2"])
+        .args([
+            "hint",
+            "--position",
+            six.to_str().unwrap(),
+            "--weights",
+            "classic",
+            "--depth",
+            "2",
+        ])
         .assert()
         .success();
 }
@@ -718,11 +743,16 @@ fn regression_22_3_a_table_larger_than_the_machine_is_refused_in_one_message() {
         .nth(1)
         .and_then(|kib| kib.parse().ok())
         .unwrap_or(0);
-    assert!(kib < 64 << 20, "a machine with 64 GiB or more: this test needs another size");
+    assert!(
+        kib < 64 << 20,
+        "a machine with 64 GiB or more: this test needs another size"
+    );
     for command in [
         &["solve", "--obf", FFO_40][..],
         &["hint", "--obf", START],
-        &["match", "--black", "engine", "--white", "greedy", "--games", "2"],
+        &[
+            "match", "--black", "engine", "--white", "greedy", "--games", "2",
+        ],
         &["nboard"],
         &["play"],
         &["analyze", "x.txt"],
@@ -738,4 +768,122 @@ fn regression_22_3_a_table_larger_than_the_machine_is_refused_in_one_message() {
                 "65536 MiB is more than this machine's memory",
             ));
     }
+}
+
+/// Makes a FIFO at `path`.
+fn fifo(path: &Path) {
+    let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a plain system call with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+}
+
+#[test]
+fn regression_22_4_files_read_whole_are_regular_and_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, "f5".repeat(600_000)).unwrap();
+    let pipe = dir.path().join("pipe");
+    fifo(&pipe);
+    let weights_pipe = pipe.to_str().unwrap();
+    for (args, mention) in [
+        (
+            vec!["analyze", "/dev/zero"],
+            "/dev/zero: not a regular file",
+        ),
+        (vec!["analyze", big.to_str().unwrap()], "larger than 1 MiB"),
+        (
+            vec!["analyze", pipe.to_str().unwrap()],
+            "pipe: not a regular file",
+        ),
+        (vec!["play", "--load", "/dev/zero"], "not a regular file"),
+        (
+            vec!["play", "--position", "/dev/zero"],
+            "not a regular file",
+        ),
+        (
+            vec!["perft", "1", "--position", "/dev/zero"],
+            "not a regular file",
+        ),
+        (
+            vec!["solve", "--position", "/dev/zero"],
+            "not a regular file",
+        ),
+        (
+            vec!["hint", "--position", "/dev/zero"],
+            "not a regular file",
+        ),
+        (vec!["solve", "--suite", "/dev/zero"], "not a regular file"),
+        (
+            vec![
+                "match",
+                "--black",
+                "engine",
+                "--white",
+                "greedy",
+                "--games",
+                "2",
+                "--position",
+                "/dev/zero",
+            ],
+            "not a regular file",
+        ),
+        (
+            vec!["check", "--program", "true", "/dev/zero"],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "match",
+                "--black",
+                "engine",
+                "--white",
+                "greedy",
+                "--games",
+                "2",
+                "--black-weights",
+                weights_pipe,
+            ],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "train",
+                "measure",
+                "--weights",
+                "/dev/zero",
+                "--positions",
+                "1",
+            ],
+            "not a regular file",
+        ),
+    ] {
+        othello()
+            .args(&args)
+            .write_stdin("")
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(mention));
+    }
+}
+
+#[test]
+fn regression_22_5_saves_go_to_regular_files_only() {
+    let dir = tempfile::tempdir().unwrap();
+    fifo(&dir.path().join("p"));
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    // Neither blocks on the FIFO nor renames anything over it, forced or not.
+    let out = play_in(
+        dir.path(),
+        &["--white", "greedy"],
+        "save p\nsave! p\nsave! d\nquit\n",
+    );
+    assert_eq!(
+        out.matches("it is not a regular file (a directory, a FIFO or a device)")
+            .count(),
+        3,
+        "{out}"
+    );
+    let kind = std::fs::metadata(dir.path().join("p")).unwrap().file_type();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(kind.is_fifo(), "the FIFO is still there");
 }

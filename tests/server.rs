@@ -918,3 +918,31 @@ async fn regression_21_4_no_engine_seat_outlives_its_time() {
     .await;
     assert_eq!(status, 400, "{body}");
 }
+
+/// Issue 21.5: a second server on the same database is refused, naming the first; once
+/// the first is gone (even killed), the database opens again.
+#[tokio::test]
+async fn regression_21_5_a_database_serves_one_server_at_a_time() {
+    let (_dir, db) = database();
+    let first = Server::start(&db);
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "is in use by another othello serve (process {}): stop that server, or give another --db",
+            first.child.id()
+        )),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty(), "it never served");
+    first.kill();
+    let again = Server::start(&db);
+    let (status, _) = send(client().get(format!("{}/healthz", again.url))).await;
+    assert_eq!(status, 200);
+}

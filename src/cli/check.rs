@@ -117,13 +117,9 @@ impl CheckArgs {
             CheckRules::Auto => RulesChoice::Auto,
         };
         let cases = match self.generate {
-            Some(count) => generated_cases(
-                &program,
-                rules,
-                count,
-                self.seed.unwrap_or(1),
-                self.timeout,
-            )?,
+            Some(count) => {
+                generated_cases(&program, rules, count, self.seed.unwrap_or(1), self.timeout)?
+            }
             None => read_cases(&self.cases)?,
         };
         let run = CheckRun {
@@ -180,10 +176,13 @@ fn read_cases(paths: &[PathBuf]) -> Result<Vec<Case>, CliError> {
     paths
         .iter()
         .map(|path| {
-            let input = std::fs::read(path).map_err(|source| CliError::Read {
-                path: path.clone(),
-                source,
-            })?;
+            let input =
+                crate::files::read_limited(path, crate::files::LIST_FILE).map_err(|source| {
+                    CliError::Read {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
             Ok(Case {
                 name: path.display().to_string(),
                 input,

@@ -194,12 +194,9 @@ fn table(
         WinRule::MostDiscs => "most discs wins",
         WinRule::FewestDiscs => "fewest discs wins",
     };
-    let time = options
-        .limits
-        .time
-        .map_or("no time limit".to_owned(), |t| {
-            format!("{} ms a move", t.as_millis())
-        });
+    let time = options.limits.time.map_or("no time limit".to_owned(), |t| {
+        format!("{} ms a move", t.as_millis())
+    });
     let mut text = format!(
         "{} {}, {rule}, {} games, {} random opening moves, {time}, seed {}\n",
         setup.board.shape(),

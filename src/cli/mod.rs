@@ -283,8 +283,12 @@ fn physical_memory_megabytes() -> Option<u64> {
     #[cfg(unix)]
     {
         // SAFETY: plain queries of system constants.
-        let (pages, page_size) =
-            unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+        let (pages, page_size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
         let bytes = u64::try_from(pages).ok()? * u64::try_from(page_size).ok()?;
         (bytes > 0).then_some(bytes >> 20)
     }
@@ -475,9 +479,11 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 /// # Errors
 /// [`CliError::Read`] or [`CliError::Position`].
 pub fn read_position(path: &Path) -> Result<Setup, CliError> {
-    let text = std::fs::read(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
+    let text = crate::files::read_limited(path, crate::files::GAME_FILE).map_err(|source| {
+        CliError::Read {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     Setup::from_grader_input(&text).map_err(|source| CliError::Position {
         path: path.to_owned(),

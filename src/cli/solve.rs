@@ -401,9 +401,11 @@ fn run_suite(
 /// # Errors
 /// [`CliError::Read`] or [`CliError::Obf`] naming the bad line.
 fn read_suite(path: &std::path::Path) -> Result<Vec<Obf>, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
+    let text = crate::files::read_text(path, crate::files::LIST_FILE).map_err(|source| {
+        CliError::Read {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     text.lines()
         .enumerate()

@@ -68,9 +68,11 @@ pub fn evaluator(name: Option<&str>) -> Result<Evaluator, CliError> {
 
 /// A weights file, kept for the rest of the program.
 pub fn load_weights(path: &Path) -> Result<&'static PatternWeights, CliError> {
-    let bytes = std::fs::read(path).map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
+    let bytes = crate::files::read_limited(path, crate::files::WEIGHTS_FILE).map_err(|source| {
+        CliError::Read {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     let weights = PatternWeights::from_bytes(&bytes).map_err(|error| CliError::Usage {
         message: format!("{}: {error}", path.display()),

@@ -119,17 +119,18 @@ pub fn rank(
 /// the end of the game.
 fn table<N: Node>(options: &RankOptions, node: &N) -> TranspositionTable {
     let empties = node.empties().len();
-    let megabytes = options.hash.unwrap_or_else(|| {
-        match (options.limits.time, options.limits.depth) {
-            (Some(time), _) => TranspositionTable::megabytes_for_time(time),
-            (None, Some(depth)) if depth < empties => {
-                let work = search_time_estimate(node, depth).saturating_mul(4);
-                TranspositionTable::megabytes_for_time(work)
-                    .min(TranspositionTable::megabytes_for_solve(empties))
-            }
-            (None, _) => TranspositionTable::megabytes_for_solve(empties),
-        }
-    });
+    let megabytes =
+        options
+            .hash
+            .unwrap_or_else(|| match (options.limits.time, options.limits.depth) {
+                (Some(time), _) => TranspositionTable::megabytes_for_time(time),
+                (None, Some(depth)) if depth < empties => {
+                    let work = search_time_estimate(node, depth).saturating_mul(4);
+                    TranspositionTable::megabytes_for_time(work)
+                        .min(TranspositionTable::megabytes_for_solve(empties))
+                }
+                (None, _) => TranspositionTable::megabytes_for_solve(empties),
+            });
     TranspositionTable::new(megabytes)
 }
 
@@ -629,7 +630,11 @@ mod tests {
             with_node::<Full, _>(&setup.board, setup.first_mover, Bytes(options))
         };
         assert_eq!(setup.board.empty_squares().count(), 36);
-        assert!(bytes(Limits::depth(8)) <= 4 << 20, "{}", bytes(Limits::depth(8)));
+        assert!(
+            bytes(Limits::depth(8)) <= 4 << 20,
+            "{}",
+            bytes(Limits::depth(8))
+        );
         assert!(bytes(Limits::depth(14)) > bytes(Limits::depth(8)));
         assert_eq!(bytes(Limits::depth(36)), 256 << 20, "a solve's table");
         assert_eq!(bytes(Limits::time(Duration::from_millis(160))), 8 << 20);
@@ -770,17 +775,16 @@ mod tests {
         let reviews = review_game(Variant::Full, &obf.setup, &[b1], &options, &mut |_| {});
         let node = crate::engine::Node8::from_board(&obf.setup.board, Color::Black);
         let mut tt = TranspositionTable::new(16);
-        let (ranked, _) =
-            endgame::rank(
-                &node,
-                WinRule::MostDiscs,
-                20,
-                &mut tt,
-                &Limits::NONE,
-                None,
-                Evaluator::default(),
-            )
-            .unwrap();
+        let (ranked, _) = endgame::rank(
+            &node,
+            WinRule::MostDiscs,
+            20,
+            &mut tt,
+            &Limits::NONE,
+            None,
+            Evaluator::default(),
+        )
+        .unwrap();
         let b1_score = ranked.iter().find(|m| m.square == b1).unwrap().score;
         assert_eq!(reviews[0].played_score, b1_score * DISC);
         assert_eq!(reviews[0].loss, (38 - b1_score) * DISC);

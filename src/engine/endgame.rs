@@ -877,8 +877,16 @@ mod tests {
         let expected = minimax(node, rule);
         let exact = solve(node, rule, Goal::Exact, &mut tt, &Limits::NONE, None).unwrap();
         assert_eq!(exact.score, expected, "{node:?}");
-        let (ranked, _) =
-            rank(node, rule, 3, &mut tt, &Limits::NONE, None, Evaluator::default()).unwrap();
+        let (ranked, _) = rank(
+            node,
+            rule,
+            3,
+            &mut tt,
+            &Limits::NONE,
+            None,
+            Evaluator::default(),
+        )
+        .unwrap();
         let mut children: Vec<i32> = Vec::new();
         let mut moves = node.moves();
         while let Some(mv) = moves.pop() {
@@ -953,8 +961,16 @@ mod tests {
         let node = Node8::from_board(&board, Color::Black);
         let mut tt = TranspositionTable::new(1);
         let eval = Evaluator::default();
-        let (_, all) =
-            rank(&node, WinRule::MostDiscs, 1, &mut tt, &Limits::NONE, None, eval).unwrap();
+        let (_, all) = rank(
+            &node,
+            WinRule::MostDiscs,
+            1,
+            &mut tt,
+            &Limits::NONE,
+            None,
+            eval,
+        )
+        .unwrap();
         for nodes in (1..all).step_by((all / 1500).max(1) as usize) {
             tt.clear();
             let result = rank(

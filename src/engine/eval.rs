@@ -52,7 +52,9 @@ impl Evaluator {
     /// Whether learned weights score positions of `variant` on `shape` under `rule` (the
     /// standard 8 × 8 board under FULL rules when most discs win).
     pub fn learned_applies(variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> bool {
-        variant == crate::Variant::Full && shape == crate::Shape::STANDARD && rule == WinRule::MostDiscs
+        variant == crate::Variant::Full
+            && shape == crate::Shape::STANDARD
+            && rule == WinRule::MostDiscs
     }
 
     /// Whether the learned weights would score positions of `node`'s kind under `rule`.

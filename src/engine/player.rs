@@ -327,7 +327,14 @@ fn minimax<N: Node>(
     }
     let mut best = -i32::MAX;
     while let Some(mv) = moves.pop() {
-        best = best.max(-minimax(&node.play(mv), rule, depth - 1, -beta, -alpha, stopper)?);
+        best = best.max(-minimax(
+            &node.play(mv),
+            rule,
+            depth - 1,
+            -beta,
+            -alpha,
+            stopper,
+        )?);
         alpha = alpha.max(best);
         if alpha >= beta {
             break;
@@ -622,11 +629,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                 let options = SearchOptions {
                     rule: self.rule,
                     limits: Limits {
-                        depth: Some(
-                            self.level
-                                .depth
-                                .min(self.limits.depth.unwrap_or(u32::MAX)),
-                        ),
+                        depth: Some(self.level.depth.min(self.limits.depth.unwrap_or(u32::MAX))),
                         ..self.limits
                     },
                     // A slip needs every move's score.
@@ -835,9 +838,11 @@ mod tests {
         engine.watch(Arc::clone(&signal));
         let mut depths = Vec::new();
         let chosen = engine
-            .choose(&game, &Limits::time(Duration::from_secs(3600)), &mut |report| {
-                depths.push(report.depth)
-            })
+            .choose(
+                &game,
+                &Limits::time(Duration::from_secs(3600)),
+                &mut |report| depths.push(report.depth),
+            )
             .unwrap();
         assert!(game.is_legal(chosen));
         assert_eq!(
@@ -851,7 +856,10 @@ mod tests {
     #[test]
     fn regression_21_4_every_player_obeys_its_limits() {
         let game = Game::<Full>::new(Setup::standard(Shape::new(16, 16).unwrap()));
-        for spec in [PlayerSpec::Minimax(60), PlayerSpec::Mcts(PlayerSpec::MAX_PLAYOUTS)] {
+        for spec in [
+            PlayerSpec::Minimax(60),
+            PlayerSpec::Mcts(PlayerSpec::MAX_PLAYOUTS),
+        ] {
             let mut player = new_player::<Full>(spec, 1, None);
             let chosen = player
                 .choose(&game, &Limits::nodes(50_000), &mut |_| {})

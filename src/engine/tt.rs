@@ -122,9 +122,9 @@ impl TranspositionTable {
             match zeroed_slots(buckets * BUCKET) {
                 Some(slots) => break slots,
                 None if buckets > 1 => buckets /= 2,
-                None => std::alloc::handle_alloc_error(
-                    std::alloc::Layout::new::<[[u64; 2]; BUCKET]>(),
-                ),
+                None => {
+                    std::alloc::handle_alloc_error(std::alloc::Layout::new::<[[u64; 2]; BUCKET]>())
+                }
             }
         };
         TranspositionTable {

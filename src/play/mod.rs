@@ -168,9 +168,11 @@ pub enum LoadFileError {
 /// # Errors
 /// [`LoadFileError`].
 pub fn read_record(path: &Path, settings: &LoadSettings) -> Result<Record, LoadFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadFileError::Read {
-        path: path.to_owned(),
-        source,
+    let text = crate::files::read_text(path, crate::files::GAME_FILE).map_err(|source| {
+        LoadFileError::Read {
+            path: path.to_owned(),
+            source,
+        }
     })?;
     Record::load(&text, settings).map_err(|source| LoadFileError::Load {
         path: path.to_owned(),

@@ -15,6 +15,8 @@ use othello::{
     },
 };
 
+use crate::files;
+
 use super::{
     Console, Input, PlayError, PlayOptions, Seat, Style, View, clock_text, command_help, describe,
     help_text, render,
@@ -898,12 +900,17 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             }
         };
         let grader = format == SaveFormat::Grader;
-        let replacing = match std::fs::read(path) {
-            Ok(old) => {
-                Some(std::str::from_utf8(&old).is_ok_and(|old| old.parse::<Record>().is_ok()))
-            }
+        if files::is_irregular(path) {
+            let text = format!(
+                "cannot save {}: it is not a regular file (a directory, a FIFO or a device); saves go to files",
+                path.display()
+            );
+            return Ok(self.console.say(&self.style().warn(&text))?);
+        }
+        let replacing = match files::read_text(path, files::GAME_FILE) {
+            Ok(old) => Some(old.parse::<Record>().is_ok()),
             Err(error) if error.kind() == io::ErrorKind::NotFound => None,
-            // A directory, or a file we cannot read: not a game we may replace.
+            // A file we cannot read, or far too large to be a game: not one we may replace.
             Err(_) => Some(false),
         };
         if replacing == Some(false) && !force {
@@ -919,7 +926,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         } else {
             ""
         };
-        let message = match write_replacing(path, |file| file.write_all(text.as_bytes())) {
+        let message = match files::write_bytes(path, text.as_bytes()) {
             Ok(()) if grader => format!(
                 "Saved a grader input to {}{replaced}: its expected output is `othello --rules {} < {}`.",
                 path.display(),
@@ -986,45 +993,6 @@ enum SaveFormat {
     Grader,
 }
 
-/// Writes a new temporary file in `path`'s directory with `write`, then renames it to
-/// `path`: whoever reads `path` sees the old file or the whole new one, never a part, and a
-/// write that fails (a full disk) leaves the old one as it was. Errors name `path`'s
-/// problem, not the temporary file's.
-fn write_replacing(
-    path: &Path,
-    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
-) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".othello-save-");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // As a plain new file would be (the umask applies).
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut file = builder
-        .tempfile_in(dir)
-        .map_err(|error| io::Error::new(error.kind(), strip_path(&error)))?;
-    // The plain file: tempfile's own writer would add its name to every error.
-    write(file.as_file_mut())?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
-}
-
-/// An error's message without tempfile's ` at path "..."`.
-fn strip_path(error: &io::Error) -> String {
-    let text = error.to_string();
-    match text.find(" at path ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    }
-}
-
 fn color_name(color: Color) -> &'static str {
     match color {
         Color::Black => "Black",
@@ -1041,7 +1009,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("game.txt");
         std::fs::write(&path, "the old game\n").unwrap();
-        let failed = write_replacing(&path, |file| {
+        let failed = files::write_replacing(&path, |file| {
             file.write_all(b"half of the new")?;
             Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"))
         });
@@ -1049,7 +1017,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "the old game\n");
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file left behind");
-        write_replacing(&path, |file| file.write_all(b"the new game\n")).unwrap();
+        files::write_bytes(&path, b"the new game\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "the new game\n");
     }
 }

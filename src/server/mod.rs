@@ -19,7 +19,13 @@ pub mod live;
 pub mod store;
 pub mod views;
 
-use std::{io::Write, net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use std::{
+    io::Write,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
 
 use thiserror::Error;
 
@@ -50,6 +56,18 @@ pub enum ServeError {
         /// Why.
         source: StoreError,
     },
+    /// Another server holds the database: two would each keep their own copy of a game
+    /// in memory and overwrite each other's moves.
+    #[error(
+        "the database {} is in use by another othello serve ({holder}): stop that server, or give another --db",
+        path.display()
+    )]
+    InUse {
+        /// The database.
+        path: PathBuf,
+        /// Who holds it: `process 1234`.
+        holder: String,
+    },
     /// The address could not be bound, or serving failed.
     #[error("cannot serve on {addr}: {source}")]
     Io {
@@ -76,6 +94,9 @@ const GRACE: Duration = Duration::from_secs(10);
 /// [`ServeError`] if the database cannot be opened or the address bound.
 pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeError> {
     raise_file_limit();
+    // One server per database, for as long as it runs (the system lets go of the lock
+    // however the process ends).
+    let _lock = lock_database(&options.db)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -145,6 +166,24 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
     // Every handle on the store is gone: the writer commits what it has and ends.
     let _ = writer.join();
     Ok(())
+}
+
+/// The lock file beside the database (`othello.db.lock`), taken for this server.
+fn lock_database(db: &Path) -> Result<crate::files::Lock, ServeError> {
+    let mut name = db.as_os_str().to_owned();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    match crate::files::Lock::try_acquire(&path) {
+        Ok(Ok(lock)) => Ok(lock),
+        Ok(Err(held)) => Err(ServeError::InUse {
+            path: db.to_owned(),
+            holder: held.holder(),
+        }),
+        Err(error) => Err(ServeError::Store {
+            path: db.to_owned(),
+            source: StoreError::Lock(error),
+        }),
+    }
 }
 
 /// Each connection is a file: lets the server have as many as the system allows this

@@ -155,6 +155,9 @@ pub enum StoreError {
         /// The newest this program knows.
         known: i64,
     },
+    /// The database's lock file cannot be made.
+    #[error("cannot lock it: {0}")]
+    Lock(std::io::Error),
     /// The writer thread is gone (the server is stopping).
     #[error("the store is closed")]
     Closed,

@@ -325,6 +325,19 @@ pub enum TournamentError {
         /// What differs.
         differences: String,
     },
+    /// Another run of a tournament is saving into the same directory: both would write
+    /// every game.
+    #[error(
+        "{} is in use by another othello tournament ({holder}): wait for it to finish, or \
+         give another --save directory",
+        dir.display()
+    )]
+    InUse {
+        /// The directory.
+        dir: PathBuf,
+        /// Who holds it: `process 1234`.
+        holder: String,
+    },
 }
 
 /// A tournament played (or read back).

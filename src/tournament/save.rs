@@ -15,7 +15,7 @@
 use std::{
     fmt::Write as _,
     fs::{self, File, OpenOptions},
-    io::{self, Read, Write},
+    io::{self, Write},
     path::{Path, PathBuf},
 };
 
@@ -32,6 +32,9 @@ const HEADER: &str = "tournament.json";
 
 /// The games' file name.
 const GAMES: &str = "games.jsonl";
+
+/// The lock file a running tournament holds (it names the process).
+const LOCK: &str = "tournament.lock";
 
 /// What the header says it is.
 const FORMAT: &str = "othello tournament";
@@ -357,6 +360,8 @@ pub struct Store {
     games: File,
     /// The date written into each game's GGF.
     date: Option<String>,
+    /// Held while the tournament runs: one run at a time saves here.
+    _lock: crate::files::Lock,
 }
 
 impl Store {
@@ -376,9 +381,25 @@ impl Store {
             move |source| TournamentError::Write { path, source }
         };
         fs::create_dir_all(dir).map_err(write_error(dir))?;
+        let lock_path = dir.join(LOCK);
+        let lock = match crate::files::Lock::try_acquire(&lock_path) {
+            Ok(Ok(lock)) => lock,
+            Ok(Err(held)) => {
+                return Err(TournamentError::InUse {
+                    dir: dir.to_owned(),
+                    holder: held.holder(),
+                });
+            }
+            Err(source) => {
+                return Err(TournamentError::Write {
+                    path: lock_path,
+                    source,
+                });
+            }
+        };
         let header = Header::new(options);
         let header_path = dir.join(HEADER);
-        match read_limited(&header_path) {
+        match crate::files::read_limited(&header_path, MAX_FILE) {
             Ok(text) => {
                 let saved: Header =
                     serde_json::from_slice(&text).map_err(|error| TournamentError::Damaged {
@@ -395,7 +416,7 @@ impl Store {
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 let mut text = serde_json::to_string_pretty(&header).unwrap_or_default();
                 text.push('\n');
-                write_atomically(&header_path, text.as_bytes())
+                crate::files::write_bytes(&header_path, text.as_bytes())
                     .map_err(write_error(&header_path))?;
             }
             Err(source) => {
@@ -407,7 +428,7 @@ impl Store {
         }
 
         let games_path = dir.join(GAMES);
-        let (played, good_len) = match read_limited(&games_path) {
+        let (played, good_len) = match crate::files::read_limited(&games_path, MAX_FILE) {
             Ok(bytes) => read_games(&bytes, options, schedule).map_err(|(line, problem)| {
                 TournamentError::Damaged {
                     path: games_path.clone(),
@@ -440,6 +461,7 @@ impl Store {
                 dir: dir.to_owned(),
                 games,
                 date: options.date.clone(),
+                _lock: lock,
             },
             played,
         ))
@@ -467,7 +489,7 @@ impl Store {
         if let Ok(ggf) = record.to_ggf() {
             let mut text = with_result(&ggf, game);
             text.push('\n');
-            write_atomically(&ggf_path, text.as_bytes()).map_err(|source| {
+            crate::files::write_bytes(&ggf_path, text.as_bytes()).map_err(|source| {
                 TournamentError::Write {
                     path: ggf_path.clone(),
                     source,
@@ -557,29 +579,4 @@ fn read_games(
         good_len += line.len() as u64 + 1;
     }
     Ok((games, good_len))
-}
-
-/// The whole of the file at `path`, if it is not larger than [`MAX_FILE`].
-fn read_limited(path: &Path) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE {
-        return Err(io::Error::other(format!(
-            "larger than {} MiB",
-            MAX_FILE / 1024 / 1024
-        )));
-    }
-    Ok(bytes)
-}
-
-/// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`,
-/// so `path` is always either the old file or the whole new one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_data()?;
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
 }

@@ -201,6 +201,33 @@ fn a_directory_of_another_tournament_is_refused() {
     assert_eq!(run(&patient, &mut |_| {}).unwrap().resumed, 6);
 }
 
+/// Issue 22.2: a second run saving into the same directory is refused while the first
+/// runs (both would write every game), and the directory is free again once it ends.
+#[test]
+fn regression_22_2_one_run_at_a_time_saves_into_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = options(&THREE, 2);
+    options.save = Some(dir.path().to_owned());
+    let mut second = None;
+    run(&options, &mut |_| {
+        if second.is_none() {
+            second = Some(run(&options, &mut |_| {}).map(drop));
+        }
+    })
+    .unwrap();
+    let message = second.unwrap().unwrap_err().to_string();
+    assert!(
+        message.contains(&format!(
+            "is in use by another othello tournament (process {})",
+            std::process::id()
+        )),
+        "{message}"
+    );
+    let lines = fs::read_to_string(dir.path().join("games.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), 6, "each game once");
+    assert_eq!(run(&options, &mut |_| {}).unwrap().resumed, 6);
+}
+
 #[test]
 fn damaged_games_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();

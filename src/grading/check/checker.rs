@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    Case, CheckOptions, Class, EXIT_TIMEOUT, Failure, Mode, REST_OF_LINE, RulesChoice,
-    SLOW_START, STDERR_LINES,
+    Case, CheckOptions, Class, EXIT_TIMEOUT, Failure, Mode, REST_OF_LINE, RulesChoice, SLOW_START,
+    STDERR_LINES,
     classify::{classify, context},
     lines::{
         describe_exit, first_difference, first_line, line_at, line_count, nth_line, rules_of,
@@ -104,10 +104,10 @@ impl Checker<'_> {
     /// any other wait (the course names no start-up time); one later than [`SLOW_START`]
     /// is noted, never failed.
     fn rules_line(&mut self) -> Result<Variant, Box<Failure>> {
-        if !self.process.wait_until(
-            self.start + self.options.line_timeout,
-            first_line_settled,
-        ) {
+        if !self
+            .process
+            .wait_until(self.start + self.options.line_timeout, first_line_settled)
+        {
             return Err(self.stalled(0));
         }
         let variant = self.check_rules_text()?;
