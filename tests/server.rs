@@ -946,3 +946,117 @@ async fn regression_21_5_a_database_serves_one_server_at_a_time() {
     let (status, _) = send(client().get(format!("{}/healthz", again.url))).await;
     assert_eq!(status, 200);
 }
+
+/// Reads from `stream` until the server closes it (or the guard runs out): true if closed.
+async fn closed_by_server(stream: &mut tokio::net::TcpStream) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0u8; 4096];
+    let read = async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .is_ok()
+}
+
+/// Issue 21.6: idle, half-header and half-body connections are closed after the client
+/// timeout; beyond the cap a connection gets a 503 that says why; a live channel that
+/// stops answering pings is dropped.
+#[tokio::test]
+async fn regression_21_6_no_connection_outstays_its_welcome() {
+    use tokio::{io::AsyncWriteExt, net::TcpStream};
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--client-timeout", "1"]);
+    let address = server.url.trim_start_matches("http://").to_owned();
+    // Silent from the start.
+    let mut idle = TcpStream::connect(&address).await.unwrap();
+    assert!(
+        closed_by_server(&mut idle).await,
+        "an idle connection stays open"
+    );
+    // Half a header.
+    let mut half = TcpStream::connect(&address).await.unwrap();
+    half.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    assert!(
+        closed_by_server(&mut half).await,
+        "a half header stays open"
+    );
+    // Half a body: 408, then closed.
+    let mut body = TcpStream::connect(&address).await.unwrap();
+    body.write_all(
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"rows\":",
+    )
+    .await
+    .unwrap();
+    let mut answer = Vec::new();
+    let read = async {
+        use tokio::io::AsyncReadExt;
+        let _ = body.read_to_end(&mut answer).await;
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("\"code\":\"body_timeout\""), "{answer}");
+    // A kept-alive connection idle after a request is closed too.
+    let mut kept = TcpStream::connect(&address).await.unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert!(closed_by_server(&mut kept).await);
+
+    // A live channel whose peer stops answering pings is dropped: its seat shows as gone.
+    let game = create(&server, json!({})).await;
+    let black = secret(&game, "black");
+    let mut silent = Live::connect(&server, &id(&game), Some(&black)).await;
+    let state = silent.next().await;
+    assert_eq!(state["state"]["seats"]["black"]["connected"], true);
+    // Not reading: no pong goes back.
+    let mut watcher = Live::connect(&server, &id(&game), None).await;
+    watcher
+        .state_where(|state| state["seats"]["black"]["connected"] == false)
+        .await;
+    drop(silent);
+
+    // The cap: five open connections, the sixth is refused with a reason.
+    let capped = Server::start_with(
+        &db.with_file_name("capped.db"),
+        &["--client-timeout", "30", "--max-connections", "5"],
+    );
+    let address = capped.url.trim_start_matches("http://").to_owned();
+    let mut open = Vec::new();
+    for _ in 0..5 {
+        open.push(TcpStream::connect(&address).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let response = client()
+        .get(format!("{}/healthz", capped.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 503);
+    assert_eq!(response.headers()["retry-after"], "5");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(error_code(&body), "too_many_connections");
+    drop(open);
+    // Once they are gone, it serves again.
+    let mut served = false;
+    for _ in 0..100 {
+        if let Ok(response) = client().get(format!("{}/healthz", capped.url)).send().await
+            && response.status() == 200
+        {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(served);
+}

@@ -1,13 +1,14 @@
 //! `othello serve`: the web server's arguments; the server itself is [`crate::server`].
 
-use std::{io::Write, net::SocketAddr, path::PathBuf};
+use std::{io::Write, net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::Args;
 
 use super::CliError;
 use crate::server::{self, ServeOptions, store};
 
-/// `othello serve [--addr 127.0.0.1:8080] [--db PATH] [--engines N]`.
+/// `othello serve [--addr 127.0.0.1:8080] [--db PATH] [--engines N] [--client-timeout SECS]
+/// [--max-connections N]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Where to listen. The default serves this machine only; --addr 0.0.0.0:8080 serves
@@ -20,6 +21,15 @@ pub struct ServeArgs {
     /// Engine searches at once (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     engines: Option<u16>,
+    /// How long a client may take to send a request (its headers, then its body) or stay
+    /// idle on a kept-alive connection, and how long a live channel may go without
+    /// answering the server's pings, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    client_timeout: u64,
+    /// Connections open at once, beyond which new ones get a 503 (default: as many as the
+    /// process may open files, less a reserve, at most 50000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: Option<u32>,
 }
 
 impl ServeArgs {
@@ -32,6 +42,8 @@ impl ServeArgs {
             addr: self.addr,
             db: self.db,
             engines: self.engines.map(usize::from),
+            client_timeout: Duration::from_secs(self.client_timeout),
+            max_connections: self.max_connections.map(|n| n as usize),
         };
         server::run(&options, out)?;
         Ok(())

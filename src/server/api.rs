@@ -49,6 +49,9 @@ pub struct App {
     pub origin: String,
     /// Fires when the server is stopping (live channels close).
     pub stopping: tokio::sync::watch::Receiver<bool>,
+    /// How long a client may take to send a request's body; how long a live channel may
+    /// stay silent.
+    pub client_timeout: Duration,
 }
 
 /// The router: the page, its assets, the API and the live channel.
@@ -88,17 +91,18 @@ async fn wrong_method() -> ApiError {
 /// A JSON body: an empty body reads as `{}`; errors are the API's own.
 pub struct Body<T>(pub T);
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+impl<T: DeserializeOwned> FromRequest<App> for Body<T> {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes =
-            Bytes::from_request(request, state)
-                .await
-                .map_err(|rejection| match rejection {
-                    BytesRejection::FailedToBufferBody(_) => ApiError::TooLarge(BODY_LIMIT),
-                    other => ApiError::BadRequest(other.body_text()),
-                })?;
+    async fn from_request(request: Request, app: &App) -> Result<Self, ApiError> {
+        // A body sent slowly, or never finished, holds the connection only so long.
+        let bytes = tokio::time::timeout(app.client_timeout, Bytes::from_request(request, app))
+            .await
+            .map_err(|_| ApiError::BodyTimeout(app.client_timeout.as_secs()))?
+            .map_err(|rejection| match rejection {
+                BytesRejection::FailedToBufferBody(_) => ApiError::TooLarge(BODY_LIMIT),
+                other => ApiError::BadRequest(other.body_text()),
+            })?;
         let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
             b"{}"
         } else {
@@ -783,6 +787,7 @@ async fn events(
     })?;
     let hub = Arc::clone(&app.hub);
     let stopping = app.stopping.clone();
+    let silence = app.client_timeout;
     // Small buffers: a live connection carries a hello in and states (a few KiB) out, and
     // a thousand games hold two each.
     Ok(upgrade
@@ -790,5 +795,5 @@ async fn events(
         .write_buffer_size(0)
         .max_message_size(live::BUFFER)
         .max_frame_size(live::BUFFER)
-        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping)))
+        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping, silence)))
 }

@@ -3,7 +3,7 @@
 
 use axum::{
     Json,
-    http::StatusCode,
+    http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
 use serde::Serialize;
@@ -65,6 +65,9 @@ pub enum ApiError {
     /// A body over the limit.
     #[error("the body is over {0} bytes")]
     TooLarge(usize),
+    /// A body that did not arrive in time (in seconds).
+    #[error("the body did not arrive within {0} s")]
+    BodyTimeout(u64),
     /// A value out of range or not understood.
     #[error("{0}")]
     BadRequest(String),
@@ -101,6 +104,7 @@ impl ApiError {
                 StatusCode::BAD_REQUEST
             }
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -125,6 +129,7 @@ impl ApiError {
             ApiError::MalformedJson(_) => "malformed_json",
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::TooLarge(_) => "body_too_large",
+            ApiError::BodyTimeout(_) => "body_timeout",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
             ApiError::Busy => "busy",
@@ -160,6 +165,13 @@ impl IntoResponse for ApiError {
                 legal,
             },
         };
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(body)).into_response();
+        if self.status() == StatusCode::SERVICE_UNAVAILABLE {
+            // When to ask again, in seconds: a search or two will have finished.
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+        }
+        response
     }
 }

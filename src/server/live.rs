@@ -24,6 +24,10 @@ pub const BUFFER: usize = 4096;
 /// How long a client has to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Pings go out this many times within the silence a connection is allowed, so a live
+/// peer answers at least once before it would be dropped.
+const PINGS_PER_SILENCE: u32 = 3;
+
 /// A client's first message.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
@@ -53,12 +57,22 @@ fn text(message: &ServerMessage<'_>) -> Message {
     Message::Text(Utf8Bytes::from(json))
 }
 
+/// Sends `message`; false if the connection failed or took longer than `limit` to take it
+/// (a peer that reads nothing fills its buffers, and then a send waits for ever).
+async fn send(socket: &mut WebSocket, message: Message, limit: Duration) -> bool {
+    matches!(
+        tokio::time::timeout(limit, socket.send(message)).await,
+        Ok(Ok(()))
+    )
+}
+
 /// Serves one connection until the client leaves or the server stops.
 pub async fn serve(
     mut socket: WebSocket,
     hub: Arc<Hub>,
     cell: Arc<GameCell>,
     mut stopping: watch::Receiver<bool>,
+    silence: Duration,
 ) {
     let secret = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
         Ok(Some(Ok(Message::Text(hello)))) => {
@@ -72,7 +86,7 @@ pub async fn serve(
                             message: &message,
                         },
                     };
-                    let _ = socket.send(text(&error)).await;
+                    let _ = send(&mut socket, text(&error), silence).await;
                     None
                 }
             }
@@ -96,12 +110,18 @@ pub async fn serve(
                 message: "this secret opens no seat of this game: watching only",
             },
         };
-        if socket.send(text(&error)).await.is_err() {
+        if !send(&mut socket, text(&error), silence).await {
             return;
         }
     }
     let mut changes = cell.watch();
     let _attendance = hub.attend(&cell, seat).await;
+    // A peer that stops answering (a laptop closed, a network gone) is let go: pings go
+    // out regularly, and a connection silent for `silence` is closed.
+    let mut pings = tokio::time::interval(silence / PINGS_PER_SILENCE);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    pings.tick().await;
+    let mut heard = tokio::time::Instant::now();
     loop {
         // Marked seen before rendering: a change while rendering wakes the next round.
         changes.mark_unchanged();
@@ -110,7 +130,7 @@ pub async fn serve(
             let state = views::state(&cell, &live, &live.model.game, seat, control, None);
             text(&ServerMessage::State { state: &state })
         };
-        if socket.send(message).await.is_err() {
+        if !send(&mut socket, message, silence).await {
             return;
         }
         loop {
@@ -123,10 +143,21 @@ pub async fn serve(
                 }
                 received = socket.recv() => match received {
                     Some(Ok(Message::Close(_)) | Err(_)) | None => return,
-                    Some(Ok(_)) => {} // pings are answered by the library; the rest ignored
+                    // Pongs and anything else: the peer is there. (Its pings are answered
+                    // by the library; other messages are ignored.)
+                    Some(Ok(_)) => heard = tokio::time::Instant::now(),
                 },
+                _ = pings.tick() => {
+                    if heard.elapsed() >= silence {
+                        let _ = send(&mut socket, Message::Close(None), silence).await;
+                        return;
+                    }
+                    if !send(&mut socket, Message::Ping(Default::default()), silence).await {
+                        return;
+                    }
+                }
                 _ = stopping.changed() => {
-                    let _ = socket.send(Message::Close(None)).await;
+                    let _ = send(&mut socket, Message::Close(None), silence).await;
                     return;
                 }
             }

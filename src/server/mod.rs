@@ -14,6 +14,7 @@ pub mod assets;
 pub mod engine_pool;
 pub mod error;
 pub mod game;
+pub mod http;
 pub mod hub;
 pub mod live;
 pub mod store;
@@ -43,6 +44,11 @@ pub struct ServeOptions {
     pub db: PathBuf,
     /// Engine searches at once (default: one per core).
     pub engines: Option<usize>,
+    /// How long a client may take over a request or stay idle; how long a live channel
+    /// may stay silent.
+    pub client_timeout: Duration,
+    /// Connections at once (default: what the file limit allows).
+    pub max_connections: Option<usize>,
 }
 
 /// Why the server could not run.
@@ -82,7 +88,7 @@ pub enum ServeError {
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 const IDLE: Duration = Duration::from_secs(15 * 60);
 
-/// How long requests in flight may take to finish once a stop is asked for.
+/// How long the runtime waits for its tasks once serving has stopped.
 const GRACE: Duration = Duration::from_secs(10);
 
 /// Serves until Ctrl-C or SIGTERM, then stops gracefully: no new connections, requests in
@@ -93,7 +99,7 @@ const GRACE: Duration = Duration::from_secs(10);
 /// # Errors
 /// [`ServeError`] if the database cannot be opened or the address bound.
 pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeError> {
-    raise_file_limit();
+    let open_files = raise_file_limit();
     // One server per database, for as long as it runs (the system lets go of the lock
     // however the process ends).
     let _lock = lock_database(&options.db)?;
@@ -131,7 +137,12 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             hub: Arc::clone(&hub),
             origin: origin.clone(),
             stopping,
+            client_timeout: options.client_timeout,
         };
+        let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
+        if let Some(max) = options.max_connections {
+            limits.max_connections = max;
+        }
         let _ = writeln!(out, "othello serve: {origin}/");
         let _ = writeln!(
             out,
@@ -154,13 +165,10 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             stop_signal().await;
             let _ = stop.send(true);
         };
-        let server = axum::serve(listener, router).with_graceful_shutdown(shutdown);
-        let served = server
-            .await
-            .map_err(|source| ServeError::Io { addr, source });
+        http::serve(listener, router, limits, shutdown).await;
         sweeper.abort();
         drop(hub);
-        served
+        Ok::<(), ServeError>(())
     })?;
     runtime.shutdown_timeout(GRACE);
     // Every handle on the store is gone: the writer commits what it has and ends.
@@ -187,8 +195,9 @@ fn lock_database(db: &Path) -> Result<crate::files::Lock, ServeError> {
 }
 
 /// Each connection is a file: lets the server have as many as the system allows this
-/// process (the soft limit, often 1024, up to the hard one).
-fn raise_file_limit() {
+/// process (the soft limit, often 1024, up to the hard one). Returns the files it may
+/// open.
+fn raise_file_limit() -> usize {
     #[cfg(unix)]
     // SAFETY: plain system calls on this process's own limits.
     unsafe {
@@ -196,12 +205,22 @@ fn raise_file_limit() {
             rlim_cur: 0,
             rlim_max: 0,
         };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
         }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                ..limit
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
     }
+    #[cfg(not(unix))]
+    1024
 }
 
 /// Ctrl-C, or SIGTERM on Unix.
