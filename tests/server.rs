@@ -687,6 +687,7 @@ async fn a_server_killed_mid_game_keeps_every_acknowledged_move() {
     let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
     let mut state = game["state"].clone();
     let mut acknowledged = Vec::new();
+    let mut newest = 0;
     for _ in 0..20 {
         let secret = if state["to_move"] == "B" {
             &black
@@ -698,12 +699,37 @@ async fn a_server_killed_mid_game_keeps_every_acknowledged_move() {
         assert_eq!(status, 200);
         acknowledged.push(square);
         state = after;
+        newest = newest.max(state["version"].as_u64().unwrap());
+        // Changes in quick succession (issue 21.7: two in one millisecond): an undo
+        // request and its withdrawal.
+        let mover = if state["to_move"] == "B" {
+            &white
+        } else {
+            &black
+        };
+        for action in ["request", "cancel"] {
+            let (status, after) = send(
+                client()
+                    .post(server.api(&format!("/games/{game_id}/undo")))
+                    .bearer_auth(mover)
+                    .json(&json!({ "action": action })),
+            )
+            .await;
+            assert_eq!(status, 200, "{after}");
+            newest = newest.max(after["version"].as_u64().unwrap());
+        }
     }
     // No warning, no flush: SIGKILL right after the last acknowledgement.
     server.kill();
     let server = Server::start(&db);
     let (status, state) = get(&server, &format!("/games/{game_id}")).await;
     assert_eq!(status, 200);
+    // Issue 21.7: versions never go back, so pages keep the newest state.
+    assert!(
+        state["version"].as_u64().unwrap() >= newest,
+        "{} < {newest}",
+        state["version"]
+    );
     let moves: Vec<&str> = state["moves"]
         .as_array()
         .unwrap()

@@ -329,8 +329,8 @@ pub(super) fn board_of(text: &str) -> Option<Board> {
     Some(board)
 }
 
-/// The `Meta` change that writes `model`'s own fields.
-pub(super) fn meta_change(id: &str, model: &Model) -> Change {
+/// The `Meta` change that writes `model`'s own fields, as of `version`.
+pub(super) fn meta_change(id: &str, model: &Model, version: u64) -> Change {
     Change::Meta {
         game: id.to_owned(),
         status: if model.is_over() { "over" } else { "playing" }.to_owned(),
@@ -344,6 +344,7 @@ pub(super) fn meta_change(id: &str, model: &Model) -> Change {
         paused: model.paused,
         speed_ms: model.speed_ms,
         updated_at: model.updated_at,
+        version,
     }
 }
 
@@ -399,7 +400,7 @@ pub(super) fn revive(stored: StoredGame) -> Option<LiveGame> {
         },
         seats,
         control_hash: stored.control_hash,
-        version: stored.updated_at.max(0) as u64,
+        version: stored.version.max(stored.updated_at.max(0) as u64),
         thinking: false,
         engine_signal: None,
         turn_started: Instant::now(),

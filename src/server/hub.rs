@@ -312,6 +312,7 @@ impl Hub {
             speed_ms: new.speed_ms,
             created_at: now,
             updated_at: now,
+            version: live.version,
         };
         self.commit(vec![Change::Create(Box::new(stored))]).await?;
         let cell = self.insert(id, live);
@@ -371,7 +372,8 @@ impl Hub {
                 },
             });
         }
-        changes.push(meta_change(&cell.id, &model));
+        let version = next_version(live.version);
+        changes.push(meta_change(&cell.id, &model, version));
         changes.extend(extra);
         self.commit(changes).await?;
         // A search of the position before this change is wasted: stop it.
@@ -382,7 +384,7 @@ impl Hub {
         }
         let turn_changed = before != after || model.to_move() != live.model.to_move();
         live.model = model;
-        live.version = next_version(live.version);
+        live.version = version;
         if turn_changed {
             live.turn_started = Instant::now();
         }

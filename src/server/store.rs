@@ -56,6 +56,9 @@ pub struct StoredGame {
     pub created_at: i64,
     /// When it last changed, in milliseconds since the Unix epoch.
     pub updated_at: i64,
+    /// The version of its state last acknowledged: versions only grow, across restarts
+    /// too, so a page can keep the newest state it has seen.
+    pub version: u64,
 }
 
 /// A seat as stored.
@@ -127,6 +130,8 @@ pub enum Change {
         speed_ms: u64,
         /// When.
         updated_at: i64,
+        /// The game's version after this change.
+        version: u64,
     },
     /// The evaluation after the `ply`-th move.
     Eval {
@@ -185,7 +190,8 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 1] = ["CREATE TABLE games (
+const MIGRATIONS: [&str; 2] = [
+    "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
         board TEXT NOT NULL,
@@ -218,7 +224,12 @@ const MIGRATIONS: [&str; 1] = ["CREATE TABLE games (
         exact INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (game_id, ply)
     ) WITHOUT ROWID;
-    CREATE INDEX games_by_status ON games (status, updated_at);"];
+    CREATE INDEX games_by_status ON games (status, updated_at);",
+    // Versions were the time of the last change, which a change within the same
+    // millisecond as the one before it outgrew: from now on they are kept.
+    "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+    UPDATE games SET version = updated_at;",
+];
 
 /// SQLite, in one file: the embedded default.
 #[derive(Debug)]
@@ -285,9 +296,9 @@ impl Backend for Sqlite {
                         "INSERT INTO games (id, rules, board, first, win, black, black_time_ms,
                             black_secret, white, white_time_ms, white_secret, status, resigned,
                             undo_request, undone, control_secret, paused, speed_ms, created_at,
-                            updated_at)
+                            updated_at, version)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                            ?15, ?16, ?17, ?18, ?19, ?20)",
+                            ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
                         params![
                             game.id,
                             game.rules,
@@ -309,6 +320,7 @@ impl Backend for Sqlite {
                             game.speed_ms as i64,
                             game.created_at,
                             game.updated_at,
+                            game.version as i64,
                         ],
                     )?;
                     for (ply, mv) in game.moves.iter().enumerate() {
@@ -331,10 +343,12 @@ impl Backend for Sqlite {
                     paused,
                     speed_ms,
                     updated_at,
+                    version,
                 } => {
                     transaction.execute(
                         "UPDATE games SET status = ?2, resigned = ?3, undo_request = ?4,
-                            undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8
+                            undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8,
+                            version = ?9
                          WHERE id = ?1",
                         params![
                             game,
@@ -344,7 +358,8 @@ impl Backend for Sqlite {
                             join(undone),
                             paused,
                             *speed_ms as i64,
-                            updated_at
+                            updated_at,
+                            *version as i64
                         ],
                     )?;
                 }
@@ -371,7 +386,7 @@ impl Backend for Sqlite {
             .query_row(
                 "SELECT id, rules, board, first, win, black, black_time_ms, black_secret, white,
                     white_time_ms, white_secret, status, resigned, undo_request, undone,
-                    control_secret, paused, speed_ms, created_at, updated_at
+                    control_secret, paused, speed_ms, created_at, updated_at, version
                  FROM games WHERE id = ?1",
                 [id],
                 |row| {
@@ -403,6 +418,7 @@ impl Backend for Sqlite {
                         speed_ms: row.get::<_, i64>(17)? as u64,
                         created_at: row.get(18)?,
                         updated_at: row.get(19)?,
+                        version: row.get::<_, i64>(20)? as u64,
                     })
                 },
             )
@@ -619,6 +635,7 @@ mod tests {
             speed_ms: 0,
             created_at: 1,
             updated_at: 5,
+            version: 7,
         }
     }
 
@@ -695,15 +712,41 @@ mod tests {
                 paused: true,
                 speed_ms: 300,
                 updated_at: 10,
+                version: 12,
             },
         ])
         .unwrap();
         let loaded = db.load("g1").unwrap().unwrap();
+        assert_eq!(loaded.version, 12, "versions are kept");
         assert_eq!(loaded.moves.len(), 1);
         assert_eq!(loaded.undone, ["c5"]);
         assert_eq!((loaded.status.as_str(), loaded.paused), ("over", true));
         assert!(db.playing(10).unwrap().is_empty());
         assert_eq!(db.load("nope").unwrap(), None);
+    }
+
+    /// Issue 21.7: a database of the first schema gets versions, from the time of the
+    /// last change, and keeps its games.
+    #[test]
+    fn regression_21_7_the_first_schema_is_migrated_with_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        let connection = Connection::open(&path).unwrap();
+        connection.execute_batch(MIGRATIONS[0]).unwrap();
+        connection.pragma_update(None, "user_version", 1).unwrap();
+        connection
+            .execute(
+                "INSERT INTO games (id, rules, board, first, win, black, black_time_ms, white,
+                    white_time_ms, status, created_at, updated_at)
+                 VALUES ('old', 'full', '....', 'B', 'most', 'human', 0, 'human', 0,
+                    'playing', 1, 1234)",
+                [],
+            )
+            .unwrap();
+        drop(connection);
+        let mut db = Sqlite::open(&path).unwrap();
+        let old = db.load("old").unwrap().unwrap();
+        assert_eq!((old.updated_at, old.version), (1234, 1234));
     }
 
     #[test]
