@@ -81,7 +81,7 @@ pub use formats::{
     move_list::{MoveList, ParseMoveListError},
     obf::{Obf, ParseObfError},
     record::{
-        GgfExportError, GraderExportError, LoadError, LoadSettings, ParseRecordError, Record,
-        RecordFormat, Stated,
+        Ending, GgfExportError, GraderExportError, LoadError, LoadSettings, ParseRecordError,
+        Record, RecordFormat, Setting, Stated,
     },
 };

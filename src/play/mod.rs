@@ -21,7 +21,8 @@ use std::{
 use console::Console;
 pub use input::{Input, command_help, help_text, parse_duration};
 use othello::{
-    Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setup, Simple, Variant, WinRule,
+    Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple, Variant,
+    WinRule,
     engine::{ParsePlayerError, PlayerSpec},
 };
 pub use render::{Style, View, hint_lines, move_text, review_lines};
@@ -152,13 +153,32 @@ pub enum LoadFileError {
     },
     /// It is not a game this program reads (see [`Record::load`]), or one of its moves
     /// cannot be played.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), with_flags(source))]
     Load {
         /// The file.
         path: PathBuf,
         /// Why.
         source: LoadError,
     },
+}
+
+/// `error` as the command line says it: a setting asked for is the flag that asks for it.
+fn with_flags(error: &LoadError) -> String {
+    match error {
+        LoadError::Conflict { what, stated, asked } => {
+            let flag = match what {
+                Setting::Rules => "rules",
+                Setting::Size => "size",
+                Setting::First => "first",
+                Setting::Win => "win",
+            };
+            format!(
+                "the file states {} {stated}, but --{flag} {asked} was given",
+                what.words()
+            )
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Reads a saved game (any format [`Record`] reads) under `settings` (see

@@ -189,18 +189,31 @@ fn origin(app: &App, headers: &HeaderMap) -> String {
         .map_or_else(|| app.origin.clone(), |host| format!("http://{host}"))
 }
 
-/// `GET /healthz`.
+/// `GET /healthz`: `ok` (200), or `failing` (503) with what is wrong with the database,
+/// for a load balancer or a monitor to take this server out of service.
 #[derive(Serialize)]
 struct Health {
     status: &'static str,
     games_in_memory: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
-async fn health(AxumState(app): AxumState<App>) -> Json<Health> {
-    Json(Health {
-        status: "ok",
-        games_in_memory: app.hub.live_games(),
-    })
+async fn health(AxumState(app): AxumState<App>) -> (StatusCode, Json<Health>) {
+    let checked = app.hub.health().await;
+    let status = if checked.is_ok() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (
+        status,
+        Json(Health {
+            status: if checked.is_ok() { "ok" } else { "failing" },
+            games_in_memory: app.hub.live_games(),
+            error: checked.err(),
+        }),
+    )
 }
 
 /// `POST /api/games`: every field optional.
@@ -683,10 +696,14 @@ async fn hint(
     Ok(Json(hint_view(&hint)))
 }
 
-/// The evaluation graph.
+/// The evaluation graph: the scores known, and whether that is all of them.
 #[derive(Serialize)]
 struct EvaluationsView {
+    /// Moves in the game (the graph's width).
+    moves: usize,
     scores: Vec<EvaluationView>,
+    /// False while some are still to be computed: ask again.
+    complete: bool,
 }
 
 #[derive(Serialize)]
@@ -702,23 +719,28 @@ async fn evaluations(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
 ) -> Result<Json<EvaluationsView>, ApiError> {
-    let scores = app.hub.evaluations(&cell).await?;
+    let (scores, complete) = app.hub.evaluations(&cell).await?;
     let moves: Vec<String> = {
         let live = cell.live.lock().await;
         live.model.game.moves().map(|s| s.to_string()).collect()
     };
     Ok(Json(EvaluationsView {
+        moves: moves.len(),
         scores: scores
             .into_iter()
             .zip(moves)
             .enumerate()
-            .map(|(index, ((score, exact), mv))| EvaluationView {
-                ply: index + 1,
-                mv,
-                score,
-                exact,
+            .filter_map(|(index, (score, mv))| {
+                let (score, exact) = score?;
+                Some(EvaluationView {
+                    ply: index + 1,
+                    mv,
+                    score,
+                    exact,
+                })
             })
             .collect(),
+        complete,
     }))
 }
 

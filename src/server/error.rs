@@ -44,6 +44,9 @@ pub enum ApiError {
     /// Nothing of this seat's to take back.
     #[error("nothing to undo: this seat has not moved")]
     NothingToUndo,
+    /// The other seat's request waits for an answer: accept or decline it first.
+    #[error("the other player asked to take back a move: accept or decline that first")]
+    UndoPending,
     /// No request to answer (or withdraw).
     #[error("no request to take a move back is waiting for this answer")]
     UndoNotPending,
@@ -97,6 +100,7 @@ impl ApiError {
             | ApiError::NotYourTurn
             | ApiError::NothingToUndo
             | ApiError::UndoNotPending
+            | ApiError::UndoPending
             | ApiError::NothingToRedo
             | ApiError::RedoNeedsEngine
             | ApiError::NotEngineGame => StatusCode::CONFLICT,
@@ -123,6 +127,7 @@ impl ApiError {
             ApiError::NotYourTurn => "not_your_turn",
             ApiError::NothingToUndo => "nothing_to_undo",
             ApiError::UndoNotPending => "no_undo_request",
+            ApiError::UndoPending => "undo_request_pending",
             ApiError::NothingToRedo => "nothing_to_redo",
             ApiError::RedoNeedsEngine => "redo_needs_engine",
             ApiError::NotEngineGame => "not_engine_game",

@@ -129,6 +129,7 @@ impl LiveGame {
         record.players = self.seats.clone().map(|seat| seat.player.to_string());
         record.date = Some(rfc3339(self.created_at));
         record.moves = game.moves().collect();
+        record.ending = self.model.resigned.map(othello::Ending::Resigned);
         record
     }
 }

@@ -51,6 +51,10 @@ pub const DEFAULT_SPEED_MS: u64 = 500;
 const EVAL_TIME: Duration = Duration::from_millis(40);
 const EVAL_DEPTH: u32 = 8;
 
+/// The most one request for the graph computes before answering with what it has (the
+/// page asks again for the rest).
+const EVAL_BUDGET: Duration = Duration::from_secs(2);
+
 /// Transposition table for a hint or an evaluation, in MiB.
 const ANALYSIS_HASH: usize = 8;
 
@@ -155,6 +159,14 @@ impl Hub {
         }
     }
 
+    /// Whether the store works (see [`Store::health`]).
+    ///
+    /// # Errors
+    /// What is wrong with it.
+    pub async fn health(&self) -> Result<(), String> {
+        self.store.health().await
+    }
+
     /// How many games are in memory.
     pub fn live_games(&self) -> usize {
         self.games.lock().expect("not poisoned").len()
@@ -193,12 +205,13 @@ impl Hub {
         Arc::clone(games.entry(id).or_insert(cell))
     }
 
-    /// The game `id`, from memory or the store.
+    /// The game `id`, from memory or the store. A game loaded from the store whose engine
+    /// is to move (it was thinking when the server stopped) gets its reply started.
     ///
     /// # Errors
     /// [`ApiError::NotFound`] if there is no such game; [`ApiError::Storage`] if the store
     /// fails.
-    pub async fn get(&self, id: &str) -> Result<Arc<GameCell>, ApiError> {
+    pub async fn get(self: &Arc<Hub>, id: &str) -> Result<Arc<GameCell>, ApiError> {
         if let Some(cell) = self.games.lock().expect("not poisoned").get(id) {
             return Ok(Arc::clone(cell));
         }
@@ -214,7 +227,20 @@ impl Hub {
         let live = revive(stored).ok_or_else(|| {
             ApiError::Storage(format!("game {id} is stored but cannot be replayed"))
         })?;
-        Ok(self.insert(id.to_owned(), live))
+        let cell = self.insert(id.to_owned(), live);
+        self.advance(&cell);
+        Ok(cell)
+    }
+
+    /// After a start: loads the games being played (the most recent `limit`), so that an
+    /// engine that was to move in one replies without waiting for someone to look.
+    pub async fn resume(self: &Arc<Hub>, limit: usize) {
+        let Ok(ids) = self.playing(limit).await else {
+            return;
+        };
+        for id in ids {
+            let _ = self.get(&id).await;
+        }
     }
 
     /// Creates a game and commits it.
@@ -474,14 +500,14 @@ impl Hub {
                 (true, _) => return Err(ApiError::UndoNotPending),
                 (false, UndoAction::Request) => {
                     if model.undo_request == Some(color.opponent()) {
-                        // Both asked: the earlier request is accepted.
-                        take_back(&mut model, color.opponent());
-                    } else {
-                        if !played(&model, color) {
-                            return Err(ApiError::NothingToUndo);
-                        }
-                        model.undo_request = Some(color);
+                        // Answering is for accept and decline: a request of one's own
+                        // now would take back two moves without either seat saying so.
+                        return Err(ApiError::UndoPending);
                     }
+                    if !played(&model, color) {
+                        return Err(ApiError::NothingToUndo);
+                    }
+                    model.undo_request = Some(color);
                 }
                 (false, UndoAction::Accept) => {
                     if model.undo_request != Some(color.opponent()) {
@@ -716,15 +742,22 @@ impl Hub {
         }
     }
 
-    /// The engine's score after each move, for Black (computing those not known yet).
+    /// The engine's score after each move, for Black (`None` where not known yet), having
+    /// computed the first missing ones for at most [`EVAL_BUDGET`]; and whether every
+    /// score is known. Each score is kept as soon as it is computed, as long as the moves
+    /// up to it are still the game's, so a long game's graph fills in over a few requests
+    /// however fast it moves.
     ///
     /// # Errors
     /// [`ApiError::Storage`] if the scores cannot be stored.
-    pub async fn evaluations(&self, cell: &Arc<GameCell>) -> Result<Vec<(f64, bool)>, ApiError> {
+    pub async fn evaluations(
+        &self,
+        cell: &Arc<GameCell>,
+    ) -> Result<(Vec<Option<(f64, bool)>>, bool), ApiError> {
         // One computation per game at a time: every watcher asks after every move, and
         // those who wait find the scores the first one kept.
         let _evaluating = cell.evaluating.lock().await;
-        let (game, known, version, lane) = {
+        let (game, known, lane) = {
             let live = cell.live.lock().await;
             (
                 live.model.game.clone(),
@@ -733,41 +766,52 @@ impl Hub {
                     .iter()
                     .map(|meta| meta.eval)
                     .collect::<Vec<_>>(),
-                live.version,
                 lane(&live),
             )
         };
-        if known.iter().all(Option::is_some) {
-            return Ok(known.into_iter().flatten().collect());
-        }
         let missing: Vec<usize> = (0..known.len())
             .filter(|&ply| known[ply].is_none())
             .collect();
+        if missing.is_empty() {
+            return Ok((known, true));
+        }
+        let moves: Vec<Square> = game.moves().collect();
+        let evaluated = moves.clone();
         let computed = self
             .pool
             .run(lane, move || {
+                let start = Instant::now();
                 let setup = *game.setup();
-                let moves: Vec<Square> = game.moves().collect();
-                missing
-                    .into_iter()
-                    .map(|ply| {
-                        let after =
-                            AnyGame::replay(game.variant(), setup, moves[..=ply].iter().copied())
-                                .expect("the game's own moves replay");
-                        (ply, evaluate_for_black(&after))
-                    })
-                    .collect::<Vec<_>>()
+                let mut computed = Vec::new();
+                for ply in missing {
+                    if start.elapsed() >= EVAL_BUDGET {
+                        break;
+                    }
+                    let after =
+                        AnyGame::replay(game.variant(), setup, evaluated[..=ply].iter().copied())
+                            .expect("the game's own moves replay");
+                    computed.push((ply, evaluate_for_black(&after)));
+                }
+                computed
             })
             .await
             .ok_or_else(|| ApiError::Storage("the engine pool has stopped".into()))?;
         let mut live = cell.live.lock().await;
-        let mut scores = known;
-        for &(ply, score) in &computed {
-            scores[ply] = Some(score);
-        }
-        if live.version == version {
-            // Keep them (the moves have not changed meanwhile).
-            let changes = computed
+        // Scores of positions the game still goes through (an undo meanwhile may have
+        // taken some back; the moves before it are unchanged).
+        let same = live
+            .model
+            .game
+            .moves()
+            .zip(&moves)
+            .take_while(|(now, then)| now == *then)
+            .count();
+        let keep: Vec<(usize, (f64, bool))> = computed
+            .into_iter()
+            .filter(|&(ply, _)| ply < same && live.model.meta[ply].eval.is_none())
+            .collect();
+        if !keep.is_empty() {
+            let changes = keep
                 .iter()
                 .map(|&(ply, (score, exact))| Change::Eval {
                     game: cell.id.clone(),
@@ -777,11 +821,14 @@ impl Hub {
                 })
                 .collect();
             self.commit(changes).await?;
-            for &(ply, score) in &computed {
+            for &(ply, score) in &keep {
                 live.model.meta[ply].eval = Some(score);
             }
         }
-        Ok(scores.into_iter().flatten().collect())
+        let scores: Vec<Option<(f64, bool)>> =
+            live.model.meta.iter().map(|meta| meta.eval).collect();
+        let complete = scores.iter().all(Option::is_some);
+        Ok((scores, complete))
     }
 
     /// The best `count` moves of the position now, searched for `time`.

@@ -84,6 +84,10 @@ pub enum ServeError {
     },
 }
 
+/// Games being played that a start loads at once (their engines reply without waiting
+/// for a visitor); older ones come back when someone asks for them.
+const RESUMED_GAMES: usize = 1000;
+
 /// How often idle games are let go of, and after how long unused.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 const IDLE: Duration = Duration::from_secs(15 * 60);
@@ -131,6 +135,11 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         };
         let engines = pool.size();
         let hub = Arc::new(Hub::new(store, pool));
+        // Engines that were to move when the server last stopped move again.
+        tokio::spawn({
+            let hub = Arc::clone(&hub);
+            async move { hub.resume(RESUMED_GAMES).await }
+        });
         let (stop, stopping) = tokio::sync::watch::channel(false);
         let origin = format!("http://{addr}");
         let app = App {

@@ -163,6 +163,12 @@ pub enum StoreError {
     /// The database's lock file cannot be made.
     #[error("cannot lock it: {0}")]
     Lock(std::io::Error),
+    /// The database file is damaged.
+    #[error("the database is damaged ({0}): restore it from a backup, or start on another --db")]
+    Damaged(String),
+    /// The disk is full, or nearly.
+    #[error("the disk holding the database has {0} bytes free")]
+    DiskFull(u64),
     /// The writer thread is gone (the server is stopping).
     #[error("the store is closed")]
     Closed,
@@ -187,6 +193,13 @@ pub trait Backend: Send + 'static {
     /// # Errors
     /// [`StoreError`] if the database fails.
     fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// Whether the database can be read and has room to write: cheap enough to ask at
+    /// every health check.
+    ///
+    /// # Errors
+    /// [`StoreError`] saying what is wrong.
+    fn check(&mut self) -> Result<(), StoreError>;
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
@@ -235,7 +248,11 @@ const MIGRATIONS: [&str; 2] = [
 #[derive(Debug)]
 pub struct Sqlite {
     connection: Connection,
+    path: PathBuf,
 }
+
+/// Free space below which the disk counts as full: a few commits' worth.
+const LOW_DISK: u64 = 1 << 20;
 
 impl Sqlite {
     /// Opens (or creates) the database at `path` and brings its schema up to date.
@@ -250,9 +267,29 @@ impl Sqlite {
         connection.pragma_update(None, "synchronous", "FULL")?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
         connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        let mut sqlite = Sqlite { connection };
+        let mut sqlite = Sqlite {
+            connection,
+            path: path.to_owned(),
+        };
         sqlite.migrate()?;
         Ok(sqlite)
+    }
+
+    /// Reads every page once (SQLite's `quick_check`): a damaged file is refused at the
+    /// start rather than failing some of its games later.
+    ///
+    /// # Errors
+    /// [`StoreError::Damaged`] with what SQLite found.
+    pub fn verify(&mut self) -> Result<(), StoreError> {
+        let verdict: String = self
+            .connection
+            .query_row("PRAGMA quick_check(1)", [], |row| row.get(0))
+            .map_err(|error| StoreError::Damaged(error.to_string()))?;
+        if verdict == "ok" {
+            Ok(())
+        } else {
+            Err(StoreError::Damaged(verdict))
+        }
     }
 
     fn migrate(&mut self) -> Result<(), StoreError> {
@@ -454,6 +491,41 @@ impl Backend for Sqlite {
             .collect::<Result<_, _>>()?;
         Ok(ids)
     }
+
+    fn check(&mut self) -> Result<(), StoreError> {
+        self.connection
+            .query_row("SELECT count(*) FROM (SELECT 1 FROM games LIMIT 1)", [], |row| {
+                row.get::<_, i64>(0)
+            })?;
+        match free_space(&self.path) {
+            Some(free) if free < LOW_DISK => Err(StoreError::DiskFull(free)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Bytes free for this process on the file system holding `path`, where the system says.
+fn free_space(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let name = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        // SAFETY: `stats` is plain data the call fills in; `name` is a valid C string.
+        unsafe {
+            let mut stats: libc::statvfs = std::mem::zeroed();
+            (libc::statvfs(name.as_ptr(), &mut stats) == 0)
+                .then(|| u64::from(stats.f_bavail) * u64::from(stats.f_frsize))
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 fn insert_move(
@@ -488,6 +560,8 @@ type Pending = (Vec<Change>, oneshot::Sender<Result<(), Arc<StoreError>>>);
 pub struct Store {
     writer: mpsc::Sender<Pending>,
     reader: Arc<Mutex<Box<dyn Backend>>>,
+    /// Why the latest commit failed, until one succeeds.
+    failing: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -502,7 +576,8 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if the database cannot be opened.
     pub fn sqlite(path: &Path) -> Result<(Store, thread::JoinHandle<()>), StoreError> {
-        let writer = Sqlite::open(path)?;
+        let mut writer = Sqlite::open(path)?;
+        writer.verify()?;
         let reader = Sqlite::open(path)?;
         Ok(Store::new(Box::new(writer), Box::new(reader)))
     }
@@ -515,6 +590,8 @@ impl Store {
         reader: Box<dyn Backend>,
     ) -> (Store, thread::JoinHandle<()>) {
         let (sender, receiver) = mpsc::channel::<Pending>();
+        let failing = Arc::new(Mutex::new(None));
+        let latest = Arc::clone(&failing);
         let thread = thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || {
@@ -525,7 +602,10 @@ impl Store {
                         .iter()
                         .flat_map(|(changes, _)| changes.iter().cloned())
                         .collect();
-                    match writer.apply(&changes) {
+                    let applied = writer.apply(&changes);
+                    *latest.lock().expect("not poisoned") =
+                        applied.as_ref().err().map(ToString::to_string);
+                    match applied {
                         Ok(()) => {
                             for (_, done) in batch {
                                 let _ = done.send(Ok(()));
@@ -549,8 +629,25 @@ impl Store {
         let store = Store {
             writer: sender,
             reader: Arc::new(Mutex::new(reader)),
+            failing,
         };
         (store, thread)
+    }
+
+    /// Whether the database works: the latest commit succeeded (or none was tried), it can
+    /// be read, and its disk has room.
+    ///
+    /// # Errors
+    /// What is wrong, in words.
+    pub async fn health(&self) -> Result<(), String> {
+        if let Some(error) = self.failing.lock().expect("not poisoned").clone() {
+            return Err(format!("the latest commit failed: {error}"));
+        }
+        let reader = Arc::clone(&self.reader);
+        tokio::task::spawn_blocking(move || reader.lock().expect("not poisoned").check())
+            .await
+            .map_err(|_| StoreError::Closed.to_string())?
+            .map_err(|error| error.to_string())
     }
 
     /// Commits `changes` (in one transaction, possibly with other callers' changes);

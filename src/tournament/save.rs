@@ -19,7 +19,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use othello::{Color, Full, Game, MoveList, Outcome, Record, Setup, Shape, Variant};
+use othello::{Color, Ending, Full, Game, MoveList, Outcome, Record, Setup, Shape, Variant};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -485,9 +485,17 @@ impl Store {
         record.players = [line.black.clone(), line.white.clone()];
         record.date = self.date.clone();
         record.moves = game.moves.clone();
+        // A forfeit reads as GGS writes it: lost on time, or resigned for any other reason.
+        record.ending = game.forfeit.as_ref().map(|forfeit| {
+            if forfeit.kind == ForfeitKind::Timeout {
+                Ending::LostOnTime(forfeit.side)
+            } else {
+                Ending::Resigned(forfeit.side)
+            }
+        });
         // The moves were played, so they replay; GGF holds any 8 x 8 FULL game.
         if let Ok(ggf) = record.to_ggf() {
-            let mut text = with_result(&ggf, game);
+            let mut text = ggf;
             text.push('\n');
             crate::files::write_bytes(&ggf_path, text.as_bytes()).map_err(|source| {
                 TournamentError::Write {
@@ -505,35 +513,6 @@ impl Store {
                 path: self.dir.join(GAMES),
                 source,
             })
-    }
-}
-
-/// `ggf` with a `RE` tag before its end: Black's disc lead (`+12`, `-4`, `0`), or for a
-/// forfeit `+64:t` / `-64:t` (lost on time) and `+64:r` / `-64:r` (any other forfeit, taken
-/// as a resignation), as the GGS server writes them.
-fn with_result(ggf: &str, game: &GameResult) -> String {
-    let result = match &game.forfeit {
-        Some(forfeit) => {
-            let sign = if forfeit.side == Color::Black {
-                '-'
-            } else {
-                '+'
-            };
-            let how = if forfeit.kind == ForfeitKind::Timeout {
-                't'
-            } else {
-                'r'
-            };
-            format!("{sign}64:{how}")
-        }
-        None => match i64::from(game.discs[0]) - i64::from(game.discs[1]) {
-            0 => "0".to_owned(),
-            lead => format!("{lead:+}"),
-        },
-    };
-    match ggf.strip_suffix(";)") {
-        Some(body) => format!("{body}RE[{result}];)"),
-        None => ggf.to_owned(),
     }
 }
 

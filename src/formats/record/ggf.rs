@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use thiserror::Error;
 
-use super::{ParseRecordError, Record, excerpt};
+use super::{Ending, ParseRecordError, Record, excerpt};
 use crate::{
     Board, Color, Full, Game, MoveError, ReplayError, Setup, Shape, Square, Variant, WinRule,
 };
@@ -36,6 +36,8 @@ pub(super) fn parse(text: &str) -> Result<Record, ParseRecordError> {
     let mut board: Option<(Board, Color)> = None;
     let mut win_rule = WinRule::MostDiscs;
     let mut move_tags = 0;
+    // Each move tag: its number, colour, square (`None` for a pass) and text.
+    let mut tags: Vec<(usize, Color, Option<Square>, String)> = Vec::new();
     loop {
         rest = rest.trim_start();
         if let Some(after) = rest.strip_prefix(";)") {
@@ -80,19 +82,28 @@ pub(super) fn parse(text: &str) -> Result<Record, ParseRecordError> {
             "BO" => board = Some(parse_board(&value)?),
             "B" | "W" => {
                 move_tags += 1;
-                let square = value.split('/').next().unwrap_or_default().trim();
-                if square.eq_ignore_ascii_case("PA") {
-                    continue;
-                }
-                let square = square
-                    .parse::<Square>()
-                    .ok()
-                    .filter(|&square| Shape::STANDARD.contains(square))
-                    .ok_or_else(|| ParseRecordError::GgfMove {
-                        number: move_tags,
-                        found: excerpt(&value),
-                    })?;
-                record.moves.push(square);
+                let colour = if name == "B" {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                let written = value.split('/').next().unwrap_or_default().trim();
+                let square = if written.eq_ignore_ascii_case("PA") {
+                    None
+                } else {
+                    Some(
+                        written
+                            .parse::<Square>()
+                            .ok()
+                            .filter(|&square| Shape::STANDARD.contains(square))
+                            .ok_or_else(|| ParseRecordError::GgfMove {
+                                number: move_tags,
+                                found: excerpt(&value),
+                            })?,
+                    )
+                };
+                tags.push((move_tags, colour, square, format!("{name}[{}]", excerpt(written))));
+                record.moves.extend(square);
             }
             _ => {}
         }
@@ -102,7 +113,49 @@ pub(super) fn parse(text: &str) -> Result<Record, ParseRecordError> {
         record.setup.first_mover = side;
     }
     record.setup.win_rule = win_rule;
+    check_turns(&record.setup, &tags)?;
     Ok(record)
+}
+
+/// Checks that each move tag is of the side to move and each `PA` a pass the game needs
+/// (the side due has no move). A missing `PA` is fine (the game passes on its own); a move
+/// that cannot be played is left to the replay to report.
+fn check_turns(
+    setup: &Setup,
+    tags: &[(usize, Color, Option<Square>, String)],
+) -> Result<(), ParseRecordError> {
+    let mut game = Game::<Full>::new(*setup);
+    let mut due = setup.first_mover;
+    for (number, colour, square, tag) in tags {
+        let Some(to_move) = game.side_to_move() else {
+            // After the end: a replay says what is wrong with a move; a pass is harmless.
+            return Ok(());
+        };
+        match square {
+            None if *colour == due && to_move != due => {}
+            None => {
+                return Err(ParseRecordError::GgfNeedlessPass {
+                    number: *number,
+                    tag: tag.clone(),
+                    to_move,
+                });
+            }
+            Some(_) if *colour != to_move => {
+                return Err(ParseRecordError::GgfTurn {
+                    number: *number,
+                    tag: tag.clone(),
+                    to_move,
+                });
+            }
+            Some(square) => {
+                if game.play(*square).is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        due = colour.opponent();
+    }
+    Ok(())
 }
 
 /// The value of a tag whose `[` is just before `text`, unescaped, and the text after its
@@ -236,6 +289,30 @@ pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
     }
     if game.side_to_move().is_some_and(|side| side != expected) {
         let _ = write!(out, "{expected}[PA]");
+    }
+    match record.ending {
+        Some(ending) => {
+            let sign = if ending.loser() == Color::Black {
+                '-'
+            } else {
+                '+'
+            };
+            let how = match ending {
+                Ending::Resigned(_) => 'r',
+                Ending::LostOnTime(_) => 't',
+            };
+            let _ = write!(out, "RE[{sign}64:{how}]");
+        }
+        None if game.is_over() => {
+            let board = game.board();
+            match i64::from(board.count(Color::Black)) - i64::from(board.count(Color::White)) {
+                0 => out.push_str("RE[0]"),
+                lead => {
+                    let _ = write!(out, "RE[{lead:+}]");
+                }
+            }
+        }
+        None => {}
     }
     out.push_str(";)");
     Ok(out)

@@ -7,17 +7,18 @@ use super::{RecordFormat, Stated};
 use crate::{Color, Record, Setup, Shape, Variant, WinRule};
 
 /// The settings a saved game is loaded under: those asked for explicitly (command-line
-/// flags), which a game must agree with where its file states its own, and the defaults
-/// for what neither states (a bare transcript has no rules, size, first mover or win rule).
+/// flags, fields of a request), which a game must agree with where its file states its
+/// own, and the defaults for what neither states (a bare transcript has no rules, size,
+/// first mover or win rule).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoadSettings {
-    /// `--rules`, if given.
+    /// The rule set asked for, if any.
     pub variant: Option<Variant>,
-    /// `--size`, if given.
+    /// The board size asked for, if any.
     pub shape: Option<Shape>,
-    /// `--first`, if given.
+    /// The first mover asked for, if any.
     pub first: Option<Color>,
-    /// `--win`, if given.
+    /// The win rule asked for, if any.
     pub win: Option<WinRule>,
     /// The rule set when neither the file nor a flag says.
     pub default_variant: Variant,
@@ -42,11 +43,11 @@ impl LoadSettings {
 /// Why a saved game cannot be loaded under the settings asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum LoadError {
-    /// The file states one thing and a flag asks for another.
-    #[error("the file states {what} {stated}, but {asked} was given")]
+    /// The file states one thing and the settings ask for another.
+    #[error("the file states {} {stated}, but {asked} was asked for", what.words())]
     Conflict {
-        /// What: `rules`, `size`, `first mover`, `win rule`.
-        what: &'static str,
+        /// What differs.
+        what: Setting,
         /// What the file states.
         stated: String,
         /// What was asked for.
@@ -70,6 +71,31 @@ pub enum LoadError {
     Parse(#[from] super::ParseRecordError),
 }
 
+/// A setting a saved game may state for itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// The rule set.
+    Rules,
+    /// The board's size.
+    Size,
+    /// The first mover.
+    First,
+    /// The win rule.
+    Win,
+}
+
+impl Setting {
+    /// `rules`, `size`, `first mover`, `win rule`.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Setting::Rules => "rules",
+            Setting::Size => "size",
+            Setting::First => "first mover",
+            Setting::Win => "win rule",
+        }
+    }
+}
+
 /// `record` (read from text that stated `stated`) under `settings` (see [`Record::load`]): what the file states
 /// stays (a flag contradicting it is an error), what it does not state comes from the
 /// flags, then the defaults. A grader input keeps the moves the grader would accept.
@@ -81,10 +107,9 @@ pub(super) fn fit(
     stated: Stated,
     settings: &LoadSettings,
 ) -> Result<Record, LoadError> {
-    /// The flag `--{flag}` asked for `asked`, and the file states `stated`.
+    /// The settings asked for `asked`, and the file states `stated`.
     fn agree<T: PartialEq + Copy>(
-        what: &'static str,
-        flag: &str,
+        what: Setting,
         stated: Option<T>,
         asked: Option<T>,
         show: impl Fn(T) -> String,
@@ -93,41 +118,34 @@ pub(super) fn fit(
             (Some(stated), Some(asked)) if stated != asked => Err(LoadError::Conflict {
                 what,
                 stated: show(stated),
-                asked: format!("--{flag} {}", show(asked)),
+                asked: show(asked),
             }),
             _ => Ok(()),
         }
     }
     agree(
-        "rules",
-        "rules",
+        Setting::Rules,
         stated.rules.then_some(record.variant),
         settings.variant,
         |v| v.name().to_owned(),
     )?;
     agree(
-        "size",
-        "size",
+        Setting::Size,
         stated.board.then_some(record.setup.board.shape()),
         settings.shape,
         |shape| shape.to_string(),
     )?;
     agree(
-        "first mover",
-        "first",
+        Setting::First,
         stated.first.then_some(record.setup.first_mover),
         settings.first,
         |color| color.letter().to_string(),
     )?;
     agree(
-        "win rule",
-        "win",
+        Setting::Win,
         stated.win.then_some(record.setup.win_rule),
         settings.win,
-        |rule| match rule {
-            WinRule::MostDiscs => "most".to_owned(),
-            WinRule::FewestDiscs => "fewest".to_owned(),
-        },
+        |rule| rule.name().to_owned(),
     )?;
     let defaults = settings.default_setup;
     if !stated.rules {

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use crate::{
-    AnyGame, Game, MoveList, Obf, ParseObfError, ParseSquareError, ReplayError, RuleSet, Setup,
+    AnyGame, Color, Game, MoveList, Obf, ParseObfError, ParseSquareError, ReplayError, RuleSet, Setup,
     SetupError, Shape, Square, Variant,
 };
 
@@ -20,7 +20,7 @@ mod text;
 
 pub use ggf::GgfExportError;
 use grader_input::{looks_like_grader_input, parse_grader_input};
-pub use load::{LoadError, LoadSettings};
+pub use load::{LoadError, LoadSettings, Setting};
 use text::{looks_like_record, parse_record};
 
 const EXCERPT_CHARS: usize = 40;
@@ -97,6 +97,27 @@ pub struct Record {
     pub date: Option<String>,
     /// The moves in order; passes are implicit.
     pub moves: Vec<Square>,
+    /// How the game ended when not by play (a resignation, a loss on time); written to
+    /// GGF's `RE`, not kept by the other formats.
+    pub ending: Option<Ending>,
+}
+
+/// A game that ended before the board said so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ending {
+    /// This side resigned (or forfeited the game some other way).
+    Resigned(Color),
+    /// This side ran out of time.
+    LostOnTime(Color),
+}
+
+impl Ending {
+    /// The side that lost.
+    pub const fn loser(self) -> Color {
+        match self {
+            Ending::Resigned(color) | Ending::LostOnTime(color) => color,
+        }
+    }
 }
 
 impl Record {
@@ -108,6 +129,7 @@ impl Record {
             players: [String::new(), String::new()],
             date: None,
             moves: Vec::new(),
+            ending: None,
         }
     }
 
@@ -192,9 +214,12 @@ impl Record {
     }
 
     /// The game in GGF, as the GGS server and NBoard write it:
-    /// `(;GM[Othello]PB[..]PW[..]DT[..]TY[8]BO[8 <64 cells> *]B[F5]W[D6]..;)`, with a `PA`
-    /// move wherever a side passes (and after the last move if the side due next must
-    /// pass). `DT` is left out without a date; `TY` is `8a` when the fewest discs win.
+    /// `(;GM[Othello]PB[..]PW[..]DT[..]TY[8]BO[8 <64 cells> *]B[F5]W[D6]..RE[+12];)`, with
+    /// a `PA` move wherever a side passes (and after the last move if the side due next
+    /// must pass). `DT` is left out without a date; `TY` is `8a` when the fewest discs win.
+    /// `RE` is there once the game is over: Black's disc lead (`+12`, `-4`, `0`), or for an
+    /// [`Ending`] `+64:r` / `-64:r` (resigned) and `+64:t` / `-64:t` (lost on time), the
+    /// sign for Black's win or loss.
     ///
     /// # Errors
     /// [`GgfExportError`] unless the board is 8 × 8, the rules are full and every move is
@@ -221,6 +246,14 @@ impl FromStr for Record {
     /// Reads any of the formats described at [`Record`]; see [`Record::parse_stated`].
     fn from_str(text: &str) -> Result<Record, ParseRecordError> {
         Record::parse_stated(text).map(|(record, _)| record)
+    }
+}
+
+/// `Black` or `White`.
+fn side_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "Black",
+        Color::White => "White",
     }
 }
 
@@ -528,6 +561,26 @@ pub enum ParseRecordError {
         number: usize,
         /// The move tag's value.
         found: String,
+    },
+    /// A GGF move tag of the side that is not to move (`B[F5]B[F6]` when White has a move).
+    #[error("ggf: move {number}: {tag}, but {} is to move", side_name(*.to_move))]
+    GgfTurn {
+        /// The 1-based number of the move tag (passes count).
+        number: usize,
+        /// The tag as written: `B[F6]`.
+        tag: String,
+        /// The side to move.
+        to_move: Color,
+    },
+    /// A GGF pass by a side that has a move, or out of turn.
+    #[error("ggf: move {number}: {tag}, but {} has a move to play", side_name(*.to_move))]
+    GgfNeedlessPass {
+        /// The 1-based number of the move tag.
+        number: usize,
+        /// The tag as written: `W[PA]`.
+        tag: String,
+        /// The side to move, which has a move.
+        to_move: Color,
     },
     /// A malformed OBF position.
     #[error("obf: {0}")]

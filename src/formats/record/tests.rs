@@ -334,7 +334,7 @@ fn the_known_game_with_passes_as_ggf() {
         "(;GM[Othello]PB[first]PW[legal]DT[2026.11.22_10:00:00.UTC]TY[8]BO[8 \
          ---------------------------O*------*O--------------------------- *]B[D3]W[C3]"
     ));
-    assert!(written.ends_with("B[F1]W[G1]B[PA]W[F2]B[PA]W[E3]B[PA]W[B5]B[B4]W[A5]B[A4]W[C5]B[A6]W[F4]B[F3]W[G3]B[G2]W[H2]B[H1]W[H3]B[H4]W[G4]B[C6]W[G5]B[H5]W[B6]B[C7]W[D6]B[E6]W[F6]B[G6]W[H6]B[H7]W[A7]B[PA]W[B7]B[A8]W[D7]B[E7]W[F7]B[G7]W[G8]B[B8]W[C8]B[D8]W[E8]B[F8]W[H8];)"));
+    assert!(written.ends_with("B[F1]W[G1]B[PA]W[F2]B[PA]W[E3]B[PA]W[B5]B[B4]W[A5]B[A4]W[C5]B[A6]W[F4]B[F3]W[G3]B[G2]W[H2]B[H1]W[H3]B[H4]W[G4]B[C6]W[G5]B[H5]W[B6]B[C7]W[D6]B[E6]W[F6]B[G6]W[H6]B[H7]W[A7]B[PA]W[B7]B[A8]W[D7]B[E7]W[F7]B[G7]W[G8]B[B8]W[C8]B[D8]W[E8]B[F8]W[H8]RE[-26];)"));
     assert_eq!(written.parse::<Record>(), Ok(record));
 }
 
@@ -345,7 +345,7 @@ fn ggf_from_a_mid_game_position_with_lower_case_moves_times_and_escapes() {
                 RE[+18.000]TI[15:00//02:00]TY[8]KM[0]RB[2000]RW[2100]\
                 CO[a \\] bracket and \\\\ a backslash; even ;) inside]\n\
                 BO[8 ---------------- --*-----  ---**--- ---O**-- ---O---- -------- -------- O]\n\
-                W[d3//1.5] B[c4/0.52/2.01]\tW[PA]\n;) \n";
+                W[d3//1.5] B[c4/0.52/2.01]\n;) \n";
     let record: Record = text.parse().unwrap();
     let after = Game::<Full>::replay(Setup::standard(Shape::STANDARD), squares("f5d6c3")).unwrap();
     assert_eq!(record.setup.board, *after.board());
@@ -378,7 +378,7 @@ fn ggf_exports_passes_first_movers_and_the_win_rule() {
     assert!(
         ggf.ends_with(
             "TY[8a]BO[8 *-------\
-         -O------------------------------------------------------ O]W[PA]B[C3];)"
+         -O------------------------------------------------------ O]W[PA]B[C3]RE[+3];)"
         ),
         "{ggf}"
     );
@@ -659,6 +659,7 @@ fn any_record() -> impl Strategy<Value = Record> {
                         .into_iter()
                         .map(|(row, column)| Square::new(row % rows, column % columns))
                         .collect(),
+                    ending: None,
                 }
             },
         )
@@ -751,4 +752,63 @@ fn a_grader_input_loads_with_the_moves_the_grader_accepts() {
     assert_eq!(loaded.moves.len(), 3, "{noisy}");
     loaded.keep_playable();
     assert_eq!(loaded.moves, record.moves, "{noisy}");
+}
+
+/// Issue 21.12: GGF names the result of a finished game, and a resignation or a loss on
+/// time, as GGS writes them; reading it back keeps the moves.
+#[test]
+fn regression_21_12_ggf_writes_the_result() {
+    let mut game = crate::Game::<crate::Full>::new(Setup::standard(Shape::STANDARD));
+    while let Some(square) = game.legal_moves().first() {
+        game.play(square).unwrap();
+    }
+    let finished = Record::from_game(&game);
+    let ggf = finished.to_ggf().unwrap();
+    let board = game.board();
+    let lead = i64::from(board.count(Color::Black)) - i64::from(board.count(Color::White));
+    let result = if lead == 0 {
+        "RE[0]".to_owned()
+    } else {
+        format!("RE[{lead:+}]")
+    };
+    assert!(ggf.ends_with(&format!("{result};)")), "{ggf}");
+    assert_eq!(ggf.parse::<Record>().unwrap().moves, finished.moves);
+    let playing = Record {
+        moves: squares("f5d6"),
+        ..example()
+    };
+    assert!(!playing.to_ggf().unwrap().contains("RE["));
+    for (ending, written) in [
+        (Ending::Resigned(Color::White), "RE[+64:r]"),
+        (Ending::Resigned(Color::Black), "RE[-64:r]"),
+        (Ending::LostOnTime(Color::Black), "RE[-64:t]"),
+    ] {
+        let record = Record {
+            ending: Some(ending),
+            ..playing.clone()
+        };
+        assert!(record.to_ggf().unwrap().ends_with(&format!("{written};)")));
+    }
+}
+
+/// Issue 22.10: move tags must be of the side to move, and a PA a pass the game needs.
+#[test]
+fn regression_22_10_ggf_colours_must_follow_the_game() {
+    let start = "(;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]";
+    let error = |moves: &str| {
+        format!("{start}{moves};)")
+            .parse::<Record>()
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        error("B[F5]W[PA]"),
+        "ggf: move 2: W[PA], but White has a move to play"
+    );
+    assert_eq!(error("B[F5]B[F6]"), "ggf: move 2: B[F6], but White is to move");
+    assert_eq!(error("W[F5]"), "ggf: move 1: W[F5], but Black is to move");
+    assert_eq!(error("B[PA]"), "ggf: move 1: B[PA], but Black has a move to play");
+    // Right colours, with and without the optional final PA, still read.
+    let good = format!("{start}B[F5]W[F6];)").parse::<Record>().unwrap();
+    assert_eq!(good.moves, squares("f5f6"));
 }
