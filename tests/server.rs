@@ -1086,3 +1086,201 @@ async fn regression_21_6_no_connection_outstays_its_welcome() {
     }
     assert!(served);
 }
+
+/// Issue 21.12, the server's part: an engine that was thinking resumes after a restart
+/// without a live channel; an undo request while the other's waits is refused; errors do
+/// not name command-line flags; 503s say when to retry; GGF names the result.
+#[tokio::test]
+async fn regression_21_12_small_server_defects() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    // White is the engine, with a long think; Black's move sets it thinking.
+    let game = create(&server, json!({"white": "engine:10", "time_ms": 3000})).await;
+    let game_id = id(&game);
+    let (status, _) = play(&server, &game_id, &secret(&game, "black"), "d3").await;
+    assert_eq!(status, 200);
+    server.kill();
+    let server = Server::start(&db);
+    // Only the API is asked: the reply comes all the same (the restart resumed it).
+    let mut replied = false;
+    for _ in 0..150 {
+        let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+        if state["ply"] == 2 {
+            replied = true;
+            break;
+        }
+        assert_eq!(state["thinking"], true, "{state}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(replied, "the engine never replied after the restart");
+
+    // Two people: Black asks to undo; White asking too does not take two moves back.
+    let people = create(&server, json!({})).await;
+    let (people_id, black, white) = (
+        id(&people),
+        secret(&people, "black"),
+        secret(&people, "white"),
+    );
+    play(&server, &people_id, &black, "d3").await;
+    play(&server, &people_id, &white, "c5").await;
+    let undo = |secret: String, action: &'static str| {
+        let url = server.api(&format!("/games/{people_id}/undo"));
+        async move {
+            send(
+                client()
+                    .post(url)
+                    .bearer_auth(secret)
+                    .json(&json!({ "action": action })),
+            )
+            .await
+        }
+    };
+    assert_eq!(undo(black.clone(), "request").await.0, 200);
+    let (status, body) = undo(white.clone(), "request").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "undo_request_pending"),
+        "{body}"
+    );
+    let (_, state) = get(&server, &format!("/games/{people_id}")).await;
+    assert_eq!(state["ply"], 2, "nothing taken back");
+    // Withdrawn by the one who asked.
+    let (status, state) = undo(black.clone(), "cancel").await;
+    assert_eq!((status, &state["undo_request"]), (200, &Value::Null));
+
+    // A pasted game that contradicts the rules asked for: no command-line flags named.
+    let (status, body) = send(client().post(server.api("/games")).json(&json!({
+        "rules": "simple",
+        "position": "rules: full\nmoves: d3\n",
+    })))
+    .await;
+    assert_eq!(status, 422, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(!message.contains("--"), "{message}");
+    assert!(message.contains("simple was asked for"), "{message}");
+
+    // GGF of a resigned game names the result.
+    let (status, _) = send(
+        client()
+            .post(server.api(&format!("/games/{people_id}/resign")))
+            .bearer_auth(&white),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let ggf = client()
+        .get(server.api(&format!("/games/{people_id}/export?format=ggf")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(ggf.trim_end().ends_with("RE[+64:r];)"), "{ggf}");
+}
+
+/// Issue 21.12: a 503 says when to try again.
+#[tokio::test]
+async fn regression_21_12_busy_says_when_to_retry() {
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--engines", "1"]);
+    let game = create(
+        &server,
+        json!({"black": "engine:10", "time_ms": 3000, "rows": 10, "columns": 10}),
+    )
+    .await;
+    let hint = server.api(&format!("/games/{}/hint?time_ms=20", id(&game)));
+    let answers = futures_util::future::join_all((0..12).map(|_| client().get(&hint).send())).await;
+    let busy: Vec<_> = answers
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|response| response.status() == 503)
+        .collect();
+    assert!(!busy.is_empty());
+    assert!(
+        busy.iter()
+            .all(|response| response.headers()["retry-after"] == "2")
+    );
+}
+
+/// Issue 21.12: healthz says when the database cannot be written (here its files may not
+/// grow, as on a full disk), and a damaged database is refused at the start.
+#[tokio::test]
+async fn regression_21_12_health_tells_a_failing_database() {
+    use std::os::unix::process::CommandExt;
+    let (_dir, db) = database();
+    let mut command = Server::command(&db, &[]);
+    // SAFETY: async-signal-safe calls between fork and exec, on the child's own limits.
+    unsafe {
+        command.pre_exec(|| {
+            // Writes past 96 KiB fail (EFBIG) instead of killing the process.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 96 * 1024,
+                rlim_max: 96 * 1024,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+    let server = Server::start_command(command);
+    let (status, health) = send(client().get(format!("{}/healthz", server.url))).await;
+    assert_eq!((status, &health["status"]), (200, &json!("ok")), "{health}");
+    // Games until a commit fails for want of room.
+    let mut failed = None;
+    for _ in 0..200 {
+        let (status, body) = send(client().post(server.api("/games")).json(&json!({}))).await;
+        if status != 201 {
+            failed = Some((status, body));
+            break;
+        }
+    }
+    let (status, body) = failed.expect("the file limit is reached");
+    assert_eq!((status, error_code(&body)), (500, "storage"), "{body}");
+    let (status, health) = send(client().get(format!("{}/healthz", server.url))).await;
+    assert_eq!(
+        (status, &health["status"]),
+        (503, &json!("failing")),
+        "{health}"
+    );
+    assert!(
+        health["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("the latest commit failed"),
+        "{health}"
+    );
+    server.kill();
+
+    // Damage pages in the middle of the file: the server will not start on it.
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    for _ in 0..40 {
+        create(&server, json!({"position": "f5d6c3d3c4f4f6f3e6e7"})).await;
+    }
+    assert!(server.terminate().success());
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(bytes.len() > 3 * 4096, "{}", bytes.len());
+    for byte in &mut bytes[2 * 4096..3 * 4096] {
+        *byte = 0xA5;
+    }
+    std::fs::write(&db, bytes).unwrap();
+    let mut child = Server::command(&db, &[])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut exited = None;
+    for _ in 0..200 {
+        exited = child.try_wait().unwrap();
+        if exited.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if exited.is_none() {
+        let _ = child.kill();
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "it served on a damaged file");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the database is damaged"), "{stderr}");
+}

@@ -347,7 +347,7 @@ pub enum CliError {
     },
     /// A saved game cannot be loaded as asked: it is malformed, a flag contradicts it, or a
     /// move cannot be played.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), crate::play::with_flags(source))]
     Load {
         /// The file.
         path: PathBuf,

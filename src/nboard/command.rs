@@ -256,11 +256,20 @@ mod tests {
     fn set_game_reads_ggf_with_evaluations_and_passes() {
         let ggf = "(;GM[Othello]PC[NBoard]PB[me]PW[you]RE[?]TI[5:00]TY[8]\
                    BO[8 ---------------------------O*------*O--------------------------- *]\
-                   B[F5//1.2]W[F6/-0.5/3]B[PA];)";
+                   B[F5//1.2]W[F6/-0.5/3];)";
         let Ok(Command::SetGame(record)) = Command::parse(&format!("set game {ggf}")) else {
             panic!("not a game");
         };
         assert_eq!(record.moves, [square("f5"), square("f6")]);
+        // Issue 22.10: a pass by a side that has a move is refused, naming it.
+        let needless = ggf.replace(";)", "B[PA];)");
+        let refused = Command::parse(&format!("set game {needless}"));
+        assert!(
+            refused
+                .unwrap_err()
+                .to_string()
+                .contains("move 3: B[PA], but Black has a move to play"),
+        );
     }
 
     #[test]

@@ -163,9 +163,13 @@ pub enum LoadFileError {
 }
 
 /// `error` as the command line says it: a setting asked for is the flag that asks for it.
-fn with_flags(error: &LoadError) -> String {
+pub fn with_flags(error: &LoadError) -> String {
     match error {
-        LoadError::Conflict { what, stated, asked } => {
+        LoadError::Conflict {
+            what,
+            stated,
+            asked,
+        } => {
             let flag = match what {
                 Setting::Rules => "rules",
                 Setting::Size => "size",

@@ -25,7 +25,7 @@ use super::{
     assets,
     error::ApiError,
     game::{GameCell, NewGame, UndoAction},
-    hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, Hub, MAX_SPEED_MS, MAX_TIME_MS},
+    hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
     views::{self, State},
 };
@@ -719,7 +719,7 @@ async fn evaluations(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
 ) -> Result<Json<EvaluationsView>, ApiError> {
-    let (scores, complete) = app.hub.evaluations(&cell).await?;
+    let (scores, complete) = app.hub.evaluations(&cell, EVAL_BUDGET).await?;
     let moves: Vec<String> = {
         let live = cell.live.lock().await;
         live.model.game.moves().map(|s| s.to_string()).collect()

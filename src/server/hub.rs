@@ -53,7 +53,7 @@ const EVAL_DEPTH: u32 = 8;
 
 /// The most one request for the graph computes before answering with what it has (the
 /// page asks again for the rest).
-const EVAL_BUDGET: Duration = Duration::from_secs(2);
+pub const EVAL_BUDGET: Duration = Duration::from_secs(2);
 
 /// Transposition table for a hint or an evaluation, in MiB.
 const ANALYSIS_HASH: usize = 8;
@@ -743,8 +743,8 @@ impl Hub {
     }
 
     /// The engine's score after each move, for Black (`None` where not known yet), having
-    /// computed the first missing ones for at most [`EVAL_BUDGET`]; and whether every
-    /// score is known. Each score is kept as soon as it is computed, as long as the moves
+    /// computed the first missing ones for at most `budget` (at least one); and whether
+    /// every score is known. Each score is kept as soon as it is computed, as long as the moves
     /// up to it are still the game's, so a long game's graph fills in over a few requests
     /// however fast it moves.
     ///
@@ -753,6 +753,7 @@ impl Hub {
     pub async fn evaluations(
         &self,
         cell: &Arc<GameCell>,
+        budget: Duration,
     ) -> Result<(Vec<Option<(f64, bool)>>, bool), ApiError> {
         // One computation per game at a time: every watcher asks after every move, and
         // those who wait find the scores the first one kept.
@@ -784,7 +785,7 @@ impl Hub {
                 let setup = *game.setup();
                 let mut computed = Vec::new();
                 for ply in missing {
-                    if start.elapsed() >= EVAL_BUDGET {
+                    if !computed.is_empty() && start.elapsed() >= budget {
                         break;
                     }
                     let after =
@@ -970,5 +971,40 @@ mod tests {
             ["d3".parse().unwrap()]
         );
         assert!(live.seats.iter().all(|seat| seat.secret_hash.is_some()));
+    }
+
+    /// Issue 21.12: the graph's scores are kept as they are computed, in bounded steps,
+    /// even when the game moves on meanwhile.
+    #[tokio::test]
+    async fn regression_21_12_graph_scores_are_kept_step_by_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
+        let new = NewGame {
+            variant: Variant::Full,
+            setup: Setup::standard(Shape::STANDARD),
+            moves: ["f5", "d6", "c3", "d3", "c4"]
+                .map(|s| s.parse().unwrap())
+                .to_vec(),
+            seats: [(Seat::Human, 100), (Seat::Human, 100)],
+            speed_ms: 0,
+        };
+        let cell = hub.create(new).await.unwrap().cell;
+        let known = |scores: &[Option<(f64, bool)>]| scores.iter().flatten().count();
+        let (scores, complete) = hub.evaluations(&cell, Duration::ZERO).await.unwrap();
+        assert_eq!((known(&scores), complete), (1, false));
+        // White moves: the score after the first moves still counts.
+        let square = cell.live.lock().await.model.game.legal_moves().first();
+        hub.play(&cell, Color::White, square.unwrap())
+            .await
+            .unwrap();
+        let (scores, complete) = hub.evaluations(&cell, Duration::ZERO).await.unwrap();
+        assert_eq!((known(&scores), complete), (2, false));
+        assert_eq!(scores.len(), 6);
+        let (scores, complete) = hub
+            .evaluations(&cell, Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert_eq!((known(&scores), complete), (6, true));
     }
 }

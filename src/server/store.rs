@@ -194,6 +194,13 @@ pub trait Backend: Send + 'static {
     /// [`StoreError`] if the database fails.
     fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
 
+    /// Makes the database file whole and alone before the server stops (SQLite copies its
+    /// write-ahead log into the main file).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn close(&mut self) -> Result<(), StoreError>;
+
     /// Whether the database can be read and has room to write: cheap enough to ask at
     /// every health check.
     ///
@@ -492,11 +499,18 @@ impl Backend for Sqlite {
         Ok(ids)
     }
 
-    fn check(&mut self) -> Result<(), StoreError> {
+    fn close(&mut self) -> Result<(), StoreError> {
         self.connection
-            .query_row("SELECT count(*) FROM (SELECT 1 FROM games LIMIT 1)", [], |row| {
-                row.get::<_, i64>(0)
-            })?;
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    fn check(&mut self) -> Result<(), StoreError> {
+        self.connection.query_row(
+            "SELECT count(*) FROM (SELECT 1 FROM games LIMIT 1)",
+            [],
+            |row| row.get::<_, i64>(0),
+        )?;
         match free_space(&self.path) {
             Some(free) if free < LOW_DISK => Err(StoreError::DiskFull(free)),
             _ => Ok(()),
@@ -518,7 +532,7 @@ fn free_space(path: &Path) -> Option<u64> {
         unsafe {
             let mut stats: libc::statvfs = std::mem::zeroed();
             (libc::statvfs(name.as_ptr(), &mut stats) == 0)
-                .then(|| u64::from(stats.f_bavail) * u64::from(stats.f_frsize))
+                .then(|| stats.f_bavail.saturating_mul(stats.f_frsize))
         }
     }
     #[cfg(not(unix))]
@@ -624,6 +638,8 @@ impl Store {
                         }
                     }
                 }
+                // Every handle is gone: everything committed goes into the main file.
+                let _ = writer.close();
             })
             .expect("a thread can be started");
         let store = Store {

@@ -29,15 +29,25 @@ impl Server {
 
     /// [`Server::start`] with more arguments.
     pub fn start_with(db: &Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+        Server::start_command(Server::command(db, extra))
+    }
+
+    /// The command that [`Server::start_with`] runs, to adjust before starting it.
+    pub fn command(db: &Path, extra: &[&str]) -> Command {
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin!("othello"));
+        command
             .args(["serve", "--addr", "127.0.0.1:0", "--db"])
             .arg(db)
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the binary starts");
+            .stderr(Stdio::inherit());
+        command
+    }
+
+    /// Starts `command` (from [`Server::command`]) and waits for its address.
+    pub fn start_command(mut command: Command) -> Server {
+        let mut child = command.spawn().expect("the binary starts");
         let stdout = child.stdout.take().expect("piped");
         let (sender, receiver) = mpsc::channel();
         std::thread::spawn(move || {

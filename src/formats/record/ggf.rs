@@ -102,7 +102,12 @@ pub(super) fn parse(text: &str) -> Result<Record, ParseRecordError> {
                             })?,
                     )
                 };
-                tags.push((move_tags, colour, square, format!("{name}[{}]", excerpt(written))));
+                tags.push((
+                    move_tags,
+                    colour,
+                    square,
+                    format!("{name}[{}]", excerpt(written)),
+                ));
                 record.moves.extend(square);
             }
             _ => {}

@@ -9,8 +9,8 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use crate::{
-    AnyGame, Color, Game, MoveList, Obf, ParseObfError, ParseSquareError, ReplayError, RuleSet, Setup,
-    SetupError, Shape, Square, Variant,
+    AnyGame, Color, Game, MoveList, Obf, ParseObfError, ParseSquareError, ReplayError, RuleSet,
+    Setup, SetupError, Shape, Square, Variant,
 };
 
 mod ggf;

@@ -794,7 +794,8 @@ fn regression_21_12_ggf_writes_the_result() {
 /// Issue 22.10: move tags must be of the side to move, and a PA a pass the game needs.
 #[test]
 fn regression_22_10_ggf_colours_must_follow_the_game() {
-    let start = "(;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]";
+    let start =
+        "(;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]";
     let error = |moves: &str| {
         format!("{start}{moves};)")
             .parse::<Record>()
@@ -805,9 +806,15 @@ fn regression_22_10_ggf_colours_must_follow_the_game() {
         error("B[F5]W[PA]"),
         "ggf: move 2: W[PA], but White has a move to play"
     );
-    assert_eq!(error("B[F5]B[F6]"), "ggf: move 2: B[F6], but White is to move");
+    assert_eq!(
+        error("B[F5]B[F6]"),
+        "ggf: move 2: B[F6], but White is to move"
+    );
     assert_eq!(error("W[F5]"), "ggf: move 1: W[F5], but Black is to move");
-    assert_eq!(error("B[PA]"), "ggf: move 1: B[PA], but Black has a move to play");
+    assert_eq!(
+        error("B[PA]"),
+        "ggf: move 1: B[PA], but Black has a move to play"
+    );
     // Right colours, with and without the optional final PA, still read.
     let good = format!("{start}B[F5]W[F6];)").parse::<Record>().unwrap();
     assert_eq!(good.moves, squares("f5f6"));
