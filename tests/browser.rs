@@ -177,10 +177,24 @@ async fn screenshot(client: &Client, name: &str) {
     std::fs::write(screenshots().join(name), png).unwrap();
 }
 
-/// Waits for the evaluation graph and for the discs to stop turning, for a screenshot.
+/// Waits for the evaluation graph (where this viewer gets one) and for the discs to stop
+/// turning, for a screenshot.
 async fn settle(client: &Client) {
-    wait_for(client, "document.querySelector('#graph svg')", "the graph").await;
+    wait_for(
+        client,
+        "document.querySelector('#evaluation').hidden || document.querySelector('#graph svg')",
+        "the graph",
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(600)).await;
+}
+
+/// The value of the JavaScript expression `script` on the page.
+async fn eval(client: &Client, script: &str) -> Value {
+    client
+        .execute(&format!("return {script};"), vec![])
+        .await
+        .expect("the script runs")
 }
 
 /// Clicks the square `name` of the board.
@@ -549,6 +563,22 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
         "the end",
     )
     .await;
+    // Issue 21.12: nothing to pause once over; the spectators' link is offered; the
+    // controller alone is not counted as watching.
+    assert_eq!(
+        eval(&client, "document.querySelector('#watching').hidden").await,
+        true
+    );
+    assert_eq!(
+        eval(&client, "document.querySelector('#pause-button').disabled").await,
+        true
+    );
+    let link = eval(&client, "document.querySelector('#invite input').value").await;
+    let path = eval(&client, "location.pathname").await;
+    assert!(
+        link.as_str().unwrap().ends_with(path.as_str().unwrap()),
+        "{link} for {path}"
+    );
     client.close().await.unwrap();
 }
 
@@ -628,4 +658,325 @@ async fn between_two_browsers_an_undo_waits_for_the_other_player() {
     .await;
     black.close().await.unwrap();
     white.close().await.unwrap();
+}
+
+/// Issues 21.9 and 21.10: boards of every shape fit a 1280 x 900 window both ways; hints
+/// are marks on the board's squares, gone when the position changes.
+#[tokio::test]
+async fn regression_21_9_and_10_boards_fit_the_window_and_hints_sit_on_the_board() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let client = browser(&driver, "shapes", 1280, 900).await;
+    for (rows, columns) in [(10, 6), (16, 4), (4, 16), (16, 16)] {
+        let game = create(
+            &server,
+            json!({"rows": rows, "columns": columns, "white": "engine:1", "time_ms": 20}),
+        )
+        .await;
+        client
+            .goto(game["seats"]["black"]["url"].as_str().unwrap())
+            .await
+            .unwrap();
+        wait_for(&client, "document.querySelector('.board svg')", "the board").await;
+        let fits = eval(
+            &client,
+            "(() => { const board = document.querySelector('.board svg').getBoundingClientRect(); \
+             const column = document.querySelector('.board-wrap').getBoundingClientRect(); \
+             return [board.width, board.height, board.bottom, window.innerHeight, \
+                     board.right <= column.right + 1, board.width > 100]; })()",
+        )
+        .await;
+        let (height, bottom, window) = (
+            fits[1].as_f64().unwrap(),
+            fits[2].as_f64().unwrap(),
+            fits[3].as_f64().unwrap(),
+        );
+        assert!(
+            bottom <= window && height <= window,
+            "{rows}x{columns}: the board is {height} px tall and ends at {bottom} in a {window} px window"
+        );
+        assert_eq!(
+            fits[4], true,
+            "{rows}x{columns} is wider than its column: {fits}"
+        );
+        assert_eq!(fits[5], true, "{rows}x{columns} is drawn too small: {fits}");
+        screenshot(&client, &format!("board-{rows}x{columns}.png")).await;
+    }
+
+    // Hints on the board: the best moves' squares are marked, with their scores.
+    let game = create(&server, json!({"white": "engine:1", "time_ms": 20})).await;
+    client
+        .goto(game["seats"]["black"]["url"].as_str().unwrap())
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('svg.interactive')",
+        "Black's turn",
+    )
+    .await;
+    client
+        .find(Locator::Css("#hint-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelectorAll('g.cell.hint').length === 3",
+        "three hints on the board",
+    )
+    .await;
+    let marked = eval(
+        &client,
+        "[...document.querySelectorAll('g.cell.hint')].map(cell => cell.classList.contains('legal') && cell.querySelector('.hint-text').textContent !== '')",
+    )
+    .await;
+    assert_eq!(
+        marked,
+        json!([true, true, true]),
+        "hints sit on legal squares, scored"
+    );
+    assert_eq!(
+        eval(&client, "document.querySelectorAll('g.cell.best').length").await,
+        1
+    );
+    screenshot(&client, "hints-on-the-board.png").await;
+    // A move: the hints were for the position before it.
+    let best = eval(
+        &client,
+        "document.querySelector('g.cell.best').dataset.square",
+    )
+    .await;
+    click_square(&client, best.as_str().unwrap()).await;
+    wait_for(
+        &client,
+        "document.querySelectorAll('g.cell.hint').length === 0 && document.querySelector('#hints').hidden",
+        "the hints cleared",
+    )
+    .await;
+    client.close().await.unwrap();
+}
+
+/// Issues 21.8, 21.11 and 21.12 on the page: between people the seats get no help unless
+/// the game was made with it, spectators are told they watch and counted, an undo request
+/// can be withdrawn, the invite outlives its tab, a server that went away is said plainly
+/// and the page recovers when it is back, the grader export says its rules, "1 move".
+#[tokio::test]
+async fn regression_21_11_and_12_the_page_between_people() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let server = Server::start(&db);
+    let black = browser(&driver, "people-black", 1280, 1000).await;
+    // Black makes the game on the page (a SIMPLE one, two people, no help).
+    black.goto(&format!("{}/", server.url)).await.unwrap();
+    wait_for(
+        &black,
+        "!document.querySelector('#new-game').hidden",
+        "the form",
+    )
+    .await;
+    black
+        .execute(
+            "const form = document.querySelector('#new-game-form'); \
+             form.elements.rules.value = 'simple'; \
+             form.elements['white-kind'].value = 'human'; \
+             form.dispatchEvent(new Event('change', {bubbles: true}));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "!document.querySelector('#help-label').hidden",
+        "the help option",
+    )
+    .await;
+    black
+        .find(Locator::Css("button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "document.querySelector('svg.interactive')",
+        "Black's turn",
+    )
+    .await;
+    assert_eq!(
+        eval(&black, "document.querySelector('#hint-button').hidden").await,
+        true
+    );
+    assert_eq!(
+        eval(&black, "document.querySelector('#evaluation').hidden").await,
+        true
+    );
+    let note = text_of(&black, "#help-note").await;
+    assert_eq!(note, "No engine help in this game while it is played.");
+    let export = text_of(&black, "#export-note").await;
+    assert!(
+        export.contains("othello --rules simple < othello-"),
+        "{export}"
+    );
+    // The invite is there in another tab of the same browser.
+    let game_url = eval(&black, "location.href")
+        .await
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let first = black.window().await.unwrap();
+    let tab = black.new_window(true).await.unwrap();
+    black.switch_to_window(tab.handle).await.unwrap();
+    black.goto(&game_url).await.unwrap();
+    wait_for(
+        &black,
+        "!document.querySelector('#invite').hidden",
+        "the invite in a new tab",
+    )
+    .await;
+    let invite = eval(&black, "document.querySelector('#invite input').value").await;
+    assert!(invite.as_str().unwrap().contains("#secret="), "{invite}");
+    black.close_window().await.unwrap();
+    black.switch_to_window(first).await.unwrap();
+
+    // A spectator: told it watches; Black sees it counted.
+    let spectator = browser(&driver, "people-spectator", 1280, 1000).await;
+    let id = game_url
+        .split("/g/")
+        .nth(1)
+        .unwrap()
+        .split('#')
+        .next()
+        .unwrap()
+        .to_owned();
+    spectator
+        .goto(&format!("{}/g/{id}", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &spectator,
+        "!document.querySelector('#watching').hidden",
+        "watching",
+    )
+    .await;
+    assert_eq!(
+        text_of(&spectator, "#watching").await,
+        "You are watching this game."
+    );
+    wait_for(
+        &black,
+        "document.querySelector('#watching').textContent === '1 person is watching.'",
+        "the count at Black's",
+    )
+    .await;
+    assert_eq!(
+        eval(&spectator, "document.querySelector('#hint-button').hidden").await,
+        true
+    );
+
+    // Black moves, asks to undo, and withdraws the request.
+    let square = eval(
+        &black,
+        "document.querySelector('svg.interactive g.cell.legal').dataset.square",
+    )
+    .await;
+    click_square(&black, square.as_str().unwrap()).await;
+    wait_for(&black, "document.querySelector('#undo-button').textContent === 'Ask to undo' && !document.querySelector('#undo-button').disabled", "undo possible").await;
+    black
+        .find(Locator::Css("#undo-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "!document.querySelector(\"#undo-request button[data-action='cancel']\").hidden",
+        "Withdraw",
+    )
+    .await;
+    black
+        .find(Locator::Css("#undo-request button[data-action='cancel']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "document.querySelector('#undo-request').hidden",
+        "the request withdrawn",
+    )
+    .await;
+    // The home page lists the game with its one move.
+    spectator.goto(&format!("{}/", server.url)).await.unwrap();
+    wait_for(
+        &spectator,
+        "!document.querySelector('#watch').hidden",
+        "the list",
+    )
+    .await;
+    let listed = text_of(&spectator, "#watch-list").await;
+    assert!(listed.contains(", 1 move"), "{listed}");
+
+    // The server goes away: the page says so plainly, then recovers when it is back.
+    let address = server.url.trim_start_matches("http://").to_owned();
+    server.kill();
+    wait_for(
+        &black,
+        "document.querySelector('#connection').textContent.includes('unreachable')",
+        "the server gone",
+    )
+    .await;
+    black.find(Locator::Css("#resign-button")).await.unwrap();
+    black
+        .execute(
+            "window.confirm = () => true; document.querySelector('#resign-button').click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_for(
+        &black,
+        "document.querySelector('#notice').textContent !== ''",
+        "a notice",
+    )
+    .await;
+    let notice = text_of(&black, "#notice").await;
+    assert!(
+        notice.starts_with("The server cannot be reached"),
+        "{notice}"
+    );
+    assert!(!notice.contains("Failed to fetch"), "{notice}");
+    assert_eq!(
+        text_of(&black, "#player-B .presence").await,
+        "",
+        "no stale presence"
+    );
+    screenshot(&black, "server-unreachable.png").await;
+    let server = Server::start_command(Server::command_at(&db, &address, &[]));
+    wait_for(
+        &black,
+        "document.querySelector('#connection').textContent === 'live'",
+        "live again",
+    )
+    .await;
+    wait_for(
+        &black,
+        "document.querySelector('#notice').textContent === ''",
+        "the notice gone",
+    )
+    .await;
+    drop(server);
+    black.close().await.unwrap();
+    spectator.close().await.unwrap();
 }

@@ -157,6 +157,16 @@ async fn creating_and_reading_a_game() {
     // c3 is legal at the start under SIMPLE only: the transcript follows the rules asked for.
     let game = create(&server, json!({"position": "c3", "rules": "simple"})).await;
     assert_eq!(game["state"]["moves"], json!(["c3"]));
+    // Issue 21.8: a grader input's name says its rules.
+    let response = client()
+        .get(server.api(&format!("/games/{}/export?format=grader", id(&game))))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()["content-disposition"],
+        format!("inline; filename=\"othello-{}-simple.in\"", id(&game)).as_str()
+    );
 }
 
 #[tokio::test]
@@ -932,7 +942,7 @@ async fn regression_21_4_no_engine_seat_outlives_its_time() {
         assert_eq!(state["to_move"], "W", "{game}");
     }
     // And a person's hint is answered meanwhile.
-    let other = create(&server, json!({})).await;
+    let other = create(&server, json!({"white": "engine:1"})).await;
     let (status, hint) = get(&server, &format!("/games/{}/hint?time_ms=50", id(&other))).await;
     assert_eq!(status, 200, "{hint}");
     // mcts above its maximum is refused.
@@ -1176,6 +1186,15 @@ async fn regression_21_12_small_server_defects() {
         .await
         .unwrap();
     assert!(ggf.trim_end().ends_with("RE[+64:r];)"), "{ggf}");
+
+    // The page's icon.
+    let icon = client()
+        .get(format!("{}/favicon.ico", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(icon.status(), 200);
+    assert_eq!(icon.headers()["content-type"], "image/svg+xml");
 }
 
 /// Issue 21.12: a 503 says when to try again.
@@ -1283,4 +1302,74 @@ async fn regression_21_12_health_tells_a_failing_database() {
     assert_eq!(output.status.code(), Some(1), "it served on a damaged file");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("the database is damaged"), "{stderr}");
+}
+
+/// Issue 21.11: between two people, hints and the graph are off for the seats unless the
+/// game was created with help, never for spectators while it is played, and hints never
+/// on the opponent's turn; once over, the graph is everyone's. Games with an engine help
+/// everyone, as before.
+#[tokio::test]
+async fn regression_21_11_help_between_people_is_opt_in_and_never_for_the_opponent() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let ask = |game: &str, what: &str, secret: Option<&str>| {
+        let mut request = client().get(server.api(&format!("/games/{game}/{what}")));
+        if let Some(secret) = secret {
+            request = request.bearer_auth(secret);
+        }
+        send(request)
+    };
+    // Without help: nobody gets any while it is played.
+    let plain = create(&server, json!({})).await;
+    let (plain_id, black) = (id(&plain), secret(&plain, "black"));
+    assert_eq!(
+        plain["state"]["help"],
+        json!({"hints": false, "evaluation": false})
+    );
+    assert_eq!(plain["state"]["help_on"], false);
+    for secret in [None, Some(black.as_str())] {
+        for what in ["hint", "evaluations"] {
+            let (status, body) = ask(&plain_id, what, secret).await;
+            assert_eq!(
+                (status, error_code(&body)),
+                (403, "no_help"),
+                "{what}: {body}"
+            );
+        }
+    }
+    // With help: the side to move gets hints, both seats the graph, spectators nothing.
+    let helped = create(&server, json!({"help": true})).await;
+    let (helped_id, black, white) = (
+        id(&helped),
+        secret(&helped, "black"),
+        secret(&helped, "white"),
+    );
+    assert_eq!(ask(&helped_id, "hint", Some(&black)).await.0, 200);
+    let (status, body) = ask(&helped_id, "hint", Some(&white)).await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (403, Some("hints are for the side to move"))
+    );
+    assert_eq!(ask(&helped_id, "evaluations", Some(&white)).await.0, 200);
+    assert_eq!(ask(&helped_id, "hint", None).await.0, 403);
+    assert_eq!(ask(&helped_id, "evaluations", None).await.0, 403);
+    let (_, mine) = send(
+        client()
+            .get(server.api(&format!("/games/{helped_id}")))
+            .bearer_auth(&white),
+    )
+    .await;
+    assert_eq!(mine["help"], json!({"hints": false, "evaluation": true}));
+    // Over: the graph is everyone's.
+    send(
+        client()
+            .post(server.api(&format!("/games/{helped_id}/resign")))
+            .bearer_auth(&white),
+    )
+    .await;
+    assert_eq!(ask(&helped_id, "evaluations", None).await.0, 200);
+    // Against the engine: as before, everyone.
+    let engine = create(&server, json!({"white": "engine:1"})).await;
+    assert_eq!(ask(&id(&engine), "hint", None).await.0, 200);
+    assert_eq!(ask(&id(&engine), "evaluations", None).await.0, 200);
 }

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use super::{
     assets,
     error::ApiError,
-    game::{GameCell, NewGame, UndoAction},
+    game::{GameCell, Help, NewGame, UndoAction},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
     views::{self, State},
@@ -72,6 +72,7 @@ pub fn router(app: App) -> Router {
         .route("/", get(assets::page))
         .route("/g/{id}", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
+        .route("/favicon.ico", get(assets::icon))
         .route("/healthz", get(health))
         .nest("/api", api)
         .fallback(no_route)
@@ -232,6 +233,7 @@ struct CreateRequest {
     white_time_ms: Option<u64>,
     speed_ms: Option<u64>,
     position: Option<String>,
+    help: Option<bool>,
 }
 
 /// A new game's answer.
@@ -375,6 +377,7 @@ impl CreateRequest {
             moves,
             seats: [(black, black_time), (white, white_time)],
             speed_ms,
+            help: self.help.unwrap_or(false),
         })
     }
 }
@@ -674,9 +677,24 @@ fn hint_view(hint: &Hint) -> HintView {
     }
 }
 
+/// Refuses `help` to the holder of the request's secret where the game gives none.
+async fn check_help(cell: &GameCell, headers: &HeaderMap, help: Help) -> Result<(), ApiError> {
+    let live = cell.live.lock().await;
+    let seat = bearer(headers).and_then(|secret| live.seat_of(secret));
+    if live.may_help(seat, help) {
+        return Ok(());
+    }
+    Err(ApiError::NoHelp(match (help, seat) {
+        (Help::Hints, Some(_)) if live.help => "hints are for the side to move".into(),
+        (_, Some(_)) => "this game between two people was created without help".into(),
+        (_, None) => "spectators get no help while two people play".into(),
+    }))
+}
+
 async fn hint(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
+    headers: HeaderMap,
     Params(params): Params<HintParams>,
 ) -> Result<Json<HintView>, ApiError> {
     let count = match params.count {
@@ -689,6 +707,7 @@ async fn hint(
         }
     };
     let time_ms = time(params.time_ms, "time_ms", 1000, MAX_HINT_TIME_MS)?;
+    check_help(&cell, &headers, Help::Hints).await?;
     let hint = app
         .hub
         .hint(&cell, count, Duration::from_millis(time_ms))
@@ -718,7 +737,9 @@ struct EvaluationView {
 async fn evaluations(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
+    headers: HeaderMap,
 ) -> Result<Json<EvaluationsView>, ApiError> {
+    check_help(&cell, &headers, Help::Evaluation).await?;
     let (scores, complete) = app.hub.evaluations(&cell, EVAL_BUDGET).await?;
     let moves: Vec<String> = {
         let live = cell.live.lock().await;
@@ -782,7 +803,13 @@ async fn export(
             )));
         }
     };
-    let name = format!("othello-{}-{format}.{extension}", cell.id);
+    // A grader input does not say its rules: its name does (`othello --rules simple <
+    // othello-ID-simple.in` replays a SIMPLE one).
+    let name = if format == "grader" {
+        format!("othello-{}-{}.in", cell.id, record.variant.name())
+    } else {
+        format!("othello-{}-{format}.{extension}", cell.id)
+    };
     Ok((
         [
             (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),

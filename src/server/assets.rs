@@ -36,6 +36,22 @@ const ASSETS: [(&str, &str, &str); 4] = [
     ),
 ];
 
+/// The page's icon: four discs on the felt, as SVG (browsers ask for `/favicon.ico`, and
+/// take SVG from it as they do from a `link rel="icon"`).
+const ICON: &str = include_str!("web/icon.svg");
+
+/// `GET /favicon.ico`.
+pub async fn icon() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "max-age=86400"),
+        ],
+        ICON,
+    )
+        .into_response()
+}
+
 /// `GET /` and `GET /g/{id}`.
 pub async fn page() -> Response {
     (

@@ -77,6 +77,9 @@ pub enum ApiError {
     /// A starting position or transcript that cannot be played.
     #[error("{0}")]
     BadPosition(String),
+    /// The engine's help is not given to this viewer now.
+    #[error("{0}")]
+    NoHelp(String),
     /// Too many hints wait for the engines: try again.
     #[error("the engines are busy: try again in a moment")]
     Busy,
@@ -92,7 +95,7 @@ impl ApiError {
             ApiError::NotFound | ApiError::NoRoute(_) => StatusCode::NOT_FOUND,
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::NoHelp(_) => StatusCode::FORBIDDEN,
             ApiError::IllegalMove { .. } | ApiError::BadPosition(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -138,6 +141,7 @@ impl ApiError {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
             ApiError::Busy => "busy",
+            ApiError::NoHelp(_) => "no_help",
             ApiError::Storage(_) => "storage",
         }
     }

@@ -89,6 +89,9 @@ pub struct LiveGame {
     pub seats: [SeatInfo; 2],
     /// A hash of the secret that controls a game between engines.
     pub control_hash: Option<String>,
+    /// Whether seated people get help (hints, the evaluation graph) in a game between two
+    /// people while it is played (see [`LiveGame::may_help`]).
+    pub help: bool,
     /// Grows at every change of the model (see `next_version`).
     pub version: u64,
     /// An engine move is on its way.
@@ -117,6 +120,30 @@ impl LiveGame {
             .find(|&color| self.seats[color as usize].secret_hash.as_deref() == Some(&hash))
     }
 
+    /// Whether both seats are people.
+    pub fn people_only(&self) -> bool {
+        self.seats.iter().all(|seat| seat.player == Seat::Human)
+    }
+
+    /// Whether the viewer in `seat` (`None`: a spectator) may have `help`. A game with an
+    /// engine in it, or one that is over, helps everyone. While two people play, help goes
+    /// only to seated people, only if the game was created with it, and hints only to the
+    /// side to move: never to a spectator, who could be passing them on, and never on the
+    /// opponent's turn.
+    pub fn may_help(&self, seat: Option<Color>, help: Help) -> bool {
+        if !self.people_only() || self.model.is_over() {
+            return true;
+        }
+        let Some(seat) = seat else {
+            return false;
+        };
+        self.help
+            && match help {
+                Help::Hints => self.model.to_move() == Some(seat),
+                Help::Evaluation => true,
+            }
+    }
+
     /// Whether `secret` controls this game between engines.
     pub fn controls(&self, secret: &str) -> bool {
         self.control_hash.as_deref() == Some(&hash_secret(secret))
@@ -132,6 +159,15 @@ impl LiveGame {
         record.ending = self.model.resigned.map(othello::Ending::Resigned);
         record
     }
+}
+
+/// The engine's help for people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Help {
+    /// The best moves of the position now.
+    Hints,
+    /// The score after each move.
+    Evaluation,
 }
 
 /// Who is connected to a game's live channel.
@@ -234,6 +270,8 @@ pub struct NewGame {
     pub seats: [(Seat, u64); 2],
     /// Engine games: the pause between moves.
     pub speed_ms: u64,
+    /// Help for seated people while two people play.
+    pub help: bool,
 }
 
 /// The secrets of a new game's seats.
@@ -401,6 +439,7 @@ pub(super) fn revive(stored: StoredGame) -> Option<LiveGame> {
         },
         seats,
         control_hash: stored.control_hash,
+        help: stored.help,
         version: stored.version.max(stored.updated_at.max(0) as u64),
         thinking: false,
         engine_signal: None,

@@ -228,7 +228,9 @@ impl Hub {
             ApiError::Storage(format!("game {id} is stored but cannot be replayed"))
         })?;
         let cell = self.insert(id.to_owned(), live);
-        self.advance(&cell);
+        // Planned before answering, so the first state read already says it is thinking.
+        let job = plan_engine_turn(&cell, &mut *cell.live.lock().await);
+        self.launch(&cell, job);
         Ok(cell)
     }
 
@@ -289,6 +291,7 @@ impl Hub {
             model,
             seats,
             control_hash: control.as_deref().map(hash_secret),
+            help: new.help,
             version: next_version(0),
             thinking: false,
             engine_signal: None,
@@ -339,6 +342,7 @@ impl Hub {
             created_at: now,
             updated_at: now,
             version: live.version,
+            help: live.help,
         };
         self.commit(vec![Change::Create(Box::new(stored))]).await?;
         let cell = self.insert(id, live);
@@ -950,6 +954,7 @@ mod tests {
             moves: vec!["d3".parse().unwrap()],
             seats: [(Seat::Human, 100), (Seat::Human, 100)],
             speed_ms: 0,
+            help: false,
         };
         let created = hub.create(new).await.unwrap();
         let id = created.cell.id.clone();
@@ -988,6 +993,7 @@ mod tests {
                 .to_vec(),
             seats: [(Seat::Human, 100), (Seat::Human, 100)],
             speed_ms: 0,
+            help: false,
         };
         let cell = hub.create(new).await.unwrap().cell;
         let known = |scores: &[Option<(f64, bool)>]| scores.iter().flatten().count();

@@ -59,6 +59,9 @@ pub struct StoredGame {
     /// The version of its state last acknowledged: versions only grow, across restarts
     /// too, so a page can keep the newest state it has seen.
     pub version: u64,
+    /// Whether people seated in a game between two people get hints and the evaluation
+    /// graph while it is played.
+    pub help: bool,
 }
 
 /// A seat as stored.
@@ -210,7 +213,7 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -249,6 +252,9 @@ const MIGRATIONS: [&str; 2] = [
     // millisecond as the one before it outgrew: from now on they are kept.
     "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
     UPDATE games SET version = updated_at;",
+    // Help for seated people between two people: off for new games unless asked for;
+    // games from before kept what they had (on).
+    "ALTER TABLE games ADD COLUMN help INTEGER NOT NULL DEFAULT 1;",
 ];
 
 /// SQLite, in one file: the embedded default.
@@ -340,9 +346,9 @@ impl Backend for Sqlite {
                         "INSERT INTO games (id, rules, board, first, win, black, black_time_ms,
                             black_secret, white, white_time_ms, white_secret, status, resigned,
                             undo_request, undone, control_secret, paused, speed_ms, created_at,
-                            updated_at, version)
+                            updated_at, version, help)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                            ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                            ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
                         params![
                             game.id,
                             game.rules,
@@ -365,6 +371,7 @@ impl Backend for Sqlite {
                             game.created_at,
                             game.updated_at,
                             game.version as i64,
+                            game.help,
                         ],
                     )?;
                     for (ply, mv) in game.moves.iter().enumerate() {
@@ -430,7 +437,7 @@ impl Backend for Sqlite {
             .query_row(
                 "SELECT id, rules, board, first, win, black, black_time_ms, black_secret, white,
                     white_time_ms, white_secret, status, resigned, undo_request, undone,
-                    control_secret, paused, speed_ms, created_at, updated_at, version
+                    control_secret, paused, speed_ms, created_at, updated_at, version, help
                  FROM games WHERE id = ?1",
                 [id],
                 |row| {
@@ -463,6 +470,7 @@ impl Backend for Sqlite {
                         created_at: row.get(18)?,
                         updated_at: row.get(19)?,
                         version: row.get::<_, i64>(20)? as u64,
+                        help: row.get(21)?,
                     })
                 },
             )
@@ -749,6 +757,7 @@ mod tests {
             created_at: 1,
             updated_at: 5,
             version: 7,
+            help: false,
         }
     }
 

@@ -4,7 +4,7 @@
 use othello::{AnyGame, Color, Outcome, Record, Square, WinRule};
 use serde::Serialize;
 
-use super::game::{GameCell, LiveGame, legal_list, status_text};
+use super::game::{GameCell, Help, LiveGame, legal_list, status_text};
 use crate::play::Seat;
 
 /// A game's state.
@@ -64,6 +64,11 @@ pub struct State {
     pub you: Option<char>,
     /// Whether this viewer controls a game between engines.
     pub control: bool,
+    /// The engine's help this viewer gets now.
+    pub help: HelpView,
+    /// Whether the game was created with help for seated people (it matters only while
+    /// two people play).
+    pub help_on: bool,
     /// Set when this is the position after that many moves, for review.
     pub review: Option<usize>,
     /// The formats `/export` writes for this game (`ggf` only for FULL on 8 × 8, `grader`
@@ -72,6 +77,15 @@ pub struct State {
     /// Grows at every change of the game (not of who is connected), also across
     /// restarts: a client keeps the state with the highest version it has seen.
     pub version: u64,
+}
+
+/// The engine's help for one viewer.
+#[derive(Debug, Serialize)]
+pub struct HelpView {
+    /// Hints for the position now.
+    pub hints: bool,
+    /// The evaluation graph.
+    pub evaluation: bool,
 }
 
 /// Discs of each colour.
@@ -251,6 +265,11 @@ pub fn state(
         speed_ms: model.speed_ms,
         you: you.map(letter),
         control,
+        help: HelpView {
+            hints: live.may_help(you, Help::Hints),
+            evaluation: live.may_help(you, Help::Evaluation),
+        },
+        help_on: live.help,
         review,
         exports: export_formats(game),
         version: live.version,

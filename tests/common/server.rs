@@ -34,9 +34,14 @@ impl Server {
 
     /// The command that [`Server::start_with`] runs, to adjust before starting it.
     pub fn command(db: &Path, extra: &[&str]) -> Command {
+        Server::command_at(db, "127.0.0.1:0", extra)
+    }
+
+    /// [`Server::command`] on `addr` (to start again where a server was).
+    pub fn command_at(db: &Path, addr: &str, extra: &[&str]) -> Command {
         let mut command = Command::new(assert_cmd::cargo::cargo_bin!("othello"));
         command
-            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+            .args(["serve", "--addr", addr, "--db"])
             .arg(db)
             .args(extra)
             .stdin(Stdio::null())

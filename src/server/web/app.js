@@ -8,15 +8,25 @@ import { drawGraph } from "./graph.js";
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
 
+const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
 async function api(method, path, { body, secret } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (secret) headers.Authorization = `Bearer ${secret}`;
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // The browser's own words ("Failed to fetch") say nothing to a player.
+    const error = new Error("The server cannot be reached just now: check the connection and try again.");
+    error.offline = true;
+    throw error;
+  }
   const text = await response.text();
   let data = null;
   try {
@@ -63,6 +73,8 @@ function updateForm(form) {
   $("#position-label").hidden = !pasted;
   const bots = form.elements["black-kind"].value !== "human" && form.elements["white-kind"].value !== "human";
   $("#speed-label").hidden = !bots;
+  const people = form.elements["black-kind"].value === "human" && form.elements["white-kind"].value === "human";
+  $("#help-label").hidden = !people;
 }
 
 async function listGames() {
@@ -73,7 +85,7 @@ async function listGames() {
       const item = document.createElement("li");
       const link = document.createElement("a");
       link.href = `/g/${game.id}`;
-      link.textContent = `${game.black} vs ${game.white}, ${game.rows}x${game.columns} ${game.rules.toUpperCase()}, ${game.moves} moves`;
+      link.textContent = `${game.black} vs ${game.white}, ${game.rows}x${game.columns} ${game.rules.toUpperCase()}, ${plural(game.moves, "move")}`;
       item.appendChild(link);
       list.appendChild(item);
     }
@@ -105,6 +117,7 @@ function showForm() {
       black_time_ms: Number(form.elements["black-time"].value),
       white_time_ms: Number(form.elements["white-time"].value),
       speed_ms: Number(form.elements.speed.value),
+      help: form.elements.help.checked,
     };
     if (form.elements.start.value === "pasted") {
       request.position = form.elements.position.value;
@@ -116,7 +129,8 @@ function showForm() {
     }
     try {
       const created = await api("POST", "/api/games", { body: request });
-      sessionStorage.setItem(`invite:${created.id}`, JSON.stringify(created.seats));
+      // Kept in this browser (every tab, after a restart), for the link to send.
+      localStorage.setItem(`invite:${created.id}`, JSON.stringify(created.seats));
       const own = created.seats.black.url || created.seats.white.url || (created.control && created.control.url) || created.spectator_url;
       location.assign(own);
     } catch (failure) {
@@ -136,6 +150,7 @@ class GameView {
     this.state = null;
     this.review = null;
     this.graphVersion = -1;
+    this.hintVersion = null;
     this.retry = 500;
     this.board = new Board($("#board"), (square) => this.play(square));
     $("#show-legal").addEventListener("change", (event) => this.board.setShowLegal(event.target.checked));
@@ -185,6 +200,11 @@ class GameView {
       this.retry = 500;
       $("#connection").textContent = "live";
       $("#connection").className = "connection live";
+      // A notice from while the server was away no longer holds.
+      if (this.offline) {
+        this.offline = false;
+        this.notice("");
+      }
     });
     socket.addEventListener("message", (event) => {
       const message = JSON.parse(event.data);
@@ -192,8 +212,14 @@ class GameView {
       else if (message.type === "error") this.notice(message.error.message);
     });
     socket.addEventListener("close", () => {
-      $("#connection").textContent = "reconnecting…";
+      $("#connection").textContent = "server unreachable: reconnecting…";
       $("#connection").className = "connection down";
+      // Who is connected is not known until the server is back.
+      for (const presence of document.querySelectorAll(".player .presence")) {
+        presence.textContent = "";
+        presence.className = "presence";
+      }
+      $("#watching").hidden = true;
       setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 8000);
     });
@@ -215,6 +241,8 @@ class GameView {
     if (previous && state.version < previous.version) return;
     this.state = state;
     document.title = `Othello ${state.counts.B}–${state.counts.W}`;
+    // Hints are for the position they were asked in.
+    if (this.hintVersion !== null && this.hintVersion !== state.version) this.clearHints();
     const live = this.review === null;
     if (live) {
       const interactive = state.status === "playing" && state.you !== null && state.you === state.to_move;
@@ -235,11 +263,19 @@ class GameView {
     this.renderMoves(state);
     this.renderButtons(state);
     this.renderInvite(state);
+    this.renderWatching(state);
     // Only the formats the server writes for this game (GGF is 8x8 FULL only, say).
     for (const link of document.querySelectorAll("#export a")) {
       link.hidden = !state.exports.includes(link.dataset.format);
     }
-    if (state.version !== this.graphVersion) {
+    // The grader's input does not say its rules: how to replay it does.
+    $("#export-note").textContent = state.exports.includes("grader")
+      ? `The grader .in replays with: othello${state.rules === "simple" ? " --rules simple" : ""} < othello-${state.id}-${state.rules}.in`
+      : "";
+    $("#evaluation").hidden = !state.help.evaluation;
+    if (!state.help.evaluation) {
+      this.graphVersion = state.version;
+    } else if (state.version !== this.graphVersion) {
       this.graphVersion = state.version;
       clearTimeout(this.graphTimer);
       this.graphTimer = setTimeout(() => this.refreshGraph(), 300);
@@ -271,20 +307,19 @@ class GameView {
       if (state.paused) status += " — paused";
     }
     $("#status").textContent = status;
-    $("#notice").textContent = state.passed ? `${NAMES[state.passed]} has no legal move and passes.` : "";
-    const request = $("#undo-request");
-    if (state.undo_request && state.you && state.undo_request !== state.you && state.status === "playing") {
-      request.querySelector(".text").textContent = `${NAMES[state.undo_request]} asks to take back a move.`;
-      request.hidden = false;
-    } else if (state.undo_request && state.undo_request === state.you) {
-      request.querySelector(".text").textContent = "Waiting for the other player to accept your undo.";
-      request.hidden = false;
-      for (const button of request.querySelectorAll("button")) button.hidden = true;
-      return;
-    } else {
-      request.hidden = true;
+    if (!this.offline) {
+      $("#notice").textContent = state.passed ? `${NAMES[state.passed]} has no legal move and passes.` : "";
     }
-    for (const button of request.querySelectorAll("button")) button.hidden = false;
+    const request = $("#undo-request");
+    const mine = Boolean(state.undo_request) && state.undo_request === state.you;
+    const theirs = Boolean(state.undo_request) && Boolean(state.you) && !mine;
+    request.hidden = !(mine || theirs) || state.status !== "playing";
+    request.querySelector(".text").textContent = mine
+      ? "Waiting for the other player to accept your undo."
+      : theirs ? `${NAMES[state.undo_request]} asks to take back a move.` : "";
+    for (const button of request.querySelectorAll("button")) {
+      button.hidden = (button.dataset.action === "cancel") !== mine;
+    }
   }
 
   renderMoves(state) {
@@ -322,7 +357,15 @@ class GameView {
     const seated = state.you !== null;
     const playing = state.status === "playing";
     const opponent = state.you === "B" ? state.seats.white : state.seats.black;
-    $("#hint-button").disabled = !playing;
+    $("#hint-button").hidden = !state.help.hints && !(playing && state.help_on && seated);
+    $("#hint-button").disabled = !playing || !state.help.hints;
+    $("#hint-button").title = state.help.hints ? "" : "hints are for your own turn";
+    const note = $("#help-note");
+    const people = state.seats.black.kind === "human" && state.seats.white.kind === "human";
+    note.hidden = !(people && playing);
+    note.textContent = state.help_on
+      ? "Help is on for both players: hints on your own turn and the evaluation graph."
+      : "No engine help in this game while it is played.";
     $("#undo-button").hidden = !seated;
     $("#undo-button").disabled = !playing || Boolean(state.undo_request);
     $("#undo-button").textContent = seated && opponent.kind === "human" ? "Ask to undo" : "Undo";
@@ -334,15 +377,42 @@ class GameView {
     controls.hidden = !state.control;
     if (state.control) {
       $("#pause-button").textContent = state.paused ? "Resume" : "Pause";
+      $("#pause-button").disabled = !playing;
       $("#step-button").disabled = !state.paused || !playing;
       $("#speed-input").value = state.speed_ms;
       $("#speed-output").textContent = `${state.speed_ms} ms`;
     }
   }
 
+  renderWatching(state) {
+    const watching = $("#watching");
+    const spectator = state.you === null && !state.control;
+    // Connections without a seat count as spectators, this one too (a controller's too).
+    const others = state.spectators - (state.you === null ? 1 : 0);
+    const parts = [];
+    if (spectator) parts.push("You are watching this game.");
+    if (others > 0) parts.push(`${others} ${spectator ? "other " : ""}${others === 1 ? "person is" : "people are"} watching.`);
+    watching.textContent = parts.join(" ");
+    watching.hidden = parts.length === 0;
+  }
+
   renderInvite(state) {
     const box = $("#invite");
-    const saved = sessionStorage.getItem(`invite:${state.id}`);
+    if (state.control) {
+      // A game between engines: its spectators' link, to share.
+      box.textContent = "";
+      const text = document.createElement("span");
+      text.textContent = "Link for spectators: ";
+      const input = document.createElement("input");
+      input.readOnly = true;
+      input.value = `${location.origin}/g/${state.id}`;
+      input.setAttribute("aria-label", "the link for spectators");
+      input.addEventListener("focus", () => input.select());
+      box.append(text, input);
+      box.hidden = false;
+      return;
+    }
+    const saved = localStorage.getItem(`invite:${state.id}`);
     if (!saved || state.you === null) {
       box.hidden = true;
       return;
@@ -369,9 +439,15 @@ class GameView {
   }
 
   async refreshGraph() {
+    if (!this.state || !this.state.help.evaluation) return;
     try {
-      const data = await api("GET", `/api/games/${this.id}/evaluations`);
-      drawGraph($("#graph"), data.scores, (ply) => this.showReview(ply), this.review);
+      const data = await api("GET", `/api/games/${this.id}/evaluations`, { secret: this.secretForApi });
+      drawGraph($("#graph"), data, (ply) => this.showReview(ply), this.review);
+      // A long game's graph comes in steps: ask for the rest.
+      if (!data.complete) {
+        clearTimeout(this.graphTimer);
+        this.graphTimer = setTimeout(() => this.refreshGraph(), 200);
+      }
     } catch {
       // The graph is extra: the next change tries again.
     }
@@ -414,6 +490,7 @@ class GameView {
       if (state) this.render(state);
       return true;
     } catch (failure) {
+      this.offline = Boolean(failure.offline);
       this.notice(failure.message);
       return false;
     }
@@ -439,7 +516,15 @@ class GameView {
     return this.act("POST", `/api/games/${this.id}/control`, change);
   }
 
+  clearHints() {
+    this.hintVersion = null;
+    this.board.setHints([]);
+    $("#hints").textContent = "";
+    $("#hints").hidden = true;
+  }
+
   async hint() {
+    const version = this.state.version;
     const list = $("#hints");
     list.hidden = false;
     list.textContent = "";
@@ -447,14 +532,24 @@ class GameView {
     waiting.textContent = "thinking…";
     list.appendChild(waiting);
     try {
-      const hint = await api("GET", `/api/games/${this.id}/hint?count=3&time_ms=1000`);
-      list.textContent = "";
-      for (const line of hint.moves) {
-        const item = document.createElement("li");
-        const score = line.exact ? `${line.score > 0 ? "+" : ""}${line.score} exact` : `${line.score > 0 ? "+" : ""}${line.score.toFixed(2)}`;
-        item.textContent = `${line.move} ${score} — ${line.pv.slice(0, 6).join(" ")}`;
-        list.appendChild(item);
+      const hint = await api("GET", `/api/games/${this.id}/hint?count=3&time_ms=1000`, { secret: this.secretForApi });
+      // The position moved on while the engine thought: these hints are for another.
+      if (!this.state || this.state.version !== version) {
+        this.clearHints();
+        return;
       }
+      list.textContent = "";
+      const marks = [];
+      hint.moves.forEach((line, index) => {
+        const sign = line.score > 0 ? "+" : "";
+        const score = line.exact ? `${sign}${line.score}` : `${sign}${line.score.toFixed(1)}`;
+        const item = document.createElement("li");
+        item.textContent = `${line.move} ${score}${line.exact ? " exact" : ""} — ${line.pv.slice(0, 6).join(" ")}`;
+        list.appendChild(item);
+        if (line.move !== "pass") marks.push({ square: line.move, rank: index + 1, score });
+      });
+      this.hintVersion = version;
+      this.board.setHints(marks);
     } catch (failure) {
       list.textContent = "";
       this.notice(failure.message);

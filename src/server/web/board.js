@@ -1,6 +1,7 @@
 // The board: an SVG of any size from 4x4 to 16x16, with a1..p16 coordinates, discs that
-// flip with a short animation, legal moves, the last move, and a keyboard cursor. It only
-// draws what the server's state says; it decides nothing about the rules.
+// flip with a short animation, legal moves, the last move, hints, and a keyboard cursor. It
+// only draws what the server's state says; it decides nothing about the rules. It fits the
+// window whatever its shape: as wide as its column allows, no taller than the window.
 
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 40;
@@ -38,6 +39,7 @@ export class Board {
     this.cursor = { row: 0, column: 0 };
     this.showLegal = true;
     this.state = null;
+    this.hints = [];
   }
 
   /** Builds the grid for a size (only when the size changes). */
@@ -54,6 +56,8 @@ export class Board {
       "aria-label": `${rows} by ${columns} board; arrow keys move, Enter plays`,
     });
     this.svg = svg;
+    // Width over height: the page's style sizes the board to fit both ways by it.
+    this.container.style.setProperty("--aspect", String(width / height));
     el("rect", { x: MARGIN, y: MARGIN, width: columns * CELL, height: rows * CELL, class: "felt" }, svg);
     for (let column = 0; column < columns; column++) {
       const x = MARGIN + column * CELL + CELL / 2;
@@ -86,11 +90,13 @@ export class Board {
         const disc = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.4, class: "disc-shape" }, g);
         const dot = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.12, class: "legal-dot" }, g);
         const mark = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.08, class: "last-mark" }, g);
+        const ring = el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.38, class: "hint-ring" }, g);
+        const hint = el("text", { x: x + CELL / 2, y: y + CELL / 2 + 4, class: "hint-text" }, g);
         g.addEventListener("click", () => {
           this.moveCursor(row, column);
           this.choose(name);
         });
-        line.push({ g, disc, dot, mark, name, value: "." });
+        line.push({ g, disc, dot, mark, ring, hint, name, value: "." });
       }
       this.cells.push(line);
     }
@@ -169,6 +175,25 @@ export class Board {
       }
     }
     this.svg.classList.toggle("interactive", Boolean(state.interactive));
+    if (this.hints.length > 0) this.setHints(this.hints);
+  }
+
+  /**
+   * Marks the engine's best moves on their squares: [{square, rank, score}], best first
+   * (an empty list clears them).
+   */
+  setHints(hints) {
+    this.hints = hints;
+    const byName = new Map(hints.map((hint) => [hint.square, hint]));
+    for (const line of this.cells) {
+      for (const cell of line) {
+        const hint = byName.get(cell.name);
+        cell.g.classList.toggle("hint", Boolean(hint));
+        cell.g.classList.toggle("best", Boolean(hint) && hint.rank === 1);
+        cell.hint.textContent = hint ? hint.score : "";
+        if (hint) cell.g.setAttribute("aria-label", `${cell.name} hint ${hint.rank}: ${hint.score}`);
+      }
+    }
   }
 
   setShowLegal(show) {

@@ -11,10 +11,11 @@ function el(name, attributes = {}, parent = null) {
 }
 
 /**
- * Draws `scores` ([{ply, move, score, exact}]) into `container`; `onPick(ply)` when a
- * point is chosen; `current` marks the ply reviewed.
+ * Draws the server's `{moves, scores: [{ply, move, score, exact}]}` into `container` (the
+ * scores known so far: a long game's come in steps); `onPick(ply)` when a point is chosen;
+ * `current` marks the ply reviewed.
  */
-export function drawGraph(container, scores, onPick, current = null) {
+export function drawGraph(container, { moves, scores }, onPick, current = null) {
   container.textContent = "";
   const width = 320;
   const height = 120;
@@ -25,7 +26,7 @@ export function drawGraph(container, scores, onPick, current = null) {
   const largest = Math.max(0, ...scores.map((point) => Math.abs(point.score)));
   const limit = Math.max(8, Math.ceil(largest / 8) * 8);
   const left = 26;
-  const x = (ply) => left + ((width - left - pad) * ply) / Math.max(1, scores.length);
+  const x = (ply) => left + ((width - left - pad) * ply) / Math.max(1, moves);
   const y = (score) => height / 2 - ((height / 2 - pad) * score) / limit;
   el("line", { x1: left, x2: width - pad, y1: height / 2, y2: height / 2, class: "axis" }, svg);
   for (const [score, text] of [[limit, `+${limit}`], [0, "0"], [-limit, `−${limit}`]]) {
@@ -39,13 +40,13 @@ export function drawGraph(container, scores, onPick, current = null) {
   }
   if (scores.length === 0) {
     const text = el("text", { x: width / 2, y: height / 2 - 8, class: "graph-empty" }, svg);
-    text.textContent = "no moves yet";
+    text.textContent = moves === 0 ? "no moves yet" : "computing…";
     container.appendChild(svg);
-    svg.setAttribute("aria-label", "no moves yet");
+    svg.setAttribute("aria-label", text.textContent);
     return;
   }
   const points = [[x(0), y(0)], ...scores.map((point) => [x(point.ply), y(point.score)])];
-  const area = `M ${points.map(([a, b]) => `${a},${b}`).join(" L ")} L ${x(scores.length)},${height / 2} L ${x(0)},${height / 2} Z`;
+  const area = `M ${points.map(([a, b]) => `${a},${b}`).join(" L ")} L ${x(scores[scores.length - 1].ply)},${height / 2} L ${x(0)},${height / 2} Z`;
   el("path", { d: area, class: "area" }, svg);
   el("polyline", { points: points.map(([a, b]) => `${a},${b}`).join(" "), class: "curve" }, svg);
   for (const point of scores) {
@@ -69,6 +70,6 @@ export function drawGraph(container, scores, onPick, current = null) {
     });
   }
   const last = scores[scores.length - 1];
-  svg.setAttribute("aria-label", `evaluation after ${scores.length} moves: ${last.score > 0 ? "+" : ""}${last.score} for Black`);
+  svg.setAttribute("aria-label", `evaluation after move ${last.ply} of ${moves}: ${last.score > 0 ? "+" : ""}${last.score} for Black`);
   container.appendChild(svg);
 }
