@@ -887,3 +887,49 @@ fn regression_22_5_saves_go_to_regular_files_only() {
     use std::os::unix::fs::FileTypeExt;
     assert!(kind.is_fifo(), "the FIFO is still there");
 }
+
+/// The 16x16 start as a grader input.
+fn start_16x16(dir: &Path) -> std::path::PathBuf {
+    let mut text = String::from("16\n16\nB\n>\n");
+    for row in 0..16 {
+        let cells: Vec<&str> = (0..16)
+            .map(|column| match (row, column) {
+                (7, 7) | (8, 8) => "W",
+                (7, 8) | (8, 7) => "B",
+                _ => ".",
+            })
+            .collect();
+        text.push_str(&cells.join(" "));
+        text.push('\n');
+    }
+    let path = dir.join("start16.in");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Issue 22.7: a solve on a large board stops at its time. The node count says how far it
+/// got: before the fix it was the same 7,286 nodes at any time limit (the clock was looked
+/// at only every 4,096 nodes, each of which cost a millisecond of ordering searches), now
+/// it grows with the time given.
+#[test]
+fn regression_22_7_the_time_limit_holds_on_every_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = start_16x16(dir.path());
+    let nodes = |ms: &str| {
+        let output = othello()
+            .args(["solve", "--json", "--time", ms, "--position"])
+            .arg(&start)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "not solved in time");
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(value["solved"], false);
+        value["nodes"].as_u64().unwrap()
+    };
+    let (short, long) = (nodes("20"), nodes("600"));
+    assert!(
+        short < 4096,
+        "{short} nodes in 20 ms: the clock was not looked at"
+    );
+    assert!(long > short, "{short} nodes in 20 ms, {long} in 600 ms");
+}

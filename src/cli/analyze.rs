@@ -30,8 +30,8 @@ pub struct AnalyzeArgs {
     /// the standard 8x8 start unless --rules says otherwise).
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Time to search each position, in milliseconds (exact where the solver finishes in
-    /// it).
+    /// Time to review each move, in milliseconds: half to find the best move (exact where
+    /// the solver finishes in it), half to score the move played when it is another.
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     time: u64,
     /// Rule set for a file that does not state its own.

@@ -364,9 +364,10 @@ pub enum Verdict {
 }
 
 /// Reviews every move of the game `moves` played from `setup` under `variant`: each
-/// position before a move is ranked within `options` (exactly where the solver reaches),
-/// and a move other than the best gets its own score from the position after it.
-/// `progress` hears how many moves are done. The moves must be legal (see
+/// position before a move is ranked (exactly where the solver reaches), and a move other
+/// than the best gets its own score from the position after it. A time in `options` is
+/// each move's: the two searches have half of it each, so a review takes at most the time
+/// times the moves. `progress` hears how many moves are done. The moves must be legal (see
 /// [`crate::Record::load`]); an illegal one ends the review there.
 pub fn review_game(
     variant: Variant,
@@ -389,6 +390,10 @@ pub fn review_game(
         let options = RankOptions {
             count: 1,
             variant,
+            limits: Limits {
+                time: options.limits.time.map(|time| time / 2),
+                ..options.limits
+            },
             ..*options
         };
         let hint = rank(&before, &options, None, &mut |_| {});

@@ -106,7 +106,12 @@ pub fn solve_ordered_by<N: Node>(
     let bound = node.layout().cells.len() as i32;
     let (score, best) = match goal {
         Goal::Exact => {
-            let guess = first_guess(node, rule, eval);
+            // Within the solve's own time and stop signal.
+            let limits = Limits {
+                time: solver.stopper.remaining(),
+                ..Limits::NONE
+            };
+            let guess = first_guess(node, rule, eval, &limits, signal);
             solver.converge(node, guess, -bound, bound)
         }
         Goal::WinLossDraw => solver.root(node, -1, 1),
@@ -246,16 +251,25 @@ fn follow_table<N: Node>(tt: &TranspositionTable, node: &N, rule: WinRule, pv: &
 /// Depth of the midgame search that orders the moves [`rank`] solves.
 const ORDER_DEPTH: u32 = 4;
 
-/// A first estimate of the final score, from a short midgame search.
-fn first_guess<N: Node>(node: &N, rule: WinRule, eval: Evaluator) -> i32 {
+/// A first estimate of the final score, from a short midgame search (within `limits`).
+fn first_guess<N: Node>(
+    node: &N,
+    rule: WinRule,
+    eval: Evaluator,
+    limits: &Limits,
+    signal: Option<&Signal>,
+) -> i32 {
     let options = SearchOptions {
         rule,
-        limits: Limits::depth(GUESS_DEPTH),
+        limits: Limits {
+            depth: Some(GUESS_DEPTH),
+            ..*limits
+        },
         ranked_moves: 1,
         eval,
     };
     let mut tt = TranspositionTable::new(1);
-    let report = search::search(node, &options, &mut tt, None, &mut |_| {});
+    let report = search::search(node, &options, &mut tt, signal, &mut |_| {});
     // To the nearest even number of discs: final scores on even boards are even.
     2 * (report.score as f64 / f64::from(DISC) / 2.0).round() as i32
 }
@@ -725,6 +739,7 @@ impl<N: Node> Solver<'_, '_, N> {
                         SHALLOW_DEPTH,
                         -i32::MAX,
                         i32::MAX,
+                        &mut self.stopper,
                     );
                     score * ORDER_SHALLOW / DISC
                 } else {
@@ -753,7 +768,10 @@ impl<N: Node> Solver<'_, '_, N> {
 /// A plain alpha-beta search on the evaluation to `depth`, for ordering moves far from the
 /// end, where the fastest-first keys alone guess the best move less often. Not shared with
 /// the `minimax:D` player's search: that one must tell finished games at its leaves, which
-/// costs a move generation per leaf (measured 4 % slower on FFO #48 when merged).
+/// costs a move generation per leaf (measured 4 % slower on FFO #48 when merged). Each
+/// position is work for `stopper` (not a node): once it says stop, the score means nothing
+/// and the solver unwinds.
+#[allow(clippy::too_many_arguments)]
 fn shallow_search<N: Node>(
     node: &N,
     rule: WinRule,
@@ -761,7 +779,11 @@ fn shallow_search<N: Node>(
     depth: u32,
     mut alpha: i32,
     beta: i32,
+    stopper: &mut Stopper<'_>,
 ) -> i32 {
+    if stopper.work() {
+        return 0;
+    }
     if depth == 0 {
         return eval.evaluate(node, rule);
     }
@@ -771,7 +793,7 @@ fn shallow_search<N: Node>(
         if passed.moves().is_empty() {
             return eval.evaluate(node, rule);
         }
-        return -shallow_search(&passed, rule, eval, depth - 1, -beta, -alpha);
+        return -shallow_search(&passed, rule, eval, depth - 1, -beta, -alpha, stopper);
     }
     let mut best = -i32::MAX;
     while let Some(mv) = moves.pop() {
@@ -782,6 +804,7 @@ fn shallow_search<N: Node>(
             depth - 1,
             -beta,
             -alpha,
+            stopper,
         ));
         alpha = alpha.max(best);
         if alpha >= beta {
