@@ -933,3 +933,79 @@ fn regression_22_7_the_time_limit_holds_on_every_board() {
     );
     assert!(long > short, "{short} nodes in 20 ms, {long} in 600 ms");
 }
+
+/// Issue 22.1: a training step never writes over its input, nor over a file of another
+/// kind unless forced; its output's directory is made.
+#[test]
+fn regression_22_1_training_steps_keep_their_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let train = |args: &[&str]| othello().arg("train").args(args).output().unwrap();
+    // A directory that does not exist yet is made.
+    let positions = path("gen/positions.bin");
+    let made = train(&[
+        "selfplay", "--out", &positions, "--games", "2", "--depth", "1",
+    ]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let labelled = path("gen/labelled.bin");
+    let made = train(&[
+        "label", "--in", &positions, "--out", &labelled, "--exact", "4", "--depth", "1",
+    ]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let before = std::fs::read(&labelled).unwrap();
+    // Its own input: refused, the file untouched.
+    for args in [
+        vec![
+            "fit", "--in", &labelled, "--out", &labelled, "--epochs", "1",
+        ],
+        vec!["label", "--in", &positions, "--out", &positions],
+    ] {
+        let refused = train(&args);
+        assert_eq!(refused.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("is the input"), "{args:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read(&labelled).unwrap(), before);
+    // A file of another kind: refused unless forced.
+    let refused = train(&[
+        "fit", "--in", &labelled, "--out", &positions, "--epochs", "1",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains(
+            "exists and holds positions (a selfplay output), not weights (a fit output): not replaced (--force replaces it)"
+        ),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let refused = train(&[
+        "selfplay", "--out", &labelled, "--games", "2", "--depth", "1",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(std::fs::read(&labelled).unwrap(), before, "not truncated");
+    let weights = path("gen/weights.bin");
+    let fitted = train(&["fit", "--in", &labelled, "--out", &weights, "--epochs", "1"]);
+    assert!(
+        fitted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fitted.stderr)
+    );
+    // Weights over weights are what fit makes: fine; forced over another kind too.
+    assert!(
+        train(&["fit", "--in", &labelled, "--out", &weights, "--epochs", "1"])
+            .status
+            .success()
+    );
+    let forced = train(&[
+        "fit", "--in", &labelled, "--out", &positions, "--epochs", "1", "--force",
+    ]);
+    assert!(forced.status.success());
+}

@@ -107,6 +107,9 @@ struct SelfPlayArgs {
     /// built-in one).
     #[arg(long, value_name = "FILE|classic")]
     weights: Option<String>,
+    /// Write over an --out file that is not a positions file.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -127,6 +130,9 @@ struct LabelArgs {
     /// one).
     #[arg(long, value_name = "FILE|classic")]
     weights: Option<String>,
+    /// Write over an --out file that is not a labelled positions file.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +164,9 @@ struct FitArgs {
     /// How much a neighbouring phase's position counts in a phase's fit.
     #[arg(long, default_value_t = 0.5, value_parser = probability)]
     blend: f64,
+    /// Write over an --out file that is not a weights file.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -280,6 +289,13 @@ impl SelfPlayArgs {
             random_games: self.random_games,
             eval: evaluator(self.weights.as_deref())?,
         };
+        let weights = self.weights.as_deref().map(Path::new);
+        check_output(
+            &self.out,
+            &weights.into_iter().collect::<Vec<_>>(),
+            OutputKind::Positions,
+            self.force,
+        )?;
         // Games are written whole and in order: go on from the last game begun (which a
         // stop may have cut short), dropping what it has.
         let next = resume_point(&self.out).map_err(read_error(&self.out))?;
@@ -349,6 +365,9 @@ impl LabelArgs {
             depth: self.depth,
             eval: evaluator(self.weights.as_deref())?,
         };
+        let mut inputs = vec![self.input.as_path()];
+        inputs.extend(self.weights.as_deref().map(Path::new));
+        check_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
         let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
         let (mut writer, done) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
         let done = (done as usize).min(samples.len());
@@ -389,6 +408,8 @@ impl LabelArgs {
 
 impl FitArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let inputs: Vec<&Path> = self.input.iter().map(PathBuf::as_path).collect();
+        check_output(&self.out, &inputs, OutputKind::Weights, self.force)?;
         let mut samples = Vec::new();
         for path in &self.input {
             samples.extend(SampleReader::read_all(path).map_err(read_error(path))?);
@@ -476,24 +497,100 @@ fn write_phase(out: &mut impl Write, phase: &PhaseFit) -> std::io::Result<()> {
 /// Writes `bytes` to `path` through a temporary file beside it: a stop leaves the old file
 /// or the new one, never a part.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // As a plain new file would be (the umask applies), not tempfile's private 0600.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    crate::files::write_bytes(path, bytes).map_err(write_error(path))
+}
+
+/// What a step's `--out` may be: a new file (its directory made if need be), or a file of
+/// the step's own kind, which it goes on with (or, for `fit`, replaces); never one of its
+/// inputs, nor a file of another kind unless `--force` says so (a label step costs hours:
+/// its output must not be lost to a typo).
+fn check_output(
+    out: &Path,
+    inputs: &[&Path],
+    own: OutputKind,
+    force: bool,
+) -> Result<(), CliError> {
+    let usage = |message: String| Err(CliError::Usage { message });
+    if let Some(input) = inputs.iter().find(|input| same_file(input, out)) {
+        return usage(format!(
+            "--out {} is the input {}: give the step a file of its own",
+            out.display(),
+            input.display()
+        ));
     }
-    let mut file = builder.tempfile_in(dir).map_err(write_error(path))?;
-    file.as_file_mut()
-        .write_all(bytes)
-        .map_err(write_error(path))?;
-    file.persist(path)
-        .map_err(|error| write_error(path)(error.error))?;
-    Ok(())
+    if !out.exists() {
+        if let Some(dir) = out.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+        }
+        return Ok(());
+    }
+    let found = OutputKind::of(out);
+    if found == Some(own) {
+        return Ok(());
+    }
+    if force {
+        // Replaced: the step starts a new file rather than going on with another kind.
+        return std::fs::remove_file(out).map_err(write_error(out));
+    }
+    let what = match found {
+        Some(kind) => kind.words(),
+        None => "no training file of this program's",
+    };
+    usage(format!(
+        "{} exists and holds {what}, not {}: not replaced (--force replaces it)",
+        out.display(),
+        own.words()
+    ))
+}
+
+/// The kinds of file the training steps write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OutputKind {
+    /// Positions from `selfplay`.
+    Positions,
+    /// Positions with labels, from `label`.
+    Labelled,
+    /// Weights, from `fit`.
+    Weights,
+}
+
+impl OutputKind {
+    fn words(self) -> &'static str {
+        match self {
+            OutputKind::Positions => "positions (a selfplay output)",
+            OutputKind::Labelled => "labelled positions (a label output)",
+            OutputKind::Weights => "weights (a fit output)",
+        }
+    }
+
+    /// What the file at `path` holds, read from its start; `None` for anything else (or
+    /// an empty positions file, which could be either).
+    fn of(path: &Path) -> Option<OutputKind> {
+        let mut start = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(crate::files::open_regular(path).ok()?, 8),
+            &mut start,
+        )
+        .ok()?;
+        if start == PatternWeights::MAGIC {
+            return Some(OutputKind::Weights);
+        }
+        let mut reader = SampleReader::open(path).ok()?;
+        let sample = reader.next_sample().ok()??;
+        Some(if sample.label == Label::None {
+            OutputKind::Positions
+        } else {
+            OutputKind::Labelled
+        })
+    }
+}
+
+/// Whether `a` and `b` name the same file (through links and `..` too).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 impl MeasureArgs {

@@ -79,6 +79,9 @@ impl std::fmt::Debug for PatternWeights {
 }
 
 impl PatternWeights {
+    /// The first eight bytes of a weights file.
+    pub const MAGIC: &'static [u8; 8] = MAGIC;
+
     /// Every weight zero: evaluates every position as even.
     pub fn zero() -> PatternWeights {
         PatternWeights {
