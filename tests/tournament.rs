@@ -555,6 +555,47 @@ fn bad_arguments_are_usage_errors() {
     assert_eq!(names, ["illegal.txt"]);
 }
 
+/// Whether process `pid` is gone (or a zombie waiting to be reaped), waiting a moment for
+/// it to go.
+#[cfg(target_os = "linux")]
+fn gone(pid: &str) -> bool {
+    for _ in 0..250 {
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if status.is_empty() || status.contains("State:\tZ") {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// Issue 22.9: a tournament killed with SIGKILL (no chance to stop anything) takes its
+/// engines with it, even one deep in a search that would not notice its input closing.
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_22_9_a_killed_tournament_takes_its_engines_with_it() {
+    use std::{process::Command as StdCommand, thread, time::Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let engine = format!("slow=sh -c 'echo $$ >> pids; exec {}'", nboard_command());
+    let mut child = StdCommand::new(cargo_bin!("othello"))
+        .args(["tournament", "--player", "r=random", "--engine", &engine])
+        .args(["--engine-depth", "60", "--no-save"])
+        .current_dir(dir.path())
+        .spawn()
+        .unwrap();
+    let pids = dir.path().join("pids");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !pids.exists() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    for pid in fs::read_to_string(&pids).unwrap().lines() {
+        assert!(gone(pid), "engine {pid} outlived the tournament");
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_interrupted_tournament_stops_its_engines() {

@@ -400,6 +400,27 @@ impl Process {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            let parent = unsafe { libc::getpid() };
+            unsafe {
+                command.pre_exec(move || {
+                    // Dies with the tournament, even one killed with SIGKILL (no chance to
+                    // stop its engines itself). Engines are started by the thread that
+                    // plays the games, which lives as long as the tournament.
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    // The tournament may have died before the line above.
+                    if libc::getppid() != parent {
+                        libc::_exit(1);
+                    }
+                    Ok(())
+                });
+            }
+        }
         // Registered before it can be interrupted between spawning and registering.
         let mut running = registry();
         let mut child = command.spawn()?;
