@@ -77,7 +77,7 @@ pub use crate::core::{
 };
 pub use formats::{
     grader::{Excerpt, Expected, SetupError, SetupErrorKind},
-    lines::{Line, LineReader, MAX_LINE_LEN, ReadError},
+    lines::{Line, LineReader, MAX_LINE_LEN, Printable, ReadError, printable},
     move_list::{MoveList, ParseMoveListError},
     obf::{Obf, ParseObfError},
     record::{

@@ -14,6 +14,7 @@ mod nboard;
 mod play;
 mod server;
 mod tournament;
+mod words;
 
 use std::{
     io::{self, Write},

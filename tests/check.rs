@@ -173,7 +173,7 @@ fn regression_21_1_a_slow_start_is_a_note_not_a_failure() {
         text.contains(": slow start: the rules line came after 3."),
         "{text}"
     );
-    assert!(text.ends_with("1 cases: 1 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("1 case: 1 passed, 0 failed\n"), "{text}");
     // Beyond the timeout it is still a missing rules line.
     let (status, report) = check(
         &student("--bug slow-start"),
@@ -209,7 +209,7 @@ fn failures_come_with_context_and_a_minimal_input_that_still_fails() {
     );
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "othello: 1 of 1 cases failed\n"
+        "othello: 1 of 1 case failed\n"
     );
     // The saved input is shorter and fails the same way.
     let saved = dir.path().join("standard-8x8-three-passes.in");

@@ -574,7 +574,7 @@ mod solve_and_hint {
                 "ffo#40     a2     +38  expected  +38  ok",
             ))
             .stdout(predicate::str::contains(
-                "total: 1 positions, 1 right, 0 wrong",
+                "total: 1 position, 1 right, 0 wrong",
             ));
         othello()
             .args(["solve", "--json", "--suite"])
@@ -594,7 +594,7 @@ mod solve_and_hint {
                 "ffo#40     -        -  expected  +38  TIMEOUT",
             ))
             .stdout(predicate::str::contains(
-                "total: 1 positions, 0 right, 0 wrong, 1 not solved in time",
+                "total: 1 position, 0 right, 0 wrong, 1 not solved in time",
             ));
     }
 

@@ -367,7 +367,7 @@ fn in_a_terminal_the_commands_and_the_clock_work() {
         "{screen}"
     );
     assert!(
-        screen.contains("The computer now plays as engine:3."),
+        screen.contains("The engine is now engine:3, for go and mode."),
         "{screen}"
     );
     assert!(screen.contains("O White is engine:3."), "{screen}");
@@ -558,7 +558,7 @@ fn edax_style_commands() {
     );
     let expect = |text: &str| assert!(stdout.contains(text), "{text:?} missing in:\n{stdout}");
     expect("Played f5 d6 c3.");
-    expect("a1 (move 1 of the 1) is not legal there: nothing played");
+    expect("a1 (move 1 of the 1) is not legal there (it flips no disc): nothing played");
     expect("play: ");
     expect("Took back d6 c3.");
     expect("Replayed d6.");
@@ -566,7 +566,7 @@ fn edax_style_commands() {
     expect("Saved the game to g.ggf (GGF).");
     expect("Saved the game to g.txt (a transcript).");
     expect("Saved the game to g.rec.");
-    expect("The computer now plays as engine:2.");
+    expect("The engine is now engine:2, for go and mode.");
     expect("The computer now takes 50ms a move.");
     expect("● Black is human, ○ White is engine:2.");
     // go: the computer plays Black's move, then White (the computer in mode 0) replies.

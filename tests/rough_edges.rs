@@ -152,7 +152,7 @@ fn regression_12_4_a_loaded_game_keeps_its_rules_and_a_transcript_follows_the_fl
         "load t.txt\nhistory\nquit\n",
     );
     assert!(
-        stdout.contains("Loaded t.txt (8x8 SIMPLE, most discs wins, 1 moves)."),
+        stdout.contains("Loaded t.txt (8x8 SIMPLE, most discs wins, 1 move)."),
         "{stdout}"
     );
     // A bare transcript takes the size and win rule asked for.
@@ -225,7 +225,7 @@ fn regression_12_6_and_7_save_takes_quoted_names_and_a_grader_save_loads_again()
     );
     assert!(dir.path().join("dir with space/g.txt").exists());
     assert!(
-        stdout.contains("Loaded dir with space/g.in (6x6 FULL, most discs wins, 1 moves)."),
+        stdout.contains("Loaded dir with space/g.in (6x6 FULL, most discs wins, 1 move)."),
         "{stdout}"
     );
     assert!(stdout.contains("transcript: c2"), "{stdout}");
@@ -1008,4 +1008,114 @@ fn regression_22_1_training_steps_keep_their_inputs() {
         "fit", "--in", &labelled, "--out", &positions, "--epochs", "1", "--force",
     ]);
     assert!(forced.status.success());
+}
+
+/// Issue 22.11: what the prompt and the commands say.
+#[test]
+fn regression_22_11_the_prompt_and_messages_say_what_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    // level with a greedy White: White stays greedy, and is said to.
+    let out = play_in(dir.path(), &["--white", "greedy"], "level 5\nquit\n");
+    assert!(
+        out.contains("The engine is now engine:5, for go and mode (White stays greedy)."),
+        "{out}"
+    );
+    let out = play_in(dir.path(), &["--white", "engine:3"], "level 5\nquit\n");
+    assert!(out.contains("White now plays as engine:5."), "{out}");
+    // save --grader with no file: no file named --grader.
+    let out = play_in(dir.path(), &[], "save --grader\nquit\n");
+    assert!(out.contains("save --grader takes a file name"), "{out}");
+    assert!(!dir.path().join("--grader").exists());
+    // setboard says what is wrong.
+    let start = "---------------------------OX------XO---------------------------";
+    for (line, said) in [
+        (
+            "setboard ---",
+            "setboard: 3 characters, but the 8x8 board takes 64 cells",
+        ),
+        (
+            &format!("setboard {start} Q") as &str,
+            "the side to move is B or W (X or O), not \"Q\"",
+        ),
+        (
+            &format!("setboard Z{} B", &start[1..]),
+            "cell 1 (a1) is 'Z'",
+        ),
+    ] {
+        let out = play_in(dir.path(), &[], &format!("{line}\nquit\n"));
+        assert!(out.contains(said), "{line}: {out}");
+    }
+    // play a1 gives the reason a1 alone gives.
+    let out = play_in(dir.path(), &[], "play a1\nquit\n");
+    assert!(
+        out.contains("a1 (move 1 of the 1) is not legal there (it flips no disc): nothing played"),
+        "{out}"
+    );
+    // time 1m99s is a typo, not 159 s.
+    let out = play_in(dir.path(), &[], "time 1m99s\ntime 1m30s\nquit\n");
+    assert!(
+        out.contains("time is the computer's time per move"),
+        "{out}"
+    );
+    assert!(
+        out.contains("The computer now takes 1m 30s a move."),
+        "{out}"
+    );
+    // Control characters typed in a script are shown escaped.
+    let out = play_in(dir.path(), &[], "\u{1b}[2Jd3\nquit\n");
+    assert!(out.contains("> \\u{1b}[2Jd3"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
+    // One of a kind is singular.
+    let out = play_in(
+        dir.path(),
+        &["--size", "4x4", "--white", "greedy"],
+        "c1\nquit\n",
+    );
+    assert!(!out.contains(" 1 moves"), "{out}");
+    // A tournament that fails before its first game leaves no directory behind.
+    othello()
+        .args([
+            "tournament",
+            "--player",
+            "a=random",
+            "--engine",
+            "b=no-such-engine-here",
+        ])
+        .args(["--save", "fresh"])
+        .current_dir(dir.path())
+        .assert()
+        .code(1);
+    assert!(!dir.path().join("fresh").exists());
+    // Weights for a board they do not score are refused, not ignored.
+    usage_error(
+        &[
+            "match",
+            "--black",
+            "engine",
+            "--white",
+            "greedy",
+            "--games",
+            "2",
+            "--size",
+            "6x6",
+            "--black-weights",
+            "data/eval-full-8x8.bin",
+        ],
+        "learned weights score only 8x8 FULL",
+    );
+    // A GGF whose colours do not follow the game is refused, naming the move.
+    let ggf = dir.path().join("bad.ggf");
+    std::fs::write(
+        &ggf,
+        "(;GM[Othello]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]B[F6];)",
+    )
+    .unwrap();
+    othello()
+        .arg("analyze")
+        .arg(&ggf)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "move 2: B[F6], but White is to move",
+        ));
 }

@@ -364,8 +364,9 @@ fn failure_text(report: &CaseReport, failure: &Failure, saved: Option<&PathBuf>)
 fn summary_text(summary: &CheckSummary) -> String {
     let failed = summary.cases - summary.passed;
     let mut text = format!(
-        "{} cases: {} passed, {failed} failed\n",
-        summary.cases, summary.passed
+        "{}: {} passed, {failed} failed\n",
+        crate::words::count(summary.cases as u64, "case"),
+        summary.passed
     );
     if failed > 0 {
         text.push_str(&format!(

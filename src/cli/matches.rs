@@ -8,7 +8,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Full, Shape, Simple, Variant, WinRule,
     engine::{
-        EloEstimate, GameRecord, Limits, MatchOptions, MatchSummary, PlayerSpec, Tally, play_match,
+        EloEstimate, GameRecord, Limits, MatchOptions, MatchSummary, PlayerSpec, Tally,
+        eval::Evaluator, play_match,
     },
 };
 use serde::Serialize;
@@ -99,6 +100,19 @@ impl MatchArgs {
             (&self.white_weights, self.white),
         ]) {
             if let Some(path) = path {
+                let variant = self.rules.into();
+                if !Evaluator::learned_applies(variant, setup.board.shape(), setup.win_rule) {
+                    return Err(CliError::Usage {
+                        message: format!(
+                            "weights file {}: learned weights score only 8x8 FULL with most \
+                             discs winning, not {} {} with {} discs winning",
+                            path.display(),
+                            setup.board.shape(),
+                            variant.name().to_uppercase(),
+                            setup.win_rule.name()
+                        ),
+                    });
+                }
                 if !matches!(spec, PlayerSpec::Engine(_)) {
                     return Err(CliError::Usage {
                         message: format!(
@@ -198,11 +212,12 @@ fn table(
         format!("{} ms a move", t.as_millis())
     });
     let mut text = format!(
-        "{} {}, {rule}, {} games, {} random opening moves, {time}, seed {}\n",
+        "{} {}, {rule}, {}, {} random opening {}, {time}, seed {}\n",
         setup.board.shape(),
         variant.name().to_uppercase(),
-        summary.games(),
+        crate::words::count(summary.games() as u64, "game"),
         options.openings,
+        crate::words::noun(options.openings, "move"),
         options.seed,
     );
     // An engine with weights of its own is named after their file.

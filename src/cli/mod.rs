@@ -406,7 +406,7 @@ pub enum CliError {
     #[error(transparent)]
     Check(#[from] othello::grading::check::CheckError),
     /// Some cases of a check failed.
-    #[error("{failed} of {cases} cases failed")]
+    #[error("{failed} of {} failed", crate::words::count(*cases as u64, "case"))]
     CasesFailed {
         /// Cases that failed.
         failed: usize,

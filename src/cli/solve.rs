@@ -382,8 +382,11 @@ fn run_suite(
         };
         writeln!(
             out,
-            "total: {} positions, {right} right, {} wrong{unsolved}; {} nodes in {:.1} s",
-            summary.positions, summary.wrong, summary.nodes, summary.seconds
+            "total: {}, {right} right, {} wrong{unsolved}; {} nodes in {:.1} s",
+            crate::words::count(summary.positions as u64, "position"),
+            summary.wrong,
+            summary.nodes,
+            summary.seconds
         )?;
     }
     out.flush()?;
@@ -466,7 +469,7 @@ mod tests {
             text.lines()
                 .last()
                 .unwrap()
-                .starts_with("total: 1 positions, 1 right, 0 wrong")
+                .starts_with("total: 1 position, 1 right, 0 wrong")
         );
 
         obf.scored_moves[0].1 += 2;

@@ -13,7 +13,7 @@ use std::{
 };
 
 use clap::Args;
-use othello::{Variant, protocol};
+use othello::{Printable, Variant, protocol};
 
 use super::{CliError, Rules};
 
@@ -63,7 +63,7 @@ fn run(variant: Variant, input: impl BufRead, out: &mut impl Write) -> Result<u8
         out: &out,
         at_line_start: true,
         held_cr: false,
-        text: Visible::default(),
+        text: Printable::default(),
         failure: None,
     };
     let result = protocol::run(&mut feeder, Shared(&out), variant);
@@ -109,7 +109,7 @@ struct Echo<'a, R, W> {
     at_line_start: bool,
     /// A `\r` not yet shown: dropped if the line ends right after it.
     held_cr: bool,
-    text: Visible,
+    text: Printable,
     /// Why reading or echoing failed (reported instead of the grader's error).
     failure: Option<CliError>,
 }
@@ -186,64 +186,6 @@ impl<R: BufRead, W: Write> Read for Echo<'_, R, W> {
                 // Stop the grader; the failure is reported instead of its error.
                 Err(io::ErrorKind::Other.into())
             }
-        }
-    }
-}
-
-/// Turns bytes into printable text as they come: UTF-8 text stays, control characters
-/// (but tabs) become `\u{1b}`-style escapes and bytes that are not UTF-8 `\xff`. A
-/// character split between two pushes is held until its end arrives.
-#[derive(Default)]
-struct Visible {
-    held: Vec<u8>,
-}
-
-impl Visible {
-    fn push(&mut self, bytes: &[u8], shown: &mut Vec<u8>) {
-        self.held.extend_from_slice(bytes);
-        let mut rest: &[u8] = &std::mem::take(&mut self.held);
-        loop {
-            match std::str::from_utf8(rest) {
-                Ok(text) => {
-                    show_text(text, shown);
-                    return;
-                }
-                Err(error) => {
-                    let (valid, after) = rest.split_at(error.valid_up_to());
-                    show_text(std::str::from_utf8(valid).expect("checked"), shown);
-                    match error.error_len() {
-                        Some(bad) => {
-                            for byte in &after[..bad] {
-                                shown.extend_from_slice(format!("\\x{byte:02x}").as_bytes());
-                            }
-                            rest = &after[bad..];
-                        }
-                        None => {
-                            // The start of a character whose end has not come yet.
-                            self.held = after.to_vec();
-                            return;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The end of the line: what is held can no longer become a character.
-    fn finish(&mut self, shown: &mut Vec<u8>) {
-        for byte in std::mem::take(&mut self.held) {
-            shown.extend_from_slice(format!("\\x{byte:02x}").as_bytes());
-        }
-    }
-}
-
-fn show_text(text: &str, shown: &mut Vec<u8>) {
-    for c in text.chars() {
-        if c.is_control() && c != '\t' {
-            shown.extend_from_slice(c.escape_default().to_string().as_bytes());
-        } else {
-            let mut utf8 = [0; 4];
-            shown.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
         }
     }
 }
@@ -342,7 +284,7 @@ mod tests {
     #[test]
     fn a_character_split_between_reads_stays_whole() {
         let mut shown = Vec::new();
-        let mut visible = Visible::default();
+        let mut visible = Printable::default();
         visible.push(&[0xc3], &mut shown);
         assert!(shown.is_empty());
         visible.push(&[0xa9, b'!'], &mut shown);

@@ -136,6 +136,79 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// Turns bytes into printable text as they come: UTF-8 text stays, control characters
+/// (but tabs) become `\u{1b}`-style escapes and bytes that are not UTF-8 `\xff`, so that
+/// input shown back (a transcript, an echoed prompt line) cannot drive a terminal. A
+/// character split between two pushes is held until its end arrives.
+///
+/// ```
+/// assert_eq!(othello::printable(b"f5\x1b[2J\xff"), "f5\\u{1b}[2J\\xff");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Printable {
+    held: Vec<u8>,
+}
+
+impl Printable {
+    /// Appends the printable form of `bytes` to `shown`.
+    pub fn push(&mut self, bytes: &[u8], shown: &mut Vec<u8>) {
+        self.held.extend_from_slice(bytes);
+        let mut rest: &[u8] = &std::mem::take(&mut self.held);
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(text) => {
+                    show_text(text, shown);
+                    return;
+                }
+                Err(error) => {
+                    let (valid, after) = rest.split_at(error.valid_up_to());
+                    show_text(std::str::from_utf8(valid).expect("checked"), shown);
+                    match error.error_len() {
+                        Some(bad) => {
+                            for byte in &after[..bad] {
+                                shown.extend_from_slice(format!("\\x{byte:02x}").as_bytes());
+                            }
+                            rest = &after[bad..];
+                        }
+                        None => {
+                            // The start of a character whose end has not come yet.
+                            self.held = after.to_vec();
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The end of the text: what is held can no longer become a character.
+    pub fn finish(&mut self, shown: &mut Vec<u8>) {
+        for byte in std::mem::take(&mut self.held) {
+            shown.extend_from_slice(format!("\\x{byte:02x}").as_bytes());
+        }
+    }
+}
+
+/// The printable form of `bytes` (see [`Printable`]).
+pub fn printable(bytes: &[u8]) -> String {
+    let mut shown = Vec::with_capacity(bytes.len());
+    let mut printable = Printable::default();
+    printable.push(bytes, &mut shown);
+    printable.finish(&mut shown);
+    String::from_utf8(shown).expect("only UTF-8 is pushed")
+}
+
+fn show_text(text: &str, shown: &mut Vec<u8>) {
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            shown.extend_from_slice(c.escape_default().to_string().as_bytes());
+        } else {
+            let mut utf8 = [0; 4];
+            shown.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        }
+    }
+}
+
 /// The position of the first newline in `bytes`.
 ///
 /// Move lines are short, so the first eight bytes are tested at once (a zero-byte test on

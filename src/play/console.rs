@@ -54,17 +54,24 @@ impl<I: Read, O: Write> Console<'_, I, O> {
         let line = self
             .lines
             .next_line(|| out.flush().map_err(PlayError::Write))?;
-        let text = match line {
+        let (text, shown) = match line {
             None => {
                 // The input ended: finish the prompt's line.
                 writeln!(self.out)?;
                 return Ok(None);
             }
-            Some(Line::TooLong) => "(a line too long to read)".to_owned(),
-            Some(Line::Text(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+            Some(Line::TooLong) => {
+                let text = "(a line too long to read)".to_owned();
+                (text.clone(), text)
+            }
+            Some(Line::Text(bytes)) => (
+                String::from_utf8_lossy(bytes).into_owned(),
+                // Shown back as the transcript shows input: nothing that drives a terminal.
+                othello::printable(bytes),
+            ),
         };
         if self.echo {
-            let shown = text.trim_end();
+            let shown = shown.trim_end();
             if shown.is_empty() {
                 writeln!(self.out)?;
             } else {

@@ -141,6 +141,16 @@ impl Input {
             ("analyze" | "analyse" | "a", []) => Input::Analyze,
             ("help" | "?", [topic]) => Input::Help(Some(topic.to_ascii_lowercase())),
             ("history", []) => Input::History,
+            ("save" | "save!", ["--grader"]) => {
+                unknown("save --grader takes a file name: save --grader FILE.in".into())
+            }
+            ("save" | "save!", [option, ..])
+                if option.starts_with("--") && *option != "--grader" =>
+            {
+                unknown(format!(
+                    "save: unknown option {option:?} (save FILE, or save --grader FILE.in; a file whose name starts with -- is ./--name)"
+                ))
+            }
             ("save" | "save!", [path]) => Input::Save {
                 path: PathBuf::from(path),
                 grader: false,
@@ -226,6 +236,9 @@ pub fn parse_time(text: &str) -> Option<Duration> {
 /// A duration as people write one (see [`parse_time`]), more than nothing and at most
 /// `max`.
 pub fn parse_duration(text: &str, max: Duration) -> Option<Duration> {
+    if !units_in_range(text) {
+        return None;
+    }
     let time = if let Some((minutes, seconds)) = text.split_once(':') {
         let minutes: u64 = minutes.parse().ok()?;
         let seconds: f64 = seconds.parse().ok()?;
@@ -241,6 +254,37 @@ pub fn parse_duration(text: &str, max: Duration) -> Option<Duration> {
     (!time.is_zero() && time <= max).then_some(time)
 }
 
+/// Whether each part of a duration such as `1m30s` after the first is within its unit
+/// (`1m99s` is a typo, not 159 seconds): seconds and minutes under 60, hours under 24,
+/// milliseconds under 1000.
+fn units_in_range(text: &str) -> bool {
+    let mut parts = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let after = &rest[digits..];
+        let unit_len = after.len()
+            - after
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
+        if digits == 0 || unit_len == 0 {
+            return true; // not this shape: the parser decides
+        }
+        parts.push((&rest[..digits], &after[..unit_len]));
+        rest = after[unit_len..].trim_start();
+    }
+    parts.iter().skip(1).all(|(number, unit)| {
+        let limit = match *unit {
+            "s" | "sec" | "secs" | "second" | "seconds" | "m" | "min" | "mins" | "minute"
+            | "minutes" => 60,
+            "h" | "hr" | "hrs" | "hour" | "hours" => 24,
+            "ms" | "msec" | "millis" => 1000,
+            _ => u64::MAX,
+        };
+        number.parse::<u64>().is_ok_and(|n| n < limit)
+    })
+}
+
 /// `setboard CELLS SIDE`, or `setboard CELLSSIDE` in one word as Edax writes it (65
 /// characters on 8x8).
 fn parse_setboard(words: &[&str], shape: Shape) -> Input {
@@ -252,17 +296,38 @@ fn parse_setboard(words: &[&str], shape: Shape) -> Input {
             "-".repeat(cells_wanted.min(8)) + "..."
         ))
     };
-    if text.chars().count() != cells_wanted + 1 {
+    if words.is_empty() {
         return usage();
+    }
+    let found = text.chars().count();
+    if found != cells_wanted + 1 {
+        return Input::Unknown(format!(
+            "setboard: {found} characters, but the {shape} board takes {cells_wanted} cells and \
+             the side to move ({} in all)",
+            cells_wanted + 1
+        ));
     }
     let (cells, side) = text.split_at(text.len() - 1);
     let side = match side {
         "b" | "B" | "x" | "X" | "*" => Color::Black,
         "w" | "W" | "o" | "O" => Color::White,
-        _ => return usage(),
+        other => {
+            return Input::Unknown(format!(
+                "setboard: the side to move is B or W (X or O), not {other:?}"
+            ));
+        }
     };
-    if !cells.chars().all(|c| "xXbB*oOwW-.".contains(c)) {
-        return usage();
+    if let Some((index, bad)) = cells
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !"xXbB*oOwW-.".contains(*c))
+    {
+        let square = shape.squares().nth(index).expect("within the board");
+        return Input::Unknown(format!(
+            "setboard: cell {} ({square}) is {bad:?}: cells are X, B or * (Black), O or W \
+             (White), - or . (empty)",
+            index + 1
+        ));
     }
     Input::SetBoard {
         cells: cells.to_owned(),

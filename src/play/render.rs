@@ -265,14 +265,12 @@ pub fn review_lines(reviews: &[analysis::MoveReview]) -> Vec<String> {
             },
         );
         lines.push(format!(
-            "{}: {} moves, lost {:.2} discs in all; {} mistake{}, {} blunder{}; {worst}",
+            "{}: {}, lost {:.2} discs in all; {}, {}; {worst}",
             side_name(color),
-            summary.moves,
+            crate::words::count(summary.moves as u64, "move"),
             f64::from(summary.total_loss) / f64::from(DISC),
-            summary.mistakes,
-            if summary.mistakes == 1 { "" } else { "s" },
-            summary.blunders,
-            if summary.blunders == 1 { "" } else { "s" },
+            crate::words::count(summary.mistakes as u64, "mistake"),
+            crate::words::count(summary.blunders as u64, "blunder"),
         ));
     }
     lines

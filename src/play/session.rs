@@ -15,7 +15,7 @@ use othello::{
     },
 };
 
-use crate::files;
+use crate::{files, words};
 
 use super::{
     Console, Input, PlayError, PlayOptions, Seat, Style, View, clock_text, command_help, describe,
@@ -549,10 +549,10 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 self.game.history().len() + 1,
                 color_name(side)
             ),
-            Status::Over(_) => match self.game.history().len() {
-                1 => "game over after 1 move".to_owned(),
-                moves => format!("game over after {moves} moves"),
-            },
+            Status::Over(_) => format!(
+                "game over after {}",
+                words::count(self.game.history().len() as u64, "move")
+            ),
         });
         let view = View {
             board: &board,
@@ -707,11 +707,12 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 );
                 return Ok(self.console.say(&self.style().warn(&text))?);
             }
-            if trial.play(square).is_err() {
+            if let Err(error) = trial.play(square) {
                 let text = format!(
-                    "{square} (move {} of the {}) is not legal there: nothing played",
+                    "{square} (move {} of the {}) is not legal there ({}): nothing played",
                     index + 1,
-                    squares.len()
+                    squares.len(),
+                    reason(&error)
                 );
                 return Ok(self.console.say(&self.style().warn(&text))?);
             }
@@ -792,17 +793,30 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             _ => PlayerSpec::Engine(level),
         };
         self.engine = spec;
-        for seat in &mut self.options.seats {
-            if matches!(
-                seat,
-                Seat::Computer(PlayerSpec::Engine(_) | PlayerSpec::Classic(_))
-            ) {
-                *seat = Seat::Computer(spec);
+        let mut changed = Vec::new();
+        let mut others = Vec::new();
+        for (color, seat) in Color::ALL.into_iter().zip(&mut self.options.seats) {
+            match seat {
+                Seat::Computer(PlayerSpec::Engine(_) | PlayerSpec::Classic(_)) => {
+                    *seat = Seat::Computer(spec);
+                    changed.push(color_name(color));
+                }
+                Seat::Computer(other) => {
+                    others.push(format!("{} stays {other}", color_name(color)))
+                }
+                Seat::Human => {}
             }
         }
         self.seat_players();
-        self.console
-            .say(&format!("The computer now plays as {spec}."))?;
+        let mut text = match changed.as_slice() {
+            [] => format!("The engine is now {spec}, for go and mode"),
+            seats => format!("{} now plays as {spec}", seats.join(" and ")),
+        };
+        if !others.is_empty() {
+            text.push_str(&format!(" ({})", others.join(", ")));
+        }
+        text.push('.');
+        self.console.say(&text)?;
         Ok(())
     }
 
@@ -974,10 +988,10 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.restart(record.setup);
         self.game = game;
         self.console.say(&format!(
-            "Loaded {} ({}, {} moves).",
+            "Loaded {} ({}, {}).",
             path.display(),
             describe(R::VARIANT, &record.setup),
-            record.moves.len()
+            words::count(record.moves.len() as u64, "move")
         ))?;
         self.show_board()?;
         Ok(None)
@@ -991,6 +1005,14 @@ enum SaveFormat {
     Ggf,
     Transcript,
     Grader,
+}
+
+/// Why a move was refused, in a few words: `the square is taken`.
+fn reason(error: &othello::MoveError) -> String {
+    let text = error.to_string();
+    // "illegal move a1: it flips no disc" -> "it flips no disc"
+    text.split_once(": ")
+        .map_or(text.clone(), |(_, why)| why.to_owned())
 }
 
 fn color_name(color: Color) -> &'static str {

@@ -406,12 +406,16 @@ pub fn run(
             .iter()
             .zip(&results)
             .any(|(game, result)| result.is_none() && (game.black == index || game.white == index));
-        if plays {
-            engine.start().map_err(|source| TournamentError::Start {
+        if plays && let Err(source) = engine.start() {
+            // Nothing was played: a directory made for this run goes with it.
+            if let Some(store) = store.take() {
+                store.abandon();
+            }
+            return Err(TournamentError::Start {
                 name: options.entrants[index].name.clone(),
                 command: command.clone(),
                 source,
-            })?;
+            });
         }
     }
 

@@ -11,6 +11,8 @@ use othello::{
 };
 use serde::Serialize;
 
+use crate::words;
+
 use super::{
     EntrantKind, Forfeit, GameResult, OpeningsSource, Played, TournamentOptions, pairings,
     save::GameLine,
@@ -112,10 +114,11 @@ pub fn text(
     };
     let _ = writeln!(
         text,
-        "{kind}: {players} players, {} pairings of {} games, {} games",
-        pairings(options).len(),
-        options.games_per_pairing,
-        played.games.len(),
+        "{kind}: {}, {} of {}, {}",
+        words::count(players as u64, "player"),
+        words::count(pairings(options).len() as u64, "pairing"),
+        words::count(options.games_per_pairing, "game"),
+        words::count(played.games.len() as u64, "game"),
     );
     let count = options.openings.len();
     let openings = match &options.openings_source {
@@ -201,10 +204,10 @@ pub fn text(
     let anchor = names[standings.anchor];
     let _ = writeln!(
         text,
-        "Elo: Bradley-Terry maximum likelihood from all {} games (a draw is half a win),\n\
+        "Elo: Bradley-Terry maximum likelihood from all {} (a draw is half a win),\n\
          anchored at 0 on {anchor}, with {} virtual draw against {anchor} for each other \
          player;\n95 % intervals from the observed information.",
-        played.games.len(),
+        words::count(played.games.len() as u64, "game"),
         points_text(PRIOR_DRAWS),
     );
     let forfeits: Vec<_> = played
@@ -458,7 +461,8 @@ pub fn resumed_note(dir: &Path, played: usize, total: usize) -> String {
         "nothing left to play"
     };
     format!(
-        "othello tournament: {played} of {total} games already played in {}; {then}",
+        "othello tournament: {played} of {} already played in {}; {then}",
+        words::count(total as u64, "game"),
         dir.display()
     )
 }

@@ -361,7 +361,9 @@ pub struct Store {
     /// The date written into each game's GGF.
     date: Option<String>,
     /// Held while the tournament runs: one run at a time saves here.
-    _lock: crate::files::Lock,
+    lock: Option<crate::files::Lock>,
+    /// This run made the directory (it was not there before).
+    made: bool,
 }
 
 impl Store {
@@ -380,6 +382,7 @@ impl Store {
             let path = path.to_owned();
             move |source| TournamentError::Write { path, source }
         };
+        let made = !dir.exists();
         fs::create_dir_all(dir).map_err(write_error(dir))?;
         let lock_path = dir.join(LOCK);
         let lock = match crate::files::Lock::try_acquire(&lock_path) {
@@ -461,10 +464,21 @@ impl Store {
                 dir: dir.to_owned(),
                 games,
                 date: options.date.clone(),
-                _lock: lock,
+                lock: Some(lock),
+                made,
             },
             played,
         ))
+    }
+
+    /// Gives the directory up when the tournament fails before its first game: one this run
+    /// made is removed (it holds no game), one that was there is left as it was.
+    pub fn abandon(mut self) {
+        let played = fs::metadata(self.dir.join(GAMES)).is_ok_and(|games| games.len() > 0);
+        self.lock = None;
+        if self.made && !played {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
     }
 
     /// Saves a finished game: its GGF file, then its line in `games.jsonl`, synced to disk.
