@@ -1373,3 +1373,26 @@ async fn regression_21_11_help_between_people_is_opt_in_and_never_for_the_oppone
     assert_eq!(ask(&id(&engine), "hint", None).await.0, 200);
     assert_eq!(ask(&id(&engine), "evaluations", None).await.0, 200);
 }
+
+/// Issue 22.15: on all interfaces the address printed is one to open, and the line after
+/// says it serves every interface (with this machine's addresses where it has some).
+#[tokio::test]
+async fn regression_22_15_all_interfaces_print_an_address_to_open() {
+    use std::io::{BufRead, BufReader};
+    let (_dir, db) = database();
+    let mut child = Server::command_at(&db, "0.0.0.0:0", &[]).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let second = lines.next().unwrap().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.starts_with("othello serve: http://127.0.0.1:"),
+        "{first}"
+    );
+    assert!(
+        second.starts_with("listening on all interfaces (0.0.0.0:"),
+        "{second}"
+    );
+    assert!(!first.contains("0.0.0.0"), "{first}");
+}

@@ -21,8 +21,9 @@ use crate::tournament::report::{json_number, signed as elo_text};
 /// FILE] [--win ..] [--openings K] [--time-per-move MS] [--seed S] [--hash MIB] [--json]`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// The player with Black in the first game: random, greedy, minimax:D, mcts:N,
-    /// engine or engine:L (1-10).
+    /// The player with Black in the first game: random, greedy, minimax:D (1-60), mcts:N
+    /// (1-1000000), engine or engine:L (1-10), classic or classic:L (the engine with the
+    /// hand-written evaluation).
     #[arg(long, value_name = "SPEC")]
     black: PlayerSpec,
     /// The player with White in the first game.

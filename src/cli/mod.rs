@@ -104,11 +104,12 @@ pub enum Command {
     ///
     /// Prints the address to open. Ctrl-C or SIGTERM stops it gracefully.
     Serve(serve::ServeArgs),
-    /// Train the learned evaluation: play games, score their positions, fit weights.
+    /// Train the learned evaluation: play games, score their positions, fit weights,
+    /// measure them.
     ///
-    /// The steps are subcommands (selfplay, label, fit), each reproducible from its seed
-    /// and options, each resuming where it stopped. See the README's "Training the
-    /// evaluation".
+    /// The steps are subcommands (selfplay, label, fit, then measure), each reproducible
+    /// from its seed and options, each resuming where it stopped. See "Training it again"
+    /// in docs/training.md.
     Train(train::TrainArgs),
     /// Every move of a saved game against the engine's best, with the discs it lost:
     /// mistakes and blunders flagged, then each side's total loss and worst move.

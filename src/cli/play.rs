@@ -17,7 +17,7 @@ use crate::play::{self, PlayOptions, Seat};
 #[derive(Debug, Args)]
 pub struct PlayArgs {
     /// Who plays Black: human, or a player spec (random, greedy, minimax:D, mcts:N,
-    /// engine, engine:L).
+    /// engine, engine:L, classic, classic:L).
     #[arg(long, value_name = "human|SPEC", default_value = "human")]
     black: Seat,
     /// Who plays White.

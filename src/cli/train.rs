@@ -31,6 +31,7 @@ pub struct TrainArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(next_line_help = true)]
 enum Step {
     /// Step 1: positions from games the engine plays against itself (8x8 FULL).
     ///

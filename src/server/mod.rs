@@ -141,7 +141,18 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             async move { hub.resume(RESUMED_GAMES).await }
         });
         let (stop, stopping) = tokio::sync::watch::channel(false);
-        let origin = format!("http://{addr}");
+        // An address to open: on all interfaces, this machine's own (loopback) one.
+        let local = if addr.ip().is_unspecified() {
+            let loopback: std::net::IpAddr = if addr.is_ipv4() {
+                std::net::Ipv4Addr::LOCALHOST.into()
+            } else {
+                std::net::Ipv6Addr::LOCALHOST.into()
+            };
+            SocketAddr::new(loopback, addr.port())
+        } else {
+            addr
+        };
+        let origin = format!("http://{local}");
         let app = App {
             hub: Arc::clone(&hub),
             origin: origin.clone(),
@@ -153,10 +164,26 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             limits.max_connections = max;
         }
         let _ = writeln!(out, "othello serve: {origin}/");
+        if addr.ip().is_unspecified() {
+            let others: Vec<String> = network_addresses(addr.is_ipv4())
+                .into_iter()
+                .map(|ip| format!("http://{}/", SocketAddr::new(ip, addr.port())))
+                .collect();
+            let _ = writeln!(
+                out,
+                "listening on all interfaces ({addr}); from other machines: {}",
+                if others.is_empty() {
+                    "this machine's address, port ".to_owned() + &addr.port().to_string()
+                } else {
+                    others.join(" ")
+                }
+            );
+        }
         let _ = writeln!(
             out,
-            "games in {}; {engines} engine search(es) at once; Ctrl-C stops",
-            options.db.display()
+            "games in {}; {} at once; Ctrl-C stops",
+            options.db.display(),
+            crate::words::count(engines as u64, "engine thread")
         );
         let _ = out.flush();
         // Games nobody has used for a while leave memory (the store keeps them).
@@ -201,6 +228,43 @@ fn lock_database(db: &Path) -> Result<crate::files::Lock, ServeError> {
             source: StoreError::Lock(error),
         }),
     }
+}
+
+/// This machine's addresses other than loopback (IPv4 or IPv6), for people on the network.
+fn network_addresses(ipv4: bool) -> Vec<std::net::IpAddr> {
+    let mut found = Vec::new();
+    #[cfg(unix)]
+    // SAFETY: getifaddrs fills a list this function walks read-only and frees; each
+    // address is read as the family it says it is.
+    unsafe {
+        let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+        if libc::getifaddrs(&mut list) != 0 {
+            return found;
+        }
+        let mut entry = list;
+        while !entry.is_null() {
+            let address = (*entry).ifa_addr;
+            if !address.is_null() {
+                let ip: Option<std::net::IpAddr> = match i32::from((*address).sa_family) {
+                    libc::AF_INET if ipv4 => {
+                        let v4 = &*address.cast::<libc::sockaddr_in>();
+                        Some(std::net::Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr)).into())
+                    }
+                    libc::AF_INET6 if !ipv4 => {
+                        let v6 = &*address.cast::<libc::sockaddr_in6>();
+                        Some(std::net::Ipv6Addr::from(v6.sin6_addr.s6_addr).into())
+                    }
+                    _ => None,
+                };
+                if let Some(ip) = ip.filter(|ip| !ip.is_loopback() && !found.contains(ip)) {
+                    found.push(ip);
+                }
+            }
+            entry = (*entry).ifa_next;
+        }
+        libc::freeifaddrs(list);
+    }
+    found
 }
 
 /// Each connection is a file: lets the server have as many as the system allows this
