@@ -549,7 +549,21 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
     );
     settle(&client).await;
     screenshot(&client, "engines.png").await;
-    // Resumed, it plays to the end.
+    // Resumed without pauses between moves, it plays to the end.
+    client
+        .execute(
+            "const pace = document.querySelector('#speed-input'); pace.value = 0; \
+             pace.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('#speed-output').textContent === '0 ms'",
+        "no pause between moves",
+    )
+    .await;
     client
         .find(Locator::Css("#pause-button"))
         .await
