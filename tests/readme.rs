@@ -1,0 +1,167 @@
+//! The README's examples, run as a newcomer would run them, so they stay true: every
+//! command of every `sh` block (blocks marked `sh no-run` start servers or prompts, or run
+//! for minutes) must succeed, and the scripted `play` session must print what the README
+//! shows (but for its hint lines, which depend on the machine's speed).
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use assert_cmd::cargo::cargo_bin;
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+/// The fenced blocks of `text`: their info string and their lines.
+fn blocks(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut found = Vec::new();
+    // The block open, and the indentation of its fence (a block inside a list item is
+    // indented, its lines too).
+    let mut open: Option<(String, Vec<String>, usize)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            match open.take() {
+                Some((info, lines, _)) => found.push((info, lines)),
+                None => {
+                    let indent = line.len() - trimmed.len();
+                    open = Some((info.trim().to_owned(), Vec::new(), indent));
+                }
+            }
+        } else if let Some((_, lines, indent)) = &mut open {
+            let prefix = " ".repeat(*indent);
+            lines.push(line.strip_prefix(&prefix).unwrap_or(line).to_owned());
+        }
+    }
+    found
+}
+
+/// `line` with the README's ways of calling the program replaced by the binary built for
+/// the tests.
+fn with_binary(line: &str) -> String {
+    let binary = shell_words::quote(&cargo_bin!("othello").display().to_string()).into_owned();
+    for prefix in [
+        "cargo run --release -- ",
+        "target/release/othello ",
+        "othello ",
+    ] {
+        if let Some(rest) = line.strip_prefix(prefix) {
+            return format!("{binary} {rest}");
+        }
+    }
+    line.replace("| othello ", &format!("| {binary} "))
+}
+
+/// A directory to run the examples in, with the repository's `fixtures` and `data` at hand.
+fn workdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for name in ["fixtures", "data"] {
+        std::os::unix::fs::symlink(root.join(name), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+fn run(command: &str, dir: &Path) -> std::process::Output {
+    Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_command_of_the_readme_runs() {
+    let dir = workdir();
+    let mut ran = 0;
+    for (info, lines) in blocks(&readme()) {
+        if info != "sh" {
+            continue;
+        }
+        // Continued lines (ending in `\`) are one command.
+        let mut commands = Vec::new();
+        let mut current = String::new();
+        for line in lines {
+            let line = line.trim();
+            if let Some(start) = line.strip_suffix('\\') {
+                current.push_str(start);
+                continue;
+            }
+            current.push_str(line);
+            commands.push(std::mem::take(&mut current));
+        }
+        for command in commands {
+            // The set-up commands: building is what this test runs on.
+            if command.is_empty()
+                || command.starts_with('#')
+                || command.starts_with("cargo test")
+                || command.starts_with("cargo install")
+                || command.starts_with("cargo build")
+            {
+                continue;
+            }
+            let output = run(&with_binary(&command), dir.path());
+            assert!(
+                output.status.success(),
+                "{command}\nstdout: {}\nstderr: {}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 10, "only {ran} commands found");
+}
+
+/// A hint line of the play mode: `1. f6 -0.58 (depth 14) f6 e3 ...`.
+fn is_hint(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    matches!(
+        (words.next(), words.next(), words.next()),
+        (Some(rank), Some(_), Some(score))
+            if rank.ends_with('.')
+                && rank[..rank.len() - 1].bytes().all(|b| b.is_ascii_digit())
+                && score.starts_with(['+', '-'])
+    )
+}
+
+#[test]
+fn the_scripted_play_session_prints_what_the_readme_shows() {
+    let readme = readme();
+    let (_, lines) = blocks(&readme)
+        .into_iter()
+        .find(|(info, lines)| {
+            info == "text" && lines.first().is_some_and(|l| l.starts_with("$ printf"))
+        })
+        .expect("the scripted session is in the README");
+    let command = lines[0].strip_prefix("$ ").unwrap();
+    let dir = workdir();
+    let output = run(&with_binary(command), dir.path());
+    assert!(output.status.success());
+    let shown: Vec<&str> = lines[1..]
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !is_hint(l))
+        .collect();
+    let printed = String::from_utf8(output.stdout).unwrap();
+    let printed: Vec<&str> = printed.lines().filter(|l| !is_hint(l)).collect();
+    assert_eq!(printed, shown);
+    assert!(dir.path().join("game.rec").exists());
+}
+
+#[test]
+fn the_quick_start_prints_the_course_example() {
+    let dir = workdir();
+    let output = run(
+        &with_binary("cargo run --release -- < fixtures/transcripts/full/spec-full-4x4.in"),
+        dir.path(),
+    );
+    let expected = std::fs::read(
+        dir.path()
+            .join("fixtures/transcripts/full/spec-full-4x4.out"),
+    )
+    .unwrap();
+    assert_eq!(output.stdout, expected);
+}
