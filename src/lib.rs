@@ -69,11 +69,11 @@ pub use crate::core::{
     any_game::AnyGame,
     bitboard::{Bitboard, Squares},
     board::{Board, EMPTY_CELL},
-    color::Color,
+    color::{ByColor, Color},
     game::{Game, MoveError, Outcome, Ply, ReplayError, Status},
     geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square},
     rules::{Full, ParseVariantError, RuleSet, Simple, Variant},
-    setup::{Setup, WinRule},
+    setup::{ParseWinRuleError, Setup, WinRule},
 };
 pub use formats::{
     grader::{Excerpt, Expected, SetupError, SetupErrorKind},
@@ -81,7 +81,7 @@ pub use formats::{
     move_list::{MoveList, ParseMoveListError},
     obf::{Obf, ParseObfError},
     record::{
-        Ending, GgfExportError, GraderExportError, LoadError, LoadSettings, ParseRecordError,
-        Record, RecordFormat, Setting, Stated,
+        Ending, ExportError, GgfExportError, GraderExportError, LoadError, LoadSettings,
+        ParseRecordError, Record, RecordFormat, Setting, Stated,
     },
 };

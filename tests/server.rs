@@ -127,8 +127,15 @@ async fn creating_and_reading_a_game() {
     );
     assert_eq!(game["seats"]["black"]["player"], "engine:2");
     assert_eq!(state["seats"]["black"]["kind"], "engine");
-    // Only the exports that work for it: GGF is FULL 8x8 only.
-    assert_eq!(state["exports"], json!(["transcript", "record", "grader"]));
+    // Only the exports that work for it: GGF is FULL 8x8 only, a transcript is read from
+    // the standard start with Black first (the console and the API agree: issue 23.3).
+    assert_eq!(state["exports"], json!(["record", "grader"]));
+    let (status, body) = get(
+        &server,
+        &format!("/games/{}/export?format=transcript", id(&game)),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (422, "bad_position"), "{body}");
 
     // Odd sides: no grader input either, and asking for one says why.
     let game = create(&server, json!({"rows": 5, "columns": 7})).await;

@@ -14,7 +14,7 @@ use othello::{
 };
 use serde::Serialize;
 
-use super::{CliError, Rules, Win, hash_megabytes};
+use super::{CliError, Rules, hash_megabytes, win_rule};
 use crate::tournament::report::{json_number, signed as elo_text};
 
 /// `othello match --black SPEC --white SPEC --games N [--rules ..] [--size RxC | --position
@@ -43,8 +43,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "RxC", default_value = "8x8")]
     size: Shape,
     /// Who wins: most or fewest discs (default: most, or the position file's rule).
-    #[arg(long, value_enum)]
-    win: Option<Win>,
+    #[arg(long, value_name = "most|fewest", value_parser = win_rule)]
+    win: Option<WinRule>,
     /// Random legal moves played before the players take over (at most half the empty
     /// squares of the start, so the players decide most of each game).
     #[arg(long, value_name = "K", default_value_t = 4)]
@@ -78,12 +78,7 @@ impl MatchArgs {
     /// # Errors
     /// [`CliError`] for bad arguments, a bad position file or failed output.
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
-        let setup = super::starting_setup(
-            self.position.as_deref(),
-            self.size,
-            None,
-            self.win.map(Into::into),
-        )?;
+        let setup = super::starting_setup(self.position.as_deref(), self.size, None, self.win)?;
         let empties = setup.board.empty_squares().count();
         if self.openings > empties / 2 {
             return Err(CliError::Usage {
@@ -205,10 +200,7 @@ fn table(
     summary: &MatchSummary,
 ) -> String {
     let setup = &options.setup;
-    let rule = match setup.win_rule {
-        WinRule::MostDiscs => "most discs wins",
-        WinRule::FewestDiscs => "fewest discs wins",
-    };
+    let rule = setup.win_rule.description();
     let time = options.limits.time.map_or("no time limit".to_owned(), |t| {
         format!("{} ms a move", t.as_millis())
     });

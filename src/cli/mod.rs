@@ -172,22 +172,9 @@ impl From<First> for Color {
     }
 }
 
-/// A win rule on the command line.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Win {
-    /// Most discs wins (the grader's `>`).
-    Most,
-    /// Fewest discs wins (the grader's `<`).
-    Fewest,
-}
-
-impl From<Win> for WinRule {
-    fn from(win: Win) -> WinRule {
-        match win {
-            Win::Most => WinRule::MostDiscs,
-            Win::Fewest => WinRule::FewestDiscs,
-        }
-    }
+/// A win rule on the command line, by its name (`most` or `fewest`).
+pub fn win_rule(text: &str) -> Result<WinRule, String> {
+    WinRule::from_name(text).map_err(|error| error.to_string())
 }
 
 /// Where a position comes from.

@@ -7,9 +7,9 @@ use std::{
 };
 
 use clap::Args;
-use othello::{LoadSettings, Shape, Variant};
+use othello::{LoadSettings, Shape, Variant, WinRule};
 
-use super::{CliError, First, Rules, Win, clock_seed, hash_megabytes, record_date};
+use super::{CliError, First, Rules, clock_seed, hash_megabytes, record_date, win_rule};
 use crate::play::{self, PlayOptions, Seat};
 
 /// `othello play [--black human|SPEC] [--white human|SPEC] [--rules ..] [--size RxC]
@@ -33,8 +33,8 @@ pub struct PlayArgs {
     #[arg(long, value_enum, conflicts_with = "position")]
     first: Option<First>,
     /// Who wins: most or fewest discs.
-    #[arg(long, value_enum)]
-    win: Option<Win>,
+    #[arg(long, value_name = "most|fewest", value_parser = win_rule)]
+    win: Option<WinRule>,
     /// Start from a grader-format input's header and board.
     #[arg(long, value_name = "FILE", conflicts_with = "load")]
     position: Option<PathBuf>,
@@ -101,7 +101,7 @@ impl PlayArgs {
             self.position.as_deref(),
             self.size.unwrap_or(Shape::STANDARD),
             first,
-            self.win.map(Into::into),
+            self.win,
         )?;
         let variant = self.rules.map_or(Variant::Full, Variant::from);
         // A loaded game keeps what its file states; flags fill in the rest, and
@@ -110,7 +110,7 @@ impl PlayArgs {
             variant: self.rules.map(Variant::from),
             shape: self.size,
             first,
-            win: self.win.map(Into::into),
+            win: self.win,
             ..LoadSettings::defaults(variant, setup)
         };
         let load = self

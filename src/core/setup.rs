@@ -40,6 +40,11 @@ impl Setup {
     }
 }
 
+/// A win rule's name that is neither `most` nor `fewest`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the win rule is most or fewest, not {0:?}")]
+pub struct ParseWinRuleError(pub String);
+
 /// How the winner is decided when neither side can move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum WinRule {
@@ -51,11 +56,35 @@ pub enum WinRule {
 }
 
 impl WinRule {
+    /// Both rules.
+    pub const ALL: [WinRule; 2] = [WinRule::MostDiscs, WinRule::FewestDiscs];
+
     /// The rule's name on command lines, in records and in the API: `most` or `fewest`.
+    /// The one place these words are written; [`WinRule::from_name`] reads them back. (Its
+    /// `Display` is the grader's symbol, `>` or `<`.)
     pub const fn name(self) -> &'static str {
         match self {
             WinRule::MostDiscs => "most",
             WinRule::FewestDiscs => "fewest",
+        }
+    }
+
+    /// The rule named `name` (`most` or `fewest`, as [`WinRule::name`] writes them).
+    ///
+    /// # Errors
+    /// [`ParseWinRuleError`] for any other text.
+    pub fn from_name(name: &str) -> Result<WinRule, ParseWinRuleError> {
+        WinRule::ALL
+            .into_iter()
+            .find(|rule| rule.name() == name)
+            .ok_or_else(|| ParseWinRuleError(name.to_owned()))
+    }
+
+    /// The rule for people: `most discs wins`.
+    pub const fn description(self) -> &'static str {
+        match self {
+            WinRule::MostDiscs => "most discs wins",
+            WinRule::FewestDiscs => "fewest discs wins",
         }
     }
 

@@ -22,7 +22,6 @@ use console::Console;
 pub use input::{Input, command_help, help_text, parse_duration};
 use othello::{
     Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple, Variant,
-    WinRule,
     engine::{ParsePlayerError, PlayerSpec},
 };
 pub use render::{Style, View, hint_lines, move_text, review_lines};
@@ -258,10 +257,7 @@ pub fn run(
 
 /// `8x8 FULL, most discs wins`.
 fn describe(variant: Variant, setup: &Setup) -> String {
-    let rule = match setup.win_rule {
-        WinRule::MostDiscs => "most discs wins",
-        WinRule::FewestDiscs => "fewest discs wins",
-    };
+    let rule = setup.win_rule.description();
     format!(
         "{} {}, {rule}",
         setup.board.shape(),

@@ -9,7 +9,8 @@ use std::{
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
-    Bitboard, Color, Game, LoadSettings, Outcome, Ply, Record, RuleSet, Setup, Status, WinRule,
+    Bitboard, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat, RuleSet,
+    Setup, Status, WinRule,
     engine::{
         Limits, Player, PlayerSpec, SearchReport, analysis, eval::DISC, new_player, seat_seed,
     },
@@ -877,43 +878,25 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
         let format = match extension.as_deref() {
-            _ if grader => SaveFormat::Grader,
-            Some("in") => SaveFormat::Grader,
-            Some("ggf") => SaveFormat::Ggf,
-            Some("txt") => SaveFormat::Transcript,
-            _ => SaveFormat::Record,
+            _ if grader => RecordFormat::Grader,
+            Some("in") => RecordFormat::Grader,
+            Some("ggf") => RecordFormat::Ggf,
+            Some("txt") => RecordFormat::Transcript,
+            _ => RecordFormat::Record,
         };
-        let text = match format {
-            SaveFormat::Grader => record.to_grader_input().map_err(|e| e.to_string()),
-            SaveFormat::Ggf => record
-                .to_ggf()
-                .map(|text| text + "\n")
-                .map_err(|e| e.to_string()),
-            SaveFormat::Transcript => {
-                let setup = &record.setup;
-                let standard = setup.board == othello::Board::standard(setup.board.shape())
-                    && setup.first_mover == Color::Black;
-                if standard {
-                    let moves: String = record.moves.iter().map(|s| s.to_string()).collect();
-                    Ok(moves + "\n")
-                } else {
-                    Err(
-                        "a transcript (.txt) only holds games from the standard start with Black first; save it as FILE.rec (the game record) instead"
-                            .to_owned(),
-                    )
-                }
-            }
-            SaveFormat::Record => Ok(record.to_string()),
-        };
-        let text = match text {
+        let text = match record.export(format) {
             Ok(text) => text,
+            Err(ExportError::Transcript) => {
+                let text = "cannot save: a transcript (.txt) only holds games from the standard start with Black first; save it as FILE.rec (the game record) instead";
+                return Ok(self.console.say(&self.style().warn(text))?);
+            }
             Err(error) => {
                 return Ok(self
                     .console
                     .say(&self.style().warn(&format!("cannot save: {error}")))?);
             }
         };
-        let grader = format == SaveFormat::Grader;
+        let grader = format == RecordFormat::Grader;
         if files::is_irregular(path) {
             let text = format!(
                 "cannot save {}: it is not a regular file (a directory, a FIFO or a device); saves go to files",
@@ -951,8 +934,8 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 "Saved the game to {}{replaced}{}.",
                 path.display(),
                 match format {
-                    SaveFormat::Ggf => " (GGF)",
-                    SaveFormat::Transcript => " (a transcript)",
+                    RecordFormat::Ggf => " (GGF)",
+                    RecordFormat::Transcript => " (a transcript)",
                     _ => "",
                 }
             ),
@@ -996,15 +979,6 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.show_board()?;
         Ok(None)
     }
-}
-
-/// The formats `save` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SaveFormat {
-    Record,
-    Ggf,
-    Transcript,
-    Grader,
 }
 
 /// Why a move was refused, in a few words: `the square is taken`.

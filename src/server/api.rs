@@ -16,7 +16,7 @@ use axum::{
     routing::{get, post},
 };
 use othello::{
-    Color, LoadSettings, MoveList, Record, Setup, Shape, Square, Variant, WinRule,
+    Color, LoadSettings, Record, RecordFormat, Setup, Shape, Square, Variant, WinRule,
     engine::{analysis::Hint, eval::DISC},
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -315,16 +315,12 @@ impl CreateRequest {
                 )));
             }
         };
-        let win = match self.win.as_deref() {
-            None => None,
-            Some("most") => Some(WinRule::MostDiscs),
-            Some("fewest") => Some(WinRule::FewestDiscs),
-            Some(text) => {
-                return Err(ApiError::BadRequest(format!(
-                    "win must be most or fewest, not {text:?}"
-                )));
-            }
-        };
+        let win = self
+            .win
+            .as_deref()
+            .map(WinRule::from_name)
+            .transpose()
+            .map_err(|error| ApiError::BadRequest(format!("win: {error}")))?;
         let seat = |text: Option<String>, name: &str| -> Result<Seat, ApiError> {
             match text {
                 None => Ok(Seat::Human),
@@ -777,45 +773,30 @@ async fn export(
     Params(params): Params<ExportParams>,
 ) -> Result<Response, ApiError> {
     let record = cell.live.lock().await.record();
-    let format = params.format.as_deref().unwrap_or("record");
-    let (text, extension) = match format {
-        "record" => (record.to_string(), "txt"),
-        "transcript" => (
-            format!("{}\n", MoveList::from_iter(record.moves.iter().copied())),
-            "txt",
-        ),
-        "ggf" => (
-            record
-                .to_ggf()
-                .map(|text| text + "\n")
-                .map_err(|error| ApiError::BadPosition(error.to_string()))?,
-            "ggf",
-        ),
-        "grader" => (
-            record
-                .to_grader_input()
-                .map_err(|error| ApiError::BadPosition(error.to_string()))?,
-            "in",
-        ),
-        other => {
-            return Err(ApiError::BadRequest(format!(
-                "format must be ggf, transcript, record or grader, not {other:?}"
-            )));
-        }
-    };
+    let name = params.format.as_deref().unwrap_or("record");
+    let format = RecordFormat::from_name(name)
+        .filter(|format| RecordFormat::EXPORTS.contains(format))
+        .ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "format must be ggf, transcript, record or grader, not {name:?}"
+            ))
+        })?;
+    let text = record
+        .export(format)
+        .map_err(|error| ApiError::BadPosition(error.to_string()))?;
     // A grader input does not say its rules: its name does (`othello --rules simple <
     // othello-ID-simple.in` replays a SIMPLE one).
-    let name = if format == "grader" {
+    let file = if format == RecordFormat::Grader {
         format!("othello-{}-{}.in", cell.id, record.variant.name())
     } else {
-        format!("othello-{}-{format}.{extension}", cell.id)
+        format!("othello-{}-{name}.{}", cell.id, format.extension())
     };
     Ok((
         [
             (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_owned()),
             (
                 header::CONTENT_DISPOSITION,
-                format!("inline; filename=\"{name}\""),
+                format!("inline; filename=\"{file}\""),
             ),
         ],
         text,

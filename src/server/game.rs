@@ -393,10 +393,8 @@ pub(super) fn revive(stored: StoredGame) -> Option<LiveGame> {
     let setup = Setup {
         board: board_of(&stored.board)?,
         first_mover: color_of(&stored.first)?,
-        win_rule: match stored.win.as_str() {
-            "fewest" => WinRule::FewestDiscs,
-            _ => WinRule::MostDiscs,
-        },
+        // An unknown rule is a damaged game, not most discs by default.
+        win_rule: WinRule::from_name(&stored.win).ok()?,
     };
     let squares: Vec<Square> = stored
         .moves

@@ -10,7 +10,7 @@ use std::{
 };
 
 use othello::{
-    AnyGame, Color, Full, Setup, Simple, Square, WinRule,
+    AnyGame, Color, Full, Setup, Simple, Square,
     engine::{
         Limits, PlayerSpec, Signal,
         analysis::{Hint, RankOptions, rank},
@@ -303,11 +303,7 @@ impl Hub {
             rules: new.variant.name().to_owned(),
             board: board_text(&new.setup.board),
             first: color_text(new.setup.first_mover),
-            win: match new.setup.win_rule {
-                WinRule::MostDiscs => "most",
-                WinRule::FewestDiscs => "fewest",
-            }
-            .to_owned(),
+            win: new.setup.win_rule.name().to_owned(),
             seats: live.seats.clone().map(|seat| StoredSeat {
                 player: seat.player.to_string(),
                 time_ms: seat.time_ms,

@@ -1,7 +1,7 @@
 //! The JSON the API and the live channel send: a game's state as one viewer sees it. The
 //! page renders only this; no rule is decided in the browser. Secrets never appear here.
 
-use othello::{AnyGame, Color, Outcome, Record, Square, WinRule};
+use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square};
 use serde::Serialize;
 
 use super::game::{GameCell, Help, LiveGame, legal_list, status_text};
@@ -145,20 +145,6 @@ pub fn moves_with_passes(game: &AnyGame) -> Vec<String> {
     moves
 }
 
-/// The formats `/export` can write for `game`.
-pub fn export_formats(game: &AnyGame) -> Vec<&'static str> {
-    let shape = game.board().shape();
-    let mut formats = vec!["transcript"];
-    if Record::ggf_fits(game.variant(), shape) {
-        formats.push("ggf");
-    }
-    formats.push("record");
-    if Record::grader_fits(shape) {
-        formats.push("grader");
-    }
-    formats
-}
-
 /// The state of `game` (the live one, or a replay of its first moves for a review).
 pub fn state(
     cell: &GameCell,
@@ -219,10 +205,7 @@ pub fn state(
         rows: shape.rows(),
         columns: shape.columns(),
         first: letter(setup.first_mover),
-        win: match setup.win_rule {
-            WinRule::MostDiscs => "most",
-            WinRule::FewestDiscs => "fewest",
-        },
+        win: setup.win_rule.name(),
         board: rows,
         to_move: to_move.map(letter),
         legal: if to_move.is_some() {
@@ -271,7 +254,10 @@ pub fn state(
         },
         help_on: live.help,
         review,
-        exports: export_formats(game),
+        exports: Record::exports_for(model.game.variant(), model.game.setup())
+            .into_iter()
+            .map(RecordFormat::name)
+            .collect(),
         version: live.version,
     }
 }

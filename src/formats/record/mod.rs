@@ -228,6 +228,65 @@ impl Record {
         ggf::write(self)
     }
 
+    /// The game as text in `format` (ending with a newline): the one way every front end
+    /// writes a game, so that they agree on what each format holds.
+    ///
+    /// ```
+    /// use othello::{MoveList, Record, RecordFormat, Setup, Shape, Variant};
+    ///
+    /// let mut record = Record::new(Variant::Full, Setup::standard(Shape::STANDARD));
+    /// record.moves = "f5d6".parse::<MoveList>()?.0;
+    /// assert_eq!(record.export(RecordFormat::Transcript)?, "f5d6\n");
+    /// assert_eq!(record.exports(), RecordFormat::EXPORTS);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ExportError`] where the format cannot hold the game: GGF anything but 8 × 8 FULL,
+    /// a grader input odd sides, a transcript a game from another start than the standard
+    /// one with Black first; OBF is a position, not a game.
+    pub fn export(&self, format: RecordFormat) -> Result<String, ExportError> {
+        match format {
+            RecordFormat::Record => Ok(self.to_string()),
+            RecordFormat::Ggf => Ok(self.to_ggf()? + "\n"),
+            RecordFormat::Grader => Ok(self.to_grader_input()?),
+            RecordFormat::Transcript if self.starts_standard() => Ok(format!(
+                "{}\n",
+                MoveList::from_iter(self.moves.iter().copied())
+            )),
+            RecordFormat::Transcript => Err(ExportError::Transcript),
+            RecordFormat::Obf => Err(ExportError::Obf),
+        }
+    }
+
+    /// The formats [`Record::export`] writes this game in, in [`RecordFormat::EXPORTS`]'s
+    /// order: for a front end to offer only those.
+    pub fn exports(&self) -> Vec<RecordFormat> {
+        Record::exports_for(self.variant, &self.setup)
+    }
+
+    /// [`Record::exports`] for any game of `variant` from `setup` (its moves do not
+    /// matter): for a front end that has the game but not a record of it.
+    pub fn exports_for(variant: Variant, setup: &Setup) -> Vec<RecordFormat> {
+        let shape = setup.board.shape();
+        RecordFormat::EXPORTS
+            .into_iter()
+            .filter(|format| match format {
+                RecordFormat::Transcript => starts_standard(setup),
+                RecordFormat::Ggf => Record::ggf_fits(variant, shape),
+                RecordFormat::Grader => Record::grader_fits(shape),
+                RecordFormat::Record => true,
+                RecordFormat::Obf => false,
+            })
+            .collect()
+    }
+
+    /// Whether the game starts from the standard start of its board with Black first: what a
+    /// bare transcript is read from.
+    fn starts_standard(&self) -> bool {
+        starts_standard(&self.setup)
+    }
+
     /// Whether [`Record::to_ggf`] writes games of this rule set and shape (FULL on 8 × 8):
     /// lets a front end offer only the exports that work.
     pub fn ggf_fits(variant: Variant, shape: Shape) -> bool {
@@ -257,6 +316,30 @@ fn side_name(color: Color) -> &'static str {
     }
 }
 
+/// Whether `setup` is the standard start of its board with Black first.
+fn starts_standard(setup: &Setup) -> bool {
+    setup.board == crate::Board::standard(setup.board.shape()) && setup.first_mover == Color::Black
+}
+
+/// A game that a format cannot hold (see [`Record::export`]).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ExportError {
+    /// GGF holds 8 × 8 FULL games whose moves replay.
+    #[error(transparent)]
+    Ggf(#[from] GgfExportError),
+    /// The grader's input needs even sides.
+    #[error(transparent)]
+    Grader(#[from] GraderExportError),
+    /// A bare transcript is read from the standard start with Black first.
+    #[error(
+        "a transcript holds only games from the standard start with Black first; the game record holds any"
+    )]
+    Transcript,
+    /// OBF is a position.
+    #[error("obf holds a position, not a game")]
+    Obf,
+}
+
 /// The text formats [`Record`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordFormat {
@@ -270,6 +353,51 @@ pub enum RecordFormat {
     Transcript,
     /// A grader-protocol input: header, board and move lines.
     Grader,
+}
+
+impl RecordFormat {
+    /// The formats a game is exported in, in the order front ends offer them.
+    pub const EXPORTS: [RecordFormat; 4] = [
+        RecordFormat::Transcript,
+        RecordFormat::Ggf,
+        RecordFormat::Record,
+        RecordFormat::Grader,
+    ];
+
+    /// Its name in the API and on the page: `transcript`, `ggf`, `record`, `grader`, `obf`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RecordFormat::Record => "record",
+            RecordFormat::Ggf => "ggf",
+            RecordFormat::Obf => "obf",
+            RecordFormat::Transcript => "transcript",
+            RecordFormat::Grader => "grader",
+        }
+    }
+
+    /// The format named `name` (as [`RecordFormat::name`] writes it).
+    pub fn from_name(name: &str) -> Option<RecordFormat> {
+        [
+            RecordFormat::Record,
+            RecordFormat::Ggf,
+            RecordFormat::Obf,
+            RecordFormat::Transcript,
+            RecordFormat::Grader,
+        ]
+        .into_iter()
+        .find(|format| format.name() == name)
+    }
+
+    /// A file name extension for it: `rec`, `ggf`, `obf`, `txt`, `in`.
+    pub const fn extension(self) -> &'static str {
+        match self {
+            RecordFormat::Record => "rec",
+            RecordFormat::Ggf => "ggf",
+            RecordFormat::Obf => "obf",
+            RecordFormat::Transcript => "txt",
+            RecordFormat::Grader => "in",
+        }
+    }
 }
 
 /// What a text read as a [`Record`] stated itself; the rest are defaults, which whoever

@@ -26,7 +26,7 @@ impl fmt::Display for Record {
         writeln!(f, "rules: {}", self.variant)?;
         writeln!(f, "size: {shape}")?;
         writeln!(f, "first: {}", self.setup.first_mover)?;
-        writeln!(f, "win: {}", win_rule_name(self.setup.win_rule))?;
+        writeln!(f, "win: {}", self.setup.win_rule.name())?;
         write!(f, "board: ")?;
         for row in 0..shape.rows() {
             if row > 0 {
@@ -58,14 +58,6 @@ impl fmt::Display for Record {
             write!(f, " {square}")?;
         }
         writeln!(f)
-    }
-}
-
-/// The record format's name for `rule`.
-const fn win_rule_name(rule: WinRule) -> &'static str {
-    match rule {
-        WinRule::MostDiscs => "most",
-        WinRule::FewestDiscs => "fewest",
     }
 }
 
@@ -212,10 +204,9 @@ pub(super) fn parse_record(text: &str) -> Result<(Record, Stated), ParseRecordEr
                 set_once(&mut first, "first", line, parsed)?;
             }
             "win" => {
-                let parsed = match value {
-                    "most" => WinRule::MostDiscs,
-                    "fewest" => WinRule::FewestDiscs,
-                    _ => {
+                let parsed = match WinRule::from_name(value) {
+                    Ok(rule) => rule,
+                    Err(_) => {
                         return Err(ParseRecordError::WinRule {
                             line,
                             found: found(),
