@@ -15,7 +15,6 @@ use othello::{
     engine::{
         Limits,
         analysis::{self, MoveReview, RankOptions, Verdict},
-        eval::DISC,
     },
 };
 use serde::Serialize;
@@ -150,22 +149,17 @@ struct Worst {
     loss: f64,
 }
 
-/// Evaluation units as discs, to the hundredth (and never `-0`).
-fn discs(units: i32) -> f64 {
-    (f64::from(units) / f64::from(DISC) * 100.0).round() / 100.0 + 0.0
-}
-
 impl Report {
     fn new(variant: Variant, reviews: &[MoveReview]) -> Report {
         let side = |summary: analysis::SideSummary| SideJson {
             moves: summary.moves,
-            total_loss: discs(summary.total_loss),
+            total_loss: summary.total_loss.discs(),
             mistakes: summary.mistakes,
             blunders: summary.blunders,
             worst: summary.worst.map(|worst| Worst {
                 ply: worst.ply + 1,
                 played: worst.played.to_string(),
-                loss: discs(worst.loss),
+                loss: worst.loss.discs(),
             }),
         };
         let [black, white] = analysis::summarize(reviews);
@@ -177,10 +171,10 @@ impl Report {
                     ply: review.ply + 1,
                     side: Color::letter(review.side),
                     played: review.played.to_string(),
-                    score: discs(review.played_score),
+                    score: review.played_score.discs(),
                     best: review.best.to_string(),
-                    best_score: discs(review.best_score),
-                    loss: discs(review.loss),
+                    best_score: review.best_score.discs(),
+                    loss: review.loss.discs(),
                     exact: review.exact,
                     verdict: match review.verdict() {
                         Verdict::Fine => "fine",

@@ -13,7 +13,6 @@ use othello::{
     engine::{
         Limits, Signal,
         analysis::{DEFAULT_TIME, Hint, RankOptions, rank, solve_time},
-        eval::DISC,
     },
 };
 use serde::Serialize;
@@ -122,11 +121,6 @@ struct HintLineJson {
     pv: Vec<String>,
 }
 
-/// Discs to the hundredth, for JSON (`-0.0` written as `0.0`).
-fn discs(score: i32) -> f64 {
-    (f64::from(score) / f64::from(DISC) * 100.0).round() / 100.0 + 0.0
-}
-
 fn json(hint: &Hint) -> HintJson {
     HintJson {
         to_move: hint.to_move.map(Color::letter),
@@ -143,7 +137,7 @@ fn json(hint: &Hint) -> HintJson {
             .map(|(index, line)| HintLineJson {
                 rank: index + 1,
                 mv: move_text(line.square),
-                score: discs(line.score),
+                score: line.score.discs(),
                 exact: line.exact,
                 pv: line.pv.iter().map(|&square| move_text(square)).collect(),
             })
@@ -258,12 +252,6 @@ mod tests {
         assert_eq!(value["moves"].as_array().unwrap().len(), 2);
         assert_eq!(value["to_move"], "B");
         assert_eq!(value["moves"][0]["pv"][0], value["moves"][0]["move"]);
-    }
-
-    #[test]
-    fn scores_read_as_discs() {
-        assert_eq!(discs(-1), -0.01);
-        assert!(discs(0).is_sign_positive());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{
     Goal, Limits, Node, NodeTask, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
-    eval::{DISC, Evaluator, final_score},
+    eval::{Evaluator, Score, final_score},
     player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
     search, solve_time_estimate, with_node,
 };
@@ -48,8 +48,8 @@ impl RankOptions {
 pub struct HintLine {
     /// The move; `None` for a pass.
     pub square: Option<Square>,
-    /// Its score for the side to move, in evaluation units ([`DISC`] per disc).
-    pub score: i32,
+    /// Its score for the side to move.
+    pub score: Score,
     /// Whether the score is exact (whole discs).
     pub exact: bool,
     /// The line expected, starting with the move (`None` for passes).
@@ -168,7 +168,7 @@ fn rank_node<N: Node>(
         };
         let mut after = rank_moves(&passed, &options, rule, &mut tt, signal, depth, start);
         let reply = after.lines.pop();
-        let (score, exact, mut pv) = reply.map_or((0, true, Vec::new()), |line| {
+        let (score, exact, mut pv) = reply.map_or((Score(0), true, Vec::new()), |line| {
             (-line.score, line.exact, line.pv)
         });
         pv.insert(0, None);
@@ -221,7 +221,7 @@ fn rank_moves<N: Node>(
                         .into_iter()
                         .map(|solved| HintLine {
                             square: Some(solved.square),
-                            score: solved.score * DISC,
+                            score: Score::from_discs(solved.score),
                             exact: true,
                             pv: solved.pv.into_iter().map(Some).collect(),
                         })
@@ -258,7 +258,7 @@ fn rank_moves<N: Node>(
             .iter()
             .map(|ranked| HintLine {
                 square: Some(ranked.square),
-                score: ranked.score,
+                score: Score(ranked.score),
                 exact: report.exact,
                 pv: ranked.pv.iter().copied().map(Some).collect(),
             })
@@ -325,13 +325,13 @@ pub struct MoveReview {
     pub played: Square,
     /// The best move found.
     pub best: Square,
-    /// The best move's score for the side that moved, in evaluation units.
-    pub best_score: i32,
+    /// The best move's score for the side that moved.
+    pub best_score: Score,
     /// The played move's score, the same way.
-    pub played_score: i32,
-    /// What the played move lost against the best, in evaluation units (never below 0:
-    /// two searches may not agree to the last hundredth).
-    pub loss: i32,
+    pub played_score: Score,
+    /// What the played move lost against the best (never below 0: two searches may not
+    /// agree to the last hundredth).
+    pub loss: Score,
     /// Whether both scores are exact (the solver reached the end of the game).
     pub exact: bool,
 }
@@ -340,8 +340,8 @@ impl MoveReview {
     /// How bad the move is.
     pub fn verdict(&self) -> Verdict {
         match self.loss {
-            loss if loss >= BLUNDER * DISC => Verdict::Blunder,
-            loss if loss >= MISTAKE * DISC => Verdict::Mistake,
+            loss if loss >= Score::from_discs(BLUNDER) => Verdict::Blunder,
+            loss if loss >= Score::from_discs(MISTAKE) => Verdict::Mistake,
             _ => Verdict::Fine,
         }
     }
@@ -419,7 +419,7 @@ pub fn review_game(
             best,
             best_score: line.score,
             played_score,
-            loss: (line.score - played_score).max(0),
+            loss: (line.score - played_score).max(Score(0)),
             exact,
         });
         progress(ply + 1);
@@ -435,13 +435,13 @@ fn score_after(
     variant: Variant,
     options: &RankOptions,
     mover: Color,
-) -> (i32, bool) {
+) -> (Score, bool) {
     let board = game.board();
     let Some(side) = game.side_to_move() else {
         let (mine, theirs) = (board.count(mover), board.count(mover.opponent()));
         let empties = board.empty_squares().count();
         return (
-            DISC * final_score(game.setup().win_rule, mine, theirs, empties),
+            Score::from_discs(final_score(game.setup().win_rule, mine, theirs, empties)),
             true,
         );
     };
@@ -476,8 +476,8 @@ fn score_after(
 pub struct SideSummary {
     /// Moves reviewed.
     pub moves: usize,
-    /// Their losses added up, in evaluation units.
-    pub total_loss: i32,
+    /// Their losses added up.
+    pub total_loss: Score,
     /// Moves that lost [`MISTAKE`] discs or more (blunders included).
     pub mistakes: usize,
     /// Moves that lost [`BLUNDER`] discs or more.
@@ -492,7 +492,7 @@ pub fn summarize(reviews: &[MoveReview]) -> [SideSummary; 2] {
     for review in reviews {
         let summary = &mut sides[review.side as usize];
         summary.moves += 1;
-        summary.total_loss += review.loss;
+        summary.total_loss = Score(summary.total_loss.0 + review.loss.0);
         match review.verdict() {
             Verdict::Blunder => {
                 summary.mistakes += 1;
@@ -501,7 +501,7 @@ pub fn summarize(reviews: &[MoveReview]) -> [SideSummary; 2] {
             Verdict::Mistake => summary.mistakes += 1,
             Verdict::Fine => {}
         }
-        if review.loss > 0
+        if review.loss > Score(0)
             && summary
                 .worst
                 .as_ref()
@@ -673,7 +673,7 @@ mod tests {
                 };
                 for line in hint(&setup, &options).lines {
                     assert!(
-                        line.score.abs() < cells * DISC,
+                        line.score.0.abs() < cells * crate::engine::eval::DISC,
                         "{line:?} on {rows}x{columns}"
                     );
                 }
@@ -695,7 +695,7 @@ mod tests {
         assert!(hint.exact());
         assert_eq!(hint.depth, 20);
         assert_eq!(hint.lines[0].square, Some("a2".parse().unwrap()));
-        assert_eq!(hint.lines[0].score, 38 * DISC);
+        assert_eq!(hint.lines[0].score, Score::from_discs(38));
         assert!(hint.lines[1].score <= hint.lines[0].score);
         assert!(hint.lines[0].pv.len() > 10, "{hint:?}");
         // Asked for depth 17 of 20 empties (the example): a search that deep takes
@@ -706,7 +706,10 @@ mod tests {
         };
         let deep = super::rank(&obf.setup, &options, None, &mut |_| {});
         assert!(deep.exact(), "{deep:?}");
-        assert_eq!((deep.depth, deep.lines[0].score), (20, 38 * DISC));
+        assert_eq!(
+            (deep.depth, deep.lines[0].score),
+            (20, Score::from_discs(38))
+        );
         // A shallow one stays a search.
         let options = RankOptions {
             limits: Limits::depth(6),
@@ -773,9 +776,9 @@ mod tests {
         let b1: Square = "b1".parse().unwrap();
         let reviews = review_game(Variant::Full, &obf.setup, &[a2], &options, &mut |_| {});
         assert_eq!(reviews.len(), 1);
-        assert_eq!((reviews[0].best, reviews[0].loss), (a2, 0));
+        assert_eq!((reviews[0].best, reviews[0].loss), (a2, Score(0)));
         assert!(reviews[0].exact);
-        assert_eq!(reviews[0].best_score, 38 * DISC);
+        assert_eq!(reviews[0].best_score, Score::from_discs(38));
         // Another first move loses what the solver says it does.
         let reviews = review_game(Variant::Full, &obf.setup, &[b1], &options, &mut |_| {});
         let node = crate::engine::Node8::from_board(&obf.setup.board, Color::Black);
@@ -791,9 +794,9 @@ mod tests {
         )
         .unwrap();
         let b1_score = ranked.iter().find(|m| m.square == b1).unwrap().score;
-        assert_eq!(reviews[0].played_score, b1_score * DISC);
-        assert_eq!(reviews[0].loss, (38 - b1_score) * DISC);
-        assert!(reviews[0].loss > 0 && reviews[0].exact);
+        assert_eq!(reviews[0].played_score, Score::from_discs(b1_score));
+        assert_eq!(reviews[0].loss, Score::from_discs(38 - b1_score));
+        assert!(reviews[0].loss > Score(0) && reviews[0].exact);
         let [black, white] = summarize(&reviews);
         assert_eq!((black.moves, white.moves), (1, 0));
         assert_eq!(black.total_loss, reviews[0].loss);

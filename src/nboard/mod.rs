@@ -61,7 +61,7 @@ use othello::{
     engine::{
         Limits, Signal,
         analysis::{Hint, RankOptions, rank},
-        eval::DISC,
+        eval::Score,
     },
 };
 use output::{Depth, Reply, Status, send};
@@ -431,7 +431,7 @@ impl Session {
                 }
                 nodes += hint.nodes;
                 let eval = match (hint.final_score, hint.lines.first()) {
-                    (Some(discs), _) => discs * DISC,
+                    (Some(discs), _) => Score::from_discs(discs),
                     (None, Some(best)) => best.score,
                     (None, None) => continue,
                 };

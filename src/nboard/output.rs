@@ -8,7 +8,7 @@ use std::{
     time::Duration,
 };
 
-use othello::{Square, engine::eval::DISC};
+use othello::{Square, engine::eval::Score};
 
 /// The name the engine gives itself (`set myname`): one word, as the GUI reads it.
 pub const NAME: &str = "othello";
@@ -26,8 +26,8 @@ pub enum Reply<'a> {
     Search {
         /// The line expected, starting with the move; `None` is a pass.
         pv: &'a [Option<Square>],
-        /// For the side to move, in evaluation units ([`DISC`] per disc).
-        eval: i32,
+        /// For the side to move.
+        eval: Score,
         /// How deep it was searched.
         depth: Depth,
     },
@@ -35,8 +35,8 @@ pub enum Reply<'a> {
     Move {
         /// The move; `None` is a pass.
         square: Option<Square>,
-        /// For the side to move, in evaluation units.
-        eval: i32,
+        /// For the side to move.
+        eval: Score,
         /// How long the choice took.
         elapsed: Duration,
     },
@@ -51,8 +51,8 @@ pub enum Reply<'a> {
     Analysis {
         /// Moves played before the position, passes included (0 is the game's start).
         moves_made: usize,
-        /// For the side to move there, in evaluation units.
-        eval: i32,
+        /// For the side to move there.
+        eval: Score,
     },
     /// `learned`.
     Learned,
@@ -188,12 +188,11 @@ impl fmt::Display for Line<'_> {
 
 /// An evaluation in discs to the hundredth, as the protocol's evaluations are (`-1.25`;
 /// never `-0.00`).
-struct Discs(i32);
+struct Discs(Score);
 
 impl fmt::Display for Discs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let discs = (f64::from(self.0) / f64::from(DISC) * 100.0).round() / 100.0 + 0.0;
-        write!(f, "{discs:.2}")
+        write!(f, "{:.2}", self.0.discs())
     }
 }
 
@@ -239,19 +238,19 @@ mod tests {
         assert_eq!(text(Reply::Status(Status::Thinking)), "status thinking\n");
         let search = Reply::Search {
             pv: &pv,
-            eval: -125,
+            eval: Score(-125),
             depth: Depth::Plies(12),
         };
         assert_eq!(text(search), "search F5-PA-C3 -1.25 0 12\n");
         let exact = Reply::Search {
             pv: &pv[..1],
-            eval: 3800,
+            eval: Score(3800),
             depth: Depth::Exact,
         };
         assert_eq!(text(exact), "search F5 38.00 0 100%\n");
         let chosen = Reply::Move {
             square: None,
-            eval: -1,
+            eval: Score(-1),
             elapsed,
         };
         assert_eq!(text(chosen), "=== PA/-0.01/1.234\n");
@@ -262,7 +261,7 @@ mod tests {
         assert_eq!(text(nodes), "nodestats 35805 1.234\n");
         let analysis = Reply::Analysis {
             moves_made: 3,
-            eval: 0,
+            eval: Score(0),
         };
         assert_eq!(text(analysis), "analysis 3 0.00\n");
         assert_eq!(text(Reply::Learned), "learned\n");
@@ -270,8 +269,8 @@ mod tests {
 
     #[test]
     fn no_negative_zero_and_no_line_breaks_in_a_status() {
-        assert_eq!(Discs(0).to_string(), "0.00");
-        assert_eq!(Discs(-DISC / 2).to_string(), "-0.50");
+        assert_eq!(Discs(Score(0)).to_string(), "0.00");
+        assert_eq!(Discs(Score(-50)).to_string(), "-0.50");
         let why = io::Error::other("bad\nline\u{1b}");
         assert_eq!(
             text(Reply::Status(Status::Refused(&why))),

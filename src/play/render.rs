@@ -10,7 +10,7 @@ use othello::{
     Bitboard, Board, Color, Square,
     engine::{
         analysis::{self, Hint},
-        eval::DISC,
+        eval::Score,
     },
 };
 
@@ -169,11 +169,11 @@ pub fn draw_board(view: &View<'_>, style: Style) -> String {
 }
 
 /// A score for people: whole discs when exact (`+6`), else discs to two decimals (`+1.25`).
-pub fn score_text(score: i32, exact: bool) -> String {
+pub fn score_text(score: Score, exact: bool) -> String {
     if exact {
-        format!("{:+}", score / DISC)
+        format!("{score:#}")
     } else {
-        format!("{:+.2}", f64::from(score) / f64::from(DISC))
+        format!("{score}")
     }
 }
 
@@ -232,7 +232,7 @@ pub fn review_lines(reviews: &[analysis::MoveReview]) -> Vec<String> {
                 score_text(review.played_score, review.exact)
                     + if review.exact { " exact" } else { "" }
             );
-            if review.loss == 0 {
+            if review.loss == Score(0) {
                 return format!("{head}  best");
             }
             let verdict = match review.verdict() {
@@ -268,7 +268,7 @@ pub fn review_lines(reviews: &[analysis::MoveReview]) -> Vec<String> {
             "{}: {}, lost {:.2} discs in all; {}, {}; {worst}",
             side_name(color),
             crate::words::count(summary.moves as u64, "move"),
-            f64::from(summary.total_loss) / f64::from(DISC),
+            summary.total_loss.discs(),
             crate::words::count(summary.mistakes as u64, "mistake"),
             crate::words::count(summary.blunders as u64, "blunder"),
         ));
@@ -277,11 +277,11 @@ pub fn review_lines(reviews: &[analysis::MoveReview]) -> Vec<String> {
 }
 
 /// A loss for people: whole discs when exact, else two decimals.
-fn loss_text(loss: i32, exact: bool) -> String {
+fn loss_text(loss: Score, exact: bool) -> String {
     if exact {
-        format!("{}", loss / DISC)
+        format!("{}", loss.whole_discs())
     } else {
-        format!("{:.2}", f64::from(loss) / f64::from(DISC))
+        format!("{:.2}", loss.discs())
     }
 }
 
@@ -403,8 +403,8 @@ mod tests {
 
     #[test]
     fn hint_scores_read_as_discs() {
-        assert_eq!(score_text(600, true), "+6");
-        assert_eq!(score_text(-125, false), "-1.25");
+        assert_eq!(score_text(Score(600), true), "+6");
+        assert_eq!(score_text(Score(-125), false), "-1.25");
         assert_eq!(move_text(None), "pass");
     }
 }

@@ -12,7 +12,7 @@ use othello::{
     Bitboard, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat, RuleSet,
     Setup, Status, WinRule,
     engine::{
-        Limits, Player, PlayerSpec, SearchReport, analysis, eval::DISC, new_player, seat_seed,
+        Limits, Player, PlayerSpec, SearchReport, analysis, eval::Score, new_player, seat_seed,
     },
 };
 
@@ -466,9 +466,9 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let name = color_name(side);
         let mut progress = |report: &SearchReport| {
             spinner.set_message(format!(
-                "{name} is thinking: depth {}, score {:+.2}",
+                "{name} is thinking: depth {}, score {}",
                 report.depth,
-                f64::from(report.score) / f64::from(DISC)
+                Score(report.score)
             ));
         };
         let choice = player.choose(&self.game, &Limits::time(time), &mut progress);

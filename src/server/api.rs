@@ -17,7 +17,7 @@ use axum::{
 };
 use othello::{
     Color, LoadSettings, Record, RecordFormat, Setup, Shape, Square, Variant, WinRule,
-    engine::{analysis::Hint, eval::DISC},
+    engine::analysis::Hint,
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
@@ -665,7 +665,7 @@ fn hint_view(hint: &Hint) -> HintView {
             .iter()
             .map(|line| HintLineView {
                 mv: move_text(line.square),
-                score: (f64::from(line.score) / f64::from(DISC) * 100.0).round() / 100.0 + 0.0,
+                score: line.score.discs(),
                 exact: line.exact,
                 pv: line.pv.iter().map(|&square| move_text(square)).collect(),
             })

@@ -14,7 +14,6 @@ use othello::{
     engine::{
         Limits, PlayerSpec, Signal,
         analysis::{Hint, RankOptions, rank},
-        eval::DISC,
         new_player,
     },
 };
@@ -140,13 +139,12 @@ fn evaluate_for_black(game: &AnyGame) -> (f64, bool) {
     let Some(line) = hint.lines.first() else {
         return (final_for_black(game), true);
     };
-    let score = f64::from(line.score) / f64::from(DISC);
     let score = if setup.first_mover == Color::Black {
-        score
+        line.score
     } else {
-        -score
+        -line.score
     };
-    ((score * 100.0).round() / 100.0 + 0.0, line.exact)
+    (score.discs(), line.exact)
 }
 
 impl Hub {
