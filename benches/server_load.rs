@@ -57,7 +57,7 @@ fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
 
 /// One game: both seats connected; `moves` moves, each timed from the request to the
 /// other seat's live state.
-async fn play_game(
+async fn play_load_game(
     server: &Server,
     http: &reqwest::Client,
     moves: usize,
@@ -149,7 +149,7 @@ fn main() {
         let mut tasks = futures_util::stream::iter((0..games).map(|game| {
             let http = http.clone();
             let server = &server;
-            async move { play_game(server, &http, moves, think, game as u64).await }
+            async move { play_load_game(server, &http, moves, think, game as u64).await }
         }))
         .buffer_unordered(games);
         // The server's memory, sampled as the games run.

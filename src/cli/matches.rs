@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Full, Shape, Simple, Variant, WinRule,
     engine::{
-        EloEstimate, GameRecord, Limits, MatchOptions, MatchSummary, PlayerSpec, Tally,
+        EloEstimate, Limits, MatchGame, MatchOptions, MatchSummary, PlayerSpec, Tally,
         eval::Evaluator, play_match,
     },
 };
@@ -168,7 +168,7 @@ fn run(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games, {elapsed} {msg}")
             .expect("a valid template"),
     );
-    let mut on_game = |_: &GameRecord, summary: &MatchSummary| {
+    let mut on_game = |_: &MatchGame, summary: &MatchSummary| {
         let [first, second] = summary.players;
         bar.set_message(format!(
             "{} {}-{}-{} {}",

@@ -16,7 +16,7 @@ use othello::engine::{
     training::measure,
     training::{
         FitOptions, Label, LabelOptions, PhaseFit, Sample, SampleReader, SampleWriter,
-        SelfPlayOptions, fit, game_table, label, label_table, play_game,
+        SelfPlayOptions, fit, game_table, label, label_table, self_play_game,
     },
 };
 use rayon::prelude::*;
@@ -313,7 +313,9 @@ impl SelfPlayArgs {
             let end = (game + CHUNK as u32).min(self.games);
             let chunk: Vec<Vec<Sample>> = (game..end)
                 .into_par_iter()
-                .map_init(game_table, |tt, number| play_game(number, &options, tt))
+                .map_init(game_table, |tt, number| {
+                    self_play_game(number, &options, tt)
+                })
                 .collect();
             for samples in &chunk {
                 writer.write(samples).map_err(write_error(&self.out))?;

@@ -35,7 +35,7 @@ pub struct MatchOptions {
 
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameRecord {
+pub struct MatchGame {
     /// 0-based number of the game in the match.
     pub number: u32,
     /// Which player (0 or 1, as in [`MatchOptions::players`]) had Black.
@@ -50,7 +50,7 @@ pub struct GameRecord {
     pub discs: [u32; 2],
 }
 
-impl GameRecord {
+impl MatchGame {
     /// The winning player (0 or 1), or `None` for a draw.
     pub fn winner(&self) -> Option<usize> {
         self.outcome.winner().map(|color| self.player_of(color))
@@ -127,7 +127,7 @@ impl MatchSummary {
     }
 
     /// Counts a finished game.
-    pub fn add(&mut self, game: &GameRecord) {
+    pub fn add(&mut self, game: &MatchGame) {
         let winner = game.winner();
         for (player, tally) in self.players.iter_mut().enumerate() {
             match winner {
@@ -198,11 +198,11 @@ fn elo_of_score(score: f64) -> f64 {
 /// game as it ends (with the tally so far), and returns the final tally.
 pub fn play_match<R: RuleSet>(
     options: &MatchOptions,
-    on_game: &mut dyn FnMut(&GameRecord, &MatchSummary),
+    on_game: &mut dyn FnMut(&MatchGame, &MatchSummary),
 ) -> MatchSummary {
     let mut summary = MatchSummary::default();
     for number in 0..options.games {
-        let record = play_game::<R>(options, number);
+        let record = play_match_game::<R>(options, number);
         summary.add(&record);
         on_game(&record, &summary);
     }
@@ -211,7 +211,7 @@ pub fn play_match<R: RuleSet>(
 
 /// Game `number` of the match: its opening is shared with the other game of its pair, and
 /// its players get seeds of their own, so any game can be replayed alone.
-pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord {
+pub fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> MatchGame {
     let pair = u64::from(number / 2);
     let black = (number % 2) as usize;
     let mut game = Game::<R>::new(options.setup);
@@ -260,7 +260,7 @@ pub fn play_game<R: RuleSet>(options: &MatchOptions, number: u32) -> GameRecord 
         };
         game.count(color)
     };
-    GameRecord {
+    MatchGame {
         number,
         black,
         moves: game.moves().collect(),

@@ -24,7 +24,7 @@ pub mod training;
 mod tt;
 
 pub use arena::{
-    EloEstimate, GameRecord, MatchOptions, MatchSummary, Tally, play_game, play_match,
+    EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match, play_match_game,
 };
 pub use endgame::{Goal, Solution, Unfinished, solve};
 

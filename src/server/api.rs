@@ -27,7 +27,7 @@ use super::{
     game::{GameCell, Help, NewGame, UndoAction},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
-    views::{self, State},
+    views::{self, GameView},
 };
 use crate::play::Seat;
 
@@ -168,7 +168,7 @@ async fn seat(cell: &GameCell, headers: &HeaderMap) -> Result<Color, ApiError> {
 }
 
 /// The state as the holder of the request's secret (if any) sees it.
-async fn state_for(cell: &GameCell, headers: &HeaderMap) -> State {
+async fn state_for(cell: &GameCell, headers: &HeaderMap) -> GameView {
     let live = cell.live.lock().await;
     let secret = bearer(headers);
     let you = secret.and_then(|secret| live.seat_of(secret));
@@ -244,7 +244,7 @@ struct CreatedView {
     spectator_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     control: Option<Link>,
-    state: State,
+    state: GameView,
 }
 
 #[derive(Serialize)]
@@ -482,7 +482,7 @@ async fn show(
     Game(cell): Game,
     headers: HeaderMap,
     Params(params): Params<ShowParams>,
-) -> Result<Json<State>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     let Some(ply) = params.ply else {
         return Ok(Json(state_for(&cell, &headers).await));
     };
@@ -520,7 +520,7 @@ async fn play(
     Game(cell): Game,
     headers: HeaderMap,
     Body(request): Body<MoveRequest>,
-) -> Result<Json<State>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &headers).await?;
     let square: Square = request.square.trim().parse().map_err(|_| {
         ApiError::BadRequest(format!(
@@ -544,7 +544,7 @@ async fn undo(
     Game(cell): Game,
     headers: HeaderMap,
     Body(request): Body<UndoRequest>,
-) -> Result<Json<State>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &headers).await?;
     let action = request.action.unwrap_or(UndoAction::Request);
     app.hub.undo(&cell, color, action).await?;
@@ -561,7 +561,7 @@ async fn redo(
     Game(cell): Game,
     headers: HeaderMap,
     Body(Empty {}): Body<Empty>,
-) -> Result<Json<State>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &headers).await?;
     app.hub.redo(&cell, color).await?;
     Ok(Json(state_for(&cell, &headers).await))
@@ -572,7 +572,7 @@ async fn resign(
     Game(cell): Game,
     headers: HeaderMap,
     Body(Empty {}): Body<Empty>,
-) -> Result<Json<State>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &headers).await?;
     app.hub.resign(&cell, color).await?;
     Ok(Json(state_for(&cell, &headers).await))
@@ -592,7 +592,7 @@ async fn control(
     Game(cell): Game,
     headers: HeaderMap,
     Body(request): Body<ControlRequest>,
-) -> Result<Json<State>, ApiError> {
+) -> Result<Json<GameView>, ApiError> {
     let secret = bearer(&headers).ok_or(ApiError::Unauthorized)?;
     {
         let live = cell.live.lock().await;

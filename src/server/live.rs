@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use super::{
     game::GameCell,
     hub::Hub,
-    views::{self, State},
+    views::{self, GameView},
 };
 
 /// The read buffer of a live connection, and the largest message a client may send.
@@ -42,7 +42,7 @@ enum ClientMessage {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 enum ServerMessage<'a> {
-    State { state: &'a State },
+    State { state: &'a GameView },
     Error { error: ErrorBody<'a> },
 }
 

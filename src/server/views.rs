@@ -7,9 +7,9 @@ use serde::Serialize;
 use super::game::{GameCell, Help, LiveGame, legal_list, status_text};
 use crate::play::Seat;
 
-/// A game's state.
+/// A game's state as one viewer sees it (what the API and the live channel send).
 #[derive(Debug, Serialize)]
-pub struct State {
+pub struct GameView {
     /// The game's id.
     pub id: String,
     /// `full` or `simple`.
@@ -153,7 +153,7 @@ pub fn state(
     you: Option<Color>,
     control: bool,
     review: Option<usize>,
-) -> State {
+) -> GameView {
     let model = &live.model;
     let board = game.board();
     let shape = board.shape();
@@ -199,7 +199,7 @@ pub fn state(
         }
     };
     let setup = game.setup();
-    State {
+    GameView {
         id: cell.id.clone(),
         rules: game.variant().name(),
         rows: shape.rows(),

@@ -425,7 +425,7 @@ pub fn run(
             continue;
         }
         progress(Progress::Started(scheduled));
-        let game = play_game(options, scheduled, &mut engines);
+        let game = play_scheduled_game(options, scheduled, &mut engines);
         if let Some(store) = &mut store {
             store.save(&game, options)?;
         }
@@ -454,7 +454,7 @@ enum Seat {
 }
 
 /// Plays one game of the schedule to its end or to a forfeit.
-fn play_game(
+fn play_scheduled_game(
     options: &TournamentOptions,
     scheduled: &Scheduled,
     engines: &mut [Option<ExternalEngine>],

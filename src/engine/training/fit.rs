@@ -233,7 +233,7 @@ mod tests {
         eval::Evaluator,
         training::{
             label::{LabelOptions, label, label_table},
-            selfplay::{SelfPlayOptions, game_table, play_game},
+            selfplay::{SelfPlayOptions, game_table, self_play_game},
         },
     };
 
@@ -251,7 +251,7 @@ mod tests {
         };
         let (mut games, mut tt) = (game_table(), label_table(&label_options));
         let samples: Vec<Sample> = (0..60)
-            .flat_map(|game| play_game(game, &play, &mut games))
+            .flat_map(|game| self_play_game(game, &play, &mut games))
             .map(|sample| label(sample, &label_options, &mut tt))
             .collect();
         let options = FitOptions {

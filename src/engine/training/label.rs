@@ -102,7 +102,7 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tt: &mut TranspositionTable)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::training::selfplay::{SelfPlayOptions, game_table, play_game};
+    use crate::engine::training::selfplay::{SelfPlayOptions, game_table, self_play_game};
 
     #[test]
     fn endgames_are_solved_and_the_rest_searched_the_same_on_any_table() {
@@ -111,7 +111,7 @@ mod tests {
             eval: Evaluator::Classic,
             ..SelfPlayOptions::new(3)
         };
-        let game = play_game(2, &options, &mut game_table());
+        let game = self_play_game(2, &options, &mut game_table());
         let label_options = LabelOptions {
             exact_empties: 10,
             depth: 3,

@@ -20,7 +20,7 @@ use super::{
         with_node8,
     },
     Label, Sample,
-    selfplay::{SelfPlayOptions, game_table, play_game},
+    selfplay::{SelfPlayOptions, game_table, self_play_game},
 };
 use crate::WinRule;
 
@@ -33,7 +33,7 @@ pub fn pick_position(seed: u64, number: u32, empties: (u32, u32)) -> Option<Samp
         eval: Evaluator::Classic,
         ..SelfPlayOptions::new(seed)
     };
-    let game = play_game(number, &options, &mut game_table());
+    let game = self_play_game(number, &options, &mut game_table());
     let fitting: Vec<Sample> = game
         .into_iter()
         .filter(|sample| (empties.0..=empties.1).contains(&sample.empties()))

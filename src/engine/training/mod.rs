@@ -27,4 +27,4 @@ pub mod selfplay;
 pub use fit::{Fit, FitOptions, PhaseFit, fit};
 pub use label::{LabelOptions, label, label_table};
 pub use sample::{Label, Sample, SampleReader, SampleWriter};
-pub use selfplay::{SelfPlayOptions, game_table, play_game};
+pub use selfplay::{SelfPlayOptions, game_table, self_play_game};

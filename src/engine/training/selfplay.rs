@@ -52,7 +52,7 @@ const GAME_HASH: usize = 2;
 
 /// Plays game `number` and returns every position in it where the side to move had a move
 /// (unlabelled), in order.
-pub fn play_game(
+pub fn self_play_game(
     number: u32,
     options: &SelfPlayOptions,
     tt: &mut TranspositionTable,
@@ -157,9 +157,9 @@ mod tests {
             ..SelfPlayOptions::new(5)
         };
         let mut tt = game_table();
-        let first = play_game(0, &options, &mut tt);
-        assert_eq!(play_game(0, &options, &mut game_table()), first);
-        assert_ne!(play_game(1, &options, &mut tt), first);
+        let first = self_play_game(0, &options, &mut tt);
+        assert_eq!(self_play_game(0, &options, &mut game_table()), first);
+        assert_ne!(self_play_game(1, &options, &mut tt), first);
         // The positions are those of a legal game, in order, each with a move.
         let mut game = Game::<Full>::new(Setup::standard(Shape::STANDARD));
         for (ply, sample) in first.iter().enumerate() {
