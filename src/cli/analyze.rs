@@ -162,7 +162,7 @@ impl Report {
                 loss: worst.loss.discs(),
             }),
         };
-        let [black, white] = analysis::summarize(reviews);
+        let othello::ByColor { black, white } = analysis::summarize(reviews);
         Report {
             rules: variant.name(),
             moves: reviews

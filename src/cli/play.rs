@@ -7,10 +7,10 @@ use std::{
 };
 
 use clap::Args;
-use othello::{LoadSettings, Shape, Variant, WinRule};
+use othello::{ByColor, LoadSettings, Shape, Variant, WinRule};
 
 use super::{CliError, First, Rules, clock_seed, hash_megabytes, record_date, win_rule};
-use crate::play::{self, PlayOptions, Seat};
+use crate::play::{self, Occupant, PlayOptions};
 
 /// `othello play [--black human|SPEC] [--white human|SPEC] [--rules ..] [--size RxC]
 /// [--first B|W] [--win ..] [--position FILE | --load FILE] ...`.
@@ -19,10 +19,10 @@ pub struct PlayArgs {
     /// Who plays Black: human, or a player spec (random, greedy, minimax:D, mcts:N,
     /// engine, engine:L, classic, classic:L).
     #[arg(long, value_name = "human|SPEC", default_value = "human")]
-    black: Seat,
+    black: Occupant,
     /// Who plays White.
     #[arg(long, value_name = "human|SPEC", default_value = "engine")]
-    white: Seat,
+    white: Occupant,
     /// Rule set (default full; a loaded game that states its rules keeps them).
     #[arg(long, value_enum)]
     rules: Option<Rules>,
@@ -121,7 +121,7 @@ impl PlayArgs {
         let options = PlayOptions {
             variant,
             setup,
-            seats: [self.black, self.white],
+            seats: ByColor::new(self.black, self.white),
             load,
             time_per_move: Duration::from_millis(self.time_per_move),
             seed: self.seed.unwrap_or_else(clock_seed),

@@ -124,6 +124,19 @@ impl<T> ByColor<T> {
     pub fn into_array(self) -> [T; 2] {
         [self.black, self.white]
     }
+
+    /// Gives Black White's value and White Black's.
+    pub fn swap_sides(&mut self) {
+        std::mem::swap(&mut self.black, &mut self.white);
+    }
+
+    /// Whether either side has `value`.
+    pub fn contains(&self, value: &T) -> bool
+    where
+        T: PartialEq,
+    {
+        self.black == *value || self.white == *value
+    }
 }
 
 impl<T> Index<Color> for ByColor<T> {

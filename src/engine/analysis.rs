@@ -10,7 +10,7 @@ use super::{
     player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
     search, solve_time_estimate, with_node,
 };
-use crate::{Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
+use crate::{ByColor, Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
 
 /// Time given to a ranking when neither a depth nor a time is asked for.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
@@ -486,11 +486,11 @@ pub struct SideSummary {
     pub worst: Option<MoveReview>,
 }
 
-/// Black's summary, then White's.
-pub fn summarize(reviews: &[MoveReview]) -> [SideSummary; 2] {
-    let mut sides = [SideSummary::default(), SideSummary::default()];
+/// Each side's summary.
+pub fn summarize(reviews: &[MoveReview]) -> ByColor<SideSummary> {
+    let mut sides = ByColor::<SideSummary>::default();
     for review in reviews {
-        let summary = &mut sides[review.side as usize];
+        let summary = &mut sides[review.side];
         summary.moves += 1;
         summary.total_loss = Score(summary.total_loss.0 + review.loss.0);
         match review.verdict() {
@@ -797,7 +797,7 @@ mod tests {
         assert_eq!(reviews[0].played_score, Score::from_discs(b1_score));
         assert_eq!(reviews[0].loss, Score::from_discs(38 - b1_score));
         assert!(reviews[0].loss > Score(0) && reviews[0].exact);
-        let [black, white] = summarize(&reviews);
+        let ByColor { black, white } = summarize(&reviews);
         assert_eq!((black.moves, white.moves), (1, 0));
         assert_eq!(black.total_loss, reviews[0].loss);
         assert_eq!(black.worst.as_ref().map(|w| w.played), Some(b1));

@@ -5,7 +5,7 @@
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{EnginePlayer, Limits, Player, PlayerSpec, new_player, pattern::PatternWeights};
-use crate::{Color, Game, Outcome, RuleSet, Setup, Square, Status};
+use crate::{ByColor, Color, Game, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,12 +240,12 @@ pub fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> Match
             (spec, _) => new_player::<R>(spec, seed, options.hash),
         }
     };
-    let mut players = [
+    let mut players = ByColor::new(
         player(black, mix(game_seed, 0, 2)),
         player(1 - black, mix(game_seed, 1, 2)),
-    ];
+    );
     while let Status::ToMove(side) = game.status() {
-        let player = &mut players[side as usize];
+        let player = &mut players[side];
         let square = player
             .choose(&game, &options.limits, &mut |_| {})
             .expect("players choose a move whenever one exists");

@@ -736,13 +736,13 @@ mod tests {
         white: PlayerSpec,
         seed: u64,
     ) -> Game<R> {
-        let mut players = [
+        let mut players = crate::ByColor::new(
             new_player::<R>(black, seed, None),
             new_player::<R>(white, seed + 1, None),
-        ];
+        );
         let mut game = Game::<R>::new(setup);
         while let Status::ToMove(side) = game.status() {
-            let player = &mut players[side as usize];
+            let player = &mut players[side];
             let square = player
                 .choose(&game, &Limits::nodes(2_000), &mut |_| {})
                 .expect("a move when one exists");

@@ -21,40 +21,41 @@ use std::{
 use console::Console;
 pub use input::{Input, command_help, help_text, parse_duration};
 use othello::{
-    Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple, Variant,
+    ByColor, Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple,
+    Variant,
     engine::{ParsePlayerError, PlayerSpec},
 };
 pub use render::{Style, View, hint_lines, move_text, review_lines};
 use session::{Next, Session};
 use thiserror::Error;
 
-/// Who sits on one side of the board.
+/// Who plays one side of the board: a person, or the computer as a player spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Seat {
+pub enum Occupant {
     /// A person at the keyboard.
     Human,
     /// The computer, playing as the spec says.
     Computer(PlayerSpec),
 }
 
-impl fmt::Display for Seat {
+impl fmt::Display for Occupant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Seat::Human => f.write_str("human"),
-            Seat::Computer(spec) => spec.fmt(f),
+            Occupant::Human => f.write_str("human"),
+            Occupant::Computer(spec) => spec.fmt(f),
         }
     }
 }
 
-impl FromStr for Seat {
+impl FromStr for Occupant {
     type Err = ParsePlayerError;
 
     /// `human`, or a player spec (`greedy`, `engine:5`, ...).
-    fn from_str(text: &str) -> Result<Seat, ParsePlayerError> {
+    fn from_str(text: &str) -> Result<Occupant, ParsePlayerError> {
         if text.eq_ignore_ascii_case("human") {
-            Ok(Seat::Human)
+            Ok(Occupant::Human)
         } else {
-            text.parse().map(Seat::Computer)
+            text.parse().map(Occupant::Computer)
         }
     }
 }
@@ -67,7 +68,7 @@ pub struct PlayOptions {
     /// The starting position, first mover and win rule.
     pub setup: Setup,
     /// Who plays Black and who plays White.
-    pub seats: [Seat; 2],
+    pub seats: ByColor<Occupant>,
     /// A game to continue instead of starting from `setup`.
     pub load: Option<Record>,
     /// Time the computer may take per move (and a hint may take).

@@ -249,7 +249,7 @@ pub fn review_lines(reviews: &[analysis::MoveReview]) -> Vec<String> {
             )
         })
         .collect();
-    for (color, summary) in Color::ALL.into_iter().zip(analysis::summarize(reviews)) {
+    for (color, summary) in analysis::summarize(reviews).iter() {
         if summary.moves == 0 {
             continue;
         }

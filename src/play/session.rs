@@ -9,8 +9,8 @@ use std::{
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
-    Bitboard, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat, RuleSet,
-    Setup, Status, WinRule,
+    Bitboard, ByColor, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat,
+    RuleSet, Setup, Status, WinRule,
     engine::{
         Limits, Player, PlayerSpec, SearchReport, analysis, eval::Score, new_player, seat_seed,
     },
@@ -19,8 +19,8 @@ use othello::{
 use crate::{files, words};
 
 use super::{
-    Console, Input, PlayError, PlayOptions, Seat, Style, View, clock_text, command_help, describe,
-    help_text, render,
+    Console, Input, Occupant, PlayError, PlayOptions, Style, View, clock_text, command_help,
+    describe, help_text, render,
 };
 
 /// What to do after a session.
@@ -35,13 +35,13 @@ pub(super) struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
     console: &'c mut Console<'o, I, O>,
     options: &'p mut PlayOptions,
     game: Game<R>,
-    players: [Option<Box<dyn Player<R>>>; 2],
+    players: ByColor<Option<Box<dyn Player<R>>>>,
     /// Games started in this session: seeds the computer players of each.
     games: u64,
     /// The computer `go` and `mode` seat: the first computer seat's spec, else the engine.
     engine: PlayerSpec,
     /// Each side's time left on the game clock (when there is one).
-    clocks: [Option<Duration>; 2],
+    clocks: ByColor<Option<Duration>>,
     /// The turn being timed: whose, at which move, since when, and whether its running
     /// over time was announced.
     turn: Option<Turn>,
@@ -67,19 +67,19 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let engine = options
             .seats
             .iter()
-            .find_map(|seat| match seat {
-                Seat::Computer(spec) => Some(*spec),
-                Seat::Human => None,
+            .find_map(|(_, seat)| match seat {
+                Occupant::Computer(spec) => Some(*spec),
+                Occupant::Human => None,
             })
             .unwrap_or(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL));
         let mut session = Session {
             console,
             options,
             game: Game::new(start.setup),
-            players: [None, None],
+            players: ByColor::default(),
             games: 0,
             engine,
-            clocks: [None, None],
+            clocks: ByColor::default(),
             turn: None,
             flagged: None,
         };
@@ -102,7 +102,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     /// The game clocks as they start (`Session::new` replays a loaded game after
     /// `restart`, so they start with its first turn here).
     fn restart_clocks(&mut self) {
-        self.clocks = [self.options.clock.game; 2];
+        self.clocks = ByColor::new(self.options.clock.game, self.options.clock.game);
         self.turn = None;
         self.flagged = None;
     }
@@ -130,7 +130,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
 
     /// Time `color` has left on the game clock now (counting the turn under way).
     fn time_left(&self, color: Color) -> Option<Duration> {
-        let left = self.clocks[color as usize]?;
+        let left = self.clocks[color]?;
         let used = self
             .turn
             .filter(|turn| turn.side == color)
@@ -144,7 +144,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             return false;
         };
         let used = turn.started.elapsed();
-        self.clocks[turn.side as usize].is_some_and(|left| used >= left)
+        self.clocks[turn.side].is_some_and(|left| used >= left)
             || self
                 .options
                 .clock
@@ -186,7 +186,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     /// Ends the turn under way: its time comes off the mover's game clock.
     fn end_turn(&mut self) {
         if let Some(turn) = self.turn.take()
-            && let Some(left) = &mut self.clocks[turn.side as usize]
+            && let Some(left) = &mut self.clocks[turn.side]
         {
             *left = left.saturating_sub(turn.started.elapsed());
         }
@@ -211,9 +211,9 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     fn seat_players(&mut self) {
         let (seed, games) = (self.options.seed, self.games);
         let seats = self.options.seats;
-        self.players = Color::ALL.map(|color| match seats[color as usize] {
-            Seat::Human => None,
-            Seat::Computer(spec) => Some(new_player::<R>(
+        self.players = ByColor::from_fn(|color| match seats[color] {
+            Occupant::Human => None,
+            Occupant::Computer(spec) => Some(new_player::<R>(
                 spec,
                 seat_seed(seed, games, color),
                 self.options.hash,
@@ -236,12 +236,12 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.console.style
     }
 
-    fn seat_of(&self, color: Color) -> Seat {
-        self.options.seats[color as usize]
+    fn seat_of(&self, color: Color) -> Occupant {
+        self.options.seats[color]
     }
 
     fn any_human(&self) -> bool {
-        self.options.seats.contains(&Seat::Human)
+        self.options.seats.contains(&Occupant::Human)
     }
 
     /// `● Black` (or `X Black`).
@@ -263,7 +263,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             match self.game.status() {
                 Status::ToMove(side) => {
                     self.start_turn(side);
-                    if self.seat_of(side) != Seat::Human {
+                    if self.seat_of(side) != Occupant::Human {
                         self.computer_move(side)?;
                         continue;
                     }
@@ -336,8 +336,8 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             match Input::parse(&line, self.game.board().shape()) {
                 Input::Nothing => {}
                 Input::Yes => {
-                    self.options.seats.swap(0, 1);
-                    let [black, white] = self.options.seats;
+                    self.options.seats.swap_sides();
+                    let ByColor { black, white } = self.options.seats;
                     self.console.say(&format!(
                         "New game: {} is {black}, {} is {white}.",
                         self.side_name(Color::Black),
@@ -445,7 +445,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     /// The computer moves for `side`.
     fn computer_move(&mut self, side: Color) -> Result<(), PlayError> {
         let time = self.move_time(side);
-        let player = self.players[side as usize]
+        let player = self.players[side]
             .as_mut()
             .expect("a computer seat has a player");
         let spinner = if self.options.thinking {
@@ -508,7 +508,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let next_is_human = self
             .game
             .side_to_move()
-            .is_some_and(|side| self.seat_of(side) == Seat::Human);
+            .is_some_and(|side| self.seat_of(side) == Occupant::Human);
         if next_is_human || !self.any_human() || self.game.is_over() {
             self.show_board()?;
         }
@@ -621,13 +621,13 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 .game
                 .history()
                 .iter()
-                .any(|ply| self.seat_of(ply.side()) == Seat::Human);
+                .any(|ply| self.seat_of(ply.side()) == Occupant::Human);
             if !human_moved {
                 break;
             }
             while let Some(ply) = self.game.undo() {
                 undone.push(ply.square().to_string());
-                if self.seat_of(ply.side()) == Seat::Human {
+                if self.seat_of(ply.side()) == Occupant::Human {
                     break;
                 }
             }
@@ -651,7 +651,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 let next_is_human = self
                     .game
                     .side_to_move()
-                    .is_some_and(|side| self.seat_of(side) == Seat::Human);
+                    .is_some_and(|side| self.seat_of(side) == Occupant::Human);
                 if next_is_human {
                     continue 'turns;
                 }
@@ -755,14 +755,13 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let Status::ToMove(side) = self.game.status() else {
             return Ok(self.console.say("the game is over: nothing to play")?);
         };
-        if self.players[side as usize].is_none() {
+        if self.players[side].is_none() {
             let seed =
                 seat_seed(self.options.seed, self.games, side) ^ self.game.history().len() as u64;
-            self.players[side as usize] =
-                Some(new_player::<R>(self.engine, seed, self.options.hash));
+            self.players[side] = Some(new_player::<R>(self.engine, seed, self.options.hash));
             let result = self.computer_move(side);
             // The seat stays a person's.
-            self.players[side as usize] = None;
+            self.players[side] = None;
             return result;
         }
         self.computer_move(side)
@@ -770,15 +769,15 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
 
     /// `mode`: who the computer plays, as Edax numbers it.
     fn mode(&mut self, mode: u8) -> Result<(), PlayError> {
-        let computer = Seat::Computer(self.engine);
+        let computer = Occupant::Computer(self.engine);
         self.options.seats = match mode {
-            0 => [Seat::Human, computer],
-            1 => [computer, Seat::Human],
-            2 => [computer, computer],
-            _ => [Seat::Human, Seat::Human],
+            0 => ByColor::new(Occupant::Human, computer),
+            1 => ByColor::new(computer, Occupant::Human),
+            2 => ByColor::new(computer, computer),
+            _ => ByColor::new(Occupant::Human, Occupant::Human),
         };
         self.seat_players();
-        let [black, white] = self.options.seats;
+        let ByColor { black, white } = self.options.seats;
         self.console.say(&format!(
             "{} is {black}, {} is {white}.",
             self.side_name(Color::Black),
@@ -796,16 +795,17 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         self.engine = spec;
         let mut changed = Vec::new();
         let mut others = Vec::new();
-        for (color, seat) in Color::ALL.into_iter().zip(&mut self.options.seats) {
+        for color in Color::ALL {
+            let seat = &mut self.options.seats[color];
             match seat {
-                Seat::Computer(PlayerSpec::Engine(_) | PlayerSpec::Classic(_)) => {
-                    *seat = Seat::Computer(spec);
+                Occupant::Computer(PlayerSpec::Engine(_) | PlayerSpec::Classic(_)) => {
+                    *seat = Occupant::Computer(spec);
                     changed.push(color_name(color));
                 }
-                Seat::Computer(other) => {
+                Occupant::Computer(other) => {
                     others.push(format!("{} stays {other}", color_name(color)))
                 }
-                Seat::Human => {}
+                Occupant::Human => {}
             }
         }
         self.seat_players();
@@ -861,7 +861,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
 
     fn record(&self) -> Record {
         Record {
-            players: self.options.seats.map(|seat| seat.to_string()),
+            players: self.options.seats.map(|seat| seat.to_string()).into_array(),
             date: self.options.date.clone(),
             ..Record::from_game(&self.game)
         }

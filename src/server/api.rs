@@ -29,7 +29,7 @@ use super::{
     live,
     views::{self, GameView},
 };
-use crate::play::Seat;
+use crate::play::Occupant;
 
 /// The largest request body, in bytes.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -321,9 +321,9 @@ impl CreateRequest {
             .map(WinRule::from_name)
             .transpose()
             .map_err(|error| ApiError::BadRequest(format!("win: {error}")))?;
-        let seat = |text: Option<String>, name: &str| -> Result<Seat, ApiError> {
+        let seat = |text: Option<String>, name: &str| -> Result<Occupant, ApiError> {
             match text {
-                None => Ok(Seat::Human),
+                None => Ok(Occupant::Human),
                 Some(text) => text
                     .parse()
                     .map_err(|error| ApiError::BadRequest(format!("{name}: {error}"))),

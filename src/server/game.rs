@@ -18,13 +18,13 @@ use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
 use super::store::{Change, StoredGame};
-use crate::play::Seat;
+use crate::play::Occupant;
 
 /// A seat of a live game.
 #[derive(Clone, Debug)]
-pub struct SeatInfo {
+pub struct Seat {
     /// A person, or an engine.
-    pub player: Seat,
+    pub player: Occupant,
     /// The engine's time per move, in milliseconds.
     pub time_ms: u64,
     /// A hash of the person's secret.
@@ -86,7 +86,7 @@ pub struct LiveGame {
     /// What changes.
     pub model: Model,
     /// Black's seat, then White's.
-    pub seats: [SeatInfo; 2],
+    pub seats: [Seat; 2],
     /// A hash of the secret that controls a game between engines.
     pub control_hash: Option<String>,
     /// Whether seated people get help (hints, the evaluation graph) in a game between two
@@ -109,7 +109,7 @@ impl LiveGame {
     pub fn engines_only(&self) -> bool {
         self.seats
             .iter()
-            .all(|seat| matches!(seat.player, Seat::Computer(_)))
+            .all(|seat| matches!(seat.player, Occupant::Computer(_)))
     }
 
     /// The seat a secret opens, if any.
@@ -122,7 +122,7 @@ impl LiveGame {
 
     /// Whether both seats are people.
     pub fn people_only(&self) -> bool {
-        self.seats.iter().all(|seat| seat.player == Seat::Human)
+        self.seats.iter().all(|seat| seat.player == Occupant::Human)
     }
 
     /// Whether the viewer in `seat` (`None`: a spectator) may have `help`. A game with an
@@ -267,7 +267,7 @@ pub struct NewGame {
     /// Moves already played from it (a pasted transcript).
     pub moves: Vec<Square>,
     /// Black's seat, then White's, with each engine's time per move.
-    pub seats: [(Seat, u64); 2],
+    pub seats: [(Occupant, u64); 2],
     /// Engine games: the pause between moves.
     pub speed_ms: u64,
     /// Help for seated people while two people play.
@@ -411,8 +411,8 @@ pub(super) fn revive(stored: StoredGame) -> Option<LiveGame> {
     for _ in &undone {
         game.undo();
     }
-    let seats = stored.seats.map(|seat| SeatInfo {
-        player: seat.player.parse().unwrap_or(Seat::Human),
+    let seats = stored.seats.map(|seat| Seat {
+        player: seat.player.parse().unwrap_or(Occupant::Human),
         time_ms: seat.time_ms,
         secret_hash: seat.secret_hash,
     });

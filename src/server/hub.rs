@@ -23,13 +23,13 @@ use super::{
     engine_pool::{EnginePool, Lane},
     error::ApiError,
     game::{
-        Attendance, Created, GameCell, LiveGame, Model, MoveMeta, NewGame, Presence, SeatInfo,
+        Attendance, Created, GameCell, LiveGame, Model, MoveMeta, NewGame, Presence, Seat,
         UndoAction, board_text, color_text, hash_secret, legal_list, meta_change, new_id,
         new_secret, next_version, now_ms, revive, take_back,
     },
     store::{Change, Store, StoredGame, StoredMove, StoredSeat},
 };
-use crate::play::Seat;
+use crate::play::Occupant;
 
 /// The longest time an engine may be given per move, in milliseconds.
 pub const MAX_TIME_MS: u64 = 30_000;
@@ -253,10 +253,10 @@ impl Hub {
         let mut secrets = [None, None];
         let seats = [0, 1].map(|index| {
             let (player, time_ms) = new.seats[index];
-            let secret = (player == Seat::Human).then(new_secret);
+            let secret = (player == Occupant::Human).then(new_secret);
             let hash = secret.as_deref().map(hash_secret);
             secrets[index] = secret;
-            SeatInfo {
+            Seat {
                 player,
                 time_ms,
                 secret_hash: hash,
@@ -264,7 +264,7 @@ impl Hub {
         });
         let engines_only = seats
             .iter()
-            .all(|seat| matches!(seat.player, Seat::Computer(_)));
+            .all(|seat| matches!(seat.player, Occupant::Computer(_)));
         let control = engines_only.then(new_secret);
         let game = AnyGame::replay(new.variant, new.setup, new.moves.iter().copied())
             .map_err(|error| ApiError::BadPosition(error.to_string()))?;
@@ -480,7 +480,7 @@ impl Hub {
         let job = {
             let mut live = cell.live.lock().await;
             let other = &live.seats[color.opponent() as usize];
-            let against_engine = matches!(other.player, Seat::Computer(_));
+            let against_engine = matches!(other.player, Occupant::Computer(_));
             let mut model = live.model.clone();
             if model.resigned.is_some() {
                 return Err(ApiError::GameOver);
@@ -545,7 +545,7 @@ impl Hub {
             let mut live = cell.live.lock().await;
             if !matches!(
                 live.seats[color.opponent() as usize].player,
-                Seat::Computer(_)
+                Occupant::Computer(_)
             ) {
                 return Err(ApiError::RedoNeedsEngine);
             }
@@ -900,7 +900,7 @@ struct EngineJob {
 fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
     let side = live.model.to_move()?;
     let seat = &live.seats[side as usize];
-    let (time_ms, Seat::Computer(spec)) = (seat.time_ms, seat.player) else {
+    let (time_ms, Occupant::Computer(spec)) = (seat.time_ms, seat.player) else {
         return None;
     };
     if live.thinking {
@@ -946,7 +946,7 @@ mod tests {
             variant: Variant::Full,
             setup: Setup::standard(Shape::STANDARD),
             moves: vec!["d3".parse().unwrap()],
-            seats: [(Seat::Human, 100), (Seat::Human, 100)],
+            seats: [(Occupant::Human, 100), (Occupant::Human, 100)],
             speed_ms: 0,
             help: false,
         };
@@ -985,7 +985,7 @@ mod tests {
             moves: ["f5", "d6", "c3", "d3", "c4"]
                 .map(|s| s.parse().unwrap())
                 .to_vec(),
-            seats: [(Seat::Human, 100), (Seat::Human, 100)],
+            seats: [(Occupant::Human, 100), (Occupant::Human, 100)],
             speed_ms: 0,
             help: false,
         };

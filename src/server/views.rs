@@ -5,7 +5,7 @@ use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square};
 use serde::Serialize;
 
 use super::game::{GameCell, Help, LiveGame, legal_list, status_text};
-use crate::play::Seat;
+use crate::play::Occupant;
 
 /// A game's state as one viewer sees it (what the API and the live channel send).
 #[derive(Debug, Serialize)]
@@ -191,8 +191,8 @@ pub fn state(
         SeatView {
             player: info.player.to_string(),
             kind: match info.player {
-                Seat::Human => "human",
-                Seat::Computer(_) => "engine",
+                Occupant::Human => "human",
+                Occupant::Computer(_) => "engine",
             },
             time_ms: info.time_ms,
             connected: cell.presence.seat(color) > 0,

@@ -37,7 +37,7 @@ pub use openings::{
     Opening, OpeningsError, from_file as openings_from_file, random as random_openings,
 };
 use othello::{
-    Color, Full, Outcome, Square, Status,
+    ByColor, Color, Full, Outcome, Square, Status,
     engine::{Limits, Player, PlayerSpec, arena::mix, new_player, rating::Score},
 };
 use save::Store;
@@ -447,7 +447,7 @@ fn new_engine(options: &TournamentOptions, argv: &[String]) -> ExternalEngine {
 }
 
 /// Who sits on one side of a game.
-enum Seat {
+enum Occupant {
     BuiltIn(Box<dyn Player<Full>>),
     /// An engine, taken from the tournament's list for the game and put back after it.
     External(ExternalEngine),
@@ -459,25 +459,26 @@ fn play_scheduled_game(
     scheduled: &Scheduled,
     engines: &mut [Option<ExternalEngine>],
 ) -> GameResult {
-    let players = [scheduled.black, scheduled.white];
-    let names = players.map(|player| options.entrants[player].name.as_str());
+    let players = ByColor::new(scheduled.black, scheduled.white);
+    let names = players
+        .map(|player| options.entrants[player].name.as_str())
+        .into_array();
     let game_seed = mix(options.seed, u64::from(scheduled.number), PLAYER_SEED);
-    let mut seats: Vec<Seat> = players
-        .iter()
-        .enumerate()
-        .map(|(colour, &player)| match &options.entrants[player].kind {
-            EntrantKind::BuiltIn(spec) => Seat::BuiltIn(new_player::<Full>(
+    let mut seats: ByColor<Occupant> = ByColor::from_fn(|colour| {
+        let player = players[colour];
+        match &options.entrants[player].kind {
+            EntrantKind::BuiltIn(spec) => Occupant::BuiltIn(new_player::<Full>(
                 *spec,
                 mix(game_seed, colour as u64, PLAYER_SEED),
                 None,
             )),
-            EntrantKind::External { argv, .. } => Seat::External(
+            EntrantKind::External { argv, .. } => Occupant::External(
                 engines[player]
                     .take()
                     .unwrap_or_else(|| new_engine(options, argv)),
             ),
-        })
-        .collect();
+        }
+    });
 
     let mut game = options.openings[scheduled.opening].game();
     let (outcome, forfeit) = loop {
@@ -485,15 +486,15 @@ fn play_scheduled_game(
             Status::Over(outcome) => break (outcome, None),
             Status::ToMove(side) => side,
         };
-        let chosen = match &mut seats[side as usize] {
-            Seat::BuiltIn(player) => player
+        let chosen = match &mut seats[side] {
+            Occupant::BuiltIn(player) => player
                 .choose(&game, &Limits::time(options.time_per_move), &mut |_| {})
                 .ok_or_else(|| Forfeit {
                     side,
                     kind: ForfeitKind::Internal,
                     reason: "the built-in player chose no move".to_owned(),
                 }),
-            Seat::External(engine) => engine
+            Occupant::External(engine) => engine
                 .choose(&game, names, external::clock(&game, options.time_per_move))
                 .map_err(|failure| Forfeit {
                     side,
@@ -513,8 +514,8 @@ fn play_scheduled_game(
         }
     };
 
-    for (seat, player) in seats.into_iter().zip(players) {
-        if let Seat::External(engine) = seat {
+    for (seat, player) in seats.into_array().into_iter().zip(players.into_array()) {
+        if let Occupant::External(engine) = seat {
             engines[player] = Some(engine);
         }
     }
