@@ -16,7 +16,7 @@ use axum::{
     routing::{get, post},
 };
 use othello::{
-    Color, LoadSettings, Record, RecordFormat, Setup, Shape, Square, Variant, WinRule,
+    ByColor, Color, LoadSettings, Record, RecordFormat, Setup, Shape, Square, Variant, WinRule,
     engine::analysis::Hint,
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -24,10 +24,11 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use super::{
     assets,
     error::ApiError,
-    game::{GameCell, Help, NewGame, UndoAction},
+    game::{GameCell, NewGame, Viewer},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
-    views::{self, GameView},
+    table::{Help, UndoAction},
+    views::GameView,
 };
 use crate::play::Occupant;
 
@@ -160,20 +161,18 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 /// The seat the request's secret opens.
 async fn seat(cell: &GameCell, headers: &HeaderMap) -> Result<Color, ApiError> {
     let secret = bearer(headers).ok_or(ApiError::Unauthorized)?;
-    cell.live
-        .lock()
+    cell.viewer(Some(secret))
         .await
-        .seat_of(secret)
+        .seat
         .ok_or_else(|| ApiError::Forbidden("this secret opens no seat of this game".into()))
 }
 
 /// The state as the holder of the request's secret (if any) sees it.
 async fn state_for(cell: &GameCell, headers: &HeaderMap) -> GameView {
-    let live = cell.live.lock().await;
-    let secret = bearer(headers);
-    let you = secret.and_then(|secret| live.seat_of(secret));
-    let control = secret.is_some_and(|secret| live.controls(secret));
-    views::state(cell, &live, &live.model.game, you, control, None)
+    let viewer = cell.viewer(bearer(headers)).await;
+    cell.view(viewer, None)
+        .await
+        .expect("the position now is always there")
 }
 
 /// `http://host` for links: the host the request named, else the address served.
@@ -388,14 +387,19 @@ async fn create(
     let origin = origin(&app, &headers);
     let cell = &created.cell;
     let page = format!("{origin}/g/{}", cell.id);
-    let (players, state) = {
-        let live = cell.live.lock().await;
-        let players = live.seats.clone().map(|seat| seat.player.to_string());
-        let state = views::state(cell, &live, &live.model.game, None, false, None);
-        (players, state)
-    };
-    let [black_secret, white_secret] = created.secrets;
-    let [black_player, white_player] = players;
+    let players = cell.listing().await.players;
+    let state = cell
+        .view(Viewer::default(), None)
+        .await
+        .expect("the position now is always there");
+    let ByColor {
+        black: black_secret,
+        white: white_secret,
+    } = created.secrets;
+    let ByColor {
+        black: black_player,
+        white: white_player,
+    } = players;
     let seat = |player: String, secret: Option<String>| SeatCreated {
         player,
         url: secret
@@ -453,19 +457,17 @@ async fn list(
         let Ok(cell) = app.hub.get(&id).await else {
             continue;
         };
-        let live = cell.live.lock().await;
-        let game = &live.model.game;
-        let shape = game.board().shape();
+        let listing = cell.listing().await;
         games.push(Listed {
             url: format!("{origin}/g/{id}"),
             id,
-            rules: game.variant().name(),
-            rows: shape.rows(),
-            columns: shape.columns(),
-            black: live.seats[0].player.to_string(),
-            white: live.seats[1].player.to_string(),
-            moves: game.history().len(),
-            to_move: live.model.to_move().map(Color::letter),
+            rules: listing.variant.name(),
+            rows: listing.rows,
+            columns: listing.columns,
+            black: listing.players.black,
+            white: listing.players.white,
+            moves: listing.moves,
+            to_move: listing.to_move.map(Color::letter),
         });
     }
     Ok(Json(ListView { games }))
@@ -486,26 +488,19 @@ async fn show(
     let Some(ply) = params.ply else {
         return Ok(Json(state_for(&cell, &headers).await));
     };
-    let live = cell.live.lock().await;
-    let game = &live.model.game;
-    if ply > game.history().len() {
-        return Err(ApiError::BadRequest(format!(
-            "ply must be from 0 to {} (the moves played), not {ply}",
-            game.history().len()
-        )));
-    }
-    let replay = othello::AnyGame::replay(game.variant(), *game.setup(), game.moves().take(ply))
-        .map_err(|error| ApiError::Storage(error.to_string()))?;
-    let secret = bearer(&headers);
-    let you = secret.and_then(|secret| live.seat_of(secret));
-    Ok(Json(views::state(
-        &cell,
-        &live,
-        &replay,
-        you,
-        false,
-        Some(ply),
-    )))
+    // A review is read-only: no control of a game between engines in it.
+    let viewer = Viewer {
+        control: false,
+        ..cell.viewer(bearer(&headers)).await
+    };
+    cell.view(viewer, Some(ply))
+        .await
+        .map(Json)
+        .map_err(|played| {
+            ApiError::BadRequest(format!(
+                "ply must be from 0 to {played} (the moves played), not {ply}"
+            ))
+        })
 }
 
 /// `POST /api/games/{id}/moves`.
@@ -594,17 +589,7 @@ async fn control(
     Body(request): Body<ControlRequest>,
 ) -> Result<Json<GameView>, ApiError> {
     let secret = bearer(&headers).ok_or(ApiError::Unauthorized)?;
-    {
-        let live = cell.live.lock().await;
-        if !live.engines_only() {
-            return Err(ApiError::NotEngineGame);
-        }
-        if !live.controls(secret) {
-            return Err(ApiError::Forbidden(
-                "this secret does not control this game".into(),
-            ));
-        }
-    }
+    app.hub.check_control(&cell, secret).await?;
     if let Some(speed) = request.speed_ms
         && speed > MAX_SPEED_MS
     {
@@ -675,16 +660,10 @@ fn hint_view(hint: &Hint) -> HintView {
 
 /// Refuses `help` to the holder of the request's secret where the game gives none.
 async fn check_help(cell: &GameCell, headers: &HeaderMap, help: Help) -> Result<(), ApiError> {
-    let live = cell.live.lock().await;
-    let seat = bearer(headers).and_then(|secret| live.seat_of(secret));
-    if live.may_help(seat, help) {
-        return Ok(());
-    }
-    Err(ApiError::NoHelp(match (help, seat) {
-        (Help::Hints, Some(_)) if live.help => "hints are for the side to move".into(),
-        (_, Some(_)) => "this game between two people was created without help".into(),
-        (_, None) => "spectators get no help while two people play".into(),
-    }))
+    let viewer = cell.viewer(bearer(headers)).await;
+    cell.check_help(viewer, help)
+        .await
+        .map_err(ApiError::NoHelp)
 }
 
 async fn hint(
@@ -737,10 +716,7 @@ async fn evaluations(
 ) -> Result<Json<EvaluationsView>, ApiError> {
     check_help(&cell, &headers, Help::Evaluation).await?;
     let (scores, complete) = app.hub.evaluations(&cell, EVAL_BUDGET).await?;
-    let moves: Vec<String> = {
-        let live = cell.live.lock().await;
-        live.model.game.moves().map(|s| s.to_string()).collect()
-    };
+    let moves = cell.moves().await;
     Ok(Json(EvaluationsView {
         moves: moves.len(),
         scores: scores
@@ -772,7 +748,7 @@ async fn export(
     Game(cell): Game,
     Params(params): Params<ExportParams>,
 ) -> Result<Response, ApiError> {
-    let record = cell.live.lock().await.record();
+    let record = cell.record().await;
     let name = params.format.as_deref().unwrap_or("record");
     let format = RecordFormat::from_name(name)
         .filter(|format| RecordFormat::EXPORTS.contains(format))
@@ -826,4 +802,180 @@ async fn events(
         .max_message_size(live::BUFFER)
         .max_frame_size(live::BUFFER)
         .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping, silence)))
+}
+
+/// The handlers in process, through the router (no sockets): each rule's refusal reaches
+/// the client as its status and code. `tests/server.rs` drives a real server over TCP.
+#[cfg(test)]
+mod tests {
+    use axum::body::Body as HttpBody;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::server::{engine_pool::EnginePool, store::Store};
+
+    struct Fixture {
+        router: Router,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let dir = tempfile::tempdir().unwrap();
+            let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+            let (_stop, stopping) = tokio::sync::watch::channel(false);
+            let app = App {
+                hub: Arc::new(Hub::new(store, EnginePool::new(1))),
+                origin: "http://127.0.0.1:1".into(),
+                stopping,
+                client_timeout: Duration::from_secs(5),
+            };
+            Fixture {
+                router: router(app),
+                _dir: dir,
+            }
+        }
+
+        /// Sends a request; answers the status and the JSON body.
+        async fn send(
+            &self,
+            method: &str,
+            path: &str,
+            secret: Option<&str>,
+            body: Value,
+        ) -> (StatusCode, Value) {
+            let mut request = Request::builder().method(method).uri(path);
+            if let Some(secret) = secret {
+                request = request.header(header::AUTHORIZATION, format!("Bearer {secret}"));
+            }
+            let request = request.body(HttpBody::from(body.to_string())).unwrap();
+            let response = self.router.clone().oneshot(request).await.unwrap();
+            let status = response.status();
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            (status, serde_json::from_slice(&bytes).unwrap())
+        }
+
+        /// A game between two people: its id and the seats' secrets.
+        async fn people(&self) -> (String, String, String) {
+            let (status, game) = self.send("POST", "/api/games", None, json!({})).await;
+            assert_eq!(status, StatusCode::CREATED, "{game}");
+            let secret = |seat: &str| game["seats"][seat]["secret"].as_str().unwrap().to_owned();
+            let id = game["id"].as_str().unwrap().to_owned();
+            (id, secret("black"), secret("white"))
+        }
+    }
+
+    fn code(body: &Value) -> &str {
+        body["error"]["code"].as_str().unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn each_rule_refusal_has_its_status_and_code() {
+        let fixture = Fixture::new();
+        let (id, black, white) = fixture.people().await;
+        let moves = format!("/api/games/{id}/moves");
+        let undo = format!("/api/games/{id}/undo");
+
+        let (status, body) = fixture
+            .send("POST", &moves, None, json!({"square": "d3"}))
+            .await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::UNAUTHORIZED, "unauthorized")
+        );
+        let (status, body) = fixture
+            .send("POST", &moves, Some(&white), json!({"square": "d3"}))
+            .await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::CONFLICT, "not_your_turn")
+        );
+        let (status, body) = fixture
+            .send("POST", &moves, Some(&black), json!({"square": "a1"}))
+            .await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
+        );
+        assert_eq!(body["error"]["legal"], json!(["d3", "c4", "f5", "e6"]));
+        let (status, body) = fixture.send("POST", &undo, Some(&black), json!({})).await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::CONFLICT, "nothing_to_undo")
+        );
+        let (status, body) = fixture
+            .send("POST", &undo, Some(&white), json!({"action": "accept"}))
+            .await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::CONFLICT, "no_undo_request")
+        );
+
+        let (status, body) = fixture
+            .send("POST", &moves, Some(&black), json!({"square": "d3"}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(body["moves"].as_array().map(Vec::len), Some(1), "{body}");
+        let (status, _) = fixture.send("POST", &undo, Some(&black), json!({})).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, body) = fixture.send("POST", &undo, Some(&white), json!({})).await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::CONFLICT, "undo_request_pending")
+        );
+        let redo = format!("/api/games/{id}/redo");
+        let (status, body) = fixture.send("POST", &redo, Some(&black), json!({})).await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::CONFLICT, "redo_needs_engine")
+        );
+        let control = format!("/api/games/{id}/control");
+        let (status, body) = fixture
+            .send("POST", &control, Some(&black), json!({"paused": true}))
+            .await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::CONFLICT, "not_engine_game")
+        );
+
+        let resign = format!("/api/games/{id}/resign");
+        let (status, _) = fixture.send("POST", &resign, Some(&white), json!({})).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, body) = fixture
+            .send("POST", &moves, Some(&black), json!({"square": "c3"}))
+            .await;
+        assert_eq!((status, code(&body)), (StatusCode::CONFLICT, "game_over"));
+    }
+
+    #[tokio::test]
+    async fn a_seat_is_known_by_its_secret_and_a_stranger_only_watches() {
+        let fixture = Fixture::new();
+        let (id, black, _white) = fixture.people().await;
+        let path = format!("/api/games/{id}");
+        let (status, seated) = fixture.send("GET", &path, Some(&black), Value::Null).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, watching) = fixture.send("GET", &path, None, Value::Null).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(seated["you"], json!("B"), "{seated}");
+        assert_eq!(watching["you"], Value::Null, "{watching}");
+        // Watching is open to all: a secret that opens no seat reads as a spectator's.
+        let (status, stranger) = fixture
+            .send("GET", &path, Some("not-a-secret"), Value::Null)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(stranger, watching);
+        let moves = format!("/api/games/{id}/moves");
+        let (status, body) = fixture
+            .send(
+                "POST",
+                &moves,
+                Some("not-a-secret"),
+                json!({"square": "d3"}),
+            )
+            .await;
+        assert_eq!((status, code(&body)), (StatusCode::FORBIDDEN, "forbidden"));
+    }
 }

@@ -9,6 +9,8 @@ use axum::{
 use serde::Serialize;
 use thiserror::Error;
 
+use super::table::TableError;
+
 /// What went wrong with a request.
 #[derive(Clone, Debug, Error)]
 pub enum ApiError {
@@ -27,38 +29,9 @@ pub enum ApiError {
     /// A secret that opens no seat of this game (or not the one needed).
     #[error("{0}")]
     Forbidden(String),
-    /// A move that is not legal now.
-    #[error("{square} is not a legal move")]
-    IllegalMove {
-        /// The move asked for.
-        square: String,
-        /// The legal ones.
-        legal: Vec<String>,
-    },
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
-    /// It is the other side's turn.
-    #[error("it is not this seat's turn")]
-    NotYourTurn,
-    /// Nothing of this seat's to take back.
-    #[error("nothing to undo: this seat has not moved")]
-    NothingToUndo,
-    /// The other seat's request waits for an answer: accept or decline it first.
-    #[error("the other player asked to take back a move: accept or decline that first")]
-    UndoPending,
-    /// No request to answer (or withdraw).
-    #[error("no request to take a move back is waiting for this answer")]
-    UndoNotPending,
-    /// Nothing taken back to play again.
-    #[error("nothing to redo")]
-    NothingToRedo,
-    /// Redo is for games against an engine.
-    #[error("redo is only for games against an engine")]
-    RedoNeedsEngine,
-    /// Pause, step and speed are for games between engines.
-    #[error("only a game between engines can be paused, stepped or paced")]
-    NotEngineGame,
+    /// A game rule refused the action (not your turn, illegal move, nothing to undo...).
+    #[error(transparent)]
+    Rule(#[from] TableError),
     /// A body that is not JSON.
     #[error("malformed JSON: {0}")]
     MalformedJson(String),
@@ -96,17 +69,10 @@ impl ApiError {
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::NoHelp(_) => StatusCode::FORBIDDEN,
-            ApiError::IllegalMove { .. } | ApiError::BadPosition(_) => {
+            ApiError::Rule(TableError::IllegalMove { .. }) | ApiError::BadPosition(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            ApiError::GameOver
-            | ApiError::NotYourTurn
-            | ApiError::NothingToUndo
-            | ApiError::UndoNotPending
-            | ApiError::UndoPending
-            | ApiError::NothingToRedo
-            | ApiError::RedoNeedsEngine
-            | ApiError::NotEngineGame => StatusCode::CONFLICT,
+            ApiError::Rule(_) => StatusCode::CONFLICT,
             ApiError::MalformedJson(_) | ApiError::InvalidJson(_) | ApiError::BadRequest(_) => {
                 StatusCode::BAD_REQUEST
             }
@@ -125,15 +91,7 @@ impl ApiError {
             ApiError::Method => "method_not_allowed",
             ApiError::Unauthorized => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
-            ApiError::IllegalMove { .. } => "illegal_move",
-            ApiError::GameOver => "game_over",
-            ApiError::NotYourTurn => "not_your_turn",
-            ApiError::NothingToUndo => "nothing_to_undo",
-            ApiError::UndoNotPending => "no_undo_request",
-            ApiError::UndoPending => "undo_request_pending",
-            ApiError::NothingToRedo => "nothing_to_redo",
-            ApiError::RedoNeedsEngine => "redo_needs_engine",
-            ApiError::NotEngineGame => "not_engine_game",
+            ApiError::Rule(error) => error.code(),
             ApiError::MalformedJson(_) => "malformed_json",
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::TooLarge(_) => "body_too_large",
@@ -158,13 +116,15 @@ struct Inner<'a> {
     code: &'a str,
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    legal: Option<&'a [String]>,
+    legal: Option<Vec<String>>,
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let legal = match &self {
-            ApiError::IllegalMove { legal, .. } => Some(legal.as_slice()),
+            ApiError::Rule(TableError::IllegalMove { legal, .. }) => {
+                Some(legal.iter().map(ToString::to_string).collect())
+            }
             _ => None,
         };
         let body = Body {

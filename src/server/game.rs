@@ -1,6 +1,6 @@
-//! A live game as the server holds it: the library's game and what the server adds (seats,
-//! secrets, times, undo requests, engine games' controls), how it is stored and rebuilt,
-//! and who is connected to it.
+//! A live game as the server holds it: its [`Table`] with what only a running server
+//! knows (its version, an engine thinking, when the turn began, who is connected), behind a
+//! lock of its own; how it is stored and rebuilt; secrets and ids.
 
 use std::{
     sync::{
@@ -11,88 +11,25 @@ use std::{
 };
 
 use othello::{
-    AnyGame, Board, Color, Record, Setup, Square, Status, Variant, WinRule, engine::Signal,
+    AnyGame, Board, ByColor, Color, Record, Setup, Square, Status, Variant, WinRule, engine::Signal,
 };
 use rand::RngExt;
 use sha2::{Digest, Sha256};
-use tokio::sync::watch;
+use tokio::sync::{MutexGuard, watch};
 
-use super::store::{Change, StoredGame};
+use super::{
+    store::{Change, StoredGame, StoredMove, StoredSeat},
+    table::{Help, MoveMeta, Seat, Table},
+    views::{self, GameView},
+};
 use crate::play::Occupant;
 
-/// A seat of a live game.
-#[derive(Clone, Debug)]
-pub struct Seat {
-    /// A person, or an engine.
-    pub player: Occupant,
-    /// The engine's time per move, in milliseconds.
-    pub time_ms: u64,
-    /// A hash of the person's secret.
-    pub secret_hash: Option<String>,
-}
-
-/// What is known of each move besides its square.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoveMeta {
-    /// When, in milliseconds since the Unix epoch.
-    pub played_at: i64,
-    /// How long its side thought, in milliseconds.
-    pub think_ms: u64,
-    /// The engine's score after it for Black (discs) and whether it is exact, once known.
-    pub eval: Option<(f64, bool)>,
-}
-
-/// A game's state that changes: cloned, changed, committed, then put back, so that a
-/// failed commit leaves the game as it was.
-#[derive(Clone, Debug)]
-pub struct Model {
-    /// The game itself (its moves, and the redo list).
-    pub game: AnyGame,
-    /// Parallel to the game's history.
-    pub meta: Vec<MoveMeta>,
-    /// Who resigned.
-    pub resigned: Option<Color>,
-    /// Who asked to take a move back.
-    pub undo_request: Option<Color>,
-    /// Engine games: paused.
-    pub paused: bool,
-    /// Engine games: one move asked for while paused.
-    pub step: bool,
-    /// Engine games: the pause between moves, in milliseconds.
-    pub speed_ms: u64,
-    /// When the game last changed, in milliseconds since the Unix epoch.
-    pub updated_at: i64,
-}
-
-impl Model {
-    /// Whether the game is over (no move for either side, or a resignation).
-    pub fn is_over(&self) -> bool {
-        self.resigned.is_some() || self.game.is_over()
-    }
-
-    /// The side to move, unless the game is over.
-    pub fn to_move(&self) -> Option<Color> {
-        if self.resigned.is_some() {
-            None
-        } else {
-            self.game.side_to_move()
-        }
-    }
-}
-
-/// A live game: its model and what does not change.
+/// A live game: its table and what only a running server knows of it.
 #[derive(Debug)]
 pub struct LiveGame {
-    /// What changes.
-    pub model: Model,
-    /// Black's seat, then White's.
-    pub seats: [Seat; 2],
-    /// A hash of the secret that controls a game between engines.
-    pub control_hash: Option<String>,
-    /// Whether seated people get help (hints, the evaluation graph) in a game between two
-    /// people while it is played (see [`LiveGame::may_help`]).
-    pub help: bool,
-    /// Grows at every change of the model (see `next_version`).
+    /// The game at its table.
+    pub table: Table,
+    /// Grows at every change of the table (see `next_version`), across restarts too.
     pub version: u64,
     /// An engine move is on its way.
     pub thinking: bool,
@@ -100,87 +37,47 @@ pub struct LiveGame {
     pub(super) engine_signal: Option<Arc<Signal>>,
     /// When the side to move got the turn.
     pub(super) turn_started: Instant,
-    /// When the game was created, in milliseconds since the Unix epoch.
-    pub created_at: i64,
 }
 
 impl LiveGame {
-    /// Whether both seats are engines.
-    pub fn engines_only(&self) -> bool {
-        self.seats
-            .iter()
-            .all(|seat| matches!(seat.player, Occupant::Computer(_)))
+    /// A live game for `table` at `version`, nothing under way.
+    pub(super) fn new(table: Table, version: u64) -> LiveGame {
+        LiveGame {
+            table,
+            version,
+            thinking: false,
+            engine_signal: None,
+            turn_started: Instant::now(),
+        }
     }
 
     /// The seat a secret opens, if any.
     pub fn seat_of(&self, secret: &str) -> Option<Color> {
-        let hash = hash_secret(secret);
-        Color::ALL
-            .into_iter()
-            .find(|&color| self.seats[color as usize].secret_hash.as_deref() == Some(&hash))
-    }
-
-    /// Whether both seats are people.
-    pub fn people_only(&self) -> bool {
-        self.seats.iter().all(|seat| seat.player == Occupant::Human)
-    }
-
-    /// Whether the viewer in `seat` (`None`: a spectator) may have `help`. A game with an
-    /// engine in it, or one that is over, helps everyone. While two people play, help goes
-    /// only to seated people, only if the game was created with it, and hints only to the
-    /// side to move: never to a spectator, who could be passing them on, and never on the
-    /// opponent's turn.
-    pub fn may_help(&self, seat: Option<Color>, help: Help) -> bool {
-        if !self.people_only() || self.model.is_over() {
-            return true;
-        }
-        let Some(seat) = seat else {
-            return false;
-        };
-        self.help
-            && match help {
-                Help::Hints => self.model.to_move() == Some(seat),
-                Help::Evaluation => true,
-            }
+        self.table.seat_of_hash(&hash_secret(secret))
     }
 
     /// Whether `secret` controls this game between engines.
     pub fn controls(&self, secret: &str) -> bool {
-        self.control_hash.as_deref() == Some(&hash_secret(secret))
+        self.table.control_hash.as_deref() == Some(&hash_secret(secret))
     }
 
-    /// The game as a record: rule set, start, players, date, moves.
+    /// The game as a record (dated when it was created).
     pub fn record(&self) -> Record {
-        let game = &self.model.game;
-        let mut record = Record::new(game.variant(), *game.setup());
-        record.players = self.seats.clone().map(|seat| seat.player.to_string());
-        record.date = Some(rfc3339(self.created_at));
-        record.moves = game.moves().collect();
-        record.ending = self.model.resigned.map(othello::Ending::Resigned);
-        record
+        self.table.record(Some(rfc3339(self.table.created_at)))
     }
-}
-
-/// The engine's help for people.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Help {
-    /// The best moves of the position now.
-    Hints,
-    /// The score after each move.
-    Evaluation,
 }
 
 /// Who is connected to a game's live channel.
 #[derive(Debug, Default)]
 pub struct Presence {
-    seats: [AtomicUsize; 2],
+    seats: ByColor<AtomicUsize>,
     spectators: AtomicUsize,
 }
 
 impl Presence {
     /// Connections of `color`'s seat.
     pub fn seat(&self, color: Color) -> usize {
-        self.seats[color as usize].load(Ordering::Relaxed)
+        self.seats[color].load(Ordering::Relaxed)
     }
 
     /// Connections without a seat.
@@ -195,28 +92,77 @@ impl Presence {
 
     pub(super) fn counter(&self, seat: Option<Color>) -> &AtomicUsize {
         match seat {
-            Some(color) => &self.seats[color as usize],
+            Some(color) => &self.seats[color],
             None => &self.spectators,
         }
     }
 }
 
-/// One game in the hub.
+/// Who asks: the seat a request's secret opens, and whether it controls a game between
+/// engines (neither: a spectator).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Viewer {
+    /// The seat, if the secret opens one.
+    pub seat: Option<Color>,
+    /// Whether the secret controls the game.
+    pub control: bool,
+}
+
+/// A game in the listing of games being played.
+#[derive(Clone, Debug)]
+pub struct Listing {
+    /// Its rule set.
+    pub variant: Variant,
+    /// Rows and columns.
+    pub rows: u8,
+    /// Columns.
+    pub columns: u8,
+    /// Black's and White's occupants.
+    pub players: ByColor<String>,
+    /// Moves played.
+    pub moves: usize,
+    /// The side to move, unless over.
+    pub to_move: Option<Color>,
+}
+
+/// One game in the hub: its live game behind a lock of its own, and what watchers share.
+/// The lock is the hub's: everything else asks through these methods.
 #[derive(Debug)]
 pub struct GameCell {
     /// Its id.
     pub id: String,
     /// The game, one request at a time.
-    pub live: tokio::sync::Mutex<LiveGame>,
+    live: tokio::sync::Mutex<LiveGame>,
     /// Held while the evaluation graph's missing scores are computed.
     pub(super) evaluating: tokio::sync::Mutex<()>,
     /// Bumped at every change (of the game or of who is connected): watchers re-render.
-    pub(super) changed: watch::Sender<u64>,
+    changed: watch::Sender<u64>,
     /// Who is connected.
     pub presence: Presence,
 }
 
 impl GameCell {
+    /// A cell for `live`.
+    pub(super) fn new(id: String, live: LiveGame) -> GameCell {
+        GameCell {
+            id,
+            live: tokio::sync::Mutex::new(live),
+            evaluating: tokio::sync::Mutex::new(()),
+            changed: watch::Sender::new(0),
+            presence: Presence::default(),
+        }
+    }
+
+    /// The game, locked: for the hub, which changes it.
+    pub(super) async fn lock(&self) -> MutexGuard<'_, LiveGame> {
+        self.live.lock().await
+    }
+
+    /// The lock if free: for eviction, which must not wait.
+    pub(super) fn try_lock(&self) -> Option<MutexGuard<'_, LiveGame>> {
+        self.live.try_lock().ok()
+    }
+
     /// Tells every watcher that something changed.
     pub fn notify(&self) {
         self.changed.send_modify(|generation| *generation += 1);
@@ -225,6 +171,79 @@ impl GameCell {
     /// A receiver that wakes at every change.
     pub fn watch(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
+    }
+
+    /// Who `secret` is in this game.
+    pub async fn viewer(&self, secret: Option<&str>) -> Viewer {
+        let live = self.live.lock().await;
+        Viewer {
+            seat: secret.and_then(|secret| live.seat_of(secret)),
+            control: secret.is_some_and(|secret| live.controls(secret)),
+        }
+    }
+
+    /// The game as `viewer` sees it; `review` for the position after that many moves.
+    ///
+    /// # Errors
+    /// The number of moves played, when `review` asks for more.
+    pub async fn view(&self, viewer: Viewer, review: Option<usize>) -> Result<GameView, usize> {
+        let live = self.live.lock().await;
+        let game = &live.table.game;
+        match review {
+            None => Ok(views::state(self, &live, game, viewer, None)),
+            Some(ply) if ply > game.history().len() => Err(game.history().len()),
+            Some(ply) => {
+                let replay = AnyGame::replay(game.variant(), *game.setup(), game.moves().take(ply))
+                    .expect("the game's own moves replay");
+                Ok(views::state(self, &live, &replay, viewer, Some(ply)))
+            }
+        }
+    }
+
+    /// The game as a record.
+    pub async fn record(&self) -> Record {
+        self.live.lock().await.record()
+    }
+
+    /// The game in a listing of games being played.
+    pub async fn listing(&self) -> Listing {
+        let live = self.live.lock().await;
+        let table = &live.table;
+        let shape = table.game.board().shape();
+        Listing {
+            variant: table.game.variant(),
+            rows: shape.rows(),
+            columns: shape.columns(),
+            players: table.seats.as_ref().map(|seat| seat.occupant.to_string()),
+            moves: table.game.history().len(),
+            to_move: table.to_move(),
+        }
+    }
+
+    /// Whether `viewer` may have `help` now, and if not, why.
+    ///
+    /// # Errors
+    /// Why not, in words.
+    pub async fn check_help(&self, viewer: Viewer, help: Help) -> Result<(), String> {
+        let live = self.live.lock().await;
+        if live.table.may_help(viewer.seat, help) {
+            return Ok(());
+        }
+        Err(match (help, viewer.seat) {
+            (Help::Hints, Some(_)) if live.table.help => "hints are for the side to move".into(),
+            (_, Some(_)) => "this game between two people was created without help".into(),
+            (_, None) => "spectators get no help while two people play".into(),
+        })
+    }
+
+    /// The moves played, in standard notation.
+    pub async fn moves(&self) -> Vec<String> {
+        let live = self.live.lock().await;
+        live.table
+            .game
+            .moves()
+            .map(|square| square.to_string())
+            .collect()
     }
 }
 
@@ -280,7 +299,7 @@ pub struct Created {
     /// The game.
     pub cell: Arc<GameCell>,
     /// Black's secret then White's, for people's seats.
-    pub secrets: [Option<String>; 2],
+    pub secrets: ByColor<Option<String>>,
     /// The control secret of a game between engines.
     pub control: Option<String>,
 }
@@ -368,32 +387,109 @@ pub(super) fn board_of(text: &str) -> Option<Board> {
     Some(board)
 }
 
-/// The `Meta` change that writes `model`'s own fields, as of `version`.
-pub(super) fn meta_change(id: &str, model: &Model, version: u64) -> Change {
-    Change::Meta {
-        game: id.to_owned(),
-        status: if model.is_over() { "over" } else { "playing" }.to_owned(),
-        resigned: model.resigned.map(color_text),
-        undo_request: model.undo_request.map(color_text),
-        undone: model
+/// A move as stored.
+fn stored_move(square: Square, side: Color, meta: &MoveMeta) -> StoredMove {
+    StoredMove {
+        square: square.to_string(),
+        side: color_text(side),
+        played_at: meta.played_at,
+        think_ms: meta.think_ms,
+        eval: meta.eval.map(|(score, _)| score),
+        exact: meta.eval.is_some_and(|(_, exact)| exact),
+    }
+}
+
+/// `table` as stored under `id` at `version`.
+pub(super) fn stored(id: &str, table: &Table, version: u64) -> StoredGame {
+    let setup = table.game.setup();
+    StoredGame {
+        id: id.to_owned(),
+        rules: table.game.variant().name().to_owned(),
+        board: board_text(&setup.board),
+        first: color_text(setup.first_mover),
+        win: setup.win_rule.name().to_owned(),
+        seats: table
+            .seats
+            .as_ref()
+            .map(|seat| StoredSeat {
+                player: seat.occupant.to_string(),
+                time_ms: seat.time_ms,
+                secret_hash: seat.secret_hash.clone(),
+            })
+            .into_array(),
+        moves: table
+            .game
+            .history()
+            .iter()
+            .zip(&table.meta)
+            .map(|(ply, meta)| stored_move(ply.square(), ply.side(), meta))
+            .collect(),
+        undone: table
             .game
             .undone()
             .map(|square| square.to_string())
             .collect(),
-        paused: model.paused,
-        speed_ms: model.speed_ms,
-        updated_at: model.updated_at,
+        status: status_text(table).to_owned(),
+        resigned: table.resigned.map(color_text),
+        undo_request: table.undo_request.map(color_text),
+        control_hash: table.control_hash.clone(),
+        paused: table.paused,
+        speed_ms: table.speed_ms,
+        created_at: table.created_at,
+        updated_at: table.updated_at,
         version,
+        help: table.help,
     }
 }
 
-/// The live game of a stored one.
-pub(super) fn revive(stored: StoredGame) -> Option<LiveGame> {
+/// The changes that take game `id`'s stored table from `before` to `after`, at `version`:
+/// the moves taken back, the moves added, and the table's own fields.
+pub(super) fn changes(id: &str, before: &Table, after: &Table, version: u64) -> Vec<Change> {
+    let kept = before
+        .game
+        .moves()
+        .zip(after.game.moves())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut changes = Vec::new();
+    if kept < before.game.history().len() {
+        changes.push(Change::Truncate {
+            game: id.to_owned(),
+            keep: kept,
+        });
+    }
+    for (ply, played) in after.game.history().iter().enumerate().skip(kept) {
+        changes.push(Change::Move {
+            game: id.to_owned(),
+            ply,
+            mv: stored_move(played.square(), played.side(), &after.meta[ply]),
+        });
+    }
+    changes.push(Change::Meta {
+        game: id.to_owned(),
+        status: status_text(after).to_owned(),
+        resigned: after.resigned.map(color_text),
+        undo_request: after.undo_request.map(color_text),
+        undone: after
+            .game
+            .undone()
+            .map(|square| square.to_string())
+            .collect(),
+        paused: after.paused,
+        speed_ms: after.speed_ms,
+        updated_at: after.updated_at,
+        version,
+    });
+    changes
+}
+
+/// The table of a stored game and its version; `None` for one that cannot be rebuilt (an
+/// unknown rule set or win rule, a move that does not replay: a damaged game).
+pub(super) fn revive(stored: StoredGame) -> Option<(Table, u64)> {
     let variant: Variant = stored.rules.parse().ok()?;
     let setup = Setup {
         board: board_of(&stored.board)?,
         first_mover: color_of(&stored.first)?,
-        // An unknown rule is a damaged game, not most discs by default.
         win_rule: WinRule::from_name(&stored.win).ok()?,
     };
     let squares: Vec<Square> = stored
@@ -411,39 +507,34 @@ pub(super) fn revive(stored: StoredGame) -> Option<LiveGame> {
     for _ in &undone {
         game.undo();
     }
-    let seats = stored.seats.map(|seat| Seat {
-        player: seat.player.parse().unwrap_or(Occupant::Human),
+    let seats = ByColor::from(stored.seats.map(|seat| Seat {
+        occupant: seat.player.parse().unwrap_or(Occupant::Human),
         time_ms: seat.time_ms,
         secret_hash: seat.secret_hash,
-    });
-    Some(LiveGame {
-        model: Model {
-            game,
-            meta: stored
-                .moves
-                .iter()
-                .map(|mv| MoveMeta {
-                    played_at: mv.played_at,
-                    think_ms: mv.think_ms,
-                    eval: mv.eval.map(|score| (score, mv.exact)),
-                })
-                .collect(),
-            resigned: stored.resigned.as_deref().and_then(color_of),
-            undo_request: stored.undo_request.as_deref().and_then(color_of),
-            paused: stored.paused,
-            step: false,
-            speed_ms: stored.speed_ms,
-            updated_at: stored.updated_at,
-        },
+    }));
+    let table = Table {
+        game,
+        meta: stored
+            .moves
+            .iter()
+            .map(|mv| MoveMeta {
+                played_at: mv.played_at,
+                think_ms: mv.think_ms,
+                eval: mv.eval.map(|score| (score, mv.exact)),
+            })
+            .collect(),
         seats,
-        control_hash: stored.control_hash,
+        resigned: stored.resigned.as_deref().and_then(color_of),
+        undo_request: stored.undo_request.as_deref().and_then(color_of),
+        paused: stored.paused,
+        step: false,
+        speed_ms: stored.speed_ms,
         help: stored.help,
-        version: stored.version.max(stored.updated_at.max(0) as u64),
-        thinking: false,
-        engine_signal: None,
-        turn_started: Instant::now(),
+        control_hash: stored.control_hash,
         created_at: stored.created_at,
-    })
+        updated_at: stored.updated_at,
+    };
+    Some((table, stored.version.max(stored.updated_at.max(0) as u64)))
 }
 
 /// The legal moves, in standard notation.
@@ -454,35 +545,10 @@ pub fn legal_list(game: &AnyGame) -> Vec<String> {
         .collect()
 }
 
-/// How a seat answers about taking moves back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum UndoAction {
-    /// Ask (against an engine: take back at once).
-    Request,
-    /// Accept the other seat's request.
-    Accept,
-    /// Decline the other seat's request.
-    Decline,
-    /// Withdraw one's own request.
-    Cancel,
-}
-
-/// Takes moves back until `color`'s last move is undone (back to its turn).
-pub(super) fn take_back(model: &mut Model, color: Color) {
-    while let Some(ply) = model.game.undo() {
-        model.meta.pop();
-        if ply.side() == color {
-            break;
-        }
-    }
-    model.undo_request = None;
-}
-
 /// The status of a game as text: `playing` or `over`.
-pub fn status_text(model: &Model) -> &'static str {
-    match model.game.status() {
-        _ if model.resigned.is_some() => "over",
+pub fn status_text(table: &Table) -> &'static str {
+    match table.game.status() {
+        _ if table.resigned.is_some() => "over",
         Status::Over(_) => "over",
         Status::ToMove(_) => "playing",
     }
@@ -512,5 +578,40 @@ mod tests {
         assert_eq!(hash_secret(&a), hash_secret(&a));
         assert_ne!(hash_secret(&a), a);
         assert_eq!(hash_secret("").len(), 64);
+    }
+
+    #[test]
+    fn a_table_survives_storing_and_reviving() {
+        let game = AnyGame::replay(
+            Variant::Simple,
+            Setup::standard(Shape::new(6, 6).unwrap()),
+            ["c2".parse().unwrap()],
+        )
+        .unwrap();
+        let human = Seat {
+            occupant: Occupant::Human,
+            time_ms: 100,
+            secret_hash: Some("h".into()),
+        };
+        let mut table = Table::new(game, ByColor::new(human.clone(), human), 3);
+        table.help = true;
+        table.undo_request = Some(Color::Black);
+        let (revived, version) = revive(stored("g", &table, 42)).unwrap();
+        assert_eq!(version, 42);
+        assert_eq!(
+            revived.game.moves().collect::<Vec<_>>(),
+            ["c2".parse().unwrap()]
+        );
+        assert_eq!(
+            (revived.help, revived.undo_request),
+            (true, Some(Color::Black))
+        );
+        assert_eq!(revived.seats, table.seats);
+        let mut damaged = stored("g", &table, 42);
+        damaged.win = "less".into();
+        assert!(
+            revive(damaged).is_none(),
+            "an unknown win rule is not most discs"
+        );
     }
 }

@@ -12,11 +12,7 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use super::{
-    game::GameCell,
-    hub::Hub,
-    views::{self, GameView},
-};
+use super::{game::GameCell, hub::Hub, views::GameView};
 
 /// The read buffer of a live connection, and the largest message a client may send.
 pub const BUFFER: usize = 4096;
@@ -95,15 +91,8 @@ pub async fn serve(
         Ok(Some(Ok(_))) | Err(_) => None,
         Ok(Some(Err(_)) | None) => return,
     };
-    let (seat, control) = {
-        let live = cell.live.lock().await;
-        let seat = secret.as_deref().and_then(|secret| live.seat_of(secret));
-        let control = secret
-            .as_deref()
-            .is_some_and(|secret| live.controls(secret));
-        (seat, control)
-    };
-    if secret.is_some() && seat.is_none() && !control {
+    let viewer = cell.viewer(secret.as_deref()).await;
+    if secret.is_some() && viewer.seat.is_none() && !viewer.control {
         let error = ServerMessage::Error {
             error: ErrorBody {
                 code: "forbidden",
@@ -115,7 +104,7 @@ pub async fn serve(
         }
     }
     let mut changes = cell.watch();
-    let _attendance = hub.attend(&cell, seat).await;
+    let _attendance = hub.attend(&cell, viewer.seat).await;
     // A peer that stops answering (a laptop closed, a network gone) is let go: pings go
     // out regularly, and a connection silent for `silence` is closed.
     let mut pings = tokio::time::interval(silence / PINGS_PER_SILENCE);
@@ -125,10 +114,9 @@ pub async fn serve(
     loop {
         // Marked seen before rendering: a change while rendering wakes the next round.
         changes.mark_unchanged();
-        let message = {
-            let live = cell.live.lock().await;
-            let state = views::state(&cell, &live, &live.model.game, seat, control, None);
-            text(&ServerMessage::State { state: &state })
+        let message = match cell.view(viewer, None).await {
+            Ok(state) => text(&ServerMessage::State { state: &state }),
+            Err(_) => return,
         };
         if !send(&mut socket, message, silence).await {
             return;

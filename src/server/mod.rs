@@ -18,6 +18,7 @@ pub mod http;
 pub mod hub;
 pub mod live;
 pub mod store;
+pub mod table;
 pub mod views;
 
 use std::{

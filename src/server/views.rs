@@ -4,7 +4,10 @@
 use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square};
 use serde::Serialize;
 
-use super::game::{GameCell, Help, LiveGame, legal_list, status_text};
+use super::{
+    game::{GameCell, LiveGame, Viewer, legal_list, status_text},
+    table::Help,
+};
 use crate::play::Occupant;
 
 /// A game's state as one viewer sees it (what the API and the live channel send).
@@ -150,11 +153,11 @@ pub fn state(
     cell: &GameCell,
     live: &LiveGame,
     game: &AnyGame,
-    you: Option<Color>,
-    control: bool,
+    viewer: Viewer,
     review: Option<usize>,
 ) -> GameView {
-    let model = &live.model;
+    let Viewer { seat: you, control } = viewer;
+    let model = &live.table;
     let board = game.board();
     let shape = board.shape();
     let rows = (0..shape.rows())
@@ -187,10 +190,10 @@ pub fn state(
         _ => None,
     };
     let seat = |color: Color| {
-        let info = &live.seats[color as usize];
+        let info = &model.seats[color];
         SeatView {
-            player: info.player.to_string(),
-            kind: match info.player {
+            player: info.occupant.to_string(),
+            kind: match info.occupant {
                 Occupant::Human => "human",
                 Occupant::Computer(_) => "engine",
             },
@@ -249,10 +252,10 @@ pub fn state(
         you: you.map(letter),
         control,
         help: HelpView {
-            hints: live.may_help(you, Help::Hints),
-            evaluation: live.may_help(you, Help::Evaluation),
+            hints: model.may_help(you, Help::Hints),
+            evaluation: model.may_help(you, Help::Evaluation),
         },
-        help_on: live.help,
+        help_on: model.help,
         review,
         exports: Record::exports_for(model.game.variant(), model.game.setup())
             .into_iter()
