@@ -5,10 +5,12 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    Goal, Limits, Node, NodeTask, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
-    eval::{Evaluator, Score, final_score},
+    Goal, Limits, Node, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
+    eval::{Evaluator, Score},
+    node::final_score,
+    on_node,
     player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
-    search, solve_time_estimate, with_node,
+    search, solve_time_estimate,
 };
 use crate::{ByColor, Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
 
@@ -92,23 +94,13 @@ pub fn rank(
     signal: Option<&Signal>,
     depth: &mut dyn FnMut(u32),
 ) -> Hint {
-    struct Task<'a>(
-        &'a RankOptions,
-        WinRule,
-        Option<&'a Signal>,
-        &'a mut dyn FnMut(u32),
+    let rule = setup.win_rule;
+    let mut hint = on_node!(
+        variant = options.variant,
+        &setup.board,
+        setup.first_mover,
+        |node| rank_node(&node, options, rule, signal, depth)
     );
-    impl NodeTask for Task<'_> {
-        type Output = Hint;
-        fn run<N: Node>(self, node: N) -> Hint {
-            rank_node(&node, self.0, self.1, self.2, self.3)
-        }
-    }
-    let task = Task(options, setup.win_rule, signal, depth);
-    let mut hint = match options.variant {
-        Variant::Full => with_node::<Full, _>(&setup.board, setup.first_mover, task),
-        Variant::Simple => with_node::<Simple, _>(&setup.board, setup.first_mover, task),
-    };
     hint.to_move = hint.final_score.is_none().then_some(setup.first_mover);
     hint
 }
@@ -144,23 +136,16 @@ fn rank_node<N: Node>(
     let start = Instant::now();
     let mut tt = table(options, node);
     if node.moves().is_empty() {
-        let passed = node.pass();
-        if passed.moves().is_empty() {
-            let score = final_score(
-                rule,
-                node.player().len(),
-                node.opponent().len(),
-                node.empties().len(),
-            );
+        let Some(passed) = node.after_pass() else {
             return Hint {
                 to_move: None,
                 lines: Vec::new(),
-                final_score: Some(score),
+                final_score: Some(node.final_score(rule)),
                 depth: 0,
                 nodes: 0,
                 elapsed: start.elapsed(),
             };
-        }
+        };
         // The pass is the only move: rank the opponent's best reply after it.
         let options = RankOptions {
             count: 1,
@@ -537,70 +522,50 @@ fn solve_with<R: RuleSet>(
     signal: Option<&Signal>,
     eval: Evaluator,
 ) -> Solved {
-    struct Task<'a>(
-        &'a Setup,
-        &'a Limits,
-        &'a mut TranspositionTable,
-        Option<&'a Signal>,
-        Evaluator,
-    );
-    impl NodeTask for Task<'_> {
-        type Output = Solved;
-        fn run<N: Node>(self, node: N) -> Solved {
-            let start = Instant::now();
-            let solution = endgame::solve_ordered_by(
-                &node,
-                self.0.win_rule,
-                Goal::Exact,
-                self.2,
-                self.1,
-                self.3,
-                self.4,
-            );
-            let game_over = node.moves().is_empty() && node.pass().moves().is_empty();
-            let seconds = start.elapsed().as_secs_f64();
-            match solution {
-                Ok(solution) => Solved {
-                    finished: true,
-                    best: solution.best,
-                    game_over,
-                    score: solution.score,
-                    nodes: solution.nodes,
-                    seconds,
-                },
-                Err(unfinished) => Solved {
-                    finished: false,
-                    best: None,
-                    game_over,
-                    score: 0,
-                    nodes: unfinished.nodes,
-                    seconds,
-                },
-            }
-        }
-    }
     tt.clear();
-    with_node::<R, _>(
-        &setup.board,
-        setup.first_mover,
-        Task(setup, limits, tt, signal, eval),
-    )
+    on_node!(rules = R, &setup.board, setup.first_mover, |node| {
+        solve_node(&node, setup.win_rule, limits, tt, signal, eval)
+    })
+}
+
+fn solve_node<N: Node>(
+    node: &N,
+    rule: WinRule,
+    limits: &Limits,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+    eval: Evaluator,
+) -> Solved {
+    let start = Instant::now();
+    let solution = endgame::solve_ordered_by(node, rule, Goal::Exact, tt, limits, signal, eval);
+    let game_over = node.is_game_over();
+    let seconds = start.elapsed().as_secs_f64();
+    match solution {
+        Ok(solution) => Solved {
+            finished: true,
+            best: solution.best,
+            game_over,
+            score: solution.score,
+            nodes: solution.nodes,
+            seconds,
+        },
+        Err(unfinished) => Solved {
+            finished: false,
+            best: None,
+            game_over,
+            score: 0,
+            nodes: unfinished.nodes,
+            seconds,
+        },
+    }
 }
 
 /// A rough estimate of how long an exact solve of `setup` takes here (see
 /// [`solve_time_estimate`]), for warning people before one that may never end.
 pub fn solve_time(variant: Variant, setup: &Setup) -> Duration {
-    struct Estimate;
-    impl NodeTask for Estimate {
-        type Output = Duration;
-        fn run<N: Node>(self, node: N) -> Duration {
-            solve_time_estimate(&node)
-        }
-    }
-    match variant {
-        Variant::Full => with_node::<Full, _>(&setup.board, setup.first_mover, Estimate),
-        Variant::Simple => with_node::<Simple, _>(&setup.board, setup.first_mover, Estimate),
-    }
+    on_node!(variant = variant, &setup.board, setup.first_mover, |node| {
+        solve_time_estimate(&node)
+    })
 }
 
 #[cfg(test)]
@@ -615,13 +580,6 @@ mod tests {
     /// Issue 21.2: a shallow depth gets a small table, not a solve's 256 MiB.
     #[test]
     fn regression_21_2_the_table_is_sized_to_the_depth_asked_for() {
-        struct Bytes(RankOptions);
-        impl NodeTask for Bytes {
-            type Output = usize;
-            fn run<N: Node>(self, node: N) -> usize {
-                table(&self.0, &node).bytes()
-            }
-        }
         // 36 empties, as in the issue.
         let setup: Obf = "--XXXX-----XXX--OOXXXOO--O-XXOOO--OXOX----OOOO------------------ X"
             .parse()
@@ -632,7 +590,9 @@ mod tests {
                 limits,
                 ..RankOptions::new(Variant::Full, 3)
             };
-            with_node::<Full, _>(&setup.board, setup.first_mover, Bytes(options))
+            on_node!(rules = Full, &setup.board, setup.first_mover, |node| {
+                table(&options, &node).bytes()
+            })
         };
         assert_eq!(setup.board.empty_squares().count(), 36);
         assert!(

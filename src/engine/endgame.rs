@@ -18,8 +18,9 @@
 
 use super::{
     Index, Layout, Node, SquareSet,
-    eval::{DISC, Evaluator, final_score},
+    eval::{DISC, Evaluator},
     limits::{Limits, Signal, Stopper},
+    node::final_score,
     search::{self, SearchOptions},
     tt::{Bound, Entry, TranspositionTable},
 };

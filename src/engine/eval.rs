@@ -195,23 +195,6 @@ const CELLS_PER_SAFE_DISC: i32 = 20;
 /// of 30 lost).
 const WIPEOUT: i32 = 100;
 
-/// The side to move's final score from disc counts and empties left, in discs: under
-/// [`WinRule::MostDiscs`] the empty squares go to the winner (the usual Othello scoring, as
-/// in the FFO suite); under [`WinRule::FewestDiscs`] it is the opponent's discs minus ours,
-/// so positive still means winning. Every evaluation estimates this.
-#[inline]
-pub fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i32 {
-    let (p, o, e) = (player as i32, opponent as i32, empties as i32);
-    match rule {
-        WinRule::MostDiscs => match p.cmp(&o) {
-            std::cmp::Ordering::Greater => p - o + e,
-            std::cmp::Ordering::Less => p - o - e,
-            std::cmp::Ordering::Equal => 0,
-        },
-        WinRule::FewestDiscs => o - p,
-    }
-}
-
 /// The evaluation of `node` for the side to move under `rule`.
 ///
 /// Under [`WinRule::FewestDiscs`] every term about owning discs (corners, stable discs, the

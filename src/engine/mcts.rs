@@ -3,7 +3,7 @@
 
 use rand::{Rng, RngExt};
 
-use super::{Index, Node, SquareSet, Stopper, eval::final_score};
+use super::{Index, Node, SquareSet, Stopper};
 use crate::{Square, WinRule};
 
 /// The exploration constant of UCT (√2, the textbook value for results in [0, 1]).
@@ -136,10 +136,9 @@ pub fn mcts<N: Node>(
 fn options<N: Node>(node: &N) -> Vec<Option<Index<N>>> {
     let mut moves = node.moves();
     if moves.is_empty() {
-        return if node.pass().moves().is_empty() {
-            Vec::new()
-        } else {
-            vec![None]
+        return match node.after_pass() {
+            Some(_) => vec![None],
+            None => Vec::new(),
         };
     }
     let mut options = Vec::with_capacity(moves.len() as usize);
@@ -164,15 +163,9 @@ fn playout<N: Node>(
         stopper.tick();
         let mut moves = node.moves();
         if moves.is_empty() {
-            let passed = node.pass();
-            if passed.moves().is_empty() {
-                let (p, o, e) = (
-                    node.player().len(),
-                    node.opponent().len(),
-                    node.empties().len(),
-                );
-                return (final_score(rule, p, o, e), root_side);
-            }
+            let Some(passed) = node.after_pass() else {
+                return (node.final_score(rule), root_side);
+            };
             node = passed;
             root_side = !root_side;
             continue;

@@ -3,9 +3,7 @@
 //! [`GridNode`] for every shape and rule set, and [`Node8`], a `u64` fast path for the
 //! standard 8 × 8 board under FULL rules.
 
-use std::any::TypeId;
-
-use crate::{Board, Color, Full, RuleSet, Shape};
+use crate::{Board, Color, RuleSet};
 
 pub mod analysis;
 pub mod arena;
@@ -30,7 +28,9 @@ pub use endgame::{Goal, Solution, Unfinished, solve};
 
 pub use grid::GridNode;
 pub use limits::{Limits, Signal, Stopper};
-pub use node::{Corner, Index, Layout, Node, SquareSet};
+pub use node::{Corner, Index, Layout, Node, SquareSet, final_score};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use node8::Avx2Node8;
 pub use node8::Node8;
 pub use player::{
     EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
@@ -56,48 +56,68 @@ pub use tt::{Bound, Entry, TranspositionTable};
 /// # Ok::<_, othello::ShapeError>(())
 /// ```
 pub fn perft<R: RuleSet>(board: &Board, side: Color, depth: u32) -> u64 {
-    struct Perft(u32);
-    impl NodeTask for Perft {
-        type Output = u64;
-        fn run<N: Node>(self, node: N) -> u64 {
-            perft_nodes(&node, self.0)
+    on_node!(rules = R, board, side, |node| perft_nodes(&node, depth))
+}
+
+/// Runs `$body` with `$node` bound to a position in the fastest representation there is
+/// for it; the body is compiled once per representation, so it may call generic code
+/// (`fn f<N: Node>(node: &N)`) and borrow from its surroundings like a closure.
+///
+/// - `on_node!(rules = R, board, side, |node| body)`: `board` with `side` to move under
+///   the rule set `R`: on the standard 8 × 8 board under [`Full`] rules a [`Node8`], else a
+///   [`GridNode<R>`](GridNode);
+/// - `on_node!(variant = v, board, side, |node| body)`: the same, with the rules as a
+///   [`Variant`](crate::Variant) known only at run time;
+/// - `on_node!(bits = player, opponent, |node| body)`: the 8 × 8 FULL position with the
+///   `u64` discs `player` to move against `opponent`'s, as a [`Node8`].
+///
+/// A [`Node8`] is one with AVX2 move generation where the processor has it.
+macro_rules! on_node {
+    (rules = $rules:ty, $board:expr, $side:expr, |$node:ident| $body:expr) => {{
+        let (board, side): (&$crate::Board, $crate::Color) = ($board, $side);
+        if ::std::any::TypeId::of::<$rules>() == ::std::any::TypeId::of::<$crate::Full>()
+            && board.shape() == $crate::Shape::STANDARD
+        {
+            let fast = $crate::engine::Node8::from_board(board, side);
+            $crate::engine::on_node!(
+                bits = $crate::engine::Node::player(&fast),
+                $crate::engine::Node::opponent(&fast),
+                |$node| $body
+            )
+        } else {
+            let $node = $crate::engine::GridNode::<$rules>::from_board(board, side);
+            $body
         }
-    }
-    with_node::<R, _>(board, side, Perft(depth))
+    }};
+    (variant = $variant:expr, $board:expr, $side:expr, |$node:ident| $body:expr) => {
+        match $variant {
+            $crate::Variant::Full => {
+                $crate::engine::on_node!(rules = $crate::Full, $board, $side, |$node| $body)
+            }
+            $crate::Variant::Simple => {
+                $crate::engine::on_node!(rules = $crate::Simple, $board, $side, |$node| $body)
+            }
+        }
+    };
+    (bits = $player:expr, $opponent:expr, |$node:ident| $body:expr) => {{
+        let plain = $crate::engine::Node8::new($player, $opponent);
+        #[cfg(target_arch = "x86_64")]
+        let result = match $crate::engine::Avx2Node8::new(plain) {
+            Some($node) => $body,
+            None => {
+                let $node = plain;
+                $body
+            }
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let result = {
+            let $node = plain;
+            $body
+        };
+        result
+    }};
 }
-
-/// Something to do with a position, whatever its representation: see [`with_node`].
-pub trait NodeTask {
-    /// The result.
-    type Output;
-
-    /// Does it.
-    fn run<N: Node>(self, node: N) -> Self::Output;
-}
-
-/// Runs `task` on `board` (with `side` to move, under rule set `R`) in the fastest
-/// representation available: on the standard 8 × 8 board under [`Full`] rules a `u64`
-/// [`Node8`] (with AVX2 move generation where the processor has it), elsewhere a
-/// [`GridNode`].
-pub fn with_node<R: RuleSet, T: NodeTask>(board: &Board, side: Color, task: T) -> T::Output {
-    if TypeId::of::<R>() == TypeId::of::<Full>() && board.shape() == Shape::STANDARD {
-        let node = Node8::from_board(board, side);
-        with_node8(node.player(), node.opponent(), task)
-    } else {
-        task.run(GridNode::<R>::from_board(board, side))
-    }
-}
-
-/// Runs `task` on the 8 × 8 FULL position with `player`'s discs to move against
-/// `opponent`'s, as a [`Node8`] (with AVX2 move generation where the processor has it).
-pub(crate) fn with_node8<T: NodeTask>(player: u64, opponent: u64, task: T) -> T::Output {
-    let node = Node8::new(player, opponent);
-    #[cfg(target_arch = "x86_64")]
-    if let Some(node) = node8::Avx2Node8::new(node) {
-        return task.run(node);
-    }
-    task.run(node)
-}
+pub(crate) use on_node;
 
 /// [`perft`] for any [`Node`].
 ///
@@ -145,14 +165,10 @@ fn perft_step<N: Node>(node: &N, depth: u32, recurse: impl Fn(&N, u32) -> u64) -
     match depth {
         0 => 1,
         1 => u64::from(moves.len().max(1)),
-        _ if moves.is_empty() => {
-            let passed = node.pass();
-            if passed.moves().is_empty() {
-                1 // the game is over: one leaf at every depth below
-            } else {
-                recurse(&passed, depth - 1)
-            }
-        }
+        _ if moves.is_empty() => match node.after_pass() {
+            Some(passed) => recurse(&passed, depth - 1),
+            None => 1, // the game is over: one leaf at every depth below
+        },
         2 => {
             let mut leaves = 0;
             while let Some(mv) = moves.pop() {
@@ -173,7 +189,7 @@ fn perft_step<N: Node>(node: &N, depth: u32, recurse: impl Fn(&N, u32) -> u64) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Bitboard;
+    use crate::{Bitboard, Full, Shape};
 
     /// The 8 × 8 part of a grid set, as a `u64`.
     fn to_u64(set: Bitboard) -> u64 {

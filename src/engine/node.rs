@@ -5,7 +5,7 @@ use std::{
     ops::{BitAnd, BitOr, BitXor, Not},
 };
 
-use crate::{Bitboard, Square, Variant};
+use crate::{Bitboard, Square, Variant, WinRule};
 
 /// A set of squares of one board representation: a `u64` on 8 × 8, a [`Bitboard`] elsewhere.
 pub trait SquareSet:
@@ -254,6 +254,48 @@ pub trait Node: Copy + fmt::Debug + Send + Sync + 'static {
     #[inline(always)]
     fn empties(&self) -> Self::Set {
         self.layout().cells & !(self.player() | self.opponent())
+    }
+
+    /// For a side to move that has no move: the position after its pass, or `None` when
+    /// the opponent has no move either and the game is over.
+    #[inline(always)]
+    fn after_pass(&self) -> Option<Self> {
+        let passed = self.pass();
+        (!passed.moves().is_empty()).then_some(passed)
+    }
+
+    /// Whether neither side can move.
+    #[inline(always)]
+    fn is_game_over(&self) -> bool {
+        self.moves().is_empty() && self.after_pass().is_none()
+    }
+
+    /// The side to move's [`final_score`] if the game ended here, in discs.
+    #[inline(always)]
+    fn final_score(&self, rule: WinRule) -> i32 {
+        final_score(
+            rule,
+            self.player().len(),
+            self.opponent().len(),
+            self.empties().len(),
+        )
+    }
+}
+
+/// The side to move's final score from disc counts and empties left, in discs: under
+/// [`WinRule::MostDiscs`] the empty squares go to the winner (the usual Othello scoring, as
+/// in the FFO suite); under [`WinRule::FewestDiscs`] it is the opponent's discs minus ours,
+/// so positive still means winning. Every evaluation estimates this.
+#[inline]
+pub fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i32 {
+    let (p, o, e) = (player as i32, opponent as i32, empties as i32);
+    match rule {
+        WinRule::MostDiscs => match p.cmp(&o) {
+            std::cmp::Ordering::Greater => p - o + e,
+            std::cmp::Ordering::Less => p - o - e,
+            std::cmp::Ordering::Equal => 0,
+        },
+        WinRule::FewestDiscs => o - p,
     }
 }
 

@@ -7,13 +7,9 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
-    Goal, Limits, Node, NodeTask, SearchOptions, SearchReport, Signal, SquareSet, Stopper,
-    TranspositionTable, endgame,
-    eval::{Evaluator, final_score},
-    mcts::mcts,
-    pattern::PatternWeights,
+    Goal, Limits, Node, SearchOptions, SearchReport, Signal, SquareSet, Stopper,
+    TranspositionTable, endgame, eval::Evaluator, mcts::mcts, on_node, pattern::PatternWeights,
     search::search,
-    with_node,
 };
 use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
 
@@ -235,35 +231,34 @@ impl<R: RuleSet> Player<R> for MinimaxPlayer {
         limits: &Limits,
         _: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
-        struct Task<'a> {
-            depth: u32,
-            rule: WinRule,
-            stopper: Stopper<'a>,
-        }
-        impl NodeTask for Task<'_> {
-            type Output = Option<Square>;
-            fn run<N: Node>(mut self, node: N) -> Option<Square> {
-                let first = node.moves().first().map(|mv| node.square(mv));
-                let mut chosen = first;
-                for depth in 1..=self.depth {
-                    match minimax_root(&node, self.rule, depth, &mut self.stopper) {
-                        Some(best) => chosen = best,
-                        None => break,
-                    }
-                }
-                chosen
-            }
-        }
         let Status::ToMove(side) = game.status() else {
             return None;
         };
-        let task = Task {
-            depth: self.depth.min(limits.depth.unwrap_or(u32::MAX)).max(1),
-            rule: game.setup().win_rule,
-            stopper: Stopper::new(limits, self.signal.as_deref()),
-        };
-        with_node::<R, _>(game.board(), side, task)
+        let depth = self.depth.min(limits.depth.unwrap_or(u32::MAX)).max(1);
+        let rule = game.setup().win_rule;
+        let mut stopper = Stopper::new(limits, self.signal.as_deref());
+        on_node!(rules = R, game.board(), side, |node| {
+            minimax_deepening(&node, rule, depth, &mut stopper)
+        })
     }
+}
+
+/// The best move of `node` by [`minimax`] to `depth`, deeper and deeper from depth 1: the
+/// last one `stopper` let finish.
+fn minimax_deepening<N: Node>(
+    node: &N,
+    rule: WinRule,
+    depth: u32,
+    stopper: &mut Stopper<'_>,
+) -> Option<Square> {
+    let mut chosen = node.moves().first().map(|mv| node.square(mv));
+    for depth in 1..=depth {
+        match minimax_root(node, rule, depth, stopper) {
+            Some(best) => chosen = best,
+            None => break,
+        }
+    }
+    chosen
 }
 
 /// The best move of `node` by [`minimax`] to `depth`; `None` if `stopper` stopped it first.
@@ -306,16 +301,10 @@ fn minimax<N: Node>(
     }
     let mut moves = node.moves();
     if moves.is_empty() {
-        let passed = node.pass();
-        if passed.moves().is_empty() {
-            let (p, o, e) = (
-                node.player().len(),
-                node.opponent().len(),
-                node.empties().len(),
-            );
+        let Some(passed) = node.after_pass() else {
             // Finished games outrank any disc count seen mid-game.
-            return Some(final_score(rule, p, o, e) * 1000);
-        }
+            return Some(node.final_score(rule) * 1000);
+        };
         return minimax(&passed, rule, depth, -beta, -alpha, stopper).map(|score| -score);
     }
     if depth == 0 {
@@ -365,19 +354,14 @@ impl<R: RuleSet> Player<R> for MctsPlayer {
         limits: &Limits,
         _: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
-        struct Task<'a>(u32, WinRule, &'a mut StdRng, Stopper<'a>);
-        impl NodeTask for Task<'_> {
-            type Output = Option<Square>;
-            fn run<N: Node>(mut self, node: N) -> Option<Square> {
-                mcts(&node, self.1, self.0, self.2, &mut self.3)
-            }
-        }
         let Status::ToMove(side) = game.status() else {
             return None;
         };
-        let stopper = Stopper::new(limits, self.signal.as_deref());
-        let task = Task(self.playouts, game.setup().win_rule, &mut self.rng, stopper);
-        with_node::<R, _>(game.board(), side, task)
+        let mut stopper = Stopper::new(limits, self.signal.as_deref());
+        let (playouts, rule, rng) = (self.playouts, game.setup().win_rule, &mut self.rng);
+        on_node!(rules = R, game.board(), side, |node| {
+            mcts(&node, rule, playouts, rng, &mut stopper)
+        })
     }
 }
 
@@ -591,71 +575,6 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
         limits: &Limits,
         progress: &mut dyn FnMut(&SearchReport),
     ) -> Option<Square> {
-        struct Task<'a> {
-            level: Level,
-            eval: Evaluator,
-            limits: Limits,
-            rule: WinRule,
-            tt: &'a mut TranspositionTable,
-            progress: &'a mut dyn FnMut(&SearchReport),
-            signal: Option<&'a Signal>,
-            rng: &'a mut StdRng,
-        }
-        impl NodeTask for Task<'_> {
-            type Output = Option<Square>;
-            fn run<N: Node>(self, node: N) -> Option<Square> {
-                let moves = node.moves();
-                if moves.len() <= 1 {
-                    return moves.first().map(|mv| node.square(mv));
-                }
-                let empties = node.empties().len();
-                let solve_empties = match self.limits.time {
-                    Some(time) => self.level.solve_empties.min(solvable_empties(&node, time)),
-                    None => self.level.solve_empties,
-                };
-                if empties <= solve_empties {
-                    // Most of the time for the exact solve; the rest for a search if it fails.
-                    let limits = Limits {
-                        time: self.limits.time.map(|time| time.mul_f64(SOLVE_SHARE)),
-                        ..self.limits
-                    };
-                    if let Ok(solution) =
-                        endgame::solve(&node, self.rule, Goal::Exact, self.tt, &limits, self.signal)
-                    {
-                        return solution.best;
-                    }
-                }
-                let noisy = self.level.noise > 0;
-                let options = SearchOptions {
-                    rule: self.rule,
-                    limits: Limits {
-                        depth: Some(self.level.depth.min(self.limits.depth.unwrap_or(u32::MAX))),
-                        ..self.limits
-                    },
-                    // A slip needs every move's score.
-                    ranked_moves: if noisy { moves.len() as usize } else { 1 },
-                    eval: self.eval,
-                };
-                let report = search(&node, &options, self.tt, self.signal, self.progress);
-                if !noisy {
-                    return report.best;
-                }
-                let noise = f64::from(self.level.noise);
-                report
-                    .ranked
-                    .iter()
-                    .map(|ranked| {
-                        // A normal spread from two uniform draws (Box-Muller).
-                        let (u, v): (f64, f64) = (self.rng.random(), self.rng.random());
-                        let error =
-                            (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-                        (f64::from(ranked.score) + noise * error, ranked.square)
-                    })
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-                    .map(|(_, square)| square)
-                    .or(report.best)
-            }
-        }
         let Status::ToMove(side) = game.status() else {
             return None;
         };
@@ -670,7 +589,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                     .min(MAX_DEFAULT_HASH)
             }))
         });
-        let task = Task {
+        let turn = EngineTurn {
             level: LEVELS[usize::from(self.level - 1)],
             eval: self.eval,
             limits,
@@ -680,7 +599,74 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
             signal: self.signal.as_deref(),
             rng: &mut self.rng,
         };
-        with_node::<R, _>(game.board(), side, task)
+        on_node!(rules = R, game.board(), side, |node| turn.choose(&node))
+    }
+}
+
+/// One move of an [`EnginePlayer`]: what it needs for its search.
+struct EngineTurn<'a> {
+    level: Level,
+    eval: Evaluator,
+    limits: Limits,
+    rule: WinRule,
+    tt: &'a mut TranspositionTable,
+    progress: &'a mut dyn FnMut(&SearchReport),
+    signal: Option<&'a Signal>,
+    rng: &'a mut StdRng,
+}
+
+impl EngineTurn<'_> {
+    /// The move: solved exactly near the end, else searched (with the level's slips).
+    fn choose<N: Node>(self, node: &N) -> Option<Square> {
+        let moves = node.moves();
+        if moves.len() <= 1 {
+            return moves.first().map(|mv| node.square(mv));
+        }
+        let empties = node.empties().len();
+        let solve_empties = match self.limits.time {
+            Some(time) => self.level.solve_empties.min(solvable_empties(node, time)),
+            None => self.level.solve_empties,
+        };
+        if empties <= solve_empties {
+            // Most of the time for the exact solve; the rest for a search if it fails.
+            let limits = Limits {
+                time: self.limits.time.map(|time| time.mul_f64(SOLVE_SHARE)),
+                ..self.limits
+            };
+            if let Ok(solution) =
+                endgame::solve(node, self.rule, Goal::Exact, self.tt, &limits, self.signal)
+            {
+                return solution.best;
+            }
+        }
+        let noisy = self.level.noise > 0;
+        let options = SearchOptions {
+            rule: self.rule,
+            limits: Limits {
+                depth: Some(self.level.depth.min(self.limits.depth.unwrap_or(u32::MAX))),
+                ..self.limits
+            },
+            // A slip needs every move's score.
+            ranked_moves: if noisy { moves.len() as usize } else { 1 },
+            eval: self.eval,
+        };
+        let report = search(node, &options, self.tt, self.signal, self.progress);
+        if !noisy {
+            return report.best;
+        }
+        let noise = f64::from(self.level.noise);
+        report
+            .ranked
+            .iter()
+            .map(|ranked| {
+                // A normal spread from two uniform draws (Box-Muller).
+                let (u, v): (f64, f64) = (self.rng.random(), self.rng.random());
+                let error = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                (f64::from(ranked.score) + noise * error, ranked.square)
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, square)| square)
+            .or(report.best)
     }
 }
 
@@ -693,7 +679,7 @@ impl fmt::Debug for EnginePlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Board, Color, Full, Setup, Shape, Simple};
+    use crate::{Board, Color, Full, Setup, Shape, Simple, engine::final_score};
 
     #[test]
     fn specs_round_trip_and_refuse_nonsense() {

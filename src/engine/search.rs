@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use super::{
     Index, Node, SquareSet,
-    eval::{DISC, Evaluator, final_score},
+    eval::{DISC, Evaluator},
     limits::{Limits, Signal, Stopper},
+    node::final_score,
     tt::{Bound, Entry, TranspositionTable},
 };
 use crate::{Square, WinRule};

@@ -626,7 +626,7 @@ fn final_for_black(game: &AnyGame) -> f64 {
     let board = game.board();
     let (black, white) = (board.count(Color::Black), board.count(Color::White));
     let empties = board.empty_squares().count();
-    f64::from(othello::engine::eval::final_score(
+    f64::from(othello::engine::final_score(
         game.setup().win_rule,
         black,
         white,

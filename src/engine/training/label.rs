@@ -5,10 +5,10 @@
 
 use super::{
     super::{
-        Goal, Limits, Node, NodeTask, SearchOptions, TranspositionTable, endgame,
+        Goal, Limits, Node, SearchOptions, TranspositionTable, endgame,
         eval::{DISC, Evaluator},
+        on_node,
         search::search,
-        with_node8,
     },
     Label, Sample,
 };
@@ -51,18 +51,10 @@ pub fn label_table(options: &LabelOptions) -> TranspositionTable {
 
 /// `sample` with its score (an already labelled sample is scored again).
 pub fn label(sample: Sample, options: &LabelOptions, tt: &mut TranspositionTable) -> Sample {
-    struct Task<'a> {
-        options: &'a LabelOptions,
-        tt: &'a mut TranspositionTable,
-    }
-    impl NodeTask for Task<'_> {
-        type Output = (i32, Label);
-        fn run<N: Node>(self, node: N) -> (i32, Label) {
-            score(&node, self.options, self.tt)
-        }
-    }
     tt.clear();
-    let (score, label) = with_node8(sample.player, sample.opponent, Task { options, tt });
+    let (score, label) = on_node!(bits = sample.player, sample.opponent, |node| {
+        score(&node, options, tt)
+    });
     Sample {
         score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
         label,

@@ -12,12 +12,12 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
     super::{
-        Limits, Node, NodeTask, SearchOptions, SquareSet, TranspositionTable,
+        Limits, Node, SearchOptions, SquareSet, TranspositionTable,
         arena::mix,
         endgame,
         eval::{DISC, Evaluator},
+        on_node,
         search::search,
-        with_node8,
     },
     Label, Sample,
     selfplay::{SelfPlayOptions, game_table, self_play_game},
@@ -51,54 +51,52 @@ pub fn pick_position(seed: u64, number: u32, empties: (u32, u32)) -> Option<Samp
 /// Only the position and the chosen moves are solved (one table for all of them): ranking
 /// every move exactly costs several times more at 20 to 24 empties and tells no more.
 pub fn move_losses(sample: &Sample, evals: &[Evaluator], depth: u32) -> Vec<i32> {
-    struct Task<'a>(&'a [Evaluator], u32);
-    impl NodeTask for Task<'_> {
-        type Output = Vec<i32>;
-        fn run<N: Node>(self, node: N) -> Vec<i32> {
-            let (evals, depth) = (self.0, self.1);
-            let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
-                node.empties().len(),
-            ));
-            let mut exact = |position: &N| {
-                endgame::solve(
-                    position,
-                    WinRule::MostDiscs,
-                    endgame::Goal::Exact,
-                    &mut tt,
-                    &Limits::NONE,
-                    None,
-                )
-                .expect("a solve without limits finishes")
+    on_node!(bits = sample.player, sample.opponent, |node| {
+        node_losses(&node, evals, depth)
+    })
+}
+
+fn node_losses<N: Node>(node: &N, evals: &[Evaluator], depth: u32) -> Vec<i32> {
+    let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
+        node.empties().len(),
+    ));
+    let mut exact = |position: &N| {
+        endgame::solve(
+            position,
+            WinRule::MostDiscs,
+            endgame::Goal::Exact,
+            &mut tt,
+            &Limits::NONE,
+            None,
+        )
+        .expect("a solve without limits finishes")
+    };
+    let best = exact(node);
+    evals
+        .iter()
+        .map(|&eval| {
+            let options = SearchOptions {
+                rule: WinRule::MostDiscs,
+                limits: Limits::depth(depth),
+                ranked_moves: 1,
+                eval,
             };
-            let best = exact(&node);
-            evals
-                .iter()
-                .map(|&eval| {
-                    let options = SearchOptions {
-                        rule: WinRule::MostDiscs,
-                        limits: Limits::depth(depth),
-                        ranked_moves: 1,
-                        eval,
-                    };
-                    let chosen = search(
-                        &node,
-                        &options,
-                        &mut TranspositionTable::new(4),
-                        None,
-                        &mut |_| {},
-                    )
-                    .best;
-                    match chosen.and_then(|square| Some((square, node.index(square)?))) {
-                        Some((square, mv)) if Some(square) != best.best => {
-                            best.score + exact(&node.play(mv)).score
-                        }
-                        _ => 0,
-                    }
-                })
-                .collect()
-        }
-    }
-    with_node8(sample.player, sample.opponent, Task(evals, depth))
+            let chosen = search(
+                node,
+                &options,
+                &mut TranspositionTable::new(4),
+                None,
+                &mut |_| {},
+            )
+            .best;
+            match chosen.and_then(|square| Some((square, node.index(square)?))) {
+                Some((square, mv)) if Some(square) != best.best => {
+                    best.score + exact(&node.play(mv)).score
+                }
+                _ => 0,
+            }
+        })
+        .collect()
 }
 
 /// `sample` with its exact score (the final disc difference with perfect play).
@@ -128,14 +126,10 @@ pub fn searched(sample: &Sample, eval: Evaluator, depth: u32) -> Sample {
 
 /// The static evaluation of `sample`'s position with `eval`, in discs.
 pub fn static_score(sample: &Sample, eval: Evaluator) -> f64 {
-    struct Task(Evaluator);
-    impl NodeTask for Task {
-        type Output = i32;
-        fn run<N: Node>(self, node: N) -> i32 {
-            self.0.evaluate(&node, WinRule::MostDiscs)
-        }
-    }
-    f64::from(with_node8(sample.player, sample.opponent, Task(eval))) / f64::from(DISC)
+    let score = on_node!(bits = sample.player, sample.opponent, |node| {
+        eval.evaluate(&node, WinRule::MostDiscs)
+    });
+    f64::from(score) / f64::from(DISC)
 }
 
 #[cfg(test)]
@@ -143,20 +137,29 @@ mod tests {
     use super::*;
 
     /// The move a `depth`-ply search with the classic evaluation chooses.
-    struct ChosenBy<'a>(u32, &'a mut TranspositionTable);
-    impl NodeTask for ChosenBy<'_> {
-        type Output = crate::Square;
-        fn run<N: Node>(self, node: N) -> crate::Square {
-            let options = SearchOptions {
-                rule: WinRule::MostDiscs,
-                limits: Limits::depth(self.0),
-                ranked_moves: 1,
-                eval: Evaluator::Classic,
-            };
-            search(&node, &options, self.1, None, &mut |_| {})
-                .best
-                .unwrap()
-        }
+    fn chosen_by<N: Node>(node: &N, depth: u32, tt: &mut TranspositionTable) -> crate::Square {
+        let options = SearchOptions {
+            rule: WinRule::MostDiscs,
+            limits: Limits::depth(depth),
+            ranked_moves: 1,
+            eval: Evaluator::Classic,
+        };
+        search(node, &options, tt, None, &mut |_| {}).best.unwrap()
+    }
+
+    /// Every move of `node` with its exact score, best first.
+    fn reference<N: Node>(node: &N) -> Vec<(crate::Square, i32)> {
+        let (scores, _) = endgame::rank(
+            node,
+            WinRule::MostDiscs,
+            node.moves().len() as usize,
+            &mut TranspositionTable::new(16),
+            &Limits::NONE,
+            None,
+            Evaluator::default(),
+        )
+        .unwrap();
+        scores.iter().map(|s| (s.square, s.score)).collect()
     }
 
     #[test]
@@ -177,32 +180,19 @@ mod tests {
 
     #[test]
     fn losses_are_those_of_every_move_ranked_exactly() {
-        struct Reference;
-        impl NodeTask for Reference {
-            type Output = Vec<(crate::Square, i32)>;
-            fn run<N: Node>(self, node: N) -> Self::Output {
-                let (scores, _) = endgame::rank(
-                    &node,
-                    WinRule::MostDiscs,
-                    node.moves().len() as usize,
-                    &mut TranspositionTable::new(16),
-                    &Limits::NONE,
-                    None,
-                    crate::engine::eval::Evaluator::default(),
-                )
-                .unwrap();
-                scores.iter().map(|s| (s.square, s.score)).collect()
-            }
-        }
         let mut losing = 0;
         for sample in (0..40)
             .filter_map(|game| pick_position(5, game, (10, 12)))
             .take(8)
         {
-            let ranked = with_node8(sample.player, sample.opponent, Reference);
+            let ranked = on_node!(bits = sample.player, sample.opponent, |node| reference(
+                &node
+            ));
             for depth in 1..=3 {
                 let mut tt = TranspositionTable::new(4);
-                let chosen = with_node8(sample.player, sample.opponent, ChosenBy(depth, &mut tt));
+                let chosen = on_node!(bits = sample.player, sample.opponent, |node| {
+                    chosen_by(&node, depth, &mut tt)
+                });
                 let score = ranked
                     .iter()
                     .find(|(square, _)| *square == chosen)

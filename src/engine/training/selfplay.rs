@@ -7,8 +7,8 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
     super::{
-        Limits, Node, NodeTask, SearchOptions, SquareSet, TranspositionTable, arena::mix,
-        eval::Evaluator, search::search, with_node8,
+        Limits, Node, SearchOptions, SquareSet, TranspositionTable, arena::mix, eval::Evaluator,
+        on_node, search::search,
     },
     Label, Sample,
 };
@@ -57,30 +57,10 @@ pub fn self_play_game(
     options: &SelfPlayOptions,
     tt: &mut TranspositionTable,
 ) -> Vec<Sample> {
-    struct Task<'a> {
-        number: u32,
-        options: &'a SelfPlayOptions,
-        tt: &'a mut TranspositionTable,
-    }
-    impl NodeTask for Task<'_> {
-        type Output = Vec<Sample>;
-        fn run<N: Node>(self, node: N) -> Vec<Sample> {
-            play_from(node, self.number, self.options, self.tt)
-        }
-    }
-    let start = crate::engine::Node8::from_board(
-        &crate::Board::standard(crate::Shape::STANDARD),
-        crate::Color::Black,
-    );
-    with_node8(
-        start.player(),
-        start.opponent(),
-        Task {
-            number,
-            options,
-            tt,
-        },
-    )
+    let start = crate::Board::standard(crate::Shape::STANDARD);
+    on_node!(rules = crate::Full, &start, crate::Color::Black, |node| {
+        play_from(node, number, options, tt)
+    })
 }
 
 fn play_from<N: Node>(
@@ -105,9 +85,9 @@ fn play_from<N: Node>(
     loop {
         let moves = node.moves();
         if moves.is_empty() {
-            node = node.pass();
-            if node.moves().is_empty() {
-                return samples;
+            match node.after_pass() {
+                Some(passed) => node = passed,
+                None => return samples,
             }
             continue;
         }
