@@ -7,7 +7,6 @@ use crate::{Board, Color, RuleSet};
 
 pub mod analysis;
 pub mod arena;
-pub mod endgame;
 pub mod eval;
 mod grid;
 mod limits;
@@ -24,7 +23,7 @@ mod tt;
 pub use arena::{
     EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match, play_match_game,
 };
-pub use endgame::{Goal, Solution, Unfinished, solve};
+pub use search::endgame::{self, Goal, Solution, Unfinished, solve};
 
 pub use grid::GridNode;
 pub use limits::{Limits, Signal, Stopper};

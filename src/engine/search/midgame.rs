@@ -5,11 +5,13 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    Index, Node, SquareSet,
-    eval::{DISC, Evaluator},
-    limits::{Limits, Signal, Stopper},
-    node::final_score,
-    tt::{Bound, Entry, TranspositionTable},
+    super::{
+        Index, Node, SquareSet,
+        eval::{DISC, Evaluator},
+        limits::{Limits, Signal, Stopper},
+        tt::{Bound, Entry, TranspositionTable},
+    },
+    pvs::{self, Strategy},
 };
 use crate::{Square, WinRule};
 
@@ -157,16 +159,16 @@ impl<N: Node> Searcher<'_, '_, N> {
             } else {
                 ranked[wanted - 1].score
             };
-            let score = if ranked.len() < wanted {
-                -self.search(&child, -INFINITY, INFINITY, depth - 1)
-            } else {
-                let probe = -self.search(&child, -floor - 1, -floor, depth - 1);
-                if probe > floor {
-                    -self.search(&child, -INFINITY, -floor, depth - 1)
-                } else {
-                    probe
-                }
-            };
+            let first = ranked.len() < wanted;
+            let score = pvs::child_score(
+                self,
+                &child,
+                floor,
+                INFINITY,
+                depth - 1,
+                first,
+                Self::search,
+            );
             if self.stopper.stopped() {
                 self.moves.truncate(start);
                 return None;
@@ -174,7 +176,7 @@ impl<N: Node> Searcher<'_, '_, N> {
             if ranked.len() < wanted || score > floor {
                 let square = node.square(mv);
                 let mut pv = vec![square];
-                self.extend_pv(&child, &mut pv, depth);
+                pvs::follow_table(self.tt, &child, &mut pv, depth as usize, |_| None);
                 ranked.push(RankedMove { square, score, pv });
                 ranked.sort_by_key(|m| -m.score);
                 ranked.truncate(wanted);
@@ -213,11 +215,9 @@ impl<N: Node> Searcher<'_, '_, N> {
     /// The evaluation, or the final score if the game is over (passing if need be).
     fn static_score(&self, node: &N) -> i32 {
         if node.moves().is_empty() {
-            let passed = node.pass();
-            return if passed.moves().is_empty() {
-                self.terminal(node)
-            } else {
-                -self.options.eval.evaluate(&passed, self.options.rule)
+            return match node.after_pass() {
+                Some(passed) => -self.options.eval.evaluate(&passed, self.options.rule),
+                None => self.game_over(node),
             };
         }
         self.options.eval.evaluate(node, self.options.rule)
@@ -228,45 +228,12 @@ impl<N: Node> Searcher<'_, '_, N> {
         -self.search(&node.pass(), -INFINITY, INFINITY, depth)
     }
 
-    /// Follows best moves through the table after `first`, checking each is legal.
-    fn extend_pv(&self, after: &N, pv: &mut Vec<Square>, depth: u32) {
-        let mut node = *after;
-        while (pv.len() as u32) < depth {
-            if node.moves().is_empty() {
-                node = node.pass();
-                if node.moves().is_empty() {
-                    return;
-                }
-            }
-            let Some(mv) = self
-                .tt
-                .probe(node.hash())
-                .and_then(|entry| entry.best)
-                .and_then(|square| node.index(square))
-                .filter(|&mv| node.moves().contains(mv))
-            else {
-                return;
-            };
-            pv.push(node.square(mv));
-            node = node.play(mv);
-        }
-    }
-
-    fn terminal(&self, node: &N) -> i32 {
-        let (p, o, e) = (
-            node.player().len(),
-            node.opponent().len(),
-            node.empties().len(),
-        );
-        DISC * final_score(self.options.rule, p, o, e)
-    }
-
-    /// The recursion, in the copy compiled for this processor (see [`super::perft_nodes`]:
+    /// The recursion, in the copy compiled for this processor (see [`crate::engine::perft_nodes`]:
     /// the evaluations count discs and moves on every leaf, one instruction with `popcnt`,
     /// a dozen without).
     fn search(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
         #[cfg(target_arch = "x86_64")]
-        if super::fast_cpu() {
+        if super::super::fast_cpu() {
             // SAFETY: the processor has every feature `search_fast` is compiled for.
             return unsafe { self.search_fast(node, alpha, beta, depth) };
         }
@@ -289,85 +256,62 @@ impl<N: Node> Searcher<'_, '_, N> {
     fn search_with(
         &mut self,
         node: &N,
-        mut alpha: i32,
-        mut beta: i32,
+        alpha: i32,
+        beta: i32,
         depth: u32,
-        recurse: impl Fn(&mut Self, &N, i32, i32, u32) -> i32 + Copy,
+        recurse: impl pvs::Recurse<Self, N>,
     ) -> i32 {
         if self.stopper.tick() {
             return 0; // discarded by the caller
         }
-        let moves = node.moves();
-        if moves.is_empty() {
-            let passed = node.pass();
-            if passed.moves().is_empty() {
-                return self.terminal(node);
-            }
-            return -recurse(self, &passed, -beta, -alpha, depth);
-        }
-        if depth == 0 {
-            return self.options.eval.evaluate(node, self.options.rule);
-        }
+        pvs::search_node(self, node, alpha, beta, depth, recurse)
+    }
+}
 
-        let key = node.hash();
-        let original_alpha = alpha;
-        let mut hint = None;
-        if let Some(entry) = self.tt.probe(key) {
-            let score = if entry.depth == Entry::SOLVED {
-                Some(i32::from(entry.score) * DISC)
-            } else {
-                (u32::from(entry.depth) >= depth).then_some(i32::from(entry.score))
-            };
-            if let Some(score) = score {
-                match entry.bound {
-                    Bound::Exact => return score,
-                    Bound::Lower => alpha = alpha.max(score),
-                    Bound::Upper => beta = beta.min(score),
-                }
-                if alpha >= beta {
-                    return score;
-                }
-            }
-            hint = entry.best;
-        }
+impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
+    #[inline(always)]
+    fn move_stack(&mut self) -> &mut Vec<(i32, Index<N>)> {
+        &mut self.moves
+    }
 
-        let start = self.order(node, moves, hint, depth);
-        let (mut best_score, mut best) = (-INFINITY, None);
-        for i in start..self.moves.len() {
-            let mv = self.moves[i].1;
-            let child = node.play(mv);
-            let score = if best.is_none() {
-                -recurse(self, &child, -beta, -alpha, depth - 1)
-            } else {
-                let probe = -recurse(self, &child, -alpha - 1, -alpha, depth - 1);
-                if probe > alpha && probe < beta {
-                    -recurse(self, &child, -beta, -alpha, depth - 1)
-                } else {
-                    probe
-                }
-            };
-            if score > best_score {
-                (best_score, best) = (score, Some(mv));
-                alpha = alpha.max(score);
-                if alpha >= beta {
-                    break;
-                }
-            }
+    #[inline(always)]
+    fn table(&mut self) -> &mut TranspositionTable {
+        self.tt
+    }
+
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.stopper.stopped()
+    }
+
+    #[inline(always)]
+    fn game_over(&self, node: &N) -> i32 {
+        DISC * node.final_score(self.options.rule)
+    }
+
+    #[inline(always)]
+    fn horizon(&self, node: &N, depth: u32) -> Option<i32> {
+        (depth == 0).then(|| self.options.eval.evaluate(node, self.options.rule))
+    }
+
+    /// Entries as deep as the search, and the solver's (in discs) at any depth.
+    #[inline(always)]
+    fn known(entry: &Entry, depth: u32) -> Option<i32> {
+        if entry.depth == Entry::SOLVED {
+            Some(i32::from(entry.score) * DISC)
+        } else {
+            (u32::from(entry.depth) >= depth).then_some(i32::from(entry.score))
         }
-        self.moves.truncate(start);
-        if !self.stopper.stopped() {
-            let bound = if best_score <= original_alpha {
-                Bound::Upper
-            } else if best_score >= beta {
-                Bound::Lower
-            } else {
-                Bound::Exact
-            };
-            let best = best.map(|mv| node.square(mv));
-            self.tt
-                .store(key, best_score, depth.min(254) as u8, bound, best);
-        }
-        best_score
+    }
+
+    #[inline(always)]
+    fn stored_depth(depth: u32) -> u8 {
+        depth.min(254) as u8
+    }
+
+    #[inline(always)]
+    fn refuted_by_child(&mut self, _: &N, _: N::Set, _: i32, _: u32) -> Option<i32> {
+        None
     }
 
     /// Pushes `moves` sorted best first; returns where they start. The table's move first;
@@ -411,7 +355,7 @@ mod tests {
     use super::*;
     use crate::{
         Board, Color, Full, Shape, Simple,
-        engine::{GridNode, Node8, endgame},
+        engine::{GridNode, Node8},
     };
 
     fn options(depth: u32) -> SearchOptions {
@@ -436,39 +380,6 @@ mod tests {
         assert!(node.moves().contains(node.index(best).unwrap()));
         assert_eq!(report.pv.first(), Some(&best));
         assert!(!report.exact);
-    }
-
-    #[test]
-    fn a_search_deep_enough_is_exact_and_agrees_with_the_solver() {
-        let mut board = Board::standard(Shape::STANDARD);
-        // A position near the end: fill all but ten squares in a fixed pattern.
-        for (i, square) in Shape::STANDARD.squares().enumerate() {
-            if i % 7 != 3 && i > 10 {
-                board.set(
-                    square,
-                    Some(if i % 3 == 0 {
-                        Color::White
-                    } else {
-                        Color::Black
-                    }),
-                );
-            }
-        }
-        let node = Node8::from_board(&board, Color::Black);
-        let mut tt = TranspositionTable::new(4);
-        let report = search(&node, &options(64), &mut tt, None, &mut |_| {});
-        assert!(report.exact);
-        let mut tt = TranspositionTable::new(4);
-        let solved = endgame::solve(
-            &node,
-            WinRule::MostDiscs,
-            endgame::Goal::Exact,
-            &mut tt,
-            &Limits::NONE,
-            None,
-        )
-        .unwrap();
-        assert_eq!(report.score, solved.score * DISC);
     }
 
     #[test]

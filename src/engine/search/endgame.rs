@@ -17,12 +17,15 @@
 //! BENCHMARKS.md for how each part was measured).
 
 use super::{
-    Index, Layout, Node, SquareSet,
-    eval::{DISC, Evaluator},
-    limits::{Limits, Signal, Stopper},
-    node::final_score,
-    search::{self, SearchOptions},
-    tt::{Bound, Entry, TranspositionTable},
+    super::{
+        Index, Layout, Node, SquareSet,
+        eval::{DISC, Evaluator},
+        limits::{Limits, Signal, Stopper},
+        node::final_score,
+        tt::{Bound, Entry, TranspositionTable},
+    },
+    midgame::{self, SearchOptions},
+    pvs::{self, Recurse, Strategy},
 };
 use crate::{Square, WinRule};
 
@@ -161,7 +164,7 @@ pub fn rank<N: Node>(
         ranked_moves: moves.len() as usize,
         eval,
     };
-    let order = search::search(node, &options, tt, None, &mut |_| {}).ranked;
+    let order = midgame::search(node, &options, tt, None, &mut |_| {}).ranked;
     let mut solver = Solver {
         rule,
         eval,
@@ -216,37 +219,19 @@ pub fn rank<N: Node>(
     Ok((ranked, nodes))
 }
 
-/// Extends `pv` from `node` on by the best moves the table holds (passes are implicit), as
-/// long as each is legal; the last few empties, which the solver does not store, are
-/// solved again (in microseconds).
+/// Extends `pv` from `node` on by the best moves the table holds, to the end of the game;
+/// the last few empties, which the solver does not store, are solved again (in
+/// microseconds).
 fn follow_table<N: Node>(tt: &TranspositionTable, node: &N, rule: WinRule, pv: &mut Vec<Square>) {
-    let mut node = *node;
-    for _ in 0..node.empties().len() {
-        if node.moves().is_empty() {
-            node = node.pass();
-            if node.moves().is_empty() {
-                return;
-            }
+    let length = pv.len() + node.empties().len() as usize;
+    pvs::follow_table(tt, node, pv, length, |node| {
+        if node.empties().len() > PLAIN_EMPTIES {
+            return None;
         }
-        let stored = tt
-            .probe(node.hash())
-            .and_then(|entry| entry.best)
-            .and_then(|square| node.index(square))
-            .filter(|&mv| node.moves().contains(mv));
-        let mv = stored.or_else(|| {
-            if node.empties().len() > PLAIN_EMPTIES {
-                return None;
-            }
-            let mut small = TranspositionTable::new(1);
-            let solved = solve(&node, rule, Goal::Exact, &mut small, &Limits::NONE, None);
-            solved.ok()?.best.and_then(|square| node.index(square))
-        });
-        let Some(mv) = mv else {
-            return;
-        };
-        pv.push(node.square(mv));
-        node = node.play(mv);
-    }
+        let mut small = TranspositionTable::new(1);
+        let solved = solve(node, rule, Goal::Exact, &mut small, &Limits::NONE, None);
+        solved.ok()?.best.and_then(|square| node.index(square))
+    });
 }
 
 /// Depth of the midgame search that orders the moves [`rank`] solves.
@@ -270,7 +255,7 @@ fn first_guess<N: Node>(
         eval,
     };
     let mut tt = TranspositionTable::new(1);
-    let report = search::search(node, &options, &mut tt, signal, &mut |_| {});
+    let report = midgame::search(node, &options, &mut tt, signal, &mut |_| {});
     // To the nearest even number of discs: final scores on even boards are even.
     2 * (report.score as f64 / f64::from(DISC) / 2.0).round() as i32
 }
@@ -287,10 +272,6 @@ struct Solver<'t, 's, N: Node> {
     /// Move lists of the nodes on the current path, one after the other.
     moves: Vec<(i32, Index<N>)>,
 }
-
-/// The recursive search, passed down so that each compiled copy calls itself.
-trait Recurse<S, N>: Fn(&mut S, &N, i32, i32, u32) -> i32 + Copy {}
-impl<S, N, F: Fn(&mut S, &N, i32, i32, u32) -> i32 + Copy> Recurse<S, N> for F {}
 
 impl<N: Node> Solver<'_, '_, N> {
     /// The exact score (between `lower` and `upper`) by a series of null-window searches,
@@ -325,7 +306,7 @@ impl<N: Node> Solver<'_, '_, N> {
     /// The root, in the copy of the search this processor runs best.
     fn root(&mut self, node: &N, alpha: i32, beta: i32) -> (i32, Option<Square>) {
         #[cfg(target_arch = "x86_64")]
-        if super::fast_cpu() {
+        if super::super::fast_cpu() {
             // SAFETY: the processor has every feature `root_fast` is compiled for.
             return unsafe { self.root_fast(node, alpha, beta) };
         }
@@ -388,16 +369,6 @@ impl<N: Node> Solver<'_, '_, N> {
         )
     }
 
-    #[inline(always)]
-    fn game_over(&self, node: &N) -> i32 {
-        final_score(
-            self.rule,
-            node.player().len(),
-            node.opponent().len(),
-            node.empties().len(),
-        )
-    }
-
     /// Like [`Solver::search_with`], but also returns the best move.
     #[inline(always)]
     fn root_with(
@@ -413,21 +384,13 @@ impl<N: Node> Solver<'_, '_, N> {
             return (recurse(self, node, alpha, beta, empties), None);
         }
         let hint = self.tt.probe(node.hash()).and_then(|entry| entry.best);
-        let start = self.order(node, moves, hint);
+        let start = self.order(node, moves, hint, empties);
         let (mut alpha, mut best_score, mut best) = (alpha, i32::MIN, None);
         for i in start..self.moves.len() {
             let mv = self.moves[i].1;
             let child = node.play(mv);
-            let score = if best.is_none() {
-                -recurse(self, &child, -beta, -alpha, empties - 1)
-            } else {
-                let probe = -recurse(self, &child, -alpha - 1, -alpha, empties - 1);
-                if probe > alpha && probe < beta {
-                    -recurse(self, &child, -beta, -alpha, empties - 1)
-                } else {
-                    probe
-                }
-            };
+            let first = best.is_none();
+            let score = pvs::child_score(self, &child, alpha, beta, empties - 1, first, recurse);
             if self.stopper.stopped() {
                 break;
             }
@@ -465,83 +428,7 @@ impl<N: Node> Solver<'_, '_, N> {
         {
             return bound;
         }
-        let moves = node.moves();
-        if moves.is_empty() {
-            let passed = node.pass();
-            if passed.moves().is_empty() {
-                return self.game_over(node);
-            }
-            return -recurse(self, &passed, -beta, -alpha, empties);
-        }
-
-        let key = node.hash();
-        let (mut alpha, mut beta, original_alpha) = (alpha, beta, alpha);
-        let mut hint = None;
-        if let Some(entry) = self.tt.probe(key) {
-            if entry.depth == Entry::SOLVED {
-                let score = i32::from(entry.score);
-                match entry.bound {
-                    Bound::Exact => return score,
-                    Bound::Lower => alpha = alpha.max(score),
-                    Bound::Upper => beta = beta.min(score),
-                }
-                if alpha >= beta {
-                    return score;
-                }
-            }
-            hint = entry.best;
-        }
-
-        if empties >= ETC_EMPTIES {
-            let mut children = moves;
-            while let Some(mv) = children.pop() {
-                let child = node.play(mv);
-                if let Some(entry) = self.tt.probe(child.hash())
-                    && entry.depth == Entry::SOLVED
-                    && entry.bound != Bound::Lower
-                    && -i32::from(entry.score) >= beta
-                {
-                    return -i32::from(entry.score);
-                }
-            }
-        }
-
-        let start = self.order(node, moves, hint);
-        let (mut best_score, mut best) = (i32::MIN, None);
-        for i in start..self.moves.len() {
-            let mv = self.moves[i].1;
-            let child = node.play(mv);
-            let score = if best.is_none() {
-                -recurse(self, &child, -beta, -alpha, empties - 1)
-            } else {
-                let probe = -recurse(self, &child, -alpha - 1, -alpha, empties - 1);
-                if probe > alpha && probe < beta {
-                    -recurse(self, &child, -beta, -alpha, empties - 1)
-                } else {
-                    probe
-                }
-            };
-            if score > best_score {
-                (best_score, best) = (score, Some(mv));
-                alpha = alpha.max(score);
-                if alpha >= beta {
-                    break;
-                }
-            }
-        }
-        self.moves.truncate(start);
-        if !self.stopper.stopped() {
-            let bound = if best_score <= original_alpha {
-                Bound::Upper
-            } else if best_score >= beta {
-                Bound::Lower
-            } else {
-                Bound::Exact
-            };
-            let best = best.map(|mv| node.square(mv));
-            self.tt.store(key, best_score, Entry::SOLVED, bound, best);
-        }
-        best_score
+        pvs::search_node(self, node, alpha, beta, empties, recurse)
     }
 
     /// An upper bound on the score that is at most `alpha`, from discs that can never flip:
@@ -697,6 +584,70 @@ impl<N: Node> Solver<'_, '_, N> {
         }
         final_score(self.rule, player, opponent, 1)
     }
+}
+
+impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
+    #[inline(always)]
+    fn move_stack(&mut self) -> &mut Vec<(i32, Index<N>)> {
+        &mut self.moves
+    }
+
+    #[inline(always)]
+    fn table(&mut self) -> &mut TranspositionTable {
+        self.tt
+    }
+
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.stopper.stopped()
+    }
+
+    #[inline(always)]
+    fn game_over(&self, node: &N) -> i32 {
+        node.final_score(self.rule)
+    }
+
+    #[inline(always)]
+    fn horizon(&self, _: &N, _: u32) -> Option<i32> {
+        None
+    }
+
+    /// Only the solver's own entries: a midgame search's score is no proof.
+    #[inline(always)]
+    fn known(entry: &Entry, _: u32) -> Option<i32> {
+        (entry.depth == Entry::SOLVED).then_some(i32::from(entry.score))
+    }
+
+    #[inline(always)]
+    fn stored_depth(_: u32) -> u8 {
+        Entry::SOLVED
+    }
+
+    /// From [`ETC_EMPTIES`] up: a child already known to score at most `-beta` for the
+    /// opponent cuts the node off at once.
+    #[inline(always)]
+    fn refuted_by_child(
+        &mut self,
+        node: &N,
+        mut moves: N::Set,
+        beta: i32,
+        empties: u32,
+    ) -> Option<i32> {
+        if empties < ETC_EMPTIES {
+            return None;
+        }
+        while let Some(mv) = moves.pop() {
+            let child = node.play(mv);
+            if let Some(entry) = self.tt.probe(child.hash())
+                && entry.depth == Entry::SOLVED
+                && entry.bound != Bound::Lower
+                && -i32::from(entry.score) >= beta
+            {
+                return Some(-i32::from(entry.score));
+            }
+        }
+        None
+    }
 
     /// Pushes `moves` sorted best first onto the move stack; returns where they start.
     ///
@@ -705,7 +656,7 @@ impl<N: Node> Solver<'_, '_, N> {
     /// (the opponent's future replies), corners early, squares next to empty corners late,
     /// squares in regions with an odd number of empties early.
     #[inline(always)]
-    fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>) -> usize {
+    fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>, _: u32) -> usize {
         let start = self.moves.len();
         let layout: &Layout<N::Set> = node.layout();
         let empty = node.empties();
@@ -790,11 +741,10 @@ fn shallow_search<N: Node>(
     }
     let mut moves = node.moves();
     if moves.is_empty() {
-        let passed = node.pass();
-        if passed.moves().is_empty() {
-            return eval.evaluate(node, rule);
-        }
-        return -shallow_search(&passed, rule, eval, depth - 1, -beta, -alpha, stopper);
+        return match node.after_pass() {
+            Some(passed) => -shallow_search(&passed, rule, eval, depth - 1, -beta, -alpha, stopper),
+            None => eval.evaluate(node, rule),
+        };
     }
     let mut best = -i32::MAX;
     while let Some(mv) = moves.pop() {
@@ -847,16 +797,10 @@ mod tests {
     fn minimax<N: Node>(node: &N, rule: WinRule) -> i32 {
         let mut moves = node.moves();
         if moves.is_empty() {
-            let passed = node.pass();
-            if passed.moves().is_empty() {
-                let (p, o, e) = (
-                    node.player().len(),
-                    node.opponent().len(),
-                    node.empties().len(),
-                );
-                return final_score(rule, p, o, e);
-            }
-            return -minimax(&passed, rule);
+            return match node.after_pass() {
+                Some(passed) => -minimax(&passed, rule),
+                None => node.final_score(rule),
+            };
         }
         let mut best = i32::MIN;
         while let Some(mv) = moves.pop() {
@@ -956,6 +900,45 @@ mod tests {
                 check(&GridNode::<Simple>::from_board(&board, Color::Black), rule);
             }
         }
+    }
+
+    #[test]
+    fn a_search_deep_enough_is_exact_and_agrees_with_the_solver() {
+        let mut board = Board::standard(Shape::STANDARD);
+        // A position near the end: fill all but ten squares in a fixed pattern.
+        for (i, square) in Shape::STANDARD.squares().enumerate() {
+            if i % 7 != 3 && i > 10 {
+                board.set(
+                    square,
+                    Some(if i % 3 == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    }),
+                );
+            }
+        }
+        let node = Node8::from_board(&board, Color::Black);
+        let mut tt = TranspositionTable::new(4);
+        let options = SearchOptions {
+            rule: WinRule::MostDiscs,
+            limits: Limits::depth(64),
+            ranked_moves: 1,
+            eval: Evaluator::Classic,
+        };
+        let report = midgame::search(&node, &options, &mut tt, None, &mut |_| {});
+        assert!(report.exact);
+        let mut tt = TranspositionTable::new(4);
+        let solved = solve(
+            &node,
+            WinRule::MostDiscs,
+            Goal::Exact,
+            &mut tt,
+            &Limits::NONE,
+            None,
+        )
+        .unwrap();
+        assert_eq!(report.score, solved.score * DISC);
     }
 
     #[test]
