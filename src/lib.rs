@@ -58,6 +58,7 @@ mod core;
 pub mod engine;
 mod formats;
 pub mod grading;
+pub mod process;
 pub mod protocol;
 
 /// The README's examples, run as doctests so they stay true.

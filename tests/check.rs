@@ -2,9 +2,11 @@
 //! deliberately wrong "student program" (fixtures/students/student.py, one bug each) is
 //! caught with the right classification.
 
+mod common;
+
 use std::{path::PathBuf, time::Duration};
 
-use assert_cmd::{Command, cargo::cargo_bin};
+use common::othello;
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -22,12 +24,6 @@ fn fixture(name: &str) -> String {
 fn student(args: &str) -> String {
     let script = root().join("fixtures/students/student.py");
     format!("python3 {} {args}", script.display())
-}
-
-fn othello() -> Command {
-    let mut command = Command::new(cargo_bin!("othello"));
-    command.timeout(Duration::from_secs(300));
-    command
 }
 
 /// Runs `othello check --json` with `program` on `cases`; returns the exit status and the
@@ -80,7 +76,7 @@ fn all_fixtures(rules: &str) -> Vec<String> {
 
 #[test]
 fn the_reference_and_the_correct_student_pass_every_fixture() {
-    let reference = cargo_bin!("othello").display().to_string();
+    let reference = common::othello_path().display().to_string();
     let (status, report) = check(&reference, &[], &all_fixtures("full"));
     assert_eq!(
         (status, &report["failed"]),
@@ -98,7 +94,7 @@ fn the_reference_and_the_correct_student_pass_every_fixture() {
 
 #[test]
 fn the_reference_passes_200_generated_cases_of_both_rule_sets() {
-    let reference = cargo_bin!("othello").display().to_string();
+    let reference = common::othello_path().display().to_string();
     for (program, rules) in [
         (reference.clone(), "full"),
         (format!("{reference} --rules simple"), "simple"),
@@ -379,7 +375,7 @@ fn edge_cases_are_this_programs_choices_which_a_plain_student_may_not_share() {
         "{report:#}"
     );
     // The reference itself agrees with its own edge cases.
-    let reference = cargo_bin!("othello").display().to_string();
+    let reference = common::othello_path().display().to_string();
     let (status, report) = check(&reference, &["--rules", "full"], &cases);
     assert_eq!(status, 0, "{report:#}");
 }
@@ -389,7 +385,7 @@ fn edge_cases_are_this_programs_choices_which_a_plain_student_may_not_share() {
 fn regression_22_8_background_children_die_with_the_case() {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("sleeper.pid");
-    let reference = cargo_bin!("othello").display().to_string();
+    let reference = common::othello_path().display().to_string();
     let program = format!(
         "sh -c 'sleep 300 & echo $! > {}; exec {reference}'",
         pid_file.display()

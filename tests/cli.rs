@@ -12,16 +12,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use assert_cmd::{Command, cargo::cargo_bin};
+use common::{othello, othello_path};
 use othello::protocol;
 use predicates::prelude::*;
-
-/// The binary with a timeout, so a hung protocol loop fails instead of stalling CI.
-fn othello() -> Command {
-    let mut command = Command::new(cargo_bin!("othello"));
-    command.timeout(Duration::from_secs(20));
-    command
-}
 
 fn fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -227,10 +220,7 @@ mod piped {
     #[test]
     fn unreadable_input_exits_1() {
         let dir = std::fs::File::open(env!("CARGO_MANIFEST_DIR")).unwrap();
-        let output = StdCommand::new(cargo_bin!("othello"))
-            .stdin(dir)
-            .output()
-            .unwrap();
+        let output = StdCommand::new(othello_path()).stdin(dir).output().unwrap();
         assert_eq!(output.status.code(), Some(1));
         assert_eq!(output.stdout, b"FULL\n");
         let stderr = String::from_utf8(output.stderr).unwrap();
@@ -247,7 +237,7 @@ mod piped {
             eprintln!("skipped: no /dev/full here");
             return;
         };
-        let output = StdCommand::new(cargo_bin!("othello"))
+        let output = StdCommand::new(othello_path())
             .stdin(std::fs::File::open(fixture("full/spec-full-4x4.in")).unwrap())
             .stdout(full)
             .output()
@@ -267,7 +257,7 @@ mod piped {
         for _ in 0..200_000 {
             input.extend_from_slice(b"9 9\n");
         }
-        let mut child = StdCommand::new(cargo_bin!("othello"))
+        let mut child = StdCommand::new(othello_path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -384,7 +374,7 @@ mod line_by_line {
     use super::*;
 
     fn binary(rules: othello::Variant) -> StdCommand {
-        let mut command = StdCommand::new(cargo_bin!("othello"));
+        let mut command = StdCommand::new(othello_path());
         command.args(["--rules", rules.name()]);
         command
     }
@@ -676,7 +666,7 @@ mod solve_and_hint {
             .take(10)
             .collect();
         std::fs::write(&suite, first_ten.join("\n")).unwrap();
-        Command::new(cargo_bin!("othello"))
+        othello()
             .args(["solve", "--suite"])
             .arg(&suite)
             .assert()

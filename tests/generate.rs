@@ -1,9 +1,10 @@
 //! `othello gen` into a temporary directory: the first inputs of a fixed seed as snapshots,
 //! and every written output against the reference.
 
+mod common;
+
 use std::{fs, path::Path};
 
-use assert_cmd::{Command, cargo::cargo_bin};
 use insta::assert_snapshot;
 use othello::{
     Variant,
@@ -26,7 +27,7 @@ fn default_options(seed: u64) -> GenOptions {
 /// Runs `othello gen --expect` with the flags that make `options` (sizes and kinds as
 /// `sizes` and `kinds` name them); returns the summary it printed.
 fn generate(options: &GenOptions, sizes: &str, kinds: &str, count: u32, dir: &Path) -> String {
-    let mut command = Command::new(cargo_bin!("othello"));
+    let mut command = common::othello();
     command
         .args(["gen", "--expect", "--count", &count.to_string()])
         .args(["--seed", &options.seed.to_string()])

@@ -5,6 +5,8 @@
 //! minimax written apart from the library); midgame scores depend on the evaluation's
 //! weights, so only their shape is checked.
 
+mod common;
+
 use std::{
     io::{BufRead, BufReader, Read, Write},
     process::{Child, ChildStdin, Command as StdCommand, Stdio},
@@ -13,13 +15,14 @@ use std::{
     time::{Duration, Instant},
 };
 
-use assert_cmd::{Command, cargo::cargo_bin};
+use assert_cmd::Command;
+use common::{othello, othello_path};
 use predicates::prelude::*;
 
 /// `othello nboard` with a timeout, so a hung session fails instead of stalling CI.
 fn nboard() -> Command {
-    let mut command = Command::new(cargo_bin!("othello"));
-    command.arg("nboard").timeout(Duration::from_secs(30));
+    let mut command = othello();
+    command.arg("nboard");
     command
 }
 
@@ -229,7 +232,7 @@ mod scripted {
 
     #[test]
     fn help_lists_the_command() {
-        Command::new(cargo_bin!("othello"))
+        othello()
             .arg("--help")
             .assert()
             .success()
@@ -247,7 +250,7 @@ struct Gui {
 
 impl Gui {
     fn start() -> Gui {
-        let mut child = StdCommand::new(cargo_bin!("othello"))
+        let mut child = StdCommand::new(othello_path())
             .arg("nboard")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -382,7 +385,7 @@ mod live {
 
     #[test]
     fn a_closed_output_ends_the_program_quietly() {
-        let mut child = StdCommand::new(cargo_bin!("othello"))
+        let mut child = StdCommand::new(othello_path())
             .arg("nboard")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

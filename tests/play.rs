@@ -6,21 +6,11 @@ mod common;
 
 use std::{path::Path, time::Duration};
 
-use assert_cmd::{Command, cargo::cargo_bin};
+use common::{othello, othello_path};
 use othello::{
     Color, Full, Game, Record, Setup, Shape, Status,
     engine::{Limits, PlayerSpec, new_player, seat_seed},
 };
-
-/// The binary with a timeout, a fixed date for saved records, and no colours.
-fn othello() -> Command {
-    let mut command = Command::new(cargo_bin!("othello"));
-    command
-        .timeout(Duration::from_secs(60))
-        .env("SOURCE_DATE_EPOCH", "0")
-        .env_remove("NO_COLOR");
-    command
-}
 
 /// Runs `play` with `args` on `input`; returns stdout, checking the run succeeded, wrote
 /// nothing to stderr, and produced text insta cannot vouch for: no `\r`, no trailing spaces,
@@ -393,7 +383,7 @@ fn drive(args: &[&str], dir: &Path, mut script: impl FnMut(usize) -> Vec<String>
         process::{Command as StdCommand, Stdio},
         sync::mpsc,
     };
-    let mut child = StdCommand::new(cargo_bin!("othello"))
+    let mut child = StdCommand::new(othello_path())
         .arg("play")
         .args(args)
         .current_dir(dir)
@@ -612,7 +602,7 @@ fn edax_style_commands() {
 /// comes when the clock of the side on turn has run.
 fn play_with_a_pause(args: &[&str], first: &str, pause: Duration, rest: &str) -> String {
     use std::io::Write;
-    let mut child = std::process::Command::new(cargo_bin!("othello"))
+    let mut child = std::process::Command::new(othello_path())
         .arg("play")
         .args(args)
         .stdin(std::process::Stdio::piped())

@@ -1,5 +1,5 @@
 //! The README's examples, run as a newcomer would run them, so they stay true: every
-//! command of every `sh` block (blocks marked `sh no-run` start servers or prompts, or run
+//! command of every `sh` block (blocks marked `sh no_run` start servers or prompts, or run
 //! for minutes) must succeed, and the scripted `play` session must print what the README
 //! shows (but for its hint lines, which depend on the machine's speed).
 

@@ -8,22 +8,9 @@ mod common;
 
 use std::{path::Path, time::Duration};
 
-use assert_cmd::{Command, cargo::cargo_bin};
+use common::{fixture, othello};
 use predicates::prelude::*;
 use serde_json::Value;
-
-/// The binary, with a guard against hangs (not a speed assertion).
-fn othello() -> Command {
-    let mut command = Command::new(cargo_bin!("othello"));
-    command.timeout(Duration::from_secs(120));
-    command
-}
-
-fn fixture(path: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path)
-}
 
 /// The 8x8 start in OBF.
 const START: &str = "---------------------------OX------XO--------------------------- X";

@@ -176,15 +176,37 @@ async fn creating_and_reading_a_game() {
     );
 }
 
+/// Sends each request; checks its status, its error code and that the error says why.
+async fn assert_refused(cases: Vec<(reqwest::RequestBuilder, u16, &str)>) {
+    for (index, (request, status, code)) in cases.into_iter().enumerate() {
+        let (got, body) = send(request).await;
+        assert_eq!(
+            (got, error_code(&body)),
+            (status, code),
+            "case {index}: {body}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "case {index}"
+        );
+    }
+}
+
+/// A fresh game between two people: its id and the seats' secrets.
+async fn people(server: &Server) -> (String, String, String) {
+    let game = create(server, json!({})).await;
+    (id(&game), secret(&game, "black"), secret(&game, "white"))
+}
+
 #[tokio::test]
-async fn every_error_is_json_with_a_code() {
+async fn a_move_is_refused_by_the_rule_it_breaks_and_changes_nothing() {
     let (_dir, db) = database();
     let server = Server::start(&db);
-    let game = create(&server, json!({})).await;
-    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let (game_id, black, white) = people(&server).await;
     let moves = server.api(&format!("/games/{game_id}/moves"));
-
-    let cases: Vec<(reqwest::RequestBuilder, u16, &str)> = vec![
+    assert_refused(vec![
         (
             client().post(&moves).json(&json!({"square": "d3"})),
             401,
@@ -214,6 +236,54 @@ async fn every_error_is_json_with_a_code() {
             422,
             "illegal_move",
         ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/undo")))
+                .bearer_auth(&black)
+                .json(&json!({})),
+            409,
+            "nothing_to_undo",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/undo")))
+                .bearer_auth(&black)
+                .json(&json!({"action": "accept"})),
+            409,
+            "no_undo_request",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/redo")))
+                .bearer_auth(&black),
+            409,
+            "redo_needs_engine",
+        ),
+        (
+            client()
+                .post(server.api(&format!("/games/{game_id}/control")))
+                .bearer_auth(&black)
+                .json(&json!({"paused": true})),
+            409,
+            "not_engine_game",
+        ),
+    ])
+    .await;
+    // The illegal move's error lists the legal ones.
+    let (_, body) = play(&server, &game_id, &black, "a1").await;
+    assert_eq!(body["error"]["legal"], json!(["d3", "c4", "f5", "e6"]));
+    // The game is still as it was.
+    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(state["moves"], json!([]));
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_the_json_asked_for_is_refused() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let (game_id, black, _) = people(&server).await;
+    let moves = server.api(&format!("/games/{game_id}/moves"));
+    assert_refused(vec![
         (
             client()
                 .post(&moves)
@@ -254,84 +324,17 @@ async fn every_error_is_json_with_a_code() {
             413,
             "body_too_large",
         ),
-        (
-            client().get(server.api("/games/0123456789abcdef")),
-            404,
-            "not_found",
-        ),
-        (client().get(server.api("/nowhere")), 404, "no_route"),
-        // The live channel over plain HTTP.
-        (
-            client().get(server.api(&format!("/games/{game_id}/events"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client().delete(server.api("/games")),
-            405,
-            "method_not_allowed",
-        ),
-        (
-            client().get(server.api(&format!("/games/{game_id}/hint?count=0"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client().get(server.api(&format!("/games/{game_id}/hint?count=65"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client().get(server.api(&format!("/games/{game_id}/hint?time_ms=10001"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client().get(server.api(&format!("/games/{game_id}/hint?depth=3"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client().get(server.api(&format!("/games/{game_id}/export?format=pdf"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client().get(server.api(&format!("/games/{game_id}?ply=1"))),
-            400,
-            "bad_request",
-        ),
-        (
-            client()
-                .post(server.api(&format!("/games/{game_id}/undo")))
-                .bearer_auth(&black)
-                .json(&json!({})),
-            409,
-            "nothing_to_undo",
-        ),
-        (
-            client()
-                .post(server.api(&format!("/games/{game_id}/undo")))
-                .bearer_auth(&black)
-                .json(&json!({"action": "accept"})),
-            409,
-            "no_undo_request",
-        ),
-        (
-            client()
-                .post(server.api(&format!("/games/{game_id}/redo")))
-                .bearer_auth(&black),
-            409,
-            "redo_needs_engine",
-        ),
-        (
-            client()
-                .post(server.api(&format!("/games/{game_id}/control")))
-                .bearer_auth(&black)
-                .json(&json!({"paused": true})),
-            409,
-            "not_engine_game",
-        ),
+    ])
+    .await;
+    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
+    assert_eq!(state["moves"], json!([]));
+}
+
+#[tokio::test]
+async fn a_game_is_created_only_from_settings_that_make_sense() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    assert_refused(vec![
         (
             client()
                 .post(server.api("/games"))
@@ -410,27 +413,67 @@ async fn every_error_is_json_with_a_code() {
             422,
             "bad_position",
         ),
-    ];
-    for (index, (request, status, code)) in cases.into_iter().enumerate() {
-        let (got, body) = send(request).await;
-        assert_eq!(
-            (got, error_code(&body)),
-            (status, code),
-            "case {index}: {body}"
-        );
-        assert!(
-            body["error"]["message"]
-                .as_str()
-                .is_some_and(|m| !m.is_empty()),
-            "case {index}"
-        );
-    }
-    // The illegal move's error lists the legal ones.
-    let (_, body) = play(&server, &game_id, &black, "a1").await;
-    assert_eq!(body["error"]["legal"], json!(["d3", "c4", "f5", "e6"]));
-    // The game is still as it was.
-    let (_, state) = get(&server, &format!("/games/{game_id}")).await;
-    assert_eq!(state["moves"], json!([]));
+    ])
+    .await;
+    let (_, listing) = get(&server, "/games").await;
+    assert_eq!(listing["games"], json!([]), "{listing}");
+}
+
+#[tokio::test]
+async fn unknown_paths_methods_and_parameters_are_refused() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let (game_id, _, _) = people(&server).await;
+    assert_refused(vec![
+        (
+            client().delete(server.api("/games")),
+            405,
+            "method_not_allowed",
+        ),
+        (
+            client().get(server.api("/games/0123456789abcdef")),
+            404,
+            "not_found",
+        ),
+        (client().get(server.api("/nowhere")), 404, "no_route"),
+        // The live channel over plain HTTP.
+        (
+            client().get(server.api(&format!("/games/{game_id}/events"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?count=0"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?count=65"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?time_ms=10001"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/hint?depth=3"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}/export?format=pdf"))),
+            400,
+            "bad_request",
+        ),
+        (
+            client().get(server.api(&format!("/games/{game_id}?ply=1"))),
+            400,
+            "bad_request",
+        ),
+    ])
+    .await;
 }
 
 #[tokio::test]

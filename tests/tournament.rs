@@ -5,6 +5,8 @@
 //!
 //! Every run has a generous timeout against hangs; nothing asserts on timing.
 
+mod common;
+
 use std::{
     collections::BTreeSet,
     fs,
@@ -12,24 +14,22 @@ use std::{
     time::Duration,
 };
 
-use assert_cmd::{Command, cargo::cargo_bin};
+use assert_cmd::Command;
+use common::{othello, othello_path};
 use othello::{Color, Full, Game, MoveList, Setup, Shape};
 use predicates::prelude::*;
 use serde_json::Value;
 
 /// `othello tournament ...` in `dir`, with a timeout so that a hang fails the test.
 fn tournament(dir: &Path) -> Command {
-    let mut command = Command::new(cargo_bin!("othello"));
-    command
-        .arg("tournament")
-        .current_dir(dir)
-        .timeout(Duration::from_secs(120));
+    let mut command = othello();
+    command.arg("tournament").current_dir(dir);
     command
 }
 
 /// `othello nboard` as an external engine's command line.
 fn nboard_command() -> String {
-    let binary = cargo_bin!("othello").display().to_string();
+    let binary = othello_path().display().to_string();
     format!("{} nboard", shell_words::quote(&binary))
 }
 
@@ -300,7 +300,14 @@ fn a_tournament_cut_short_resumes_with_the_same_results() {
         "4",
     ];
     let args = [&players[..], &["--seed", "11", "--json"]].concat();
-    let whole = tournament(dir.path()).args(&args).assert().success();
+    // Issue 23.6: a directory nobody named is named before the first game.
+    let whole = tournament(dir.path())
+        .args(&args)
+        .assert()
+        .success()
+        .stderr(predicate::str::starts_with(
+            "othello tournament: saving the games in tournament-",
+        ));
     let whole = json_of(&whole.get_output().stdout);
     let saved = dir.path().join(whole["saved"].as_str().unwrap());
     assert!(
@@ -577,7 +584,7 @@ fn regression_22_9_a_killed_tournament_takes_its_engines_with_it() {
     use std::{process::Command as StdCommand, thread, time::Instant};
     let dir = tempfile::tempdir().unwrap();
     let engine = format!("slow=sh -c 'echo $$ >> pids; exec {}'", nboard_command());
-    let mut child = StdCommand::new(cargo_bin!("othello"))
+    let mut child = StdCommand::new(othello_path())
         .args(["tournament", "--player", "r=random", "--engine", &engine])
         .args(["--engine-depth", "60", "--no-save"])
         .current_dir(dir.path())
@@ -619,7 +626,7 @@ fn an_interrupted_tournament_stops_its_engines() {
         "--save",
         "saved",
     ];
-    let mut child = StdCommand::new(cargo_bin!("othello"))
+    let mut child = StdCommand::new(othello_path())
         .args(args)
         .current_dir(dir.path())
         .stdout(Stdio::piped())

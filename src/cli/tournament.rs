@@ -143,6 +143,8 @@ impl TournamentArgs {
     /// used, an engine that cannot be started at all, or failed output.
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let json = self.json;
+        // A directory nobody named: say where it is before the first game.
+        let default_save = self.save.is_none() && !self.no_save;
         let options = self.options()?;
         let saved = options.save.clone();
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -165,10 +167,14 @@ impl TournamentArgs {
             Progress::Resumed { played, total } => {
                 bar.set_length(total as u64);
                 bar.set_position(played as u64);
-                if let (Some(dir), 1..) = (&saved, played) {
+                let note = match (&saved, played) {
+                    (Some(dir), 1..) => Some(report::resumed_note(dir, played, total)),
+                    (Some(dir), 0) if default_save => Some(report::saving_note(dir)),
+                    _ => None,
+                };
+                if let Some(note) = note {
                     bar.suspend(|| {
-                        let _ =
-                            writeln!(io::stderr(), "{}", report::resumed_note(dir, played, total));
+                        let _ = writeln!(io::stderr(), "{note}");
                     });
                 }
             }

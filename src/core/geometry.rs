@@ -2,7 +2,7 @@
 //!
 //! Every board lives in the same 16 × 16 grid of 256 cells: a square's index is
 //! `row * 16 + column`, whatever the board's shape. A [`Shape`] says which part of the grid a
-//! board uses. Keeping one layout for all shapes lets a [`Bitboard`] shift in the eight
+//! board uses. Keeping one layout for all shapes lets a [`Bitboard`](crate::Bitboard) shift in the eight
 //! directions with the same few instructions on every board.
 
 use std::{fmt, str::FromStr};

@@ -16,6 +16,7 @@ mod node8;
 pub mod pattern;
 pub mod player;
 pub mod rating;
+mod score;
 pub mod search;
 pub mod training;
 mod tt;
@@ -42,7 +43,7 @@ pub use tt::{Bound, Entry, TranspositionTable};
 ///
 /// Convention: a pass counts as one ply, and a finished game counts as one leaf at every
 /// deeper depth. From the standard 8 × 8 start with Black to move this gives OEIS A124004
-/// (4, 12, 56, 244, 1396, ...). The standard 8 × 8 board under [`Full`] rules uses a `u64`
+/// (4, 12, 56, 244, 1396, ...). The standard 8 × 8 board under [`Full`](crate::Full) rules uses a `u64`
 /// fast path; every other shape and rule set uses the general 256-bit boards.
 ///
 /// ```
@@ -63,7 +64,7 @@ pub fn perft<R: RuleSet>(board: &Board, side: Color, depth: u32) -> u64 {
 /// (`fn f<N: Node>(node: &N)`) and borrow from its surroundings like a closure.
 ///
 /// - `on_node!(rules = R, board, side, |node| body)`: `board` with `side` to move under
-///   the rule set `R`: on the standard 8 × 8 board under [`Full`] rules a [`Node8`], else a
+///   the rule set `R`: on the standard 8 × 8 board under [`Full`](crate::Full) rules a [`Node8`], else a
 ///   [`GridNode<R>`](GridNode);
 /// - `on_node!(variant = v, board, side, |node| body)`: the same, with the rules as a
 ///   [`Variant`](crate::Variant) known only at run time;
@@ -143,6 +144,24 @@ pub(crate) fn fast_cpu() -> bool {
         && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("bmi2")
         && std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// Whether to use `pext`: BMI2, on a processor that runs it in hardware (AMD's before Zen 3
+/// microcode it, tens to hundreds of cycles).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn fast_pext() -> bool {
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return false;
+        }
+        let vendor = std::arch::x86_64::__cpuid(0);
+        let signature = std::arch::x86_64::__cpuid(1).eax;
+        let amd = vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6e65; // "Auth" "enti"
+        let family = ((signature >> 8) & 0xf) + ((signature >> 20) & 0xff);
+        !amd || family >= 0x19
+    })
 }
 
 fn perft_portable<N: Node>(node: &N, depth: u32) -> u64 {

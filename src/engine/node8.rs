@@ -128,7 +128,7 @@ impl Node8 {
 #[inline(always)]
 fn last_flips(player: u64, index: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if super::pattern::fast_pext() {
+    if super::fast_pext() {
         let lines = &LAST_LINES[index as usize];
         let mut count = 0;
         for &(mask, position) in lines {

@@ -28,7 +28,7 @@ use super::{
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
     table::{Help, UndoAction},
-    views::GameView,
+    views::{self, GameView},
 };
 use crate::play::Occupant;
 
@@ -170,7 +170,7 @@ async fn seat(cell: &GameCell, headers: &HeaderMap) -> Result<Color, ApiError> {
 /// The state as the holder of the request's secret (if any) sees it.
 async fn state_for(cell: &GameCell, headers: &HeaderMap) -> GameView {
     let viewer = cell.viewer(bearer(headers)).await;
-    cell.view(viewer, None)
+    views::view(cell, viewer, None)
         .await
         .expect("the position now is always there")
 }
@@ -388,8 +388,7 @@ async fn create(
     let cell = &created.cell;
     let page = format!("{origin}/g/{}", cell.id);
     let players = cell.listing().await.players;
-    let state = cell
-        .view(Viewer::default(), None)
+    let state = views::view(cell, Viewer::default(), None)
         .await
         .expect("the position now is always there");
     let ByColor {
@@ -493,7 +492,7 @@ async fn show(
         control: false,
         ..cell.viewer(bearer(&headers)).await
     };
-    cell.view(viewer, Some(ply))
+    views::view(&cell, viewer, Some(ply))
         .await
         .map(Json)
         .map_err(|played| {

@@ -20,7 +20,6 @@ use tokio::sync::{MutexGuard, watch};
 use super::{
     store::{Change, StoredGame, StoredMove, StoredSeat},
     table::{Help, MoveMeta, Seat, Table},
-    views::{self, GameView},
 };
 use crate::play::Occupant;
 
@@ -179,24 +178,6 @@ impl GameCell {
         Viewer {
             seat: secret.and_then(|secret| live.seat_of(secret)),
             control: secret.is_some_and(|secret| live.controls(secret)),
-        }
-    }
-
-    /// The game as `viewer` sees it; `review` for the position after that many moves.
-    ///
-    /// # Errors
-    /// The number of moves played, when `review` asks for more.
-    pub async fn view(&self, viewer: Viewer, review: Option<usize>) -> Result<GameView, usize> {
-        let live = self.live.lock().await;
-        let game = &live.table.game;
-        match review {
-            None => Ok(views::state(self, &live, game, viewer, None)),
-            Some(ply) if ply > game.history().len() => Err(game.history().len()),
-            Some(ply) => {
-                let replay = AnyGame::replay(game.variant(), *game.setup(), game.moves().take(ply))
-                    .expect("the game's own moves replay");
-                Ok(views::state(self, &live, &replay, viewer, Some(ply)))
-            }
         }
     }
 

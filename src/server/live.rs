@@ -12,7 +12,11 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use super::{game::GameCell, hub::Hub, views::GameView};
+use super::{
+    game::GameCell,
+    hub::Hub,
+    views::{self, GameView},
+};
 
 /// The read buffer of a live connection, and the largest message a client may send.
 pub const BUFFER: usize = 4096;
@@ -114,7 +118,7 @@ pub async fn serve(
     loop {
         // Marked seen before rendering: a change while rendering wakes the next round.
         changes.mark_unchanged();
-        let message = match cell.view(viewer, None).await {
+        let message = match views::view(&cell, viewer, None).await {
             Ok(state) => text(&ServerMessage::State { state: &state }),
             Err(_) => return,
         };

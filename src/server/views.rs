@@ -10,6 +10,28 @@ use super::{
 };
 use crate::play::Occupant;
 
+/// `cell`'s game as `viewer` sees it; `review` for the position after that many moves.
+///
+/// # Errors
+/// The number of moves played, when `review` asks for more.
+pub async fn view(
+    cell: &GameCell,
+    viewer: Viewer,
+    review: Option<usize>,
+) -> Result<GameView, usize> {
+    let live = cell.lock().await;
+    let game = &live.table.game;
+    match review {
+        None => Ok(state(cell, &live, game, viewer, None)),
+        Some(ply) if ply > game.history().len() => Err(game.history().len()),
+        Some(ply) => {
+            let replay = AnyGame::replay(game.variant(), *game.setup(), game.moves().take(ply))
+                .expect("the game's own moves replay");
+            Ok(state(cell, &live, &replay, viewer, Some(ply)))
+        }
+    }
+}
+
 /// A game's state as one viewer sees it (what the API and the live channel send).
 #[derive(Debug, Serialize)]
 pub struct GameView {

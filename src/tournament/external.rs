@@ -21,30 +21,28 @@
 //! legal, a pass when a move exists, a closed output, an exit or crash, an input it stops
 //! reading (writes never block: its input pipe is non-blocking, and a full pipe means it is
 //! not reading), or nothing in time is an [`EngineFailure`]: the caller forfeits the game,
-//! and the process is killed with everything it started (it runs in a process group of its
-//! own) and started again for its next game. Its output is read on a thread of its own, a
-//! line at a time with a bounded line length, through a bounded queue, and its stderr is
-//! drained on another, keeping only its last line (for the forfeit's reason): however much
-//! it writes, memory stays bounded.
+//! and the process is killed with everything it started and started again for its next
+//! game. It runs as an [`othello::process::Program`]: in a process group of its own, its
+//! output read a line at a time with a bounded line length through a bounded queue, its
+//! stderr drained keeping only its end (the last line goes into the forfeit's reason):
+//! however much it writes, memory stays bounded.
 //!
 //! **Nothing outlives the tournament.** An engine is killed when its [`ExternalEngine`] is
-//! dropped; every running engine is also listed in a registry that [`on_interrupt`] uses to
-//! kill them all when the tournament is stopped with Ctrl-C, SIGTERM or SIGHUP (an engine in
-//! a process group of its own does not get the terminal's Ctrl-C).
+//! dropped, and dies with the tournament's thread that started it even when the tournament
+//! is killed outright; [`on_interrupt`] kills every running engine when the tournament is
+//! stopped with Ctrl-C, SIGTERM or SIGHUP (an engine in a process group of its own does not
+//! get the terminal's Ctrl-C).
 
 use std::{
-    io::{self, Write},
-    process::{Child, ChildStdin, Command, ExitStatus, Stdio},
-    sync::{
-        Arc, Mutex, PoisonError,
-        mpsc::{self, Receiver, RecvTimeoutError},
-    },
+    io,
+    process::ExitStatus,
     thread,
     time::{Duration, Instant},
 };
 
 use othello::{
-    Full, Game, Line, LineReader, MAX_LINE_LEN, MoveError, ReadError, Record, Shape, Square,
+    Full, Game, MAX_LINE_LEN, MoveError, Record, Shape, Square,
+    process::{self, Lines, OutputLine, Program, Silence, StartOptions},
 };
 use thiserror::Error;
 
@@ -53,12 +51,8 @@ use thiserror::Error;
 const LINES_AHEAD: usize = 64;
 
 /// How long an engine whose output has ended is given to exit (and then its stderr to be
-/// read), so that its exit status and last words can go into the forfeit's reason; also how
-/// long killed engines are given to die when the tournament is interrupted.
+/// read), so that its exit status and last words can go into the forfeit's reason.
 const EXIT_GRACE: Duration = Duration::from_millis(200);
-
-/// How often a wait for an exit looks again.
-const EXIT_POLL: Duration = Duration::from_millis(5);
 
 /// The most characters of an engine's line quoted in a forfeit's reason.
 const QUOTED_CHARS: usize = 80;
@@ -246,8 +240,8 @@ impl ExternalEngine {
         let deadline = Instant::now() + timeout;
         loop {
             match process.next_line(deadline, Waiting::Move, timeout)? {
-                Output::TooLong => return Err(EngineFailure::TooLong),
-                Output::Line(line) => match classify(&line) {
+                OutputLine::TooLong => return Err(EngineFailure::TooLong),
+                OutputLine::Text(line) => match classify(&line) {
                     Kind::Informational => {}
                     Kind::Garbage => {
                         return Err(EngineFailure::Garbage {
@@ -358,118 +352,32 @@ fn quoted(line: &str) -> String {
     }
 }
 
-/// What the output thread passes on.
-#[derive(Debug)]
-enum Output {
-    /// A line (not UTF-8 text is replaced).
-    Line(String),
-    /// A line longer than [`MAX_LINE_LEN`] bytes, dropped.
-    TooLong,
-}
-
 /// A running engine.
 #[derive(Debug)]
 struct Process {
-    child: Child,
-    stdin: ChildStdin,
-    /// Its output, a line at a time; disconnected once it ends.
-    lines: Receiver<Output>,
-    /// The last line it wrote on stderr, and whether stderr has ended.
-    stderr: Arc<Mutex<(Option<String>, bool)>>,
+    program: Program<Lines>,
     /// It answered the handshake.
     ready: bool,
-    /// It has exited and been reaped.
-    reaped: bool,
     /// The number of the last `ping` sent.
     next_ping: u64,
 }
 
 impl Process {
     fn start(argv: &[String]) -> io::Result<Process> {
-        let (program, arguments) = argv
-            .split_first()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no program given"))?;
-        let mut command = Command::new(program);
-        command
-            .args(arguments)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            command.process_group(0);
-        }
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: only async-signal-safe calls between fork and exec.
-            let parent = unsafe { libc::getpid() };
-            unsafe {
-                command.pre_exec(move || {
-                    // Dies with the tournament, even one killed with SIGKILL (no chance to
-                    // stop its engines itself). Engines are started by the thread that
-                    // plays the games, which lives as long as the tournament.
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    // The tournament may have died before the line above.
-                    if libc::getppid() != parent {
-                        libc::_exit(1);
-                    }
-                    Ok(())
-                });
-            }
-        }
-        // Registered before it can be interrupted between spawning and registering.
-        let mut running = registry();
-        let mut child = command.spawn()?;
-        running.push(child.id());
-        drop(running);
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            stop(&mut child);
-            return Err(io::Error::other("the engine's pipes were not opened"));
+        let options = StartOptions {
+            read_ahead: LINES_AHEAD,
+            nonblocking_stdin: true,
         };
-        #[cfg(unix)]
-        if let Err(error) = non_blocking(&stdin) {
-            stop(&mut child);
-            return Err(error);
-        }
-        let (sender, lines) = mpsc::sync_channel(LINES_AHEAD);
-        let spawned = thread::Builder::new()
-            .name("engine-output".into())
-            .spawn(move || read_output(stdout, &sender));
-        let tail = Arc::new(Mutex::new((None, false)));
-        let kept = Arc::clone(&tail);
-        let spawned = spawned.and_then(|_| {
-            thread::Builder::new()
-                .name("engine-stderr".into())
-                .spawn(move || read_stderr(stderr, &kept))
-        });
-        if let Err(error) = spawned {
-            stop(&mut child);
-            return Err(error);
-        }
         Ok(Process {
-            child,
-            stdin,
-            lines,
-            stderr: tail,
+            program: Program::start(argv, Lines, &options)?,
             ready: false,
-            reaped: false,
             next_ping: 0,
         })
     }
 
     /// Writes `text` (whole lines) to the engine, without ever blocking.
     fn send(&mut self, text: &str) -> Result<(), EngineFailure> {
-        match self
-            .stdin
-            .write_all(text.as_bytes())
-            .and_then(|()| self.stdin.flush())
-        {
+        match self.program.write(text.as_bytes()) {
             Ok(()) => Ok(()),
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
                 Err(EngineFailure::NotReading)
@@ -488,7 +396,7 @@ impl Process {
     ) -> Result<(), EngineFailure> {
         let deadline = Instant::now() + timeout;
         loop {
-            if let Output::Line(line) = self.next_line(deadline, waiting, timeout)? {
+            if let OutputLine::Text(line) = self.next_line(deadline, waiting, timeout)? {
                 let mut words = line.split_whitespace();
                 if words.next() == Some("pong")
                     && words.next().and_then(|w| w.parse::<u64>().ok()) == Some(n)
@@ -506,171 +414,24 @@ impl Process {
         deadline: Instant,
         waiting: Waiting,
         limit: Duration,
-    ) -> Result<Output, EngineFailure> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
-            Ok(output) => Ok(output),
-            Err(RecvTimeoutError::Timeout) => Err(EngineFailure::Timeout { waiting, limit }),
-            Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
+    ) -> Result<OutputLine, EngineFailure> {
+        match self.program.receive(deadline) {
+            Ok(line) => Ok(line),
+            Err(Silence::Timeout) => Err(EngineFailure::Timeout { waiting, limit }),
+            Err(Silence::Ended) => Err(self.ended()),
         }
     }
 
     /// Why the engine's output ended: its exit status if it exits within a moment, and the
-    /// last line of its stderr.
+    /// last line of its stderr (which closes with it: it is given a moment to be read).
     fn ended(&mut self) -> EngineFailure {
-        let deadline = Instant::now() + EXIT_GRACE;
-        while !has_exited(&mut self.child) && Instant::now() < deadline {
-            thread::sleep(EXIT_POLL);
+        let status = self.program.wait_exit(EXIT_GRACE);
+        if status.is_some() {
+            self.program.wait_stderr(EXIT_GRACE);
         }
-        let status = if has_exited(&mut self.child) {
-            self.reaped = true;
-            stop(&mut self.child)
-        } else {
-            None
-        };
-        // Its stderr closes with it: the thread reading it is given a moment to finish.
-        let deadline = Instant::now() + EXIT_GRACE;
-        let stderr = loop {
-            let (last, done) = self
-                .stderr
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
-            if done || status.is_none() || Instant::now() >= deadline {
-                break last;
-            }
-            thread::sleep(EXIT_POLL);
-        };
+        let stderr = self.program.stderr_last_line().map(|line| quoted(&line));
         EngineFailure::Exited { status, stderr }
     }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if !self.reaped {
-            stop(&mut self.child);
-        }
-    }
-}
-
-/// Kills `child`'s process group (what is left of it, if the child has exited) and the
-/// child, reaps it (its status is returned), and takes it off the registry; all under the
-/// registry's lock, so that [`kill_all`] never sees a child that was reaped. Must be called
-/// once at most: once the child is reaped, its number may name another process.
-fn stop(child: &mut Child) -> Option<ExitStatus> {
-    let mut running = registry();
-    #[cfg(unix)]
-    if let Ok(group) = i32::try_from(child.id()) {
-        // SAFETY: a plain system call. The child leads the group (made at spawn) and has
-        // not been reaped (it is reaped below), so the number names no other group.
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
-        }
-    }
-    let _ = child.kill();
-    let status = child.wait().ok();
-    running.retain(|&pid| pid != child.id());
-    status
-}
-
-/// Whether `child` has exited, without reaping it (its number stays its own).
-#[cfg(unix)]
-fn has_exited(child: &mut Child) -> bool {
-    let pid = libc::id_t::from(child.id());
-    // SAFETY: plain system calls on a zeroed C struct; WNOWAIT leaves the child unreaped.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        libc::waitid(libc::P_PID, pid, &mut info, flags) == 0 && info.si_pid() != 0
-    }
-}
-
-/// Whether `child` has exited (reaping it: without process groups there is nothing else
-/// to stop).
-#[cfg(not(unix))]
-fn has_exited(child: &mut Child) -> bool {
-    matches!(child.try_wait(), Ok(Some(_)))
-}
-
-/// Makes writes to `stdin` fail with `WouldBlock` instead of waiting when the pipe is full.
-#[cfg(unix)]
-fn non_blocking(stdin: &ChildStdin) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let fd = stdin.as_raw_fd();
-    // SAFETY: plain system calls on a descriptor this process owns.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// The output thread: passes the engine's lines on until its output ends or nobody listens.
-fn read_output(stdout: impl io::Read, sender: &mpsc::SyncSender<Output>) {
-    let mut lines = LineReader::new(stdout);
-    while let Ok(Some(line)) = lines.next_line(|| Ok::<(), ReadError>(())) {
-        let output = match line {
-            Line::Text(bytes) => Output::Line(String::from_utf8_lossy(bytes).into_owned()),
-            Line::TooLong => Output::TooLong,
-        };
-        if sender.send(output).is_err() {
-            return;
-        }
-    }
-}
-
-/// The stderr thread: keeps the last non-blank line, then says stderr has ended.
-fn read_stderr(stderr: impl io::Read, tail: &Mutex<(Option<String>, bool)>) {
-    let mut lines = LineReader::new(stderr);
-    while let Ok(Some(line)) = lines.next_line(|| Ok::<(), ReadError>(())) {
-        if let Line::Text(bytes) = line {
-            let text = String::from_utf8_lossy(bytes);
-            if !text.trim().is_empty() {
-                tail.lock().unwrap_or_else(PoisonError::into_inner).0 = Some(quoted(text.trim()));
-            }
-        }
-    }
-    tail.lock().unwrap_or_else(PoisonError::into_inner).1 = true;
-}
-
-/// The process ids (each its group's) of the engines running.
-static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-fn registry() -> std::sync::MutexGuard<'static, Vec<u32>> {
-    // A list of numbers cannot be left half-changed: a poisoned lock is still sound.
-    RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Kills every running engine with everything it started, and waits (a moment at most)
-/// until each is gone; returns with the registry locked, so that no engine starts after it.
-fn kill_all() -> std::sync::MutexGuard<'static, Vec<u32>> {
-    let running = registry();
-    #[cfg(unix)]
-    {
-        let groups: Vec<i32> = running
-            .iter()
-            .filter_map(|&pid| i32::try_from(pid).ok())
-            .collect();
-        for &group in &groups {
-            // SAFETY: a plain system call; registered engines are reaped only under this
-            // lock (after leaving the registry), so each number names its own group.
-            unsafe {
-                libc::kill(-group, libc::SIGKILL);
-            }
-        }
-        let deadline = Instant::now() + EXIT_GRACE;
-        for &pid in &groups {
-            // SAFETY: a plain system call on a child of this process; no status is read.
-            while unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == 0
-                && Instant::now() < deadline
-            {
-                thread::sleep(EXIT_POLL);
-            }
-        }
-    }
-    running
 }
 
 /// Watches for Ctrl-C, SIGTERM and SIGHUP on a thread of its own: when one comes, kills
@@ -707,7 +468,7 @@ pub fn on_interrupt(then: impl FnOnce(u8) + Send + 'static) -> io::Result<()> {
         .name("tournament-signals".into())
         .spawn(move || {
             let status = runtime.block_on(wait);
-            let _running = kill_all();
+            let _running = process::kill_all();
             then(status);
         })?;
     Ok(())
@@ -833,7 +594,7 @@ mod tests {
             "d3".parse().unwrap()
         );
         engine.stop();
-        assert!(registry().is_empty());
+        assert!(engine.process.is_none());
     }
 
     #[test]

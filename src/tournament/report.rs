@@ -453,6 +453,15 @@ pub fn json(
     text
 }
 
+/// Where the games go when no directory was named, said before the first game.
+pub fn saving_note(dir: &Path) -> String {
+    format!(
+        "othello tournament: saving the games in {} (the same command resumes from there; \
+         --save DIR to choose another, --no-save for none)",
+        dir.display()
+    )
+}
+
 /// The note on stderr when a tournament goes on from its saved games.
 pub fn resumed_note(dir: &Path, played: usize, total: usize) -> String {
     let then = if played < total {

@@ -1,9 +1,42 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use othello::Variant;
+
+/// The longest any one run of the program may take in a test: a run that hangs fails
+/// instead of hanging the suite. Generous, because a loaded two-core machine runs several
+/// test binaries at once; a test that must see something happen sooner says so itself.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The program as every test runs it: with [`RUN_TIMEOUT`], `SOURCE_DATE_EPOCH=0` (saved
+/// records carry that date) and no `NO_COLOR` from the environment (a test that wants no
+/// colour sets it).
+pub fn othello() -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::new(othello_path());
+    command
+        .timeout(RUN_TIMEOUT)
+        .env("SOURCE_DATE_EPOCH", "0")
+        .env_remove("NO_COLOR");
+    command
+}
+
+/// The program's path, for tests that drive it as a [`std::process::Command`] or a pseudo
+/// terminal.
+pub fn othello_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin!("othello").to_owned()
+}
+
+/// A file or folder under `fixtures/`.
+pub fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(path)
+}
 
 /// The rule set of a scenario file: those under a `simple/` folder use SIMPLE.
 pub fn rules_of(path: &Path) -> Variant {

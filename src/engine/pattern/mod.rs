@@ -501,7 +501,7 @@ impl Features {
 #[inline]
 fn pattern_indices(player: u64, opponent: u64, indices: &mut [u32; ACTIVE]) {
     #[cfg(target_arch = "x86_64")]
-    if fast_pext() {
+    if super::fast_pext() {
         // SAFETY: the processor has BMI2 (checked by `fast_pext`).
         unsafe { pattern_indices_pext(player, opponent, indices) };
         return;
@@ -605,24 +605,6 @@ pub fn instance_indices(player: u64, opponent: u64) -> [u16; INSTANCES] {
     let mut indices = [0u32; ACTIVE];
     pattern_indices(player, opponent, &mut indices);
     std::array::from_fn(|k| indices[k] as u16)
-}
-
-/// Whether to use `pext`: BMI2, on a processor that runs it in hardware (AMD's before Zen 3
-/// microcode it, tens to hundreds of cycles).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn fast_pext() -> bool {
-    static FAST: OnceLock<bool> = OnceLock::new();
-    *FAST.get_or_init(|| {
-        if !std::arch::is_x86_feature_detected!("bmi2") {
-            return false;
-        }
-        let vendor = std::arch::x86_64::__cpuid(0);
-        let signature = std::arch::x86_64::__cpuid(1).eax;
-        let amd = vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6e65; // "Auth" "enti"
-        let family = ((signature >> 8) & 0xf) + ((signature >> 20) & 0xff);
-        !amd || family >= 0x19
-    })
 }
 
 #[cfg(test)]

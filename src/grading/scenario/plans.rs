@@ -6,23 +6,23 @@ use rand::{RngExt, rngs::StdRng};
 
 use crate::{Bitboard, Board, Color, Game, RuleSet, Setup, Shape, Square, Variant, WinRule};
 
-/// Random positions drawn for [`ScenarioKind::Random`] to find one where a side can move.
+/// Random positions drawn for [`ScenarioKind::Random`](super::ScenarioKind::Random) to find one where a side can move.
 const RANDOM_ATTEMPTS: usize = 5;
-/// Random positions tried for [`ScenarioKind::StuckFirst`] before the construction.
+/// Random positions tried for [`ScenarioKind::StuckFirst`](super::ScenarioKind::StuckFirst) before the construction.
 const STUCK_ATTEMPTS: usize = 60;
-/// Random positions tried for [`ScenarioKind::OverAtStart`] before a game's final position.
+/// Random positions tried for [`ScenarioKind::OverAtStart`](super::ScenarioKind::OverAtStart) before a game's final position.
 const OVER_ATTEMPTS: usize = 30;
-/// Random games tried for [`ScenarioKind::Passes`] before the construction.
+/// Random games tried for [`ScenarioKind::Passes`](super::ScenarioKind::Passes) before the construction.
 const PASS_ATTEMPTS: usize = 40;
-/// Random games tried for [`ScenarioKind::Tie`] before the construction.
+/// Random games tried for [`ScenarioKind::Tie`](super::ScenarioKind::Tie) before the construction.
 const TIE_RESTARTS: usize = 8;
 /// Endings replayed from a late position of each such game.
 const TIE_LOCAL_TRIES: usize = 40;
 /// The most plies taken back to replay an ending.
 const TIE_UNDO_DEPTH: usize = 10;
-/// Random fillings tried for [`ScenarioKind::NearlyFull`] to find one where a side can move.
+/// Random fillings tried for [`ScenarioKind::NearlyFull`](super::ScenarioKind::NearlyFull) to find one where a side can move.
 const NEARLY_FULL_ATTEMPTS: usize = 20;
-/// The most empty squares a [`ScenarioKind::NearlyFull`] position has.
+/// The most empty squares a [`ScenarioKind::NearlyFull`](super::ScenarioKind::NearlyFull) position has.
 const NEARLY_FULL_MAX_EMPTY: u32 = 6;
 
 /// A start and the moves of a game from it, before lines are written.
