@@ -22,7 +22,7 @@ use std::{
 use othello::{
     Obf, WinRule,
     engine::{
-        Goal, Limits, Node, Node8, SearchOptions, TranspositionTable, endgame,
+        Goal, Limits, Node, Node8, SearchOptions, Selectivity, TranspositionTable, endgame,
         eval::Evaluator,
         pattern::{IncrementalIndices, PatternWeights, instance_indices},
         search,
@@ -173,6 +173,7 @@ fn main() {
                 limits: Limits::depth(depth),
                 ranked_moves: 1,
                 eval,
+                selectivity: Selectivity::NONE,
             };
             nodes += search(root, &options, &mut tt, None, &mut |_| {}).nodes;
         }
@@ -204,16 +205,13 @@ fn main() {
             for obf in &positions {
                 let node = Node8::from_board(&obf.setup.board, obf.setup.first_mover);
                 let mut tt = TranspositionTable::new(256);
-                let solution = endgame::solve_ordered_by(
-                    &node,
-                    rule,
-                    Goal::Exact,
-                    &mut tt,
-                    &Limits::NONE,
-                    None,
+                let options = endgame::SolveOptions {
                     eval,
-                )
-                .unwrap();
+                    ..endgame::SolveOptions::exact(rule)
+                };
+                let solution =
+                    endgame::solve_with(&node, Goal::Exact, &options, &mut tt, &Limits::NONE, None)
+                        .unwrap();
                 nodes += solution.nodes;
             }
             let seconds = start.elapsed().as_secs_f64();

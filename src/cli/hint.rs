@@ -11,7 +11,7 @@ use clap::Args;
 use othello::{
     Color, Setup,
     engine::{
-        Limits, Signal,
+        Limits, Selectivity, Signal,
         analysis::{DEFAULT_TIME, Hint, RankOptions, rank, solve_time},
     },
 };
@@ -51,8 +51,12 @@ pub struct HintArgs {
     hash: Option<u64>,
     #[command(flatten)]
     weights: WeightsArg,
-    /// One JSON object: {"to_move":"B","exact":false,"depth":9,"moves":[{"rank":1,
-    /// "move":"d3","score":1.25,"exact":false,"pv":[...]}],...}.
+    /// How sure the search's selective cuts must be: 73, 87, 95, 98, 99 or 100 (percent;
+    /// 100 searches full width and solves exactly).
+    #[arg(long, value_name = "PERCENT", default_value = "100")]
+    selectivity: Selectivity,
+    /// One JSON object: {"to_move":"B","exact":false,"depth":9,"selectivity":100,
+    /// "moves":[{"rank":1,"move":"d3","score":1.25,"exact":false,"pv":[...]}],...}.
     #[arg(long)]
     json: bool,
 }
@@ -88,6 +92,7 @@ impl HintArgs {
                 limits,
                 hash: self.hash.map(|mib| mib as usize),
                 eval,
+                selectivity: self.selectivity,
                 ..RankOptions::new(variant, self.count as usize)
             },
             json: self.json,
@@ -106,6 +111,8 @@ struct HintJson {
     score: Option<f64>,
     exact: bool,
     depth: u32,
+    /// The confidence of its selective cuts, in percent (100: full width, or exact).
+    selectivity: u8,
     nodes: u64,
     seconds: f64,
     moves: Vec<HintLineJson>,
@@ -128,6 +135,7 @@ fn json(hint: &Hint) -> HintJson {
         score: hint.final_score.map(f64::from),
         exact: hint.exact(),
         depth: hint.depth,
+        selectivity: hint.selectivity.percent(),
         nodes: hint.nodes,
         seconds: (hint.elapsed.as_secs_f64() * 1e6).round() / 1e6,
         moves: hint

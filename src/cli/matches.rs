@@ -8,8 +8,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Full, Shape, Simple, Variant, WinRule,
     engine::{
-        EloEstimate, Limits, MatchGame, MatchOptions, MatchSummary, PlayerSpec, Tally,
-        eval::Evaluator, play_match,
+        EloEstimate, EngineSettings, Limits, MatchGame, MatchOptions, MatchSummary, PlayerSpec,
+        Selectivity, Tally, eval::Evaluator, play_match,
     },
 };
 use serde::Serialize;
@@ -52,6 +52,14 @@ pub struct MatchArgs {
     /// Time each player may take per move, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     time_per_move: u64,
+    /// Positions each engine may search per move, in place of a time: the games then do
+    /// not depend on the machine, and several can be played at once (--jobs).
+    #[arg(long, value_name = "N", conflicts_with = "time_per_move", value_parser = clap::value_parser!(u64).range(1..))]
+    nodes_per_move: Option<u64>,
+    /// Games played at once, each on a thread (default 1: engines timed per move each get
+    /// a core of their own).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    jobs: u32,
     /// Seed for the openings and the players' random choices.
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
@@ -67,6 +75,13 @@ pub struct MatchArgs {
     /// The same for White's player of the first game.
     #[arg(long, value_name = "FILE")]
     white_weights: Option<PathBuf>,
+    /// How selective Black's engine of the first game searches: 73, 87, 95, 98, 99 or 100
+    /// (percent; 100 is full width), in place of its level's.
+    #[arg(long, value_name = "PERCENT")]
+    black_selectivity: Option<Selectivity>,
+    /// The same for White's engine of the first game.
+    #[arg(long, value_name = "PERCENT")]
+    white_selectivity: Option<Selectivity>,
     /// One JSON object: {"games":N,"players":[{"spec":..,"wins":..},..],"draws":d,..}.
     #[arg(long)]
     json: bool,
@@ -125,10 +140,17 @@ impl MatchArgs {
             players: [self.black, self.white],
             games: self.games,
             openings: self.openings,
-            limits: Limits::time(Duration::from_millis(self.time_per_move)),
+            limits: match self.nodes_per_move {
+                Some(nodes) => Limits::nodes(nodes),
+                None => Limits::time(Duration::from_millis(self.time_per_move)),
+            },
             seed: self.seed,
             hash: self.hash.map(|mib| mib as usize),
-            weights,
+            engines: [0, 1].map(|index| EngineSettings {
+                weights: weights[index],
+                selectivity: [self.black_selectivity, self.white_selectivity][index],
+            }),
+            jobs: self.jobs as usize,
         };
         // Files are named by their file name, or by the whole path when both players'
         // files share a name (gen1/weights.bin against gen2/weights.bin).
@@ -201,9 +223,11 @@ fn table(
 ) -> String {
     let setup = &options.setup;
     let rule = setup.win_rule.description();
-    let time = options.limits.time.map_or("no time limit".to_owned(), |t| {
-        format!("{} ms a move", t.as_millis())
-    });
+    let time = match (options.limits.time, options.limits.nodes) {
+        (Some(time), _) => format!("{} ms a move", time.as_millis()),
+        (None, Some(nodes)) => format!("{} nodes a move", super::progress::thousands(nodes)),
+        (None, None) => "no time limit".to_owned(),
+    };
     let mut text = format!(
         "{} {}, {rule}, {}, {} random opening {}, {time}, seed {}\n",
         setup.board.shape(),
@@ -217,11 +241,17 @@ fn table(
     let names: Vec<String> = options
         .players
         .iter()
-        .zip(&options.weights)
+        .zip(&options.engines)
         .zip(weight_names)
-        .map(|((spec, weights), name)| match (weights, name) {
-            (Some(_), Some(name)) => format!("{spec} ({name})"),
-            _ => spec.to_string(),
+        .map(|((spec, settings), name)| {
+            let mut label = match (settings.weights, name) {
+                (Some(_), Some(name)) => format!("{spec} ({name})"),
+                _ => spec.to_string(),
+            };
+            if let Some(selectivity) = settings.selectivity {
+                label.push_str(&format!(" @{selectivity}"));
+            }
+            label
         })
         .collect();
     let width = names.iter().map(String::len).max().unwrap_or(0).max(6);
@@ -327,7 +357,8 @@ mod tests {
             limits: Limits::NONE,
             seed: 3,
             hash: None,
-            weights: [None, None],
+            engines: Default::default(),
+            jobs: 1,
         }
     }
 

@@ -13,12 +13,14 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::engine::{
     eval::Evaluator,
     pattern::{PHASES, PatternWeights},
-    training::measure,
+    search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
     training::{
         FitOptions, Label, LabelOptions, PhaseFit, Sample, SampleReader, SampleWriter,
         SelfPlayOptions, fit, game_table, label, label_table, self_play_game,
     },
+    training::{measure, probcut},
 };
+use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use rayon::prelude::*;
 
 use super::CliError;
@@ -52,6 +54,12 @@ enum Step {
     ///
     /// The positions come from games of a seed of their own, not from training.
     Measure(MeasureArgs),
+    /// The selective search's model (Multi-ProbCut): how well a shallow search predicts a
+    /// deep one, and the exact score, fitted on positions (a selfplay or label output).
+    ///
+    /// Writes JSON; the models compiled in are data/probcut-patterns.json (the built-in
+    /// evaluation) and data/probcut-classic.json.
+    Probcut(ProbcutArgs),
 }
 
 /// An evaluation named on the command line: the built-in one (`None`), `classic`, or a
@@ -196,6 +204,38 @@ struct MeasureArgs {
     against: String,
 }
 
+#[derive(Debug, Args)]
+struct ProbcutArgs {
+    /// Positions to measure on (a selfplay or label output).
+    #[arg(long = "in", value_name = "FILE")]
+    input: PathBuf,
+    /// The model to write (JSON).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Midgame positions (more than 14 empty squares) to search.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
+    positions: u32,
+    /// Endgame positions to solve.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
+    endgame_positions: u32,
+    /// The deepest midgame search measured.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(4..=20))]
+    depth: u32,
+    /// The most empty squares of an endgame position (its exact score is solved).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(12..=26))]
+    exact: u32,
+    /// Which positions are picked.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The evaluation the searches use: a weights file, or classic (default: the built-in
+    /// one).
+    #[arg(long, value_name = "FILE|classic")]
+    weights: Option<String>,
+    /// Write over an --out file that is not a model.
+    #[arg(long)]
+    force: bool,
+}
+
 fn probability(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
@@ -262,6 +302,7 @@ impl TrainArgs {
             Step::Label(args) => args.run(out),
             Step::Fit(args) => args.run(out),
             Step::Measure(args) => args.run(out),
+            Step::Probcut(args) => args.run(out),
         }
     }
 }
@@ -555,6 +596,8 @@ enum OutputKind {
     Labelled,
     /// Weights, from `fit`.
     Weights,
+    /// A selective search's model, from `probcut`.
+    CutModel,
 }
 
 impl OutputKind {
@@ -563,6 +606,7 @@ impl OutputKind {
             OutputKind::Positions => "positions (a selfplay output)",
             OutputKind::Labelled => "labelled positions (a label output)",
             OutputKind::Weights => "weights (a fit output)",
+            OutputKind::CutModel => "a model (a probcut output)",
         }
     }
 
@@ -577,6 +621,11 @@ impl OutputKind {
         .ok()?;
         if start == PatternWeights::MAGIC {
             return Some(OutputKind::Weights);
+        }
+        if start.starts_with(b"{") {
+            let text = crate::files::read_text(path, crate::files::GAME_FILE).ok()?;
+            let model: CutModel = serde_json::from_str(&text).ok()?;
+            return (model.version == CutModel::VERSION).then_some(OutputKind::CutModel);
         }
         let mut reader = SampleReader::open(path).ok()?;
         let sample = reader.next_sample().ok()??;
@@ -594,6 +643,146 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
+}
+
+impl ProbcutArgs {
+    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let eval = evaluator(self.weights.as_deref())?;
+        let mut inputs = vec![self.input.as_path()];
+        inputs.extend(self.weights.as_deref().map(Path::new));
+        check_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
+        let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
+        let pick = |range: std::ops::RangeInclusive<u32>, count: u32, salt: u64| {
+            let mut fitting: Vec<Sample> = samples
+                .iter()
+                .filter(|sample| range.contains(&sample.empties()))
+                .copied()
+                .collect();
+            let mut rng = StdRng::seed_from_u64(self.seed ^ salt);
+            fitting.shuffle(&mut rng);
+            fitting.truncate(count as usize);
+            fitting
+        };
+        let midgame = pick(15..=56, self.positions, 0x6d69_6467);
+        let endgame = pick(
+            ENDGAME_MIN_EMPTIES..=self.exact,
+            self.endgame_positions,
+            0x656e_6467,
+        );
+        if midgame.is_empty() || endgame.is_empty() {
+            return Err(CliError::Usage {
+                message: format!(
+                    "{} has no positions with 15 to 56 empty squares, or none with {} to {}",
+                    self.input.display(),
+                    ENDGAME_MIN_EMPTIES,
+                    self.exact
+                ),
+            });
+        }
+        let start = Instant::now();
+        let bar = progress_bar(midgame.len() as u64, 0, "midgame positions");
+        let midgame_pairs: Vec<probcut::Pair> = midgame
+            .par_iter()
+            .flat_map_iter(|sample| {
+                let pairs = probcut::midgame_pairs(sample, eval, self.depth);
+                bar.inc(1);
+                pairs
+            })
+            .collect();
+        bar.finish_and_clear();
+        let bar = progress_bar(endgame.len() as u64, 0, "endgame positions");
+        let endgame_pairs: Vec<probcut::Pair> = endgame
+            .par_iter()
+            .filter_map(|sample| {
+                let pair = probcut::endgame_pair(sample, eval);
+                bar.inc(1);
+                pair
+            })
+            .collect();
+        bar.finish_and_clear();
+        let name = self.weights.as_deref().unwrap_or("built-in");
+        let fitted_on = format!(
+            "{} midgame positions of {} searched to depth {}, {} endgame positions solved \
+             (up to {} empties), seed {}",
+            midgame.len(),
+            self.input
+                .file_name()
+                .map_or(String::new(), |name| name.to_string_lossy().into_owned()),
+            self.depth,
+            endgame.len(),
+            self.exact,
+            self.seed
+        );
+        let model = probcut::fit_model(&midgame_pairs, &endgame_pairs, name, &fitted_on);
+        let mut text = serde_json::to_string_pretty(&model).expect("a model serializes");
+        text.push('\n');
+        write_file(&self.out, text.as_bytes())?;
+        writeln!(
+            out,
+            "{} midgame and {} endgame pairs in {:.1} s -> {}",
+            midgame_pairs.len(),
+            endgame_pairs.len(),
+            start.elapsed().as_secs_f64(),
+            self.out.display()
+        )?;
+        write_cut_table(
+            out,
+            "depth",
+            &midgame_pairs,
+            |pair| pair.depth,
+            |depth, empties| model.midgame(depth, empties),
+        )?;
+        write_cut_table(
+            out,
+            "empties",
+            &endgame_pairs,
+            |pair| pair.empties,
+            |_, empties| model.endgame(empties),
+        )?;
+        Ok(())
+    }
+}
+
+/// For each value of `key` among `pairs`: how many, the error's mean and deviation
+/// measured, and the fitted model's at their mean empties; in discs.
+fn write_cut_table(
+    out: &mut impl Write,
+    name: &str,
+    pairs: &[probcut::Pair],
+    key: impl Fn(&probcut::Pair) -> u32,
+    fitted: impl Fn(u32, u32) -> (i32, i32),
+) -> Result<(), CliError> {
+    writeln!(
+        out,
+        "{name:>7}  pairs  mean  deviation  fitted mean  fitted deviation (discs)"
+    )?;
+    let mut keys: Vec<u32> = pairs.iter().map(&key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let disc = f64::from(othello::engine::eval::DISC);
+    for value in keys {
+        let group: Vec<&probcut::Pair> = pairs.iter().filter(|p| key(p) == value).collect();
+        let count = group.len() as f64;
+        let mean = group.iter().map(|p| f64::from(p.error)).sum::<f64>() / count;
+        let deviation = (group
+            .iter()
+            .map(|p| (f64::from(p.error) - mean).powi(2))
+            .sum::<f64>()
+            / count)
+            .sqrt();
+        let empties = (group.iter().map(|p| f64::from(p.empties)).sum::<f64>() / count).round();
+        let (fitted_mean, fitted_deviation) = fitted(value, empties as u32);
+        writeln!(
+            out,
+            "{value:>7}  {:>5}  {:>4.2}  {:>9.2}  {:>11.2}  {:>16.2}",
+            group.len(),
+            mean / disc,
+            deviation / disc,
+            f64::from(fitted_mean) / disc,
+            f64::from(fitted_deviation) / disc
+        )?;
+    }
+    Ok(())
 }
 
 impl MeasureArgs {

@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    Goal, Limits, Node, SearchOptions, Signal, SquareSet, TranspositionTable, endgame,
+    Goal, Limits, Node, SearchOptions, Selectivity, Signal, SquareSet, TranspositionTable, endgame,
+    endgame::SolveOptions,
     eval::{Evaluator, Score},
     node::final_score,
     on_node,
@@ -30,6 +31,8 @@ pub struct RankOptions {
     pub hash: Option<usize>,
     /// What scores the search's leaves.
     pub eval: Evaluator,
+    /// How selective the search is ([`Selectivity::NONE`]: full width, and exact solves).
+    pub selectivity: Selectivity,
 }
 
 impl RankOptions {
@@ -41,6 +44,7 @@ impl RankOptions {
             count,
             hash: None,
             eval: Evaluator::default(),
+            selectivity: Selectivity::NONE,
         }
     }
 }
@@ -70,6 +74,9 @@ pub struct Hint {
     pub final_score: Option<i32>,
     /// Depth of the search, in plies (the empty squares for exact solves).
     pub depth: u32,
+    /// How selective it was ([`Selectivity::NONE`] for a full-width search or an exact
+    /// solve).
+    pub selectivity: Selectivity,
     /// Positions visited.
     pub nodes: u64,
     /// Time taken.
@@ -142,6 +149,7 @@ fn rank_node<N: Node>(
                 lines: Vec::new(),
                 final_score: Some(node.final_score(rule)),
                 depth: 0,
+                selectivity: Selectivity::NONE,
                 nodes: 0,
                 elapsed: start.elapsed(),
             };
@@ -198,7 +206,11 @@ fn rank_moves<N: Node>(
     let mut nodes = 0;
     if let Some(limits) = solve_limits {
         depth(empties);
-        match endgame::rank(node, rule, count, tt, &limits, signal, options.eval) {
+        let solve_options = SolveOptions {
+            eval: options.eval,
+            ..SolveOptions::exact(rule)
+        };
+        match endgame::rank(node, &solve_options, count, tt, &limits, signal) {
             Ok((ranked, visited)) => {
                 return Hint {
                     to_move: None,
@@ -213,6 +225,7 @@ fn rank_moves<N: Node>(
                         .collect(),
                     final_score: None,
                     depth: empties,
+                    selectivity: Selectivity::NONE,
                     nodes: visited,
                     elapsed: start.elapsed(),
                 };
@@ -232,6 +245,7 @@ fn rank_moves<N: Node>(
         limits,
         ranked_moves: count,
         eval: options.eval,
+        selectivity: options.selectivity,
     };
     let report = search(node, &search_options, tt, signal, &mut |report| {
         depth(report.depth)
@@ -250,6 +264,7 @@ fn rank_moves<N: Node>(
             .collect(),
         final_score: None,
         depth: report.depth,
+        selectivity: report.selectivity,
         nodes: nodes + report.nodes,
         elapsed: start.elapsed(),
     }
@@ -537,7 +552,11 @@ fn solve_node<N: Node>(
     eval: Evaluator,
 ) -> Solved {
     let start = Instant::now();
-    let solution = endgame::solve_ordered_by(node, rule, Goal::Exact, tt, limits, signal, eval);
+    let options = SolveOptions {
+        eval,
+        ..SolveOptions::exact(rule)
+    };
+    let solution = endgame::solve_with(node, Goal::Exact, &options, tt, limits, signal);
     let game_over = node.is_game_over();
     let seconds = start.elapsed().as_secs_f64();
     match solution {
@@ -745,12 +764,11 @@ mod tests {
         let mut tt = TranspositionTable::new(16);
         let (ranked, _) = endgame::rank(
             &node,
-            WinRule::MostDiscs,
+            &SolveOptions::exact(WinRule::MostDiscs),
             20,
             &mut tt,
             &Limits::NONE,
             None,
-            Evaluator::default(),
         )
         .unwrap();
         let b1_score = ranked.iter().find(|m| m.square == b1).unwrap().score;

@@ -4,7 +4,7 @@
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{EnginePlayer, Limits, Player, PlayerSpec, new_player, pattern::PatternWeights};
+use super::{EngineSettings, Limits, Player, PlayerSpec, player::new_player_with};
 use crate::{ByColor, Color, Game, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
@@ -28,9 +28,13 @@ pub struct MatchOptions {
     /// Each engine's transposition table size in MiB; `None` sizes it to the time per
     /// move.
     pub hash: Option<usize>,
-    /// Learned weights for each player in place of the built-in ones, for an `engine`
-    /// player (to compare generations of training): in the order of `players`.
-    pub weights: [Option<&'static PatternWeights>; 2],
+    /// Each engine player's settings (weights of another training generation, another
+    /// selectivity), in the order of `players`.
+    pub engines: [EngineSettings; 2],
+    /// Games played at once, each on a thread of its own (1 for matches timed per move on
+    /// a machine with little else to do; more for matches limited by nodes or depth, whose
+    /// games do not depend on the machine).
+    pub jobs: usize,
 }
 
 /// One finished game.
@@ -201,11 +205,44 @@ pub fn play_match<R: RuleSet>(
     on_game: &mut dyn FnMut(&MatchGame, &MatchSummary),
 ) -> MatchSummary {
     let mut summary = MatchSummary::default();
-    for number in 0..options.games {
-        let record = play_match_game::<R>(options, number);
-        summary.add(&record);
-        on_game(&record, &summary);
+    let jobs = options.jobs.clamp(1, options.games.max(1) as usize);
+    if jobs == 1 {
+        for number in 0..options.games {
+            let record = play_match_game::<R>(options, number);
+            summary.add(&record);
+            on_game(&record, &summary);
+        }
+        return summary;
     }
+    // Games finish out of order; they are reported in order.
+    let next = std::sync::atomic::AtomicU32::new(0);
+    let (sender, finished) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let sender = sender.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let number = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if number >= options.games {
+                        break;
+                    }
+                    if sender.send(play_match_game::<R>(options, number)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut waiting = std::collections::BTreeMap::new();
+        for record in finished {
+            waiting.insert(record.number, record);
+            while let Some(record) = waiting.remove(&(summary.games())) {
+                summary.add(&record);
+                on_game(&record, &summary);
+            }
+        }
+    });
     summary
 }
 
@@ -233,12 +270,12 @@ pub fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> Match
     let game_seed = mix(options.seed, u64::from(number), 1);
     // Indexed by colour: Black's player first.
     let player = |index: usize, seed: u64| -> Box<dyn Player<R>> {
-        match (options.players[index], options.weights[index]) {
-            (PlayerSpec::Engine(level), Some(weights)) => {
-                Box::new(EnginePlayer::with_weights(level, options.hash, weights))
-            }
-            (spec, _) => new_player::<R>(spec, seed, options.hash),
-        }
+        new_player_with::<R>(
+            options.players[index],
+            seed,
+            options.hash,
+            &options.engines[index],
+        )
     };
     let mut players = ByColor::new(
         player(black, mix(game_seed, 0, 2)),
@@ -296,7 +333,8 @@ mod tests {
             limits: Limits::NONE,
             seed: 7,
             hash: None,
-            weights: [None, None],
+            engines: Default::default(),
+            jobs: 1,
         }
     }
 

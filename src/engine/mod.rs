@@ -18,6 +18,7 @@ pub mod player;
 pub mod rating;
 mod score;
 pub mod search;
+mod selectivity;
 pub mod training;
 mod tt;
 
@@ -33,10 +34,11 @@ pub use node::{Corner, Index, Layout, Node, SquareSet, final_score};
 pub(crate) use node8::Avx2Node8;
 pub use node8::Node8;
 pub use player::{
-    EnginePlayer, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
-    search_time_estimate, seat_seed, solve_time_estimate,
+    EnginePlayer, EngineSettings, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
+    new_player_with, search_time_estimate, seat_seed, solve_time_estimate,
 };
 pub use search::{RankedMove, SearchOptions, SearchReport, search};
+pub use selectivity::{ParseSelectivityError, Selectivity};
 pub use tt::{Bound, Entry, TranspositionTable};
 
 /// Counts the leaves of the game tree `depth` plies below `board` with `side` to move.

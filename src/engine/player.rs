@@ -7,7 +7,7 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
-    Goal, Limits, Node, SearchOptions, SearchReport, Signal, SquareSet, Stopper,
+    Goal, Limits, Node, SearchOptions, SearchReport, Selectivity, Signal, SquareSet, Stopper,
     TranspositionTable, endgame, eval::Evaluator, mcts::mcts, on_node, pattern::PatternWeights,
     search::search,
 };
@@ -148,6 +148,39 @@ pub fn new_player<R: RuleSet>(
         PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level, hash).seeded(seed)),
         PlayerSpec::Classic(level) => Box::new(EnginePlayer::classic(level, hash).seeded(seed)),
     }
+}
+
+/// What may be set on an engine player besides its level: to measure one version of the
+/// engine against another (weights of another training generation, another selectivity),
+/// or for a user who wants it otherwise. Players that are not engines ignore it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineSettings {
+    /// Learned weights in place of the built-in ones (an `engine` player only).
+    pub weights: Option<&'static PatternWeights>,
+    /// How selective its searches are (default: its level's).
+    pub selectivity: Option<Selectivity>,
+}
+
+/// [`new_player`] with `settings` applied to an engine player.
+pub fn new_player_with<R: RuleSet>(
+    spec: PlayerSpec,
+    seed: u64,
+    hash: Option<usize>,
+    settings: &EngineSettings,
+) -> Box<dyn Player<R>> {
+    let engine = match (spec, settings.weights) {
+        (PlayerSpec::Engine(level), Some(weights)) => {
+            EnginePlayer::with_weights(level, hash, weights)
+        }
+        (PlayerSpec::Engine(level), None) => EnginePlayer::new(level, hash),
+        (PlayerSpec::Classic(level), _) => EnginePlayer::classic(level, hash),
+        (spec, _) => return new_player(spec, seed, hash),
+    };
+    let engine = engine.seeded(seed);
+    Box::new(match settings.selectivity {
+        Some(selectivity) => engine.with_selectivity(selectivity),
+        None => engine,
+    })
 }
 
 /// Picks uniformly among the legal moves.
@@ -500,6 +533,8 @@ pub struct EnginePlayer {
     /// `engine` (the default evaluation) or `classic` (the hand-written one).
     classic: bool,
     eval: Evaluator,
+    /// How selective its searches are.
+    selectivity: Selectivity,
     hash: Option<usize>,
     tt: Option<TranspositionTable>,
     signal: Option<Arc<Signal>>,
@@ -549,10 +584,18 @@ impl EnginePlayer {
             } else {
                 Evaluator::default()
             },
+            selectivity: Selectivity::NONE,
             hash,
             tt: None,
             signal: None,
         }
+    }
+
+    /// The same player searching with `selectivity`.
+    #[must_use]
+    pub fn with_selectivity(mut self, selectivity: Selectivity) -> EnginePlayer {
+        self.selectivity = selectivity;
+        self
     }
 }
 
@@ -592,6 +635,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
         let turn = EngineTurn {
             level: LEVELS[usize::from(self.level - 1)],
             eval: self.eval,
+            selectivity: self.selectivity,
             limits,
             rule: game.setup().win_rule,
             tt,
@@ -607,6 +651,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
 struct EngineTurn<'a> {
     level: Level,
     eval: Evaluator,
+    selectivity: Selectivity,
     limits: Limits,
     rule: WinRule,
     tt: &'a mut TranspositionTable,
@@ -649,6 +694,7 @@ impl EngineTurn<'_> {
             // A slip needs every move's score.
             ranked_moves: if noisy { moves.len() as usize } else { 1 },
             eval: self.eval,
+            selectivity: self.selectivity,
         };
         let report = search(node, &options, self.tt, self.signal, self.progress);
         if !noisy {

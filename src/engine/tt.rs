@@ -1,6 +1,7 @@
 //! The transposition table: results of searched positions, by hash, shared by the midgame
 //! search and the exact solver.
 
+use super::Selectivity;
 use crate::Square;
 
 /// What a stored score says about the true value.
@@ -21,8 +22,11 @@ pub struct Entry {
     key: u64,
     /// The score from the side to move's point of view.
     pub score: i16,
-    /// How far the search looked: [`Entry::SOLVED`] for an exact solve to the end.
+    /// How far the search looked: [`Entry::SOLVED`] for a solve to the end.
     pub depth: u8,
+    /// How selective that search was ([`Selectivity::NONE`]: full width, and for a solve,
+    /// exact). A search may use an entry at least as sure as itself.
+    pub selectivity: Selectivity,
     /// What `score` means.
     pub bound: Bound,
     /// The best (or refuting) move found, if any. Always check it is legal before use: two
@@ -37,7 +41,8 @@ impl Entry {
     pub const SOLVED: u8 = u8::MAX;
 
     /// Packs the entry into two words: the key, then (from bit 0) score, depth, bound,
-    /// best move (+1, 0 for none), generation and a set bit 63 marking a used slot.
+    /// best move (+1, 0 for none), generation, selectivity and a set bit 63 marking a used
+    /// slot.
     fn pack(self) -> [u64; 2] {
         let bound = match self.bound {
             Bound::Lower => 0,
@@ -50,6 +55,7 @@ impl Entry {
             | bound << 24
             | best << 26
             | u64::from(self.generation) << 40
+            | u64::from(self.selectivity.index()) << 48
             | 1 << 63;
         [self.key, data]
     }
@@ -65,6 +71,7 @@ impl Entry {
             key,
             score: data as u16 as i16,
             depth: (data >> 16) as u8,
+            selectivity: Selectivity::from_index(((data >> 48) & 7) as u8),
             bound: match (data >> 24) & 3 {
                 0 => Bound::Lower,
                 1 => Bound::Upper,
@@ -181,9 +188,17 @@ impl TranspositionTable {
             .find(|entry| entry.key == key)
     }
 
-    /// Stores a result for the position with hash `key`.
+    /// Stores a result for the position with hash `key`, found by a search `depth` deep
+    /// with `selectivity`.
     #[inline]
-    pub fn store(&mut self, key: u64, score: i32, depth: u8, bound: Bound, best: Option<Square>) {
+    pub fn store(
+        &mut self,
+        key: u64,
+        score: i32,
+        (depth, selectivity): (u8, Selectivity),
+        bound: Bound,
+        best: Option<Square>,
+    ) {
         self.dirty = true;
         let generation = self.generation;
         let range = self.bucket(key);
@@ -202,7 +217,7 @@ impl TranspositionTable {
             });
         if let Some(old) = entries[victim]
             && old.key == key
-            && old.depth > depth
+            && (old.depth, old.selectivity) > (depth, selectivity)
             && old.generation == generation
         {
             return; // keep the deeper result of this search
@@ -211,6 +226,7 @@ impl TranspositionTable {
             key,
             score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
             depth,
+            selectivity,
             bound,
             best,
             generation,
@@ -234,7 +250,7 @@ mod tests {
         let mut table = TranspositionTable::new(1);
         assert_eq!(table.bytes(), 1 << 20);
         assert!(!table.dirty);
-        table.store(5, 1, 1, Bound::Exact, None);
+        table.store(5, 1, (1, Selectivity::NONE), Bound::Exact, None);
         assert!(table.dirty);
         table.clear();
         assert!(!table.dirty);
@@ -255,15 +271,28 @@ mod tests {
 
     #[test]
     fn packing_round_trips() {
-        for (score, depth, bound, best) in [
-            (-32768, 0, Bound::Lower, None),
-            (32767, 255, Bound::Exact, Some(Square::new(15, 15))),
-            (-1, 7, Bound::Upper, Some(Square::new(0, 0))),
+        for (score, depth, selectivity, bound, best) in [
+            (-32768, 0, Selectivity::MOST, Bound::Lower, None),
+            (
+                32767,
+                255,
+                Selectivity::NONE,
+                Bound::Exact,
+                Some(Square::new(15, 15)),
+            ),
+            (
+                -1,
+                7,
+                Selectivity::ALL[2],
+                Bound::Upper,
+                Some(Square::new(0, 0)),
+            ),
         ] {
             let entry = Entry {
                 key: 0xdead_beef,
                 score,
                 depth,
+                selectivity,
                 bound,
                 best,
                 generation: 200,
@@ -277,7 +306,13 @@ mod tests {
     fn stores_and_probes() {
         let mut table = TranspositionTable::new(1);
         assert_eq!(table.probe(42), None);
-        table.store(42, -7, 5, Bound::Lower, Some(Square::new(2, 3)));
+        table.store(
+            42,
+            -7,
+            (5, Selectivity::NONE),
+            Bound::Lower,
+            Some(Square::new(2, 3)),
+        );
         let entry = table.probe(42).unwrap();
         assert_eq!(
             (entry.score, entry.depth, entry.bound),
@@ -286,7 +321,7 @@ mod tests {
         assert_eq!(entry.best, Some(Square::new(2, 3)));
         // Another key in the same bucket does not disturb it.
         let same_bucket = 42 + (table.mask as u64 + 1);
-        table.store(same_bucket, 3, 1, Bound::Exact, None);
+        table.store(same_bucket, 3, (1, Selectivity::NONE), Bound::Exact, None);
         assert_eq!(table.probe(42).unwrap().score, -7);
         assert_eq!(table.probe(same_bucket).unwrap().score, 3);
     }
@@ -296,13 +331,19 @@ mod tests {
         let mut table = TranspositionTable::new(1);
         let step = table.mask as u64 + 1;
         for i in 0..BUCKET as u64 {
-            table.store(7 + i * step, 0, 10 + i as u8, Bound::Exact, None);
+            table.store(
+                7 + i * step,
+                0,
+                (10 + i as u8, Selectivity::NONE),
+                Bound::Exact,
+                None,
+            );
         }
-        table.store(7 + 9 * step, 1, 3, Bound::Exact, None);
+        table.store(7 + 9 * step, 1, (3, Selectivity::NONE), Bound::Exact, None);
         assert_eq!(table.probe(7), None, "the shallowest went");
         assert!(table.probe(7 + 9 * step).is_some());
         table.new_search();
-        table.store(7 + 10 * step, 1, 1, Bound::Exact, None);
+        table.store(7 + 10 * step, 1, (1, Selectivity::NONE), Bound::Exact, None);
         assert_eq!(
             table.probe(7 + 10 * step).unwrap().depth,
             1,

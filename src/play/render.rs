@@ -9,6 +9,7 @@ use anstyle::{AnsiColor, Effects, Style as AnsiStyle};
 use othello::{
     Bitboard, Board, Color, Square,
     engine::{
+        Selectivity,
         analysis::{self, Hint},
         eval::Score,
     },
@@ -184,6 +185,15 @@ pub fn move_text(square: Option<Square>) -> String {
 
 /// The hint for people (at the play prompt and from `othello hint`), a line per move: `1. d3 +1.25 (depth 9) d3 c5 f6`, with an exact
 /// score `1. d3 +6 (exact, depth 12) d3`; `game over: ...` when there is no move.
+/// A search's depth as Othello programs write it: `12`, or `12@87%` for a selective one.
+pub fn depth_text(depth: u32, selectivity: Selectivity) -> String {
+    if selectivity.is_none() {
+        depth.to_string()
+    } else {
+        format!("{depth}@{selectivity}")
+    }
+}
+
 pub fn hint_lines(hint: &Hint) -> Vec<String> {
     if let Some(score) = hint.final_score {
         return vec![format!(
@@ -201,7 +211,7 @@ pub fn hint_lines(hint: &Hint) -> Vec<String> {
                 move_text(line.square),
                 score_text(line.score, line.exact),
                 if line.exact { "exact, " } else { "" },
-                hint.depth,
+                depth_text(hint.depth, hint.selectivity),
                 pv.join(" ")
             )
         })

@@ -18,13 +18,14 @@
 
 use super::{
     super::{
-        Index, Layout, Node, SquareSet,
+        Index, Layout, Node, Selectivity, SquareSet,
         eval::{DISC, Evaluator},
         limits::{Limits, Signal, Stopper},
         node::final_score,
         tt::{Bound, Entry, TranspositionTable},
     },
-    midgame::{self, SearchOptions},
+    midgame::{self, SearchOptions, Searcher},
+    probcut::{self, CutModel},
     pvs::{self, Recurse, Strategy},
 };
 use crate::{Square, WinRule};
@@ -66,6 +67,31 @@ pub struct Unfinished {
     pub nodes: u64,
 }
 
+/// How to solve: the rules, the evaluation that orders moves far from the end (and, for a
+/// selective solve, predicts scores), and how selective the solve is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// How the game is won.
+    pub rule: WinRule,
+    /// Orders moves far from the end, and makes a selective solve's predictions.
+    pub eval: Evaluator,
+    /// [`Selectivity::NONE`] for the exact score; below, a score that is the exact one with
+    /// that confidence, found sooner (cuts only where a model applies, see
+    /// [`probcut::model_for`]).
+    pub selectivity: Selectivity,
+}
+
+impl SolveOptions {
+    /// An exact solve under `rule`, ordered by the engine's own evaluation.
+    pub fn exact(rule: WinRule) -> SolveOptions {
+        SolveOptions {
+            rule,
+            eval: Evaluator::default(),
+            selectivity: Selectivity::NONE,
+        }
+    }
+}
+
 /// Solves `node` to the end of the game.
 ///
 /// The score is the side to move's final disc difference with perfect play by both sides.
@@ -83,30 +109,22 @@ pub fn solve<N: Node>(
     limits: &Limits,
     signal: Option<&Signal>,
 ) -> Result<Solution, Unfinished> {
-    solve_ordered_by(node, rule, goal, tt, limits, signal, Evaluator::default())
+    solve_with(node, goal, &SolveOptions::exact(rule), tt, limits, signal)
 }
 
-/// [`solve`], with moves far from the end ordered by searches on `eval` (to measure which
-/// evaluation orders best).
+/// [`solve`] with `options`: another evaluation to order moves, or a selective solve.
 ///
 /// # Errors
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
-pub fn solve_ordered_by<N: Node>(
+pub fn solve_with<N: Node>(
     node: &N,
-    rule: WinRule,
     goal: Goal,
+    options: &SolveOptions,
     tt: &mut TranspositionTable,
     limits: &Limits,
     signal: Option<&Signal>,
-    eval: Evaluator,
 ) -> Result<Solution, Unfinished> {
-    let mut solver = Solver {
-        rule,
-        eval,
-        tt,
-        stopper: Stopper::new(limits, signal),
-        moves: Vec::with_capacity(256),
-    };
+    let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
     let bound = node.layout().cells.len() as i32;
     let (score, best) = match goal {
         Goal::Exact => {
@@ -115,7 +133,7 @@ pub fn solve_ordered_by<N: Node>(
                 time: solver.stopper.remaining(),
                 ..Limits::NONE
             };
-            let guess = first_guess(node, rule, eval, &limits, signal);
+            let guess = first_guess(node, options.rule, options.eval, &limits, signal);
             solver.converge(node, guess, -bound, bound)
         }
         Goal::WinLossDraw => solver.root(node, -1, 1),
@@ -139,8 +157,9 @@ pub struct SolvedMove {
     pub pv: Vec<Square>,
 }
 
-/// The exact scores of the best `count` moves of `node`, best first (fewer if it has fewer
-/// moves; none if it must pass), and the positions visited.
+/// The exact scores (or, for a selective `options`, the scores at its confidence) of the
+/// best `count` moves of `node`, best first (fewer if it has fewer moves; none if it must
+/// pass), and the positions visited.
 ///
 /// Each move's position is solved exactly while fewer than `count` are ranked; after that a
 /// null-window solve first tells whether it beats the last one ranked, and only then is it
@@ -150,28 +169,20 @@ pub struct SolvedMove {
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
 pub fn rank<N: Node>(
     node: &N,
-    rule: WinRule,
+    options: &SolveOptions,
     count: usize,
     tt: &mut TranspositionTable,
     limits: &Limits,
     signal: Option<&Signal>,
-    eval: Evaluator,
 ) -> Result<(Vec<SolvedMove>, u64), Unfinished> {
     let moves = node.moves();
-    let options = SearchOptions {
-        rule,
-        limits: Limits::depth(ORDER_DEPTH),
+    let rule = options.rule;
+    let order_options = SearchOptions {
         ranked_moves: moves.len() as usize,
-        eval,
+        ..SearchOptions::new(rule, Limits::depth(ORDER_DEPTH), options.eval)
     };
-    let order = midgame::search(node, &options, tt, None, &mut |_| {}).ranked;
-    let mut solver = Solver {
-        rule,
-        eval,
-        tt,
-        stopper: Stopper::new(limits, signal),
-        moves: Vec::with_capacity(256),
-    };
+    let order = midgame::search(node, &order_options, tt, None, &mut |_| {}).ranked;
+    let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
     let bound = node.layout().cells.len() as i32;
     let mut ranked: Vec<SolvedMove> = Vec::new();
     for guess in order {
@@ -245,15 +256,14 @@ fn first_guess<N: Node>(
     limits: &Limits,
     signal: Option<&Signal>,
 ) -> i32 {
-    let options = SearchOptions {
+    let options = SearchOptions::new(
         rule,
-        limits: Limits {
+        Limits {
             depth: Some(GUESS_DEPTH),
             ..*limits
         },
-        ranked_moves: 1,
         eval,
-    };
+    );
     let mut tt = TranspositionTable::new(1);
     let report = midgame::search(node, &options, &mut tt, signal, &mut |_| {});
     // To the nearest even number of discs: final scores on even boards are even.
@@ -267,10 +277,42 @@ struct Solver<'t, 's, N: Node> {
     rule: WinRule,
     /// Orders moves far from the end (a shallow search on it).
     eval: Evaluator,
+    /// How sure a cut must be ([`Selectivity::NONE`] where no model applies).
+    selectivity: Selectivity,
+    /// The cut model, for a selective solve where one applies.
+    cuts: Option<&'static CutModel>,
     tt: &'t mut TranspositionTable,
     stopper: Stopper<'s>,
     /// Move lists of the nodes on the current path, one after the other.
     moves: Vec<(i32, Index<N>)>,
+}
+
+impl<'t, 's, N: Node> Solver<'t, 's, N> {
+    fn new(
+        options: &SolveOptions,
+        node: &N,
+        tt: &'t mut TranspositionTable,
+        stopper: Stopper<'s>,
+    ) -> Solver<'t, 's, N> {
+        let cuts = if options.selectivity.is_none() {
+            None
+        } else {
+            probcut::model_for(options.eval, node, options.rule)
+        };
+        Solver {
+            rule: options.rule,
+            eval: options.eval,
+            selectivity: if cuts.is_some() {
+                options.selectivity
+            } else {
+                Selectivity::NONE
+            },
+            cuts,
+            tt,
+            stopper,
+            moves: Vec::with_capacity(256),
+        }
+    }
 }
 
 impl<N: Node> Solver<'_, '_, N> {
@@ -612,15 +654,58 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
         None
     }
 
-    /// Only the solver's own entries: a midgame search's score is no proof.
+    /// Only the solver's own entries, as sure as this solve: a midgame search's score is no
+    /// proof.
     #[inline(always)]
-    fn known(entry: &Entry, _: u32) -> Option<i32> {
-        (entry.depth == Entry::SOLVED).then_some(i32::from(entry.score))
+    fn known(&self, entry: &Entry, _: u32) -> Option<i32> {
+        (entry.depth == Entry::SOLVED && entry.selectivity >= self.selectivity)
+            .then_some(i32::from(entry.score))
     }
 
     #[inline(always)]
-    fn stored_depth(_: u32) -> u8 {
-        Entry::SOLVED
+    fn stored(&self, _: u32) -> (u8, Selectivity) {
+        (Entry::SOLVED, self.selectivity)
+    }
+
+    /// A selective solve, from [`probcut::ENDGAME_MIN_EMPTIES`] up: a midgame search of
+    /// [`probcut::shallow_depth`] plies predicts whether the exact score is outside the
+    /// window with the selectivity's confidence.
+    #[inline(always)]
+    fn probable_cut(
+        &mut self,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        empties: u32,
+        _: impl Recurse<Self, N>,
+    ) -> Option<i32> {
+        let model = self.cuts?;
+        if empties < probcut::ENDGAME_MIN_EMPTIES {
+            return None;
+        }
+        let error = model.endgame(empties);
+        let (high, low) = probcut::cut_bounds(self.selectivity, error, alpha * DISC, beta * DISC)?;
+        let cells = node.layout().cells.len() as i32;
+        let options = SearchOptions {
+            selectivity: self.selectivity,
+            ..SearchOptions::new(self.rule, Limits::NONE, self.eval)
+        };
+        let mut searcher =
+            Searcher::new(&options, node, self.tt, &mut self.stopper, &mut self.moves);
+        let shallow = probcut::shallow_depth(empties);
+        if beta < cells {
+            let score = searcher.search(node, high - 1, high, shallow);
+            if score >= high && !searcher.stopped() {
+                return Some(beta);
+            }
+        }
+        if alpha > -cells {
+            let score = searcher.search(node, low, low + 1, shallow);
+            if score <= low && !searcher.stopped() {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     /// From [`ETC_EMPTIES`] up: a child already known to score at most `-beta` for the
@@ -847,12 +932,14 @@ mod tests {
         assert_eq!(exact.score, expected, "{node:?}");
         let (ranked, _) = rank(
             node,
-            rule,
+            &SolveOptions {
+                eval: Evaluator::default(),
+                ..SolveOptions::exact(rule)
+            },
             3,
             &mut tt,
             &Limits::NONE,
             None,
-            Evaluator::default(),
         )
         .unwrap();
         let mut children: Vec<i32> = Vec::new();
@@ -925,6 +1012,7 @@ mod tests {
             limits: Limits::depth(64),
             ranked_moves: 1,
             eval: Evaluator::Classic,
+            selectivity: Selectivity::NONE,
         };
         let report = midgame::search(&node, &options, &mut tt, None, &mut |_| {});
         assert!(report.exact);
@@ -970,24 +1058,28 @@ mod tests {
         let eval = Evaluator::default();
         let (_, all) = rank(
             &node,
-            WinRule::MostDiscs,
+            &SolveOptions {
+                eval,
+                ..SolveOptions::exact(WinRule::MostDiscs)
+            },
             1,
             &mut tt,
             &Limits::NONE,
             None,
-            eval,
         )
         .unwrap();
         for nodes in (1..all).step_by((all / 1500).max(1) as usize) {
             tt.clear();
             let result = rank(
                 &node,
-                WinRule::MostDiscs,
+                &SolveOptions {
+                    eval,
+                    ..SolveOptions::exact(WinRule::MostDiscs)
+                },
                 1,
                 &mut tt,
                 &Limits::nodes(nodes),
                 None,
-                eval,
             );
             assert!(
                 matches!(result, Err(Unfinished { .. })),

@@ -1,17 +1,19 @@
 //! Midgame search: iterative deepening over negamax alpha-beta with principal variation
-//! search, the transposition table and move ordering, within limits given as data. It never
-//! prints: each finished iteration is reported through a callback.
+//! search, the transposition table, move ordering and, at a selectivity below 100 %,
+//! Multi-ProbCut, within limits given as data. It never prints: each finished iteration is
+//! reported through a callback.
 
 use std::time::{Duration, Instant};
 
 use super::{
     super::{
-        Index, Node, SquareSet,
+        Index, Node, Selectivity, SquareSet,
         eval::{DISC, Evaluator},
         limits::{Limits, Signal, Stopper},
         tt::{Bound, Entry, TranspositionTable},
     },
-    pvs::{self, Strategy},
+    probcut::{self, CutModel},
+    pvs::{self, Recurse, Strategy},
 };
 use crate::{Square, WinRule};
 
@@ -30,6 +32,23 @@ pub struct SearchOptions {
     pub ranked_moves: usize,
     /// What scores the leaves.
     pub eval: Evaluator,
+    /// How sure a selective cut must be ([`Selectivity::NONE`]: full width). Selective cuts
+    /// are made only where a model was fitted for the evaluation (see
+    /// [`probcut::model_for`]).
+    pub selectivity: Selectivity,
+}
+
+impl SearchOptions {
+    /// A full-width search for one best move with `eval`, within `limits`.
+    pub fn new(rule: WinRule, limits: Limits, eval: Evaluator) -> SearchOptions {
+        SearchOptions {
+            rule,
+            limits,
+            ranked_moves: 1,
+            eval,
+            selectivity: Selectivity::NONE,
+        }
+    }
 }
 
 /// A root move and its score.
@@ -48,11 +67,15 @@ pub struct RankedMove {
 pub struct SearchReport {
     /// Depth of the last finished iteration, in plies.
     pub depth: u32,
+    /// How selective it was: [`Selectivity::NONE`] where the search was full width (always
+    /// where no cut model applies).
+    pub selectivity: Selectivity,
     /// The best move, or `None` when the side to move must pass or the game is over.
     pub best: Option<Square>,
     /// Its score for the side to move, in evaluation units ([`DISC`] per disc).
     pub score: i32,
-    /// Whether the score is exact: the iteration saw every line to the end of the game.
+    /// Whether the score is exact: the iteration saw every line to the end of the game, at
+    /// full width.
     pub exact: bool,
     /// The expected line, starting with the best move.
     pub pv: Vec<Square>,
@@ -82,14 +105,13 @@ pub fn search<N: Node>(
         .depth
         .unwrap_or(u32::MAX)
         .clamp(1, empties.max(1));
-    let mut searcher = Searcher {
-        options: *options,
-        tt,
-        stopper: Stopper::new(&options.limits, signal),
-        moves: Vec::with_capacity(512),
-    };
+    let mut stopper = Stopper::new(&options.limits, signal);
+    let mut moves = Vec::with_capacity(512);
+    let mut searcher = Searcher::new(options, node, tt, &mut stopper, &mut moves);
+    let selectivity = searcher.selectivity();
     let mut report = SearchReport {
         depth: 0,
+        selectivity,
         best: None,
         score: 0,
         exact: false,
@@ -103,7 +125,7 @@ pub fn search<N: Node>(
             break; // stopped: keep the last finished iteration
         };
         report.depth = depth;
-        report.exact = depth >= empties;
+        report.exact = depth >= empties && selectivity.is_none();
         report.nodes = searcher.stopper.nodes();
         report.elapsed = start.elapsed();
         match ranked.first() {
@@ -122,17 +144,54 @@ pub fn search<N: Node>(
             break;
         }
     }
-    report.nodes = searcher.stopper.nodes();
+    report.nodes = stopper.nodes();
     report.elapsed = start.elapsed();
     report
 }
 
-struct Searcher<'t, 's, N: Node> {
+/// A midgame search in progress; also what the solver uses for its selective cuts'
+/// predictions (on its own table, stopper and move stack).
+pub(super) struct Searcher<'a, 's, N: Node> {
     options: SearchOptions,
-    tt: &'t mut TranspositionTable,
-    stopper: Stopper<'s>,
+    /// The cut model, for a selective search where one applies.
+    cuts: Option<&'static CutModel>,
+    tt: &'a mut TranspositionTable,
+    stopper: &'a mut Stopper<'s>,
     /// Move lists of the nodes on the current path, one after the other.
-    moves: Vec<(i32, Index<N>)>,
+    moves: &'a mut Vec<(i32, Index<N>)>,
+}
+
+impl<'a, 's, N: Node> Searcher<'a, 's, N> {
+    /// A search with `options` on positions like `node`.
+    pub(super) fn new(
+        options: &SearchOptions,
+        node: &N,
+        tt: &'a mut TranspositionTable,
+        stopper: &'a mut Stopper<'s>,
+        moves: &'a mut Vec<(i32, Index<N>)>,
+    ) -> Searcher<'a, 's, N> {
+        let mut options = *options;
+        let cuts = if options.selectivity.is_none() {
+            None
+        } else {
+            probcut::model_for(options.eval, node, options.rule)
+        };
+        if cuts.is_none() {
+            options.selectivity = Selectivity::NONE;
+        }
+        Searcher {
+            options,
+            cuts,
+            tt,
+            stopper,
+            moves,
+        }
+    }
+
+    /// How selective the search really is: full width where no model applies.
+    pub(super) fn selectivity(&self) -> Selectivity {
+        self.options.selectivity
+    }
 }
 
 impl<N: Node> Searcher<'_, '_, N> {
@@ -187,7 +246,7 @@ impl<N: Node> Searcher<'_, '_, N> {
             self.tt.store(
                 node.hash(),
                 best.score,
-                depth as u8,
+                self.stored(depth),
                 Bound::Exact,
                 Some(best.square),
             );
@@ -231,7 +290,7 @@ impl<N: Node> Searcher<'_, '_, N> {
     /// The recursion, in the copy compiled for this processor (see [`crate::engine::perft_nodes`]:
     /// the evaluations count discs and moves on every leaf, one instruction with `popcnt`,
     /// a dozen without).
-    fn search(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
+    pub(super) fn search(&mut self, node: &N, alpha: i32, beta: i32, depth: u32) -> i32 {
         #[cfg(target_arch = "x86_64")]
         if super::super::fast_cpu() {
             // SAFETY: the processor has every feature `search_fast` is compiled for.
@@ -271,7 +330,7 @@ impl<N: Node> Searcher<'_, '_, N> {
 impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
     #[inline(always)]
     fn move_stack(&mut self) -> &mut Vec<(i32, Index<N>)> {
-        &mut self.moves
+        self.moves
     }
 
     #[inline(always)]
@@ -294,10 +353,12 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
         (depth == 0).then(|| self.options.eval.evaluate(node, self.options.rule))
     }
 
-    /// Entries as deep as the search, and the solver's (in discs) at any depth.
+    /// Entries as deep and as sure as the search, and the solver's (in discs) at any depth.
     #[inline(always)]
-    fn known(entry: &Entry, depth: u32) -> Option<i32> {
-        if entry.depth == Entry::SOLVED {
+    fn known(&self, entry: &Entry, depth: u32) -> Option<i32> {
+        if entry.selectivity < self.options.selectivity {
+            None
+        } else if entry.depth == Entry::SOLVED {
             Some(i32::from(entry.score) * DISC)
         } else {
             (u32::from(entry.depth) >= depth).then_some(i32::from(entry.score))
@@ -305,8 +366,42 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
     }
 
     #[inline(always)]
-    fn stored_depth(depth: u32) -> u8 {
-        depth.min(254) as u8
+    fn stored(&self, depth: u32) -> (u8, Selectivity) {
+        (depth.min(254) as u8, self.options.selectivity)
+    }
+
+    /// Multi-ProbCut: from [`probcut::MIDGAME_MIN_DEPTH`] up, a null-window search half as
+    /// deep tells whether the deep one would fail high (or low) with the selectivity's
+    /// confidence.
+    #[inline(always)]
+    fn probable_cut(
+        &mut self,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        depth: u32,
+        recurse: impl Recurse<Self, N>,
+    ) -> Option<i32> {
+        let model = self.cuts?;
+        if depth < probcut::MIDGAME_MIN_DEPTH {
+            return None;
+        }
+        let error = model.midgame(depth, node.empties().len());
+        let (high, low) = probcut::cut_bounds(self.options.selectivity, error, alpha, beta)?;
+        let shallow = probcut::shallow_depth(depth);
+        if beta < INFINITY / 2 && high < INFINITY / 2 {
+            let score = recurse(self, node, high - 1, high, shallow);
+            if score >= high && !self.stopper.stopped() {
+                return Some(beta);
+            }
+        }
+        if alpha > -INFINITY / 2 && low > -INFINITY / 2 {
+            let score = recurse(self, node, low, low + 1, shallow);
+            if score <= low && !self.stopper.stopped() {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     #[inline(always)]
@@ -364,6 +459,7 @@ mod tests {
             limits: Limits::depth(depth),
             ranked_moves: 1,
             eval: Evaluator::Classic,
+            selectivity: Selectivity::NONE,
         }
     }
 

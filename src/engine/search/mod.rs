@@ -6,6 +6,7 @@
 
 pub mod endgame;
 mod midgame;
+pub mod probcut;
 mod pvs;
 
 pub use midgame::{RankedMove, SearchOptions, SearchReport, search};

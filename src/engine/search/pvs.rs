@@ -1,14 +1,14 @@
 //! The skeleton both searches share: a node of negamax alpha-beta with principal variation
 //! search and the transposition table. What differs between the midgame search and the
 //! exact solver (the horizon, what a table entry is worth, enhanced transposition cutoffs,
-//! move ordering, what is stored) is a [`Strategy`]; each calls [`search_node`] after its
+//! selective cuts, move ordering, what is stored) is a [`Strategy`]; each calls [`search_node`] after its
 //! own shortcuts (the solver's last empties and stability cutoff).
 //!
 //! Everything here is `#[inline(always)]`: each strategy's recursion is compiled into one
 //! function per processor copy (portable, or for `popcnt`/BMI/AVX2), as if written out.
 
 use super::super::{
-    Index, Node, SquareSet, TranspositionTable,
+    Index, Node, Selectivity, SquareSet, TranspositionTable,
     tt::{Bound, Entry},
 };
 use crate::Square;
@@ -35,11 +35,25 @@ pub(super) trait Strategy<N: Node> {
     /// The score of a node the search does not look below (the midgame's horizon).
     fn horizon(&self, node: &N, depth: u32) -> Option<i32>;
 
-    /// The score `entry` gives a search `depth` deep, if it looked far enough.
-    fn known(entry: &Entry, depth: u32) -> Option<i32>;
+    /// The score `entry` gives a search `depth` deep, if it looked far enough and was at
+    /// least as sure.
+    fn known(&self, entry: &Entry, depth: u32) -> Option<i32>;
 
-    /// The depth an entry is stored with.
-    fn stored_depth(depth: u32) -> u8;
+    /// The depth and selectivity an entry is stored with.
+    fn stored(&self, depth: u32) -> (u8, Selectivity);
+
+    /// A score the search is sure enough of without looking at the children (a selective
+    /// cut: `beta` or more, or `alpha` or less), where it looks for one.
+    fn probable_cut(
+        &mut self,
+        node: &N,
+        alpha: i32,
+        beta: i32,
+        depth: u32,
+        recurse: impl Recurse<Self, N>,
+    ) -> Option<i32>
+    where
+        Self: Sized;
 
     /// A score at least `beta` known from a child's table entry before any child is
     /// searched (enhanced transposition cutoff), where the search looks for one.
@@ -51,7 +65,9 @@ pub(super) trait Strategy<N: Node> {
 }
 
 /// The score of `node` between `alpha` and `beta` (fail-soft), `depth` deep: a pass or the
-/// end of the game, the horizon, the table, the children in order, the table again.
+/// end of the game, the horizon, the table, cutoffs known without searching the children
+/// (from theirs in the table, or predicted by a shallow search), the children in order, the
+/// table again.
 #[inline(always)]
 pub(super) fn search_node<N: Node, S: Strategy<N>>(
     search: &mut S,
@@ -76,7 +92,7 @@ pub(super) fn search_node<N: Node, S: Strategy<N>>(
     let original_alpha = alpha;
     let mut hint = None;
     if let Some(entry) = search.table().probe(key) {
-        if let Some(score) = S::known(&entry, depth) {
+        if let Some(score) = search.known(&entry, depth) {
             match entry.bound {
                 Bound::Exact => return score,
                 Bound::Lower => alpha = alpha.max(score),
@@ -89,6 +105,9 @@ pub(super) fn search_node<N: Node, S: Strategy<N>>(
         hint = entry.best;
     }
     if let Some(score) = search.refuted_by_child(node, moves, beta, depth) {
+        return score;
+    }
+    if let Some(score) = search.probable_cut(node, alpha, beta, depth, recurse) {
         return score;
     }
 
@@ -118,8 +137,8 @@ pub(super) fn search_node<N: Node, S: Strategy<N>>(
             Bound::Exact
         };
         let best = best.map(|mv| node.square(mv));
-        let depth = S::stored_depth(depth);
-        search.table().store(key, best_score, depth, bound, best);
+        let stored = search.stored(depth);
+        search.table().store(key, best_score, stored, bound, best);
     }
     best_score
 }

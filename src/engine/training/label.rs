@@ -5,7 +5,7 @@
 
 use super::{
     super::{
-        Goal, Limits, Node, SearchOptions, TranspositionTable, endgame,
+        Goal, Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
         eval::{DISC, Evaluator},
         on_node,
         search::search,
@@ -81,6 +81,7 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tt: &mut TranspositionTable)
         limits: Limits::depth(options.depth),
         ranked_moves: 1,
         eval: options.eval,
+        selectivity: Selectivity::NONE,
     };
     let report = search(node, &search_options, tt, None, &mut |_| {});
     let label = if report.exact {

@@ -12,7 +12,7 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
     super::{
-        Limits, Node, SearchOptions, SquareSet, TranspositionTable,
+        Limits, Node, SearchOptions, Selectivity, SquareSet, TranspositionTable,
         arena::mix,
         endgame,
         eval::{DISC, Evaluator},
@@ -80,6 +80,7 @@ fn node_losses<N: Node>(node: &N, evals: &[Evaluator], depth: u32) -> Vec<i32> {
                 limits: Limits::depth(depth),
                 ranked_moves: 1,
                 eval,
+                selectivity: Selectivity::NONE,
             };
             let chosen = search(
                 node,
@@ -143,6 +144,7 @@ mod tests {
             limits: Limits::depth(depth),
             ranked_moves: 1,
             eval: Evaluator::Classic,
+            selectivity: Selectivity::NONE,
         };
         search(node, &options, tt, None, &mut |_| {}).best.unwrap()
     }
@@ -151,12 +153,11 @@ mod tests {
     fn reference<N: Node>(node: &N) -> Vec<(crate::Square, i32)> {
         let (scores, _) = endgame::rank(
             node,
-            WinRule::MostDiscs,
+            &endgame::SolveOptions::exact(WinRule::MostDiscs),
             node.moves().len() as usize,
             &mut TranspositionTable::new(16),
             &Limits::NONE,
             None,
-            Evaluator::default(),
         )
         .unwrap();
         scores.iter().map(|s| (s.square, s.score)).collect()

@@ -7,7 +7,8 @@
 //!    else by a deeper search with the evaluation of the generation before;
 //! 3. [`fit`](mod@fit): the weights that best predict those scores, phase by phase;
 //!
-//! and [`measure`] tells how good an evaluation is against the exact solver.
+//! and [`measure`] tells how good an evaluation is against the exact solver; [`probcut`]
+//! fits the selective search's predictions.
 //!
 //! Generation k + 1 is fitted to positions labelled by the engine of generation k. Every
 //! step is reproducible from its seed and options, whatever the number of threads; the
@@ -21,6 +22,7 @@
 pub mod fit;
 pub mod label;
 pub mod measure;
+pub mod probcut;
 pub mod sample;
 pub mod selfplay;
 

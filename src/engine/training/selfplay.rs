@@ -7,8 +7,8 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
     super::{
-        Limits, Node, SearchOptions, SquareSet, TranspositionTable, arena::mix, eval::Evaluator,
-        on_node, search::search,
+        Limits, Node, SearchOptions, Selectivity, SquareSet, TranspositionTable, arena::mix,
+        eval::Evaluator, on_node, search::search,
     },
     Label, Sample,
 };
@@ -79,6 +79,7 @@ fn play_from<N: Node>(
         limits: Limits::depth(options.depth.max(1)),
         ranked_moves: 1,
         eval: options.eval,
+        selectivity: Selectivity::NONE,
     };
     let mut samples = Vec::with_capacity(64);
     let mut ply = 0;
