@@ -174,6 +174,7 @@ fn main() {
                 ranked_moves: 1,
                 eval,
                 selectivity: Selectivity::NONE,
+                threads: 1,
             };
             nodes += search(root, &options, &mut tt, None, &mut |_| {}).nodes;
         }

@@ -652,6 +652,74 @@ mod solve_and_hint {
             .code(1);
     }
 
+    /// Selective hints say how sure they are (`depth 9@95%`, "selectivity":95); two
+    /// threads solve to the same exact score.
+    #[test]
+    fn selective_hints_and_threads() {
+        let midgame = "---------------------------OX------XO--------------------------- X";
+        let output = othello()
+            .args([
+                "hint",
+                "--depth",
+                "9",
+                "--selectivity",
+                "95",
+                "--threads",
+                "2",
+                "--obf",
+                midgame,
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(output.status.success(), "{text}");
+        assert!(
+            text.lines().all(|line| line.contains("(depth 9@95%)")),
+            "{text}"
+        );
+        let json = othello()
+            .args([
+                "hint",
+                "--json",
+                "--depth",
+                "6",
+                "--selectivity",
+                "87%",
+                "--obf",
+                midgame,
+            ])
+            .output()
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(
+            (&value["selectivity"], &value["depth"]),
+            (&87.into(), &6.into())
+        );
+        // Full width by default at this depth, and 100 % is only ever exact.
+        let json = othello()
+            .args(["hint", "--json", "--depth", "6", "--obf", midgame])
+            .output()
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(value["selectivity"], 100);
+        othello()
+            .args(["hint", "--selectivity", "90", "--obf", midgame])
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("one of 73, 87, 95, 98, 99, 100"));
+        for threads in ["1", "2"] {
+            othello()
+                .args(["solve", "--threads", threads, "--obf", FFO_40])
+                .assert()
+                .success()
+                .stdout(predicate::str::starts_with("a2 +38 ("));
+        }
+        othello()
+            .args(["solve", "--threads", "0", "--obf", FFO_40])
+            .assert()
+            .code(1);
+    }
+
     /// The FFO suite's positions 40 to 49 must all come out exactly right (about 3.5
     /// minutes here in a release build).
     #[test]
@@ -1063,6 +1131,45 @@ mod train_command {
             .assert()
             .code(1)
             .stderr(predicate::str::contains("junk.bin: not a weights file"));
+        // probcut: the selective search's model, fitted and written as JSON.
+        let text = train(
+            dir,
+            &[
+                "probcut",
+                "--in",
+                "all.bin",
+                "--out",
+                "cut.json",
+                "--positions",
+                "12",
+                "--endgame-positions",
+                "4",
+                "--depth",
+                "4",
+                "--exact",
+                "13",
+                "--weights",
+                "classic",
+            ],
+        );
+        assert!(
+            text.starts_with("24 midgame and 4 endgame pairs in "),
+            "{text}"
+        );
+        assert!(text.contains("  depth  pairs  mean  deviation"), "{text}");
+        let model: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("cut.json")).unwrap()).unwrap();
+        assert_eq!(model["version"], 1);
+        assert_eq!(model["evaluation"], "classic");
+        assert_eq!(model["midgame"]["samples"], 24);
+        assert_eq!(model["endgame"]["samples"], 4);
+        assert_eq!(
+            model["midgame"]["deviation"]["coefficients"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
         // measure: both evaluations on a few positions.
         let text = train(
             dir,
@@ -1088,6 +1195,104 @@ mod train_command {
         assert!(
             text.contains("against the exact score, 3 positions at 10 empties"),
             "{text}"
+        );
+    }
+}
+
+mod book_command {
+    use super::*;
+
+    fn book(dir: &Path, args: &[&str]) -> std::process::Output {
+        othello()
+            .arg("book")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    }
+
+    fn text(output: &std::process::Output) -> String {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout.clone()).unwrap()
+    }
+
+    /// Grow (saved as it goes, and going on when run again), show, merge; a damaged book
+    /// is refused.
+    #[test]
+    fn grow_show_merge_and_refuse_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let grow = |file: &str, positions: &str| {
+            text(&book(
+                dir,
+                &[
+                    "grow",
+                    "--book",
+                    file,
+                    "--positions",
+                    positions,
+                    "--depth",
+                    "2",
+                    "--plies",
+                    "4",
+                    "--save-every",
+                    "3",
+                    "--selectivity",
+                    "100",
+                ],
+            ))
+        };
+        let first = grow("a.bin", "5");
+        assert!(first.contains("a.bin: 5 positions, 5 new"), "{first}");
+        let again = grow("a.bin", "4");
+        assert!(again.contains("a.bin: 9 positions, 4 new"), "{again}");
+
+        let start = text(&book(dir, &["show", "--book", "a.bin"]));
+        assert!(
+            start.starts_with("book: 9 positions\nsearched 2; value "),
+            "{start}"
+        );
+        // The four first moves are one position by symmetry, all in the book.
+        assert_eq!(start.matches("  book").count(), 4, "{start}");
+        for mv in ["d3", "c4", "f5", "e6"] {
+            assert!(start.contains(&format!("  {mv}  ")), "{start}");
+        }
+        let after = text(&book(dir, &["show", "--book", "a.bin", "--moves", "f5"]));
+        assert!(after.contains("searched 2; value"), "{after}");
+        let deep = text(&book(
+            dir,
+            &["show", "--book", "a.bin", "--moves", "f5d6c3d3c4f4"],
+        ));
+        assert!(deep.contains("not in the book"), "{deep}");
+        let illegal = book(dir, &["show", "--book", "a.bin", "--moves", "a1"]);
+        assert_eq!(illegal.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&illegal.stderr).contains("a1 is not legal"));
+
+        grow("b.bin", "2");
+        let merged = text(&book(dir, &["merge", "--out", "m.bin", "a.bin", "b.bin"]));
+        assert_eq!(merged, "m.bin: 9 positions\n");
+
+        let mut bytes = std::fs::read(dir.join("a.bin")).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(dir.join("bad.bin"), &bytes).unwrap();
+        let refused = book(dir, &["show", "--book", "bad.bin"]);
+        assert_eq!(refused.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("bad.bin: the book file is damaged"),
+            "{}",
+            String::from_utf8_lossy(&refused.stderr)
+        );
+        let grown_bad = book(dir, &["grow", "--book", "bad.bin", "--positions", "1"]);
+        assert_eq!(grown_bad.status.code(), Some(1));
+        assert_eq!(
+            std::fs::read(dir.join("bad.bin")).unwrap(),
+            bytes,
+            "left as it was"
         );
     }
 }

@@ -19,7 +19,7 @@ use othello::{
 };
 use serde::Serialize;
 
-use super::{CliError, Rules, WeightsArg, hash_megabytes};
+use super::{CliError, Rules, ThreadsArg, WeightsArg, hash_megabytes};
 use crate::play;
 
 /// `othello analyze FILE [--time MS] [--rules ..] [--json]`.
@@ -39,6 +39,8 @@ pub struct AnalyzeArgs {
     /// Transposition table size in MiB (default: sized to the time).
     #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
+    #[command(flatten)]
+    threads: ThreadsArg,
     #[command(flatten)]
     weights: WeightsArg,
     /// One JSON object: {"rules":..,"moves":[{"ply":1,"side":"B","move":"f5","score":..,
@@ -64,6 +66,7 @@ impl AnalyzeArgs {
         let options = RankOptions {
             limits: Limits::time(time),
             hash: self.hash.map(|mib| mib as usize),
+            threads: self.threads.or_all_cores(),
             eval: self.weights.evaluator(
                 record.variant,
                 record.setup.board.shape(),

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::play::{hint_lines, move_text};
 
 use super::{
-    CliError, PositionSource, Rules, WeightsArg, hash_megabytes,
+    CliError, PositionSource, Rules, ThreadsArg, WeightsArg, hash_megabytes,
     progress::{WARN_AFTER, roughly, thousands, ticking},
 };
 
@@ -55,6 +55,8 @@ pub struct HintArgs {
     /// 100 searches full width and solves exactly).
     #[arg(long, value_name = "PERCENT", default_value = "100")]
     selectivity: Selectivity,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// One JSON object: {"to_move":"B","exact":false,"depth":9,"selectivity":100,
     /// "moves":[{"rank":1,"move":"d3","score":1.25,"exact":false,"pv":[...]}],...}.
     #[arg(long)]
@@ -93,6 +95,7 @@ impl HintArgs {
                 hash: self.hash.map(|mib| mib as usize),
                 eval,
                 selectivity: self.selectivity,
+                threads: self.threads.or_all_cores(),
                 ..RankOptions::new(variant, self.count as usize)
             },
             json: self.json,

@@ -82,6 +82,12 @@ pub struct MatchArgs {
     /// The same for White's engine of the first game.
     #[arg(long, value_name = "PERCENT")]
     white_selectivity: Option<Selectivity>,
+    /// Threads per engine search (default one: games may run side by side).
+    #[command(flatten)]
+    threads: super::ThreadsArg,
+    /// Engines play without the opening book (to measure their searches alone).
+    #[arg(long)]
+    no_book: bool,
     /// One JSON object: {"games":N,"players":[{"spec":..,"wins":..},..],"draws":d,..}.
     #[arg(long)]
     json: bool,
@@ -149,6 +155,8 @@ impl MatchArgs {
             engines: [0, 1].map(|index| EngineSettings {
                 weights: weights[index],
                 selectivity: [self.black_selectivity, self.white_selectivity][index],
+                threads: Some(self.threads.or_one()),
+                no_book: self.no_book,
             }),
             jobs: self.jobs as usize,
         };

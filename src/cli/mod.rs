@@ -16,6 +16,7 @@ use othello::{
 use thiserror::Error;
 
 pub mod analyze;
+pub mod book;
 pub mod check;
 pub mod generate;
 pub mod grader;
@@ -111,6 +112,10 @@ pub enum Command {
     /// from its seed and options, each resuming where it stopped. See "Training it again"
     /// in docs/training.md.
     Train(train::TrainArgs),
+    /// Opening books: grow one by the engine's own searches, show a position's book
+    /// moves, merge books. The built-in book (data/book.bin) is used by play, the server,
+    /// nboard and the engine levels unless --no-book.
+    Book(book::BookArgs),
     /// Every move of a saved game against the engine's best, with the discs it lost:
     /// mistakes and blunders flagged, then each side's total loss and worst move.
     ///
@@ -243,6 +248,28 @@ impl WeightsArg {
             });
         }
         Ok(evaluator)
+    }
+}
+
+/// `--threads N`: how many threads one search uses.
+#[derive(Clone, Copy, Debug, Default, clap::Args)]
+pub struct ThreadsArg {
+    /// Threads per search, 1 to 256 (default: every core for one search, one per game
+    /// where games run side by side).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: Option<u16>,
+}
+
+impl ThreadsArg {
+    /// The threads asked for, or every core.
+    pub fn or_all_cores(self) -> usize {
+        self.threads
+            .map_or_else(othello::engine::all_cores, usize::from)
+    }
+
+    /// The threads asked for, or one.
+    pub fn or_one(self) -> usize {
+        self.threads.map_or(1, usize::from)
     }
 }
 

@@ -8,14 +8,19 @@ use clap::Args;
 
 use crate::nboard::{self, NboardOptions};
 
-use super::{CliError, hash_megabytes};
+use super::{CliError, ThreadsArg, hash_megabytes};
 
-/// `othello nboard [--hash MIB]`.
+/// `othello nboard [--hash MIB] [--threads N]`.
 #[derive(Debug, Args)]
 pub struct NboardArgs {
     /// Transposition table size in MiB for each search (default: sized to the search).
     #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
+    #[command(flatten)]
+    threads: ThreadsArg,
+    /// Never answer from the opening book.
+    #[arg(long)]
+    no_book: bool,
 }
 
 impl NboardArgs {
@@ -26,6 +31,8 @@ impl NboardArgs {
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let options = NboardOptions {
             hash: self.hash.map(|mib| mib as usize),
+            threads: self.threads.or_all_cores(),
+            book: !self.no_book,
         };
         nboard::run(io::stdin(), out, &options)?;
         Ok(())

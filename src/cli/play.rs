@@ -55,6 +55,11 @@ pub struct PlayArgs {
     /// move, at most 32).
     #[arg(long, value_name = "MIB", value_parser = hash_megabytes)]
     hash: Option<u64>,
+    #[command(flatten)]
+    threads: super::ThreadsArg,
+    /// The computer never plays from the opening book.
+    #[arg(long)]
+    no_book: bool,
     /// A clock for each side for the whole game, people included: 5m, 4:30, 90s (the
     /// time left shows in the panel and the prompt; the computer plans within it).
     #[arg(long, value_name = "TIME", value_parser = clock_time)]
@@ -135,6 +140,8 @@ impl PlayArgs {
             terminal: io::stdin().is_terminal() && io::stdout().is_terminal(),
             date: Some(record_date()),
             hash: self.hash.map(|mib| mib as usize),
+            threads: self.threads.or_all_cores(),
+            no_book: self.no_book,
             clock: play::Clock {
                 game: self.game_time,
                 per_move: self.move_limit,

@@ -11,13 +11,14 @@ use othello::{
     engine::{
         Limits, Signal, TranspositionTable,
         analysis::{Solved, solve_setup, solve_time},
+        endgame,
         eval::Evaluator,
     },
 };
 use serde::Serialize;
 
 use super::{
-    CliError, PositionSource, Rules, WeightsArg, hash_megabytes,
+    CliError, PositionSource, Rules, ThreadsArg, WeightsArg, hash_megabytes,
     progress::{WARN_AFTER, roughly, thousands, ticking},
 };
 
@@ -39,6 +40,9 @@ pub struct SolveArgs {
     /// The evaluation that orders moves far from the end (the score is exact whichever).
     #[command(flatten)]
     weights: WeightsArg,
+    /// Threads (the score is the same with any number).
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// JSON: one object {"solved":true,"game_over":false,"move":"a2","score":38,
     /// "nodes":n,"seconds":s} ("move" is "pass" or null when there is none); with
     /// --suite, JSON Lines: one per position (with "name", "expected", "ok"), then a
@@ -78,6 +82,7 @@ impl SolveArgs {
             hash: self.hash.map(|mib| mib as usize),
             json: self.json,
             progress: std::io::stderr().is_terminal(),
+            threads: self.threads.or_all_cores(),
             ..SolveOptions::new(variant)
         };
         match self.source.suite {
@@ -114,6 +119,8 @@ struct SolveOptions {
     pub hash: Option<usize>,
     /// What orders the moves far from the end.
     pub eval: Evaluator,
+    /// Threads per solve.
+    pub threads: usize,
     /// JSON instead of text.
     pub json: bool,
     /// Warn before a solve that may take very long, and show progress while it runs, on
@@ -129,8 +136,18 @@ impl SolveOptions {
             limits: Limits::NONE,
             hash: None,
             eval: Evaluator::default(),
+            threads: 1,
             json: false,
             progress: false,
+        }
+    }
+
+    /// What the engine's solver is told: the rule comes from each position.
+    fn engine(&self) -> endgame::SolveOptions {
+        endgame::SolveOptions {
+            eval: self.eval,
+            threads: self.threads,
+            ..endgame::SolveOptions::exact(WinRule::MostDiscs)
         }
     }
 }
@@ -235,7 +252,7 @@ fn run(setup: &Setup, options: &SolveOptions, out: &mut impl Write) -> Result<So
             &options.limits,
             &mut tt,
             Some(&signal),
-            options.eval,
+            &options.engine(),
         )
     });
     if options.json {
@@ -320,7 +337,7 @@ fn run_suite(
                 &options.limits,
                 &mut tt,
                 Some(&signal),
-                options.eval,
+                &options.engine(),
             )
         });
         let expected = obf.best_score();
@@ -455,7 +472,7 @@ mod tests {
             &Limits::NONE,
             &mut tt,
             None,
-            Evaluator::default(),
+            &SolveOptions::new(Variant::Full).engine(),
         );
         obf.scored_moves = vec![(solved.best.unwrap(), solved.score)];
         let mut out = Vec::new();

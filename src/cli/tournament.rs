@@ -51,6 +51,12 @@ pub struct TournamentArgs {
     /// engines' clock, sent in the GGF's TI tag).
     #[arg(long, value_name = "MS", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     time_per_move: u64,
+    /// Threads per built-in engine search (default one).
+    #[command(flatten)]
+    threads: super::ThreadsArg,
+    /// Built-in engines play without the opening book.
+    #[arg(long)]
+    no_book: bool,
     /// The depth external engines search to (set depth).
     #[arg(long, value_name = "D", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=60))]
     engine_depth: u32,
@@ -293,6 +299,8 @@ impl TournamentArgs {
             openings_source,
             seed: self.seed,
             time_per_move: Duration::from_millis(self.time_per_move),
+            threads: self.threads.or_one(),
+            no_book: self.no_book,
             engine_depth: self.engine_depth,
             move_timeout: Duration::from_millis(self.move_timeout),
             save: None,

@@ -33,6 +33,8 @@ pub struct RankOptions {
     pub eval: Evaluator,
     /// How selective the search is ([`Selectivity::NONE`]: full width, and exact solves).
     pub selectivity: Selectivity,
+    /// Threads to search with.
+    pub threads: usize,
 }
 
 impl RankOptions {
@@ -45,6 +47,7 @@ impl RankOptions {
             hash: None,
             eval: Evaluator::default(),
             selectivity: Selectivity::NONE,
+            threads: 1,
         }
     }
 }
@@ -208,6 +211,7 @@ fn rank_moves<N: Node>(
         depth(empties);
         let solve_options = SolveOptions {
             eval: options.eval,
+            threads: options.threads,
             ..SolveOptions::exact(rule)
         };
         match endgame::rank(node, &solve_options, count, tt, &limits, signal) {
@@ -246,6 +250,7 @@ fn rank_moves<N: Node>(
         ranked_moves: count,
         eval: options.eval,
         selectivity: options.selectivity,
+        threads: options.threads,
     };
     let report = search(node, &search_options, tt, signal, &mut |report| {
         depth(report.depth)
@@ -513,20 +518,24 @@ pub fn summarize(reviews: &[MoveReview]) -> ByColor<SideSummary> {
     sides
 }
 
-/// Solves `setup` exactly (its first mover to move, its win rule) under `variant`, within
-/// `limits`, its moves far from the end ordered by searches on `eval`; `signal` can stop it
-/// and hears its node count.
+/// Solves `setup` (its first mover to move, its win rule) under `variant`, within `limits`,
+/// as `how` says (the evaluation ordering moves far from the end, the threads; its rule is
+/// replaced by the setup's); `signal` can stop it and hears its node count.
 pub fn solve_setup(
     variant: Variant,
     setup: &Setup,
     limits: &Limits,
     tt: &mut TranspositionTable,
     signal: Option<&Signal>,
-    eval: Evaluator,
+    how: &SolveOptions,
 ) -> Solved {
+    let options = SolveOptions {
+        rule: setup.win_rule,
+        ..*how
+    };
     match variant {
-        Variant::Full => solve_with::<Full>(setup, limits, tt, signal, eval),
-        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal, eval),
+        Variant::Full => solve_with::<Full>(setup, limits, tt, signal, &options),
+        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal, &options),
     }
 }
 
@@ -535,28 +544,23 @@ fn solve_with<R: RuleSet>(
     limits: &Limits,
     tt: &mut TranspositionTable,
     signal: Option<&Signal>,
-    eval: Evaluator,
+    options: &SolveOptions,
 ) -> Solved {
     tt.clear();
     on_node!(rules = R, &setup.board, setup.first_mover, |node| {
-        solve_node(&node, setup.win_rule, limits, tt, signal, eval)
+        solve_node(&node, options, limits, tt, signal)
     })
 }
 
 fn solve_node<N: Node>(
     node: &N,
-    rule: WinRule,
+    options: &SolveOptions,
     limits: &Limits,
     tt: &mut TranspositionTable,
     signal: Option<&Signal>,
-    eval: Evaluator,
 ) -> Solved {
     let start = Instant::now();
-    let options = SolveOptions {
-        eval,
-        ..SolveOptions::exact(rule)
-    };
-    let solution = endgame::solve_with(node, Goal::Exact, &options, tt, limits, signal);
+    let solution = endgame::solve_with(node, Goal::Exact, options, tt, limits, signal);
     let game_over = node.is_game_over();
     let seconds = start.elapsed().as_secs_f64();
     match solution {
@@ -735,7 +739,7 @@ mod tests {
             &Limits::NONE,
             &mut TranspositionTable::new(1),
             None,
-            Evaluator::default(),
+            &SolveOptions::exact(WinRule::MostDiscs),
         );
         assert!(solved.finished && solved.game_over);
         assert_eq!(solved.move_text(), "none");

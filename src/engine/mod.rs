@@ -7,6 +7,7 @@ use crate::{Board, Color, RuleSet};
 
 pub mod analysis;
 pub mod arena;
+pub mod book;
 pub mod eval;
 mod grid;
 mod limits;
@@ -37,7 +38,7 @@ pub use player::{
     EnginePlayer, EngineSettings, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
     new_player_with, search_time_estimate, seat_seed, solve_time_estimate,
 };
-pub use search::{RankedMove, SearchOptions, SearchReport, search};
+pub use search::{RankedMove, SearchOptions, SearchReport, all_cores, search};
 pub use selectivity::{ParseSelectivityError, Selectivity};
 pub use tt::{Bound, Entry, TranspositionTable};
 

@@ -7,9 +7,9 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
-    Goal, Limits, Node, SearchOptions, SearchReport, Selectivity, Signal, SquareSet, Stopper,
-    TranspositionTable, endgame, eval::Evaluator, mcts::mcts, on_node, pattern::PatternWeights,
-    search::search,
+    Goal, Limits, Node, Node8, SearchOptions, SearchReport, Selectivity, Signal, SquareSet,
+    Stopper, TranspositionTable, book::Book, endgame, endgame::SolveOptions, eval::DISC,
+    eval::Evaluator, mcts::mcts, on_node, pattern::PatternWeights, search::search,
 };
 use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
 
@@ -159,6 +159,10 @@ pub struct EngineSettings {
     pub weights: Option<&'static PatternWeights>,
     /// How selective its searches are (default: its level's).
     pub selectivity: Option<Selectivity>,
+    /// Threads each of its searches uses (default: one).
+    pub threads: Option<usize>,
+    /// Never play from the opening book (matches that measure the search).
+    pub no_book: bool,
 }
 
 /// [`new_player`] with `settings` applied to an engine player.
@@ -176,7 +180,12 @@ pub fn new_player_with<R: RuleSet>(
         (PlayerSpec::Classic(level), _) => EnginePlayer::classic(level, hash),
         (spec, _) => return new_player(spec, seed, hash),
     };
-    let engine = engine.seeded(seed);
+    let mut engine = engine
+        .seeded(seed)
+        .with_threads(settings.threads.unwrap_or(1));
+    if settings.no_book {
+        engine = engine.without_book();
+    }
     Box::new(match settings.selectivity {
         Some(selectivity) => engine.with_selectivity(selectivity),
         None => engine,
@@ -410,7 +419,16 @@ pub struct Level {
     /// this much (a normal spread, in evaluation units) before the best is picked, so that
     /// low levels slip now and then as people do, more often between moves that are close.
     pub noise: i32,
+    /// Whether it plays from the opening book, and how far from the best book move it may
+    /// stray (evaluation units; picked evenly among those within), so games vary.
+    pub book: Option<i32>,
+    /// How selective its midgame searches are.
+    pub selectivity: Selectivity,
 }
+
+/// The selectivity of levels 6 to 10 (measured best at a fixed number of nodes a move:
+/// see BENCHMARKS.md).
+const LEVEL_SELECTIVITY: Selectivity = Selectivity::ALL[0];
 
 /// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it. Levels
 /// 1 to 5 misjudge moves a little (see [`Level::noise`]): from about 6 discs to under one.
@@ -419,51 +437,71 @@ pub const LEVELS: [Level; 10] = [
         depth: 1,
         solve_empties: 0,
         noise: 600,
+        book: None,
+        selectivity: Selectivity::NONE,
     },
     Level {
         depth: 2,
         solve_empties: 4,
         noise: 400,
+        book: None,
+        selectivity: Selectivity::NONE,
     },
     Level {
         depth: 3,
         solve_empties: 6,
         noise: 250,
+        book: None,
+        selectivity: Selectivity::NONE,
     },
     Level {
         depth: 4,
         solve_empties: 8,
         noise: 150,
+        book: Some(4 * DISC),
+        selectivity: Selectivity::NONE,
     },
     Level {
         depth: 5,
         solve_empties: 10,
         noise: 75,
+        book: Some(4 * DISC),
+        selectivity: Selectivity::NONE,
     },
     Level {
         depth: 6,
         solve_empties: 12,
         noise: 0,
+        book: Some(2 * DISC),
+        selectivity: LEVEL_SELECTIVITY,
     },
     Level {
         depth: 8,
         solve_empties: 14,
         noise: 0,
+        book: Some(2 * DISC),
+        selectivity: LEVEL_SELECTIVITY,
     },
     Level {
         depth: 10,
         solve_empties: 16,
         noise: 0,
+        book: Some(2 * DISC),
+        selectivity: LEVEL_SELECTIVITY,
     },
     Level {
         depth: 12,
         solve_empties: 18,
         noise: 0,
+        book: Some(2 * DISC),
+        selectivity: LEVEL_SELECTIVITY,
     },
     Level {
         depth: 64,
         solve_empties: 22,
         noise: 0,
+        book: Some(DISC),
+        selectivity: LEVEL_SELECTIVITY,
     },
 ];
 
@@ -533,8 +571,12 @@ pub struct EnginePlayer {
     /// `engine` (the default evaluation) or `classic` (the hand-written one).
     classic: bool,
     eval: Evaluator,
-    /// How selective its searches are.
-    selectivity: Selectivity,
+    /// How selective its searches are, in place of its level's.
+    selectivity: Option<Selectivity>,
+    /// Whether it may play from the built-in opening book (as its level says).
+    book: bool,
+    /// Threads per search.
+    threads: usize,
     hash: Option<usize>,
     tt: Option<TranspositionTable>,
     signal: Option<Arc<Signal>>,
@@ -584,7 +626,9 @@ impl EnginePlayer {
             } else {
                 Evaluator::default()
             },
-            selectivity: Selectivity::NONE,
+            selectivity: None,
+            book: true,
+            threads: 1,
             hash,
             tt: None,
             signal: None,
@@ -594,7 +638,21 @@ impl EnginePlayer {
     /// The same player searching with `selectivity`.
     #[must_use]
     pub fn with_selectivity(mut self, selectivity: Selectivity) -> EnginePlayer {
-        self.selectivity = selectivity;
+        self.selectivity = Some(selectivity);
+        self
+    }
+
+    /// The same player without the opening book (to measure the search alone).
+    #[must_use]
+    pub fn without_book(mut self) -> EnginePlayer {
+        self.book = false;
+        self
+    }
+
+    /// The same player searching with `threads` threads (at least one).
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> EnginePlayer {
+        self.threads = threads.max(1);
         self
     }
 }
@@ -632,10 +690,13 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
                     .min(MAX_DEFAULT_HASH)
             }))
         });
+        let level = LEVELS[usize::from(self.level - 1)];
         let turn = EngineTurn {
-            level: LEVELS[usize::from(self.level - 1)],
+            level,
             eval: self.eval,
-            selectivity: self.selectivity,
+            selectivity: self.selectivity.unwrap_or(level.selectivity),
+            book: if self.book { level.book } else { None },
+            threads: self.threads,
             limits,
             rule: game.setup().win_rule,
             tt,
@@ -652,6 +713,9 @@ struct EngineTurn<'a> {
     level: Level,
     eval: Evaluator,
     selectivity: Selectivity,
+    /// How far from the best book move it may stray; `None`: no book.
+    book: Option<i32>,
+    threads: usize,
     limits: Limits,
     rule: WinRule,
     tt: &'a mut TranspositionTable,
@@ -667,6 +731,13 @@ impl EngineTurn<'_> {
         if moves.len() <= 1 {
             return moves.first().map(|mv| node.square(mv));
         }
+        if let (Some(margin), Some((player, opponent)), WinRule::MostDiscs) =
+            (self.book, node.bits8(), self.rule)
+            && let Some(square) =
+                Book::builtin().choose(&Node8::new(player, opponent), margin, self.rng)
+        {
+            return Some(square);
+        }
         let empties = node.empties().len();
         let solve_empties = match self.limits.time {
             Some(time) => self.level.solve_empties.min(solvable_empties(node, time)),
@@ -678,8 +749,13 @@ impl EngineTurn<'_> {
                 time: self.limits.time.map(|time| time.mul_f64(SOLVE_SHARE)),
                 ..self.limits
             };
+            let options = SolveOptions {
+                eval: self.eval,
+                threads: self.threads,
+                ..SolveOptions::exact(self.rule)
+            };
             if let Ok(solution) =
-                endgame::solve(node, self.rule, Goal::Exact, self.tt, &limits, self.signal)
+                endgame::solve_with(node, Goal::Exact, &options, self.tt, &limits, self.signal)
             {
                 return solution.best;
             }
@@ -695,6 +771,7 @@ impl EngineTurn<'_> {
             ranked_moves: if noisy { moves.len() as usize } else { 1 },
             eval: self.eval,
             selectivity: self.selectivity,
+            threads: self.threads,
         };
         let report = search(node, &options, self.tt, self.signal, self.progress);
         if !noisy {

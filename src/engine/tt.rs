@@ -1,6 +1,8 @@
 //! The transposition table: results of searched positions, by hash, shared by the midgame
 //! search and the exact solver.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use super::Selectivity;
 use crate::Square;
 
@@ -86,36 +88,42 @@ impl Entry {
 /// Entries per bucket: a probe looks at all of them, a store replaces the least useful.
 const BUCKET: usize = 4;
 
+/// One slot: the key XOR the data, then the data. Threads read and write slots without
+/// locks; a slot torn by two writers (one word from each) fails the key check and is read as
+/// a miss, so a probe never returns another position's entry.
+type Slot = [AtomicU64; 2];
+
 /// `len` zeroed slots, or `None` if the system refuses the memory. Zeroed memory comes
 /// from the system untouched (pages are mapped as they are first written), which a
-/// `vec![[0; 2]; len]` would also give, but only this way is a refusal not an abort.
-fn zeroed_slots(len: usize) -> Option<Vec<[u64; 2]>> {
-    let layout = std::alloc::Layout::array::<[u64; 2]>(len).ok()?;
+/// `vec![...]` would also give, but only this way is a refusal not an abort.
+fn zeroed_slots(len: usize) -> Option<Vec<Slot>> {
+    let layout = std::alloc::Layout::array::<Slot>(len).ok()?;
     if layout.size() == 0 {
         return Some(Vec::new());
     }
     // SAFETY: the layout has a non-zero size; the memory is owned by the Vec with the same
     // layout (length and capacity `len`, the element's alignment), and all-zero bytes are
-    // valid `[u64; 2]` values.
+    // valid `AtomicU64` values.
     unsafe {
-        let pointer = std::alloc::alloc_zeroed(layout).cast::<[u64; 2]>();
+        let pointer = std::alloc::alloc_zeroed(layout).cast::<Slot>();
         (!pointer.is_null()).then(|| Vec::from_raw_parts(pointer, len, len))
     }
 }
 
-/// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash.
+/// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash, shared by
+/// the threads of a parallel search (probes and stores take `&self`).
 ///
 /// A store prefers, in order: the same position, an empty slot, an entry from an older search
 /// generation, then the shallowest entry of the bucket. Slots are two words each, all zero
 /// when empty, so a new table is zeroed memory the system hands out lazily.
 #[derive(Debug)]
 pub struct TranspositionTable {
-    slots: Vec<[u64; 2]>,
+    slots: Vec<Slot>,
     /// Number of buckets minus one: the bucket index mask.
     mask: usize,
     generation: u8,
     /// Whether anything was stored since the table was made or cleared.
-    dirty: bool,
+    dirty: AtomicBool,
 }
 
 impl TranspositionTable {
@@ -124,27 +132,25 @@ impl TranspositionTable {
     /// what it asks for (see [`TranspositionTable::bytes`] for what it got).
     pub fn new(megabytes: usize) -> TranspositionTable {
         let bytes = megabytes.clamp(1, usize::MAX >> 21) << 20;
-        let mut buckets = 1 << (bytes / (BUCKET * size_of::<[u64; 2]>())).max(1).ilog2();
+        let mut buckets = 1 << (bytes / (BUCKET * size_of::<Slot>())).max(1).ilog2();
         let slots = loop {
             match zeroed_slots(buckets * BUCKET) {
                 Some(slots) => break slots,
                 None if buckets > 1 => buckets /= 2,
-                None => {
-                    std::alloc::handle_alloc_error(std::alloc::Layout::new::<[[u64; 2]; BUCKET]>())
-                }
+                None => std::alloc::handle_alloc_error(std::alloc::Layout::new::<[Slot; BUCKET]>()),
             }
         };
         TranspositionTable {
             slots,
             mask: buckets - 1,
             generation: 0,
-            dirty: false,
+            dirty: AtomicBool::new(false),
         }
     }
 
     /// The table's size in bytes.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * size_of::<[u64; 2]>()
+        self.slots.len() * size_of::<Slot>()
     }
 
     /// The size in MiB for an exact solve of a position with `empties` empty squares, when
@@ -168,23 +174,33 @@ impl TranspositionTable {
     /// Forgets everything. A table nothing was stored in is left alone: its memory is
     /// still the zeroed pages the system handed out, untouched.
     pub fn clear(&mut self) {
-        if self.dirty {
-            self.slots.fill([0; 2]);
-            self.dirty = false;
+        if *self.dirty.get_mut() {
+            for slot in &mut self.slots {
+                *slot = [AtomicU64::new(0), AtomicU64::new(0)];
+            }
+            *self.dirty.get_mut() = false;
         }
     }
 
-    fn bucket(&self, key: u64) -> std::ops::Range<usize> {
+    fn bucket(&self, key: u64) -> &[Slot] {
         let start = (key as usize & self.mask) * BUCKET;
-        start..start + BUCKET
+        &self.slots[start..start + BUCKET]
+    }
+
+    /// The entry in `slot`, if it holds one whole (not torn by two writers).
+    #[inline]
+    fn read(slot: &Slot) -> Option<Entry> {
+        let data = slot[1].load(Ordering::Relaxed);
+        let key = slot[0].load(Ordering::Relaxed) ^ data;
+        Entry::unpack([key, data])
     }
 
     /// The entry for the position with hash `key`, if stored.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        self.slots[self.bucket(key)]
+        self.bucket(key)
             .iter()
-            .filter_map(|&slot| Entry::unpack(slot))
+            .filter_map(Self::read)
             .find(|entry| entry.key == key)
     }
 
@@ -192,18 +208,19 @@ impl TranspositionTable {
     /// with `selectivity`.
     #[inline]
     pub fn store(
-        &mut self,
+        &self,
         key: u64,
         score: i32,
         (depth, selectivity): (u8, Selectivity),
         bound: Bound,
         best: Option<Square>,
     ) {
-        self.dirty = true;
+        if !self.dirty.load(Ordering::Relaxed) {
+            self.dirty.store(true, Ordering::Relaxed);
+        }
         let generation = self.generation;
-        let range = self.bucket(key);
-        let bucket = &mut self.slots[range];
-        let entries: [Option<Entry>; BUCKET] = std::array::from_fn(|i| Entry::unpack(bucket[i]));
+        let bucket = self.bucket(key);
+        let entries: [Option<Entry>; BUCKET] = std::array::from_fn(|i| Self::read(&bucket[i]));
         let victim = entries
             .iter()
             .position(|slot| slot.is_none_or(|entry| entry.key == key))
@@ -222,7 +239,7 @@ impl TranspositionTable {
         {
             return; // keep the deeper result of this search
         }
-        bucket[victim] = Entry {
+        let [key, data] = Entry {
             key,
             score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
             depth,
@@ -232,6 +249,8 @@ impl TranspositionTable {
             generation,
         }
         .pack();
+        bucket[victim][0].store(key ^ data, Ordering::Relaxed);
+        bucket[victim][1].store(data, Ordering::Relaxed);
     }
 }
 
@@ -249,11 +268,11 @@ mod tests {
         assert_eq!(TranspositionTable::megabytes_for_time(ms(0)), 1);
         let mut table = TranspositionTable::new(1);
         assert_eq!(table.bytes(), 1 << 20);
-        assert!(!table.dirty);
+        assert!(!*table.dirty.get_mut());
         table.store(5, 1, (1, Selectivity::NONE), Bound::Exact, None);
-        assert!(table.dirty);
+        assert!(*table.dirty.get_mut());
         table.clear();
-        assert!(!table.dirty);
+        assert!(!*table.dirty.get_mut());
         assert_eq!(table.probe(5), None);
     }
 
@@ -302,9 +321,26 @@ mod tests {
         assert_eq!(Entry::unpack([0, 0]), None);
     }
 
+    /// Two threads writing one slot at once can leave one word of each: that reads as a
+    /// miss, never as an entry of the wrong position.
+    #[test]
+    fn a_torn_slot_reads_as_a_miss() {
+        let table = TranspositionTable::new(1);
+        table.store(9, 5, (3, Selectivity::NONE), Bound::Exact, None);
+        let first = table
+            .slots
+            .iter()
+            .position(|slot| slot[1].load(Ordering::Relaxed) != 0);
+        let slot = &table.slots[first.unwrap()];
+        let other = Entry::unpack([0, slot[1].load(Ordering::Relaxed)])
+            .map(|entry| Entry { score: -5, ..entry });
+        slot[1].store(other.unwrap().pack()[1], Ordering::Relaxed);
+        assert_eq!(table.probe(9), None);
+    }
+
     #[test]
     fn stores_and_probes() {
-        let mut table = TranspositionTable::new(1);
+        let table = TranspositionTable::new(1);
         assert_eq!(table.probe(42), None);
         table.store(
             42,

@@ -58,9 +58,11 @@ use std::{
 use command::{Command, CommandError};
 use othello::{
     Color, Full, Game, Line, LineReader, MoveError, ReadError, ReplayError, Setup, Shape, Variant,
+    WinRule,
     engine::{
-        Limits, Signal,
+        Limits, Node8, Signal,
         analysis::{Hint, RankOptions, rank},
+        book::{Book, BookMove},
         eval::Score,
     },
 };
@@ -81,6 +83,11 @@ pub struct NboardOptions {
     /// The transposition table's size in MiB for each search; `None` sizes it to the work
     /// (as `othello hint --depth` does).
     pub hash: Option<usize>,
+    /// Threads per search (0 or 1: one).
+    pub threads: usize,
+    /// Answer from the built-in opening book where it has the position (`book` lines for
+    /// `hint`, its best move for `go`).
+    pub book: bool,
 }
 
 /// Why a session stopped before the end of its input.
@@ -280,6 +287,8 @@ struct Session {
     /// must pass.
     pass_written: bool,
     hash: Option<usize>,
+    threads: usize,
+    book: bool,
     interrupt: Arc<Interrupt>,
 }
 
@@ -290,6 +299,8 @@ impl Session {
             depth: DEFAULT_DEPTH,
             pass_written: true,
             hash: options.hash,
+            threads: options.threads.max(1),
+            book: options.book,
             interrupt,
         }
     }
@@ -363,6 +374,20 @@ impl Session {
             return send(out, Reply::Status(Status::GameOver));
         };
         send(out, Reply::Status(Status::Analyzing))?;
+        if let Some((moves, depth)) = self.book_moves(&setup) {
+            for mv in moves.iter().take(count) {
+                let (square, eval) = (mv.square, Score(mv.score));
+                send(
+                    out,
+                    Reply::Book {
+                        square,
+                        eval,
+                        depth,
+                    },
+                )?;
+            }
+            return send(out, Reply::Status(Status::Clear));
+        }
         let hint = {
             let search = self.interrupt.start();
             self.rank(&setup, count, search.signal())
@@ -374,10 +399,10 @@ impl Session {
             } else {
                 &line.pv[..]
             };
-            let depth = if line.exact {
-                Depth::Exact
-            } else {
-                Depth::Plies(hint.depth)
+            let depth = match (line.exact, hint.selectivity) {
+                (true, _) => Depth::Exact,
+                (false, selectivity) if selectivity.is_none() => Depth::Plies(hint.depth),
+                (false, selectivity) => Depth::Selective(hint.depth, selectivity),
             };
             send(
                 out,
@@ -398,6 +423,20 @@ impl Session {
             return send(out, Reply::Status(Status::GameOver));
         };
         send(out, Reply::Status(Status::Thinking))?;
+        if let Some(best) = self
+            .book_moves(&setup)
+            .and_then(|(moves, _)| moves.first().copied())
+        {
+            send(
+                out,
+                Reply::Move {
+                    square: Some(best.square),
+                    eval: Score(best.score),
+                    elapsed: std::time::Duration::ZERO,
+                },
+            )?;
+            return send(out, Reply::Status(Status::Clear));
+        }
         let hint = {
             let search = self.interrupt.start();
             self.rank(&setup, 1, search.signal())
@@ -448,6 +487,23 @@ impl Session {
         send(out, Reply::Status(Status::Clear))
     }
 
+    /// The book's moves for `setup`, best first, and how deep the book searched it; if the
+    /// book is on and has the position.
+    fn book_moves(&self, setup: &Setup) -> Option<(Vec<BookMove>, Depth)> {
+        if !self.book || setup.win_rule != WinRule::MostDiscs {
+            return None;
+        }
+        let node = Node8::from_board(&setup.board, setup.first_mover);
+        let book = Book::builtin();
+        let entry = book.entry(&node)?;
+        let depth = if entry.selectivity.is_none() {
+            Depth::Plies(u32::from(entry.depth))
+        } else {
+            Depth::Selective(u32::from(entry.depth), entry.selectivity)
+        };
+        Some((book.moves(&node)?, depth))
+    }
+
     /// Whether the GUI's side to move must pass: the game passed on its own and the GUI has
     /// not written the pass yet.
     fn pass_due(&self) -> bool {
@@ -475,6 +531,7 @@ impl Session {
         let options = RankOptions {
             limits: Limits::depth(self.depth),
             hash: self.hash,
+            threads: self.threads,
             ..RankOptions::new(Variant::Full, count)
         };
         rank(setup, &options, Some(signal), &mut |_| {})

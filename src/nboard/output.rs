@@ -8,7 +8,10 @@ use std::{
     time::Duration,
 };
 
-use othello::{Square, engine::eval::Score};
+use othello::{
+    Square,
+    engine::{Selectivity, eval::Score},
+};
 
 /// The name the engine gives itself (`set myname`): one word, as the GUI reads it.
 pub const NAME: &str = "othello";
@@ -29,6 +32,16 @@ pub enum Reply<'a> {
         /// For the side to move.
         eval: Score,
         /// How deep it was searched.
+        depth: Depth,
+    },
+    /// `book <move> <eval> 0 <depth>`: a move of the opening book, its value by the book
+    /// and the depth of the searches the book was made of.
+    Book {
+        /// The move.
+        square: Square,
+        /// For the side to move.
+        eval: Score,
+        /// How deep the book position was searched.
         depth: Depth,
     },
     /// `=== <move>/<eval>/<time>`: the move `go` chose.
@@ -82,8 +95,11 @@ pub enum Status<'a> {
 /// How deep a ranked move was searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Depth {
-    /// A midgame search this many plies deep.
+    /// A midgame search this many plies deep, full width.
     Plies(u32),
+    /// A selective search this many plies deep, its cuts sure to this confidence
+    /// (`18@95%`, as the strong engines write it).
+    Selective(u32, Selectivity),
     /// Solved exactly to the end of the game (`100%`).
     Exact,
 }
@@ -92,6 +108,7 @@ impl fmt::Display for Depth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Depth::Plies(plies) => write!(f, "{plies}"),
+            Depth::Selective(plies, selectivity) => write!(f, "{plies}@{selectivity}"),
             Depth::Exact => f.write_str("100%"),
         }
     }
@@ -107,6 +124,16 @@ impl fmt::Display for Reply<'_> {
             Reply::Search { pv, eval, depth } => {
                 write!(f, "search {} {} 0 {depth}", Line(pv), Discs(eval))
             }
+            Reply::Book {
+                square,
+                eval,
+                depth,
+            } => write!(
+                f,
+                "book {} {} 0 {depth}",
+                Line(&[Some(square)]),
+                Discs(eval)
+            ),
             Reply::Move {
                 square,
                 eval,
@@ -248,6 +275,18 @@ mod tests {
             depth: Depth::Exact,
         };
         assert_eq!(text(exact), "search F5 38.00 0 100%\n");
+        let selective = Reply::Search {
+            pv: &pv[..1],
+            eval: Score(-125),
+            depth: Depth::Selective(18, Selectivity::ALL[2]),
+        };
+        assert_eq!(text(selective), "search F5 -1.25 0 18@95%\n");
+        let book = Reply::Book {
+            square: "d3".parse().unwrap(),
+            eval: Score(-55),
+            depth: Depth::Selective(16, Selectivity::ALL[2]),
+        };
+        assert_eq!(text(book), "book D3 -0.55 0 16@95%\n");
         let chosen = Reply::Move {
             square: None,
             eval: Score(-1),

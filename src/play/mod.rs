@@ -91,6 +91,10 @@ pub struct PlayOptions {
     pub date: Option<String>,
     /// The engine's transposition table size in MiB; `None` sizes it to the time per move.
     pub hash: Option<usize>,
+    /// Threads per engine search (and hint).
+    pub threads: usize,
+    /// The computer never plays from the opening book.
+    pub no_book: bool,
     /// Clocks for both sides, if any.
     pub clock: Clock,
 }

@@ -12,7 +12,8 @@ use othello::{
     Bitboard, ByColor, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat,
     RuleSet, Setup, Status, WinRule,
     engine::{
-        Limits, Player, PlayerSpec, SearchReport, analysis, eval::Score, new_player, seat_seed,
+        EngineSettings, Limits, Player, PlayerSpec, SearchReport, analysis, eval::Score,
+        new_player_with, seat_seed,
     },
 };
 
@@ -207,16 +208,27 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         time.max(Duration::from_millis(1))
     }
 
+    /// What the computer players are told besides their level.
+    fn engine_settings(&self) -> EngineSettings {
+        EngineSettings {
+            threads: Some(self.options.threads),
+            no_book: self.options.no_book,
+            ..EngineSettings::default()
+        }
+    }
+
     /// Computer players for the seats as they are now (the game goes on).
     fn seat_players(&mut self) {
         let (seed, games) = (self.options.seed, self.games);
         let seats = self.options.seats;
+        let engine_settings = self.engine_settings();
         self.players = ByColor::from_fn(|color| match seats[color] {
             Occupant::Human => None,
-            Occupant::Computer(spec) => Some(new_player::<R>(
+            Occupant::Computer(spec) => Some(new_player_with::<R>(
                 spec,
                 seat_seed(seed, games, color),
                 self.options.hash,
+                &engine_settings,
             )),
         });
     }
@@ -600,6 +612,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let options = analysis::RankOptions {
             limits: Limits::time(self.options.time_per_move),
             hash: self.options.hash,
+            threads: self.options.threads,
             ..analysis::RankOptions::new(R::VARIANT, count)
         };
         let hint = analysis::rank(&setup, &options, None, &mut |_| {});
@@ -758,7 +771,12 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         if self.players[side].is_none() {
             let seed =
                 seat_seed(self.options.seed, self.games, side) ^ self.game.history().len() as u64;
-            self.players[side] = Some(new_player::<R>(self.engine, seed, self.options.hash));
+            self.players[side] = Some(new_player_with::<R>(
+                self.engine,
+                seed,
+                self.options.hash,
+                &self.engine_settings(),
+            ));
             let result = self.computer_move(side);
             // The seat stays a person's.
             self.players[side] = None;
@@ -830,6 +848,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let options = analysis::RankOptions {
             limits: Limits::time(self.options.time_per_move),
             hash: self.options.hash,
+            threads: self.options.threads,
             ..analysis::RankOptions::new(R::VARIANT, 1)
         };
         let bar = if self.options.thinking {

@@ -38,7 +38,9 @@ pub use openings::{
 };
 use othello::{
     ByColor, Color, Full, Outcome, Square, Status,
-    engine::{Limits, Player, PlayerSpec, arena::mix, new_player, rating::Score},
+    engine::{
+        EngineSettings, Limits, Player, PlayerSpec, arena::mix, new_player_with, rating::Score,
+    },
 };
 use save::Store;
 use serde::{Deserialize, Serialize};
@@ -98,6 +100,11 @@ pub struct TournamentOptions {
     /// Built-in players' time per move (also the basis of the engines' clock: see
     /// [`external`]).
     pub time_per_move: Duration,
+    /// Threads per built-in engine search (games are played one at a time, but a
+    /// comparison with engines given one thread is fairer with one).
+    pub threads: usize,
+    /// Built-in engines play without the opening book.
+    pub no_book: bool,
     /// The depth external engines are given (`set depth`).
     pub engine_depth: u32,
     /// The longest wait for any answer of an external engine.
@@ -467,10 +474,15 @@ fn play_scheduled_game(
     let mut seats: ByColor<Occupant> = ByColor::from_fn(|colour| {
         let player = players[colour];
         match &options.entrants[player].kind {
-            EntrantKind::BuiltIn(spec) => Occupant::BuiltIn(new_player::<Full>(
+            EntrantKind::BuiltIn(spec) => Occupant::BuiltIn(new_player_with::<Full>(
                 *spec,
                 mix(game_seed, colour as u64, PLAYER_SEED),
                 None,
+                &EngineSettings {
+                    threads: Some(options.threads),
+                    no_book: options.no_book,
+                    ..EngineSettings::default()
+                },
             )),
             EntrantKind::External { argv, .. } => Occupant::External(
                 engines[player]

@@ -23,6 +23,8 @@ fn options(specs: &[PlayerSpec], games: u32) -> TournamentOptions {
         openings_source: OpeningsSource::Random(4),
         seed: 5,
         time_per_move: Duration::from_millis(5),
+        threads: 1,
+        no_book: false,
         engine_depth: 1,
         move_timeout: Duration::from_secs(5),
         save: None,

@@ -25,6 +25,7 @@ use super::{
         tt::{Bound, Entry, TranspositionTable},
     },
     midgame::{self, SearchOptions, Searcher},
+    parallel,
     probcut::{self, CutModel},
     pvs::{self, Recurse, Strategy},
 };
@@ -36,6 +37,10 @@ const PLAIN_EMPTIES: u32 = 7;
 /// From this many empties up, children are looked up in the table before any is searched:
 /// one that is already known to refute the window cuts the node off at once.
 const ETC_EMPTIES: u32 = 10;
+
+/// From this many empties up, threads of a parallel solve tell each other which children
+/// they are solving.
+const SHARED_EMPTIES: u32 = 13;
 
 /// From this many empties up, null-window nodes try the stability cutoff.
 const STABILITY_EMPTIES: u32 = 8;
@@ -79,15 +84,18 @@ pub struct SolveOptions {
     /// that confidence, found sooner (cuts only where a model applies, see
     /// [`probcut::model_for`]).
     pub selectivity: Selectivity,
+    /// Threads to solve with (see [`parallel`]): the score is the same with any number.
+    pub threads: usize,
 }
 
 impl SolveOptions {
-    /// An exact solve under `rule`, ordered by the engine's own evaluation.
+    /// An exact solve under `rule`, ordered by the engine's own evaluation, on one thread.
     pub fn exact(rule: WinRule) -> SolveOptions {
         SolveOptions {
             rule,
             eval: Evaluator::default(),
             selectivity: Selectivity::NONE,
+            threads: 1,
         }
     }
 }
@@ -124,24 +132,53 @@ pub fn solve_with<N: Node>(
     limits: &Limits,
     signal: Option<&Signal>,
 ) -> Result<Solution, Unfinished> {
-    let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
+    let tt = &*tt;
     let bound = node.layout().cells.len() as i32;
-    let (score, best) = match goal {
-        Goal::Exact => {
-            // Within the solve's own time and stop signal.
-            let limits = Limits {
-                time: solver.stopper.remaining(),
-                ..Limits::NONE
-            };
-            let guess = first_guess(node, options.rule, options.eval, &limits, signal);
-            solver.converge(node, guess, -bound, bound)
-        }
-        Goal::WinLossDraw => solver.root(node, -1, 1),
+    let guess = |stopper: &Stopper<'_>, signal: Option<&Signal>| {
+        // Within the solve's own time and stop signal.
+        let limits = Limits {
+            time: stopper.remaining(),
+            ..Limits::NONE
+        };
+        first_guess(node, options.rule, options.eval, &limits, signal)
     };
-    let nodes = solver.stopper.nodes();
-    if solver.stopper.stopped() {
-        return Err(Unfinished { nodes });
-    }
+    let ((result, nodes), helper_nodes) = parallel::lazy_smp(
+        options.threads,
+        |helper, stop| {
+            // Helpers prove other bounds than the main thread's next one: the table then
+            // holds both sides of the score.
+            let mut solver =
+                Solver::new(options, node, tt, Stopper::new(&Limits::NONE, Some(stop)));
+            match goal {
+                Goal::Exact => {
+                    let offset = if helper % 2 == 1 { 2 } else { -2 } * helper.div_ceil(2) as i32;
+                    let guess = guess(&solver.stopper, Some(stop)) + offset;
+                    solver.converge(node, guess, -bound, bound);
+                }
+                Goal::WinLossDraw if helper % 2 == 1 => {
+                    solver.root(node, 0, 1);
+                }
+                Goal::WinLossDraw => {
+                    solver.root(node, -1, 0);
+                }
+            }
+            solver.stopper.nodes()
+        },
+        |_| {
+            let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
+            let result = match goal {
+                Goal::Exact => {
+                    let guess = guess(&solver.stopper, signal);
+                    solver.converge(node, guess, -bound, bound)
+                }
+                Goal::WinLossDraw => solver.root(node, -1, 1),
+            };
+            let finished = !solver.stopper.stopped();
+            (finished.then_some(result), solver.stopper.nodes())
+        },
+    );
+    let nodes = nodes + helper_nodes;
+    let (score, best) = result.ok_or(Unfinished { nodes })?;
     Ok(Solution { best, score, nodes })
 }
 
@@ -182,49 +219,70 @@ pub fn rank<N: Node>(
         ..SearchOptions::new(rule, Limits::depth(ORDER_DEPTH), options.eval)
     };
     let order = midgame::search(node, &order_options, tt, None, &mut |_| {}).ranked;
-    let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
+    let tt = &*tt;
     let bound = node.layout().cells.len() as i32;
-    let mut ranked: Vec<SolvedMove> = Vec::new();
-    for guess in order {
-        let Some(mv) = node.index(guess.square) else {
-            continue;
-        };
-        let child = node.play(mv);
-        let exact = |solver: &mut Solver<'_, '_, N>| {
-            let guess = -(guess.score / DISC);
-            -solver.converge(&child, guess, -bound, bound).0
-        };
-        let score = if ranked.len() < count.max(1) {
-            exact(&mut solver)
-        } else {
-            let floor = ranked[ranked.len() - 1].score;
-            // Does the move beat the floor? Only then is its exact score needed.
-            let (probe, _) = solver.root(&child, -floor - 1, -floor);
-            // A stopped search may return before any move is scored (i32::MIN): it means
-            // nothing, and negating it would overflow.
-            if solver.stopper.stopped() {
-                break;
+    let ((ranked, stopped, nodes), helper_nodes) = parallel::lazy_smp(
+        options.threads,
+        |helper, stop| {
+            // Each helper solves the moves exactly, starting at a different one: the main
+            // thread finds their scores in the table.
+            let mut solver =
+                Solver::new(options, node, tt, Stopper::new(&Limits::NONE, Some(stop)));
+            for guess in order.iter().cycle().skip(helper).take(order.len()) {
+                let Some(mv) = node.index(guess.square) else {
+                    continue;
+                };
+                solver.converge(&node.play(mv), -(guess.score / DISC), -bound, bound);
             }
-            if -probe <= floor {
-                continue;
+            solver.stopper.nodes()
+        },
+        |_| {
+            let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
+            let bound = node.layout().cells.len() as i32;
+            let mut ranked: Vec<SolvedMove> = Vec::new();
+            for guess in order.iter().cloned() {
+                let Some(mv) = node.index(guess.square) else {
+                    continue;
+                };
+                let child = node.play(mv);
+                let exact = |solver: &mut Solver<'_, '_, N>| {
+                    let guess = -(guess.score / DISC);
+                    -solver.converge(&child, guess, -bound, bound).0
+                };
+                let score = if ranked.len() < count.max(1) {
+                    exact(&mut solver)
+                } else {
+                    let floor = ranked[ranked.len() - 1].score;
+                    // Does the move beat the floor? Only then is its exact score needed.
+                    let (probe, _) = solver.root(&child, -floor - 1, -floor);
+                    // A stopped search may return before any move is scored (i32::MIN): it means
+                    // nothing, and negating it would overflow.
+                    if solver.stopper.stopped() {
+                        break;
+                    }
+                    if -probe <= floor {
+                        continue;
+                    }
+                    exact(&mut solver)
+                };
+                if solver.stopper.stopped() {
+                    break;
+                }
+                let mut pv = vec![guess.square];
+                follow_table(solver.tt, &child, rule, &mut pv);
+                ranked.push(SolvedMove {
+                    square: guess.square,
+                    score,
+                    pv,
+                });
+                ranked.sort_by_key(|solved| -solved.score);
+                ranked.truncate(count.max(1));
             }
-            exact(&mut solver)
-        };
-        if solver.stopper.stopped() {
-            break;
-        }
-        let mut pv = vec![guess.square];
-        follow_table(solver.tt, &child, rule, &mut pv);
-        ranked.push(SolvedMove {
-            square: guess.square,
-            score,
-            pv,
-        });
-        ranked.sort_by_key(|solved| -solved.score);
-        ranked.truncate(count.max(1));
-    }
-    let nodes = solver.stopper.nodes();
-    if solver.stopper.stopped() {
+            (ranked, solver.stopper.stopped(), solver.stopper.nodes())
+        },
+    );
+    let nodes = nodes + helper_nodes;
+    if stopped {
         return Err(Unfinished { nodes });
     }
     Ok((ranked, nodes))
@@ -281,7 +339,9 @@ struct Solver<'t, 's, N: Node> {
     selectivity: Selectivity,
     /// The cut model, for a selective solve where one applies.
     cuts: Option<&'static CutModel>,
-    tt: &'t mut TranspositionTable,
+    /// Threads solving together.
+    threads: usize,
+    tt: &'t TranspositionTable,
     stopper: Stopper<'s>,
     /// Move lists of the nodes on the current path, one after the other.
     moves: Vec<(i32, Index<N>)>,
@@ -291,7 +351,7 @@ impl<'t, 's, N: Node> Solver<'t, 's, N> {
     fn new(
         options: &SolveOptions,
         node: &N,
-        tt: &'t mut TranspositionTable,
+        tt: &'t TranspositionTable,
         stopper: Stopper<'s>,
     ) -> Solver<'t, 's, N> {
         let cuts = if options.selectivity.is_none() {
@@ -308,6 +368,7 @@ impl<'t, 's, N: Node> Solver<'t, 's, N> {
                 Selectivity::NONE
             },
             cuts,
+            threads: options.threads,
             tt,
             stopper,
             moves: Vec::with_capacity(256),
@@ -635,7 +696,7 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
     }
 
     #[inline(always)]
-    fn table(&mut self) -> &mut TranspositionTable {
+    fn table(&self) -> &TranspositionTable {
         self.tt
     }
 
@@ -706,6 +767,12 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
             }
         }
         None
+    }
+
+    /// Nodes of [`SHARED_EMPTIES`] or more, when threads share the solve.
+    #[inline(always)]
+    fn shares_work(&self, empties: u32) -> bool {
+        self.threads > 1 && empties >= SHARED_EMPTIES
     }
 
     /// From [`ETC_EMPTIES`] up: a child already known to score at most `-beta` for the
@@ -925,23 +992,10 @@ mod tests {
         board
     }
 
+    /// The solver's scores, ranking and best move against minimax, with one thread and
+    /// with three (two helpers of different kinds): the same exact scores.
     fn check<N: Node>(node: &N, rule: WinRule) {
-        let mut tt = TranspositionTable::new(1);
         let expected = minimax(node, rule);
-        let exact = solve(node, rule, Goal::Exact, &mut tt, &Limits::NONE, None).unwrap();
-        assert_eq!(exact.score, expected, "{node:?}");
-        let (ranked, _) = rank(
-            node,
-            &SolveOptions {
-                eval: Evaluator::default(),
-                ..SolveOptions::exact(rule)
-            },
-            3,
-            &mut tt,
-            &Limits::NONE,
-            None,
-        )
-        .unwrap();
         let mut children: Vec<i32> = Vec::new();
         let mut moves = node.moves();
         while let Some(mv) = moves.pop() {
@@ -949,28 +1003,70 @@ mod tests {
         }
         children.sort_by_key(|&score| -score);
         children.truncate(3);
-        let scores: Vec<i32> = ranked.iter().map(|solved| solved.score).collect();
-        assert_eq!(scores, children, "ranked moves of {node:?}");
-        for solved in ranked {
-            let mv = node.index(solved.square).unwrap();
+        for threads in [1, 3] {
+            let options = SolveOptions {
+                threads,
+                ..SolveOptions::exact(rule)
+            };
+            let mut tt = TranspositionTable::new(1);
+            let exact =
+                solve_with(node, Goal::Exact, &options, &mut tt, &Limits::NONE, None).unwrap();
+            assert_eq!(exact.score, expected, "{threads} threads: {node:?}");
+            let (ranked, _) = rank(node, &options, 3, &mut tt, &Limits::NONE, None).unwrap();
+            let scores: Vec<i32> = ranked.iter().map(|solved| solved.score).collect();
             assert_eq!(
-                -minimax(&node.play(mv), rule),
-                solved.score,
-                "{solved:?} of {node:?}"
+                scores, children,
+                "{threads} threads: ranked moves of {node:?}"
             );
-            assert_eq!(solved.pv[0], solved.square);
+            for solved in ranked {
+                let mv = node.index(solved.square).unwrap();
+                assert_eq!(
+                    -minimax(&node.play(mv), rule),
+                    solved.score,
+                    "{solved:?} of {node:?}"
+                );
+                assert_eq!(solved.pv[0], solved.square);
+            }
+            if let Some(best) = exact.best {
+                let mv = node.index(best).unwrap();
+                assert!(node.moves().contains(mv));
+                assert_eq!(
+                    -minimax(&node.play(mv), rule),
+                    expected,
+                    "{threads} threads: best move {best} of {node:?}"
+                );
+            }
+            let wld = solve_with(
+                node,
+                Goal::WinLossDraw,
+                &options,
+                &mut tt,
+                &Limits::NONE,
+                None,
+            )
+            .unwrap();
+            assert_eq!(wld.score.signum(), expected.signum(), "{node:?}");
         }
-        if let Some(best) = exact.best {
-            let mv = node.index(best).unwrap();
-            assert!(node.moves().contains(mv));
-            assert_eq!(
-                -minimax(&node.play(mv), rule),
-                expected,
-                "best move {best} of {node:?}"
-            );
+    }
+
+    /// Deeper than minimax can check: two threads find one thread's exact scores, and
+    /// count the helper's nodes.
+    #[test]
+    fn two_threads_solve_to_the_same_scores() {
+        for seed in 0..6 {
+            let board = random_board(Shape::STANDARD, 16, 100 + seed);
+            let node = Node8::from_board(&board, Color::Black);
+            let solved = [1, 2].map(|threads| {
+                let options = SolveOptions {
+                    threads,
+                    ..SolveOptions::exact(WinRule::MostDiscs)
+                };
+                let mut tt = TranspositionTable::new(8);
+                solve_with(&node, Goal::Exact, &options, &mut tt, &Limits::NONE, None).unwrap()
+            });
+            assert_eq!(solved[0].score, solved[1].score, "{node:?}");
+            assert!(solved[1].nodes > 0);
         }
-        let wld = solve(node, rule, Goal::WinLossDraw, &mut tt, &Limits::NONE, None).unwrap();
-        assert_eq!(wld.score.signum(), expected.signum(), "{node:?}");
     }
 
     #[test]
@@ -1013,6 +1109,7 @@ mod tests {
             ranked_moves: 1,
             eval: Evaluator::Classic,
             selectivity: Selectivity::NONE,
+            threads: 1,
         };
         let report = midgame::search(&node, &options, &mut tt, None, &mut |_| {});
         assert!(report.exact);

@@ -12,10 +12,15 @@ use super::{
         limits::{Limits, Signal, Stopper},
         tt::{Bound, Entry, TranspositionTable},
     },
+    parallel::{self, Helpers},
     probcut::{self, CutModel},
     pvs::{self, Recurse, Strategy},
 };
 use crate::{Square, WinRule};
+
+/// From this many plies left, threads of a parallel search tell each other which children
+/// they are searching.
+const SHARED_DEPTH: u32 = 4;
 
 /// Larger than any score: bounds the search window.
 const INFINITY: i32 = 1_000_000;
@@ -36,6 +41,8 @@ pub struct SearchOptions {
     /// are made only where a model was fitted for the evaluation (see
     /// [`probcut::model_for`]).
     pub selectivity: Selectivity,
+    /// Threads to search with (see [`parallel`]): 1 searches on the calling thread alone.
+    pub threads: usize,
 }
 
 impl SearchOptions {
@@ -47,6 +54,7 @@ impl SearchOptions {
             ranked_moves: 1,
             eval,
             selectivity: Selectivity::NONE,
+            threads: 1,
         }
     }
 }
@@ -90,6 +98,10 @@ pub struct SearchReport {
 /// Searches `node` deeper and deeper until `options.limits` (or `signal`) ends it, reporting
 /// each finished iteration to `progress`; returns the last finished one. At least the
 /// first iteration always finishes, so a legal move is always found when there is one.
+///
+/// With `options.threads` above one, helper threads search beside this one (see
+/// [`parallel`]); limits apply to this thread, whose iterations are reported, and the
+/// node counts include the helpers'.
 pub fn search<N: Node>(
     node: &N,
     options: &SearchOptions,
@@ -97,14 +109,58 @@ pub fn search<N: Node>(
     signal: Option<&Signal>,
     progress: &mut dyn FnMut(&SearchReport),
 ) -> SearchReport {
-    let start = Instant::now();
     tt.new_search();
+    let tt = &*tt;
+    let (mut report, helper_nodes) = parallel::lazy_smp(
+        options.threads,
+        |helper, stop| {
+            // Half the helpers a ply ahead of the main thread: their deeper results are
+            // in the table when it gets there.
+            let helper_options = SearchOptions {
+                limits: Limits {
+                    depth: options.limits.depth,
+                    ..Limits::NONE
+                },
+                ranked_moves: 1,
+                ..*options
+            };
+            let lead = (helper % 2) as u32;
+            iterate(
+                node,
+                &helper_options,
+                tt,
+                Some(stop),
+                None,
+                lead,
+                &mut |_| {},
+            )
+            .nodes
+        },
+        |helpers| iterate(node, options, tt, signal, Some(helpers), 0, progress),
+    );
+    report.nodes += helper_nodes;
+    report
+}
+
+/// Iterative deepening on one thread: [`search`] without the helpers; each iteration
+/// `lead` plies deeper than its number. The reports count `helpers`' nodes too.
+fn iterate<N: Node>(
+    node: &N,
+    options: &SearchOptions,
+    tt: &TranspositionTable,
+    signal: Option<&Signal>,
+    helpers: Option<&Helpers>,
+    lead: u32,
+    progress: &mut dyn FnMut(&SearchReport),
+) -> SearchReport {
+    let start = Instant::now();
     let empties = node.empties().len();
     let max_depth = options
         .limits
         .depth
         .unwrap_or(u32::MAX)
         .clamp(1, empties.max(1));
+    let helper_nodes = || helpers.map_or(0, Helpers::nodes);
     let mut stopper = Stopper::new(&options.limits, signal);
     let mut moves = Vec::with_capacity(512);
     let mut searcher = Searcher::new(options, node, tt, &mut stopper, &mut moves);
@@ -120,13 +176,16 @@ pub fn search<N: Node>(
         nodes: 0,
         elapsed: Duration::ZERO,
     };
-    for depth in 1..=max_depth {
+    for depth in (1..=max_depth).map(|depth| (depth + lead).min(max_depth)) {
+        if depth == report.depth {
+            break; // a helper ahead of the main thread reached the last depth
+        }
         let Some(ranked) = searcher.root(node, depth) else {
             break; // stopped: keep the last finished iteration
         };
         report.depth = depth;
         report.exact = depth >= empties && selectivity.is_none();
-        report.nodes = searcher.stopper.nodes();
+        report.nodes = searcher.stopper.nodes() + helper_nodes();
         report.elapsed = start.elapsed();
         match ranked.first() {
             Some(first) => {
@@ -155,7 +214,7 @@ pub(super) struct Searcher<'a, 's, N: Node> {
     options: SearchOptions,
     /// The cut model, for a selective search where one applies.
     cuts: Option<&'static CutModel>,
-    tt: &'a mut TranspositionTable,
+    tt: &'a TranspositionTable,
     stopper: &'a mut Stopper<'s>,
     /// Move lists of the nodes on the current path, one after the other.
     moves: &'a mut Vec<(i32, Index<N>)>,
@@ -166,7 +225,7 @@ impl<'a, 's, N: Node> Searcher<'a, 's, N> {
     pub(super) fn new(
         options: &SearchOptions,
         node: &N,
-        tt: &'a mut TranspositionTable,
+        tt: &'a TranspositionTable,
         stopper: &'a mut Stopper<'s>,
         moves: &'a mut Vec<(i32, Index<N>)>,
     ) -> Searcher<'a, 's, N> {
@@ -334,7 +393,7 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
     }
 
     #[inline(always)]
-    fn table(&mut self) -> &mut TranspositionTable {
+    fn table(&self) -> &TranspositionTable {
         self.tt
     }
 
@@ -409,6 +468,12 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
         None
     }
 
+    /// Nodes four plies or more from the horizon, when threads share the search.
+    #[inline(always)]
+    fn shares_work(&self, depth: u32) -> bool {
+        self.options.threads > 1 && depth >= SHARED_DEPTH
+    }
+
     /// Pushes `moves` sorted best first; returns where they start. The table's move first;
     /// then, away from the leaves, moves leaving the opponent the fewest replies, corners
     /// early and squares next to empty corners late.
@@ -460,7 +525,64 @@ mod tests {
             ranked_moves: 1,
             eval: Evaluator::Classic,
             selectivity: Selectivity::NONE,
+            threads: 1,
         }
+    }
+
+    /// With helpers, the main thread still reports each of its iterations, finds a legal
+    /// move, counts the helpers' nodes, and an exact search is as exact.
+    #[test]
+    fn helper_threads_leave_the_reports_whole() {
+        let node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+        let mut tt = TranspositionTable::new(4);
+        let mut depths = Vec::new();
+        let two = SearchOptions {
+            threads: 2,
+            ..options(7)
+        };
+        let report = search(&node, &two, &mut tt, None, &mut |r| depths.push(r.depth));
+        assert_eq!(depths, [1, 2, 3, 4, 5, 6, 7]);
+        assert!(
+            node.moves()
+                .contains(node.index(report.best.unwrap()).unwrap())
+        );
+        let alone = search(
+            &node,
+            &options(7),
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |_| {},
+        );
+        assert!(report.nodes > 0 && alone.nodes > 0);
+
+        // Ten empty squares in a fixed pattern.
+        let mut board = Board::standard(Shape::STANDARD);
+        for (i, square) in Shape::STANDARD.squares().enumerate() {
+            if i % 7 != 3 && i > 10 {
+                let color = if i % 3 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                board.set(square, Some(color));
+            }
+        }
+        let node = Node8::from_board(&board, Color::Black);
+        let exact = [1, 3].map(|threads| {
+            let deep = SearchOptions {
+                threads,
+                ..options(64)
+            };
+            search(
+                &node,
+                &deep,
+                &mut TranspositionTable::new(4),
+                None,
+                &mut |_| {},
+            )
+        });
+        assert!(exact[0].exact && exact[1].exact);
+        assert_eq!(exact[0].score, exact[1].score);
     }
 
     #[test]

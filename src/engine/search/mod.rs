@@ -6,7 +6,9 @@
 
 pub mod endgame;
 mod midgame;
+mod parallel;
 pub mod probcut;
 mod pvs;
 
 pub use midgame::{RankedMove, SearchOptions, SearchReport, search};
+pub use parallel::all_cores;

@@ -7,9 +7,12 @@
 //! Everything here is `#[inline(always)]`: each strategy's recursion is compiled into one
 //! function per processor copy (portable, or for `popcnt`/BMI/AVX2), as if written out.
 
-use super::super::{
-    Index, Node, Selectivity, SquareSet, TranspositionTable,
-    tt::{Bound, Entry},
+use super::{
+    super::{
+        Index, Node, Selectivity, SquareSet, TranspositionTable,
+        tt::{Bound, Entry},
+    },
+    parallel::{self, Deferred},
 };
 use crate::Square;
 
@@ -24,7 +27,7 @@ pub(super) trait Strategy<N: Node> {
     fn move_stack(&mut self) -> &mut Vec<(i32, Index<N>)>;
 
     /// The transposition table.
-    fn table(&mut self) -> &mut TranspositionTable;
+    fn table(&self) -> &TranspositionTable;
 
     /// Whether the search was stopped (its scores then mean nothing and are not stored).
     fn stopped(&self) -> bool;
@@ -58,6 +61,10 @@ pub(super) trait Strategy<N: Node> {
     /// A score at least `beta` known from a child's table entry before any child is
     /// searched (enhanced transposition cutoff), where the search looks for one.
     fn refuted_by_child(&mut self, node: &N, moves: N::Set, beta: i32, depth: u32) -> Option<i32>;
+
+    /// Whether, `depth` deep, threads share the work (see [`parallel`]): busy children are
+    /// put off and the node's own children marked busy while searched.
+    fn shares_work(&self, depth: u32) -> bool;
 
     /// Pushes `moves` sorted best first onto the move stack (`hint`, the table's move,
     /// first); returns where they start.
@@ -114,16 +121,38 @@ pub(super) fn search_node<N: Node, S: Strategy<N>>(
     let start = search.order(node, moves, hint, depth);
     let end = search.move_stack().len();
     let (mut best_score, mut best) = (i32::MIN, None);
+    let shared = search.shares_work(depth);
+    let mut deferred = Deferred::default();
+    let mut cut = false;
     for i in start..end {
         let mv = search.move_stack()[i].1;
         let child = node.play(mv);
         let first = best.is_none();
+        if shared && !first && parallel::is_busy(child.hash()) && deferred.push(i) {
+            continue;
+        }
+        let _busy = shared.then(|| parallel::mark_busy(child.hash()));
         let score = child_score(search, &child, alpha, beta, depth - 1, first, recurse);
         if score > best_score {
             (best_score, best) = (score, Some(mv));
             alpha = alpha.max(score);
             if alpha >= beta {
+                cut = true;
                 break;
+            }
+        }
+    }
+    if !cut {
+        for i in deferred.indices() {
+            let mv = search.move_stack()[i].1;
+            let child = node.play(mv);
+            let score = child_score(search, &child, alpha, beta, depth - 1, false, recurse);
+            if score > best_score {
+                (best_score, best) = (score, Some(mv));
+                alpha = alpha.max(score);
+                if alpha >= beta {
+                    break;
+                }
             }
         }
     }

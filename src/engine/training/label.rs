@@ -82,6 +82,7 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tt: &mut TranspositionTable)
         ranked_moves: 1,
         eval: options.eval,
         selectivity: Selectivity::NONE,
+        threads: 1,
     };
     let report = search(node, &search_options, tt, None, &mut |_| {});
     let label = if report.exact {

@@ -81,6 +81,7 @@ fn node_losses<N: Node>(node: &N, evals: &[Evaluator], depth: u32) -> Vec<i32> {
                 ranked_moves: 1,
                 eval,
                 selectivity: Selectivity::NONE,
+                threads: 1,
             };
             let chosen = search(
                 node,
@@ -145,6 +146,7 @@ mod tests {
             ranked_moves: 1,
             eval: Evaluator::Classic,
             selectivity: Selectivity::NONE,
+            threads: 1,
         };
         search(node, &options, tt, None, &mut |_| {}).best.unwrap()
     }

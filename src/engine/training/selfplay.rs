@@ -80,6 +80,7 @@ fn play_from<N: Node>(
         ranked_moves: 1,
         eval: options.eval,
         selectivity: Selectivity::NONE,
+        threads: 1,
     };
     let mut samples = Vec::with_capacity(64);
     let mut ply = 0;
