@@ -632,7 +632,7 @@ mod solve_and_hint {
         assert_eq!(lines.len(), 3, "{text}");
         for (i, line) in lines.iter().enumerate() {
             assert!(line.starts_with(&format!("{}. ", i + 1)), "{line}");
-            assert!(line.contains("(depth 4)"), "{line}");
+            assert!(line.contains("(depth 4@73%)"), "{line}");
         }
         // Near the end the search sees everything: exact scores.
         let json = othello()
@@ -695,13 +695,31 @@ mod solve_and_hint {
             (&value["selectivity"], &value["depth"]),
             (&87.into(), &6.into())
         );
-        // Full width by default at this depth, and 100 % is only ever exact.
+        // 73 % by default; full width when asked.
         let json = othello()
             .args(["hint", "--json", "--depth", "6", "--obf", midgame])
             .output()
             .unwrap();
         let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-        assert_eq!(value["selectivity"], 100);
+        assert_eq!(value["selectivity"], 73);
+        let json = othello()
+            .args([
+                "hint",
+                "--json",
+                "--depth",
+                "6",
+                "--selectivity",
+                "100",
+                "--obf",
+                midgame,
+            ])
+            .output()
+            .unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(
+            (&value["selectivity"], &value["exact"]),
+            (&100.into(), &false.into())
+        );
         othello()
             .args(["hint", "--selectivity", "90", "--obf", midgame])
             .assert()

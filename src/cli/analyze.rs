@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Color, LoadSettings, Setup, Shape, Variant,
     engine::{
-        Limits,
+        Limits, Selectivity,
         analysis::{self, MoveReview, RankOptions, Verdict},
     },
 };
@@ -41,6 +41,9 @@ pub struct AnalyzeArgs {
     hash: Option<u64>,
     #[command(flatten)]
     threads: ThreadsArg,
+    /// How sure the search's selective cuts must be: 73, 87, 95, 98, 99 or 100 (percent).
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::DEFAULT)]
+    selectivity: Selectivity,
     #[command(flatten)]
     weights: WeightsArg,
     /// One JSON object: {"rules":..,"moves":[{"ply":1,"side":"B","move":"f5","score":..,
@@ -67,6 +70,7 @@ impl AnalyzeArgs {
             limits: Limits::time(time),
             hash: self.hash.map(|mib| mib as usize),
             threads: self.threads.or_all_cores(),
+            selectivity: self.selectivity,
             eval: self.weights.evaluator(
                 record.variant,
                 record.setup.board.shape(),

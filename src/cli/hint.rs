@@ -52,8 +52,9 @@ pub struct HintArgs {
     #[command(flatten)]
     weights: WeightsArg,
     /// How sure the search's selective cuts must be: 73, 87, 95, 98, 99 or 100 (percent;
-    /// 100 searches full width and solves exactly).
-    #[arg(long, value_name = "PERCENT", default_value = "100")]
+    /// 100 searches full width, for scores that are exact wherever the search reaches the
+    /// end).
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::DEFAULT)]
     selectivity: Selectivity,
     #[command(flatten)]
     threads: ThreadsArg,
@@ -254,7 +255,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            lines.iter().all(|line| line.contains("(depth 4)")),
+            lines.iter().all(|line| line.contains("(depth 4@73%)")),
             "{text}"
         );
         let mut out = Vec::new();

@@ -46,7 +46,7 @@ impl RankOptions {
             count,
             hash: None,
             eval: Evaluator::default(),
-            selectivity: Selectivity::NONE,
+            selectivity: Selectivity::DEFAULT,
             threads: 1,
         }
     }

@@ -426,9 +426,8 @@ pub struct Level {
     pub selectivity: Selectivity,
 }
 
-/// The selectivity of levels 6 to 10 (measured best at a fixed number of nodes a move:
-/// see BENCHMARKS.md).
-const LEVEL_SELECTIVITY: Selectivity = Selectivity::ALL[0];
+/// The selectivity of levels 6 to 10.
+const LEVEL_SELECTIVITY: Selectivity = Selectivity::DEFAULT;
 
 /// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it. Levels
 /// 1 to 5 misjudge moves a little (see [`Level::noise`]): from about 6 discs to under one.

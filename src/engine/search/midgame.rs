@@ -184,7 +184,13 @@ fn iterate<N: Node>(
             break; // stopped: keep the last finished iteration
         };
         report.depth = depth;
-        report.exact = depth >= empties && selectivity.is_none();
+        // The root's children are searched a ply less deep: only from there can a cut be made.
+        report.selectivity = if depth > probcut::MIDGAME_MIN_DEPTH {
+            selectivity
+        } else {
+            Selectivity::NONE
+        };
+        report.exact = depth >= empties && report.selectivity.is_none();
         report.nodes = searcher.stopper.nodes() + helper_nodes();
         report.elapsed = start.elapsed();
         match ranked.first() {
