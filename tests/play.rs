@@ -17,7 +17,12 @@ use othello::{
 /// one final newline.
 fn play(args: &[&str], input: &str, dir: Option<&Path>) -> String {
     let mut command = othello();
-    command.arg("play").args(args).write_stdin(input);
+    // One search thread: a parallel search's lines may differ from run to run.
+    command
+        .arg("play")
+        .args(["--threads", "1"])
+        .args(args)
+        .write_stdin(input);
     if let Some(dir) = dir {
         command.current_dir(dir);
     }

@@ -11,6 +11,7 @@ use std::{
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::engine::{
+    Limits, Selectivity,
     eval::Evaluator,
     pattern::{PHASES, PatternWeights},
     search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
@@ -62,14 +63,14 @@ enum Step {
     Probcut(ProbcutArgs),
 }
 
-/// An evaluation named on the command line: the built-in one (`None`), `classic`, or a
-/// weights file.
+/// An evaluation named on the command line: the built-in one (`None`, or `built-in`),
+/// `classic`, or a weights file.
 ///
 /// # Errors
 /// A weights file that cannot be read or is damaged.
 pub fn evaluator(name: Option<&str>) -> Result<Evaluator, CliError> {
     match name {
-        None => Ok(Evaluator::default()),
+        None | Some("built-in") => Ok(Evaluator::default()),
         Some("classic") => Ok(Evaluator::Classic),
         Some(path) => load_weights(Path::new(path)).map(Evaluator::Patterns),
     }
@@ -189,6 +190,18 @@ struct MeasureArgs {
     /// Depth of the search that chooses the moves.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: u32,
+    /// Choose the moves by a search of this many milliseconds instead of --depth.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    time: Option<u64>,
+    /// How selective the measured evaluation's move-choosing search is (percent).
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
+    selectivity: Selectivity,
+    /// How selective the other's is.
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
+    against_selectivity: Selectivity,
+    /// Measure move quality only (not the predictions).
+    #[arg(long)]
+    moves_only: bool,
     /// Where the endgame measures are taken: move quality at E to E+4 empty squares, the
     /// exact prediction at E.
     #[arg(long, value_name = "E", default_value_t = 20, value_parser = clap::value_parser!(u32).range(4..=26))]
@@ -199,8 +212,9 @@ struct MeasureArgs {
     /// The evaluation measured: a weights file (default: the built-in one).
     #[arg(long, value_name = "FILE|classic")]
     weights: Option<String>,
-    /// The evaluation it is compared with: a weights file, or classic (the default).
-    #[arg(long, value_name = "FILE|classic", default_value = "classic")]
+    /// The evaluation it is compared with: a weights file, classic (the default), or
+    /// built-in.
+    #[arg(long, value_name = "FILE|classic|built-in", default_value = "classic")]
     against: String,
 }
 
@@ -816,32 +830,64 @@ impl MeasureArgs {
         let endgame = self.endgame;
         let near_end = positions((endgame, endgame + 4));
         let bar = progress_bar(count as u64, 0, "positions solved");
+        let limits = match self.time {
+            Some(ms) => Limits::time(std::time::Duration::from_millis(ms)),
+            None => Limits::depth(self.depth),
+        };
+        let players = [
+            (evals[0], self.selectivity),
+            (evals[1], self.against_selectivity),
+        ];
         let losses: Vec<Vec<i32>> = near_end
             .par_iter()
             .map(|sample| {
-                let losses = measure::move_losses(sample, &evals, self.depth);
+                let losses = measure::move_losses(sample, &players, &limits);
                 bar.inc(1);
                 losses
             })
             .collect();
         bar.finish_and_clear();
+        let search = match self.time {
+            Some(ms) => format!("{ms} ms search"),
+            None => format!("depth-{} search", self.depth),
+        };
         writeln!(
             out,
-            "Move quality: {} positions at {endgame}-{} empties (seed {}), the move a depth-{} search chooses, scored exactly",
+            "Move quality: {} positions at {endgame}-{} empties (seed {}), the move a {search} chooses, scored exactly",
             near_end.len(),
             endgame + 4,
             self.seed,
-            self.depth
         )?;
-        for (index, name) in names.iter().enumerate() {
+        let choosers: Vec<String> = names
+            .iter()
+            .zip(players)
+            .map(|(name, (_, selectivity))| {
+                if selectivity.is_none() {
+                    name.clone()
+                } else {
+                    format!("{name} @{selectivity}")
+                }
+            })
+            .collect();
+        let chooser_width = choosers
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(8)
+            .max(width);
+        for (index, name) in choosers.iter().enumerate() {
             let mean =
                 losses.iter().map(|l| f64::from(l[index])).sum::<f64>() / losses.len() as f64;
             let best = losses.iter().filter(|l| l[index] == 0).count();
             writeln!(
                 out,
-                "  {name:<width$}  mean loss {mean:5.2} discs  best move {:5.1} %",
+                "  {name:<chooser_width$}  mean loss {mean:5.2} discs  best move {:5.1} %",
                 100.0 * best as f64 / losses.len() as f64
             )?;
+        }
+        if self.moves_only {
+            writeln!(out, "({:.0} s)", start.elapsed().as_secs_f64())?;
+            return Ok(());
         }
 
         let at_twenty = positions((endgame, endgame));

@@ -246,47 +246,39 @@ impl Book {
 
     /// The positions to add next: from `root`, along every move within `window` of the
     /// best, the positions after such moves that the book does not have yet, up to `plies`
-    /// moves from `root` (passes do not count). Each comes once, in a fixed order.
+    /// moves from `root` (passes do not count). Nearest the root first (breadth first), each
+    /// once, in a fixed order.
     pub fn deviations(&self, root: &Node8, window: i32, plies: u32) -> Vec<Node8> {
         let mut seen = HashSet::new();
         let mut found = Vec::new();
-        self.walk(root, window, plies, &mut seen, &mut found);
+        let mut queue = std::collections::VecDeque::from([(*root, 0)]);
+        while let Some((node, ply)) = queue.pop_front() {
+            let node = if node.moves().is_empty() {
+                match node.after_pass() {
+                    Some(passed) => passed,
+                    None => continue,
+                }
+            } else {
+                node
+            };
+            if !seen.insert(canonical(&node).0) {
+                continue;
+            }
+            let Some(moves) = self.moves(&node) else {
+                found.push(node);
+                continue;
+            };
+            if ply == plies {
+                continue;
+            }
+            let best = moves.first().map_or(0, |mv| mv.score);
+            for mv in moves.iter().filter(|mv| mv.score >= best - window) {
+                if let Some(index) = node.index(mv.square) {
+                    queue.push_back((node.play(index), ply + 1));
+                }
+            }
+        }
         found
-    }
-
-    fn walk(
-        &self,
-        node: &Node8,
-        window: i32,
-        plies: u32,
-        seen: &mut HashSet<(u64, u64)>,
-        found: &mut Vec<Node8>,
-    ) {
-        let node = if node.moves().is_empty() {
-            match node.after_pass() {
-                Some(passed) => passed,
-                None => return,
-            }
-        } else {
-            *node
-        };
-        let key = canonical(&node).0;
-        if !seen.insert(key) {
-            return;
-        }
-        let Some(moves) = self.moves(&node) else {
-            found.push(node);
-            return;
-        };
-        if plies == 0 {
-            return;
-        }
-        let best = moves.first().map_or(0, |mv| mv.score);
-        for mv in moves.iter().filter(|mv| mv.score >= best - window) {
-            if let Some(index) = node.index(mv.square) {
-                self.walk(&node.play(index), window, plies - 1, seen, found);
-            }
-        }
     }
 
     /// The book as a file (see the module's notes).

@@ -648,7 +648,10 @@ impl EnginePlayer {
         self
     }
 
-    /// The same player searching with `threads` threads (at least one).
+    /// The same player searching with `threads` threads (at least one) at level 10. Levels
+    /// with a depth limit (1 to 9) search on one thread whatever this says: a parallel
+    /// search's result varies from run to run, and theirs must not (the same seed plays
+    /// the same game).
     #[must_use]
     pub fn with_threads(mut self, threads: usize) -> EnginePlayer {
         self.threads = threads.max(1);
@@ -695,7 +698,11 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
             eval: self.eval,
             selectivity: self.selectivity.unwrap_or(level.selectivity),
             book: if self.book { level.book } else { None },
-            threads: self.threads,
+            threads: if level.depth < LEVELS[LEVELS.len() - 1].depth {
+                1
+            } else {
+                self.threads
+            },
             limits,
             rule: game.setup().win_rule,
             tt,

@@ -494,3 +494,45 @@ fn positions_number_passes_as_moves() {
     assert_eq!(last[52].1.first_mover, Color::Black, "Black's pass");
     assert_eq!(last[53].1.first_mover, Color::White);
 }
+
+/// With the book on, the start is answered from it: `book` lines for `hint`, the best book
+/// move for `go`, no search; off the book's lines, the search as ever.
+#[test]
+fn book_positions_are_answered_from_the_book() {
+    let options = NboardOptions {
+        book: true,
+        ..NboardOptions::default()
+    };
+    let mut out = Vec::new();
+    let input = format!(
+        "nboard 2\nset depth 4\nset game (;GM[Othello]TY[8]{START};)\nhint 2\ngo\n\
+         set game (;GM[Othello]TY[8]{START}{MOVES_TO_PASS};)\nhint 1\n"
+    );
+    run(Cursor::new(input), &mut out, &options).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let book: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("book "))
+        .collect();
+    assert_eq!(book.len(), 2, "{text}");
+    for line in &book {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert!(["D3", "C4", "F5", "E6"].contains(&fields[1]), "{line}");
+        assert_eq!(fields[3], "0", "{line}");
+        assert!(
+            fields[4].contains('@') || fields[4].parse::<u32>().is_ok(),
+            "{line}"
+        );
+    }
+    let chosen = lines.iter().find(|l| l.starts_with("=== ")).unwrap();
+    assert!(
+        ["D3", "C4", "F5", "E6"]
+            .iter()
+            .any(|mv| chosen.starts_with(&format!("=== {mv}/"))),
+        "{chosen}"
+    );
+    // Deep in a game: a search line.
+    assert!(lines.iter().any(|l| l.starts_with("search ")), "{text}");
+}

@@ -45,18 +45,27 @@ pub fn pick_position(seed: u64, number: u32, empties: (u32, u32)) -> Option<Samp
     Some(fitting[rng.random_range(0..fitting.len())])
 }
 
-/// For each evaluation: the loss in discs of the move a `depth`-ply search with it chooses
-/// in `sample`'s position, against the best move, both scored by the exact solver.
+/// For each player (an evaluation and a selectivity): the loss in discs of the move a
+/// search with it chooses within `limits` (a depth, or a time) in `sample`'s position,
+/// against the best move, both scored by the exact solver.
 ///
 /// Only the position and the chosen moves are solved (one table for all of them): ranking
 /// every move exactly costs several times more at 20 to 24 empties and tells no more.
-pub fn move_losses(sample: &Sample, evals: &[Evaluator], depth: u32) -> Vec<i32> {
+pub fn move_losses(
+    sample: &Sample,
+    players: &[(Evaluator, Selectivity)],
+    limits: &Limits,
+) -> Vec<i32> {
     on_node!(bits = sample.player, sample.opponent, |node| {
-        node_losses(&node, evals, depth)
+        node_losses(&node, players, limits)
     })
 }
 
-fn node_losses<N: Node>(node: &N, evals: &[Evaluator], depth: u32) -> Vec<i32> {
+fn node_losses<N: Node>(
+    node: &N,
+    players: &[(Evaluator, Selectivity)],
+    limits: &Limits,
+) -> Vec<i32> {
     let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
         node.empties().len(),
     ));
@@ -72,21 +81,20 @@ fn node_losses<N: Node>(node: &N, evals: &[Evaluator], depth: u32) -> Vec<i32> {
         .expect("a solve without limits finishes")
     };
     let best = exact(node);
-    evals
+    let megabytes = limits
+        .time
+        .map_or(4, TranspositionTable::megabytes_for_time);
+    players
         .iter()
-        .map(|&eval| {
+        .map(|&(eval, selectivity)| {
             let options = SearchOptions {
-                rule: WinRule::MostDiscs,
-                limits: Limits::depth(depth),
-                ranked_moves: 1,
-                eval,
-                selectivity: Selectivity::NONE,
-                threads: 1,
+                selectivity,
+                ..SearchOptions::new(WinRule::MostDiscs, *limits, eval)
             };
             let chosen = search(
                 node,
                 &options,
-                &mut TranspositionTable::new(4),
+                &mut TranspositionTable::new(megabytes),
                 None,
                 &mut |_| {},
             )
@@ -172,9 +180,14 @@ mod tests {
             .expect("a position with 10 to 12 empties");
         assert!((10..=12).contains(&sample.empties()));
         // A search to the end of the game chooses a best move.
-        let losses = move_losses(&sample, &[Evaluator::Classic, Evaluator::Classic], 64);
+        let full = (Evaluator::Classic, Selectivity::NONE);
+        let losses = move_losses(&sample, &[full, full], &Limits::depth(64));
         assert_eq!(losses, [0, 0]);
-        let shallow = move_losses(&sample, &[Evaluator::Classic], 1);
+        // A selective search to the end, and a short timed one, lose nothing or something.
+        let selective = (Evaluator::Classic, Selectivity::MOST);
+        let timed = Limits::time(std::time::Duration::from_millis(5));
+        assert!(move_losses(&sample, &[selective], &timed)[0] >= 0);
+        let shallow = move_losses(&sample, &[full], &Limits::depth(1));
         assert!(shallow[0] >= 0);
         let exact = solved(&sample);
         assert_eq!(exact.label, Label::Exact);
@@ -203,7 +216,11 @@ mod tests {
                     .1;
                 let loss = ranked[0].1 - score;
                 losing += usize::from(loss > 0);
-                assert_eq!(move_losses(&sample, &[Evaluator::Classic], depth), [loss]);
+                let classic = (Evaluator::Classic, Selectivity::NONE);
+                assert_eq!(
+                    move_losses(&sample, &[classic], &Limits::depth(depth)),
+                    [loss]
+                );
             }
         }
         assert!(losing > 0, "some shallow searches chose a worse move");
