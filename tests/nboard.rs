@@ -19,10 +19,12 @@ use assert_cmd::Command;
 use common::{othello, othello_path};
 use predicates::prelude::*;
 
-/// `othello nboard` with a timeout, so a hung session fails instead of stalling CI.
+/// `othello nboard` with a timeout, so a hung session fails instead of stalling CI; without
+/// the opening book, so that the start is searched like any position (the book's answers
+/// are tested in the binary's own tests).
 fn nboard() -> Command {
     let mut command = othello();
-    command.arg("nboard");
+    command.args(["nboard", "--no-book"]);
     command
 }
 
@@ -251,7 +253,7 @@ struct Gui {
 impl Gui {
     fn start() -> Gui {
         let mut child = StdCommand::new(othello_path())
-            .arg("nboard")
+            .args(["nboard", "--no-book"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -386,7 +388,7 @@ mod live {
     #[test]
     fn a_closed_output_ends_the_program_quietly() {
         let mut child = StdCommand::new(othello_path())
-            .arg("nboard")
+            .args(["nboard", "--no-book"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

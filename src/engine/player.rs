@@ -932,7 +932,12 @@ mod tests {
         let choices = |level: u8| -> std::collections::BTreeSet<Square> {
             (0..40)
                 .map(|seed| {
-                    let mut engine = new_player::<Full>(PlayerSpec::Engine(level), seed, Some(1));
+                    let mut engine = new_player_with::<Full>(
+                        PlayerSpec::Engine(level),
+                        seed,
+                        Some(1),
+                        &no_book(),
+                    );
                     engine
                         .choose(&game, &Limits::depth(6), &mut |_| {})
                         .unwrap()
@@ -944,10 +949,39 @@ mod tests {
         assert!(LEVELS.windows(2).all(|pair| pair[0].noise >= pair[1].noise));
     }
 
+    fn no_book() -> EngineSettings {
+        EngineSettings {
+            no_book: true,
+            ..EngineSettings::default()
+        }
+    }
+
+    /// In the opening book the engine plays a book move, at once and, where several are
+    /// as good, not always the same one; without the book it searches.
+    #[test]
+    fn book_moves_vary_and_can_be_turned_off() {
+        let game = Game::<Full>::new(Setup::standard(Shape::STANDARD));
+        let mut chosen = std::collections::BTreeSet::new();
+        for seed in 0..24 {
+            let mut engine = new_player::<Full>(PlayerSpec::Engine(10), seed, Some(1));
+            let mut searched = false;
+            let square = engine
+                .choose(&game, &Limits::depth(4), &mut |_| searched = true)
+                .unwrap();
+            assert!(game.is_legal(square) && !searched);
+            chosen.insert(square);
+        }
+        assert!(chosen.len() > 1, "the four first moves are one: {chosen:?}");
+        let mut engine = new_player_with::<Full>(PlayerSpec::Engine(10), 0, Some(1), &no_book());
+        let mut searched = false;
+        engine.choose(&game, &Limits::depth(4), &mut |_| searched = true);
+        assert!(searched);
+    }
+
     #[test]
     fn a_stopped_signal_cuts_the_engine_short_with_a_legal_move() {
         let game = Game::<Full>::new(Setup::standard(Shape::STANDARD));
-        let mut engine = new_player::<Full>(PlayerSpec::Engine(10), 0, Some(1));
+        let mut engine = new_player_with::<Full>(PlayerSpec::Engine(10), 0, Some(1), &no_book());
         let signal = Arc::new(Signal::new());
         signal.stop();
         engine.watch(Arc::clone(&signal));
