@@ -3,7 +3,7 @@
 //!
 //! A position's value is negamax over its moves: a move whose position is also in the book
 //! is worth what that position is worth (from the other side), any other move what its
-//! search said. Growing the book ([`Book::deviations`], then [`Book::add`]) adds the
+//! search said. Growing the book ([`Book::deviations`], searched by [`grow`]) adds the
 //! positions of the moves that are close to the best one of positions on good lines, the
 //! way the strong engines' book learning deviates from the main lines: as the book deepens,
 //! the values near its root are those of ever deeper searches.

@@ -84,7 +84,7 @@ pub struct SolveOptions {
     /// that confidence, found sooner (cuts only where a model applies, see
     /// [`probcut::model_for`]).
     pub selectivity: Selectivity,
-    /// Threads to solve with (see [`parallel`]): the score is the same with any number.
+    /// Threads to solve with (Lazy SMP): the score is the same with any number.
     pub threads: usize,
 }
 

@@ -41,7 +41,8 @@ pub struct SearchOptions {
     /// are made only where a model was fitted for the evaluation (see
     /// [`probcut::model_for`]).
     pub selectivity: Selectivity,
-    /// Threads to search with (see [`parallel`]): 1 searches on the calling thread alone.
+    /// Threads to search with (Lazy SMP: helpers beside the calling thread, sharing the
+    /// table); 1 searches on the calling thread alone.
     pub threads: usize,
 }
 
@@ -99,8 +100,8 @@ pub struct SearchReport {
 /// each finished iteration to `progress`; returns the last finished one. At least the
 /// first iteration always finishes, so a legal move is always found when there is one.
 ///
-/// With `options.threads` above one, helper threads search beside this one (see
-/// [`parallel`]); limits apply to this thread, whose iterations are reported, and the
+/// With `options.threads` above one, helper threads search beside this one (Lazy
+/// SMP); limits apply to this thread, whose iterations are reported, and the
 /// node counts include the helpers'.
 pub fn search<N: Node>(
     node: &N,
