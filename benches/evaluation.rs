@@ -22,7 +22,7 @@ use std::{
 use othello::{
     Obf, WinRule,
     engine::{
-        Goal, Limits, Node, Node8, SearchOptions, Selectivity, TranspositionTable, endgame,
+        Goal, Limits, Node, Node8, SearchOptions, TranspositionTable, endgame,
         eval::Evaluator,
         pattern::{IncrementalIndices, PatternWeights, instance_indices},
         search,
@@ -168,14 +168,7 @@ fn main() {
         let (mut nodes, start) = (0u64, Instant::now());
         for root in &roots {
             tt.clear();
-            let options = SearchOptions {
-                rule,
-                limits: Limits::depth(depth),
-                ranked_moves: 1,
-                eval,
-                selectivity: Selectivity::NONE,
-                threads: 1,
-            };
+            let options = SearchOptions::new(rule, Limits::depth(depth), eval);
             nodes += search(root, &options, &mut tt, None, &mut |_| {}).nodes;
         }
         (nodes, start.elapsed().as_secs_f64())

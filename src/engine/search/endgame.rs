@@ -1103,14 +1103,7 @@ mod tests {
         }
         let node = Node8::from_board(&board, Color::Black);
         let mut tt = TranspositionTable::new(4);
-        let options = SearchOptions {
-            rule: WinRule::MostDiscs,
-            limits: Limits::depth(64),
-            ranked_moves: 1,
-            eval: Evaluator::Classic,
-            selectivity: Selectivity::NONE,
-            threads: 1,
-        };
+        let options = SearchOptions::new(WinRule::MostDiscs, Limits::depth(64), Evaluator::Classic);
         let report = midgame::search(&node, &options, &mut tt, None, &mut |_| {});
         assert!(report.exact);
         let mut tt = TranspositionTable::new(4);

@@ -526,14 +526,7 @@ mod tests {
     };
 
     fn options(depth: u32) -> SearchOptions {
-        SearchOptions {
-            rule: WinRule::MostDiscs,
-            limits: Limits::depth(depth),
-            ranked_moves: 1,
-            eval: Evaluator::Classic,
-            selectivity: Selectivity::NONE,
-            threads: 1,
-        }
+        SearchOptions::new(WinRule::MostDiscs, Limits::depth(depth), Evaluator::Classic)
     }
 
     /// With helpers, the main thread still reports each of its iterations, finds a legal

@@ -5,7 +5,7 @@
 
 use super::{
     super::{
-        Goal, Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
+        Goal, Limits, Node, SearchOptions, TranspositionTable, endgame,
         eval::{DISC, Evaluator},
         on_node,
         search::search,
@@ -76,14 +76,11 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tt: &mut TranspositionTable)
         .expect("a solve without limits finishes");
         return (solution.score * DISC, Label::Exact);
     }
-    let search_options = SearchOptions {
-        rule: WinRule::MostDiscs,
-        limits: Limits::depth(options.depth),
-        ranked_moves: 1,
-        eval: options.eval,
-        selectivity: Selectivity::NONE,
-        threads: 1,
-    };
+    let search_options = SearchOptions::new(
+        WinRule::MostDiscs,
+        Limits::depth(options.depth),
+        options.eval,
+    );
     let report = search(node, &search_options, tt, None, &mut |_| {});
     let label = if report.exact {
         Label::Exact

@@ -148,14 +148,8 @@ mod tests {
 
     /// The move a `depth`-ply search with the classic evaluation chooses.
     fn chosen_by<N: Node>(node: &N, depth: u32, tt: &mut TranspositionTable) -> crate::Square {
-        let options = SearchOptions {
-            rule: WinRule::MostDiscs,
-            limits: Limits::depth(depth),
-            ranked_moves: 1,
-            eval: Evaluator::Classic,
-            selectivity: Selectivity::NONE,
-            threads: 1,
-        };
+        let options =
+            SearchOptions::new(WinRule::MostDiscs, Limits::depth(depth), Evaluator::Classic);
         search(node, &options, tt, None, &mut |_| {}).best.unwrap()
     }
 

@@ -7,8 +7,8 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
     super::{
-        Limits, Node, SearchOptions, Selectivity, SquareSet, TranspositionTable, arena::mix,
-        eval::Evaluator, on_node, search::search,
+        Limits, Node, SearchOptions, SquareSet, TranspositionTable, arena::mix, eval::Evaluator,
+        on_node, search::search,
     },
     Label, Sample,
 };
@@ -74,14 +74,11 @@ fn play_from<N: Node>(
     let opening = rng.random_range(options.opening.0..=options.opening.1.max(options.opening.0));
     // The table starts empty for every game: a game's moves depend on its seed only.
     tt.clear();
-    let search_options = SearchOptions {
-        rule: WinRule::MostDiscs,
-        limits: Limits::depth(options.depth.max(1)),
-        ranked_moves: 1,
-        eval: options.eval,
-        selectivity: Selectivity::NONE,
-        threads: 1,
-    };
+    let search_options = SearchOptions::new(
+        WinRule::MostDiscs,
+        Limits::depth(options.depth.max(1)),
+        options.eval,
+    );
     let mut samples = Vec::with_capacity(64);
     let mut ply = 0;
     loop {
