@@ -16,8 +16,8 @@ use othello::engine::{
     pattern::{PHASES, PatternWeights},
     search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
     training::{
-        FitOptions, Label, LabelOptions, PhaseFit, Sample, SampleReader, SampleWriter,
-        SelfPlayOptions, fit, game_table, label, label_table, self_play_game,
+        FitOptions, Label, LabelOptions, LabelTables, PhaseFit, Sample, SampleReader, SampleWriter,
+        SelfPlayOptions, fit, game_table, label, self_play_game,
     },
     training::{measure, probcut},
 };
@@ -140,6 +140,9 @@ struct LabelArgs {
     /// one).
     #[arg(long, value_name = "FILE|classic")]
     weights: Option<String>,
+    /// How selective that search is (percent; 100: full width).
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
+    selectivity: Selectivity,
     /// Write over an --out file that is not a labelled positions file.
     #[arg(long)]
     force: bool,
@@ -422,6 +425,7 @@ impl LabelArgs {
             exact_empties: self.exact,
             depth: self.depth,
             eval: evaluator(self.weights.as_deref())?,
+            selectivity: self.selectivity,
         };
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
@@ -435,10 +439,9 @@ impl LabelArgs {
         for chunk in samples[done..].chunks(CHUNK * 16) {
             let labelled: Vec<Sample> = chunk
                 .par_iter()
-                .map_init(
-                    || label_table(&options),
-                    |tt, &sample| label(sample, &options, tt),
-                )
+                .map_init(LabelTables::new, |tables, &sample| {
+                    label(sample, &options, tables)
+                })
                 .collect();
             for sample in &labelled {
                 match sample.label {

@@ -232,7 +232,7 @@ mod tests {
     use crate::engine::{
         eval::Evaluator,
         training::{
-            label::{LabelOptions, label, label_table},
+            label::{LabelOptions, LabelTables, label},
             selfplay::{SelfPlayOptions, game_table, self_play_game},
         },
     };
@@ -248,11 +248,12 @@ mod tests {
             exact_empties: 8,
             depth: 2,
             eval: Evaluator::Classic,
+            ..LabelOptions::new()
         };
-        let (mut games, mut tt) = (game_table(), label_table(&label_options));
+        let (mut games, mut tables) = (game_table(), LabelTables::new());
         let samples: Vec<Sample> = (0..60)
             .flat_map(|game| self_play_game(game, &play, &mut games))
-            .map(|sample| label(sample, &label_options, &mut tt))
+            .map(|sample| label(sample, &label_options, &mut tables))
             .collect();
         let options = FitOptions {
             epochs: 60,

@@ -5,13 +5,15 @@
 
 use super::{
     super::{
-        Goal, Limits, Node, SearchOptions, TranspositionTable, endgame,
+        Goal, Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
         eval::{DISC, Evaluator},
         on_node,
         search::search,
     },
     Label, Sample,
 };
+use std::collections::BTreeMap;
+
 use crate::WinRule;
 
 /// How positions are scored.
@@ -23,15 +25,20 @@ pub struct LabelOptions {
     pub depth: u32,
     /// What that search evaluates with.
     pub eval: Evaluator,
+    /// How selective that search is: a selective search of the same depth costs a
+    /// fraction of a full-width one, so labels can come from deeper searches.
+    pub selectivity: Selectivity,
 }
 
 impl LabelOptions {
-    /// Defaults: exact up to 18 empties, depth 8 above, the engine's own evaluation.
+    /// Defaults: exact up to 18 empties, a full-width depth-8 search above, the engine's own
+    /// evaluation.
     pub fn new() -> LabelOptions {
         LabelOptions {
             exact_empties: 18,
             depth: 8,
             eval: Evaluator::default(),
+            selectivity: Selectivity::NONE,
         }
     }
 }
@@ -42,18 +49,47 @@ impl Default for LabelOptions {
     }
 }
 
-/// A table big enough for the solves of positions up to `options.exact_empties`.
-pub fn label_table(options: &LabelOptions) -> TranspositionTable {
-    TranspositionTable::new(TranspositionTable::megabytes_for_solve(
-        options.exact_empties,
-    ))
+/// The transposition tables labelling uses, one per size, each cleared before a position
+/// is scored: a label does not depend on the positions scored before it, and a search does
+/// not pay for clearing a table sized for an 18-empty solve (16 MiB, about a millisecond).
+#[derive(Default)]
+pub struct LabelTables(BTreeMap<usize, TranspositionTable>);
+
+impl LabelTables {
+    /// No tables yet: each is made the first time a position needs its size.
+    pub fn new() -> LabelTables {
+        LabelTables::default()
+    }
+
+    /// The table of `megabytes` MiB, empty.
+    fn cleared(&mut self, megabytes: usize) -> &mut TranspositionTable {
+        let tt = self
+            .0
+            .entry(megabytes)
+            .or_insert_with(|| TranspositionTable::new(megabytes));
+        tt.clear();
+        tt
+    }
+}
+
+impl std::fmt::Debug for LabelTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LabelTables")
+            .field("megabytes", &self.0.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The table size for a search of `depth` plies from an empty table: 2 MiB at depth 8,
+/// doubling with each ply (at most 256 MiB).
+fn megabytes_for_depth(depth: u32) -> usize {
+    1 << depth.saturating_sub(7).min(8)
 }
 
 /// `sample` with its score (an already labelled sample is scored again).
-pub fn label(sample: Sample, options: &LabelOptions, tt: &mut TranspositionTable) -> Sample {
-    tt.clear();
+pub fn label(sample: Sample, options: &LabelOptions, tables: &mut LabelTables) -> Sample {
     let (score, label) = on_node!(bits = sample.player, sample.opponent, |node| {
-        score(&node, options, tt)
+        score(&node, options, tables)
     });
     Sample {
         score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
@@ -62,9 +98,10 @@ pub fn label(sample: Sample, options: &LabelOptions, tt: &mut TranspositionTable
     }
 }
 
-fn score<N: Node>(node: &N, options: &LabelOptions, tt: &mut TranspositionTable) -> (i32, Label) {
+fn score<N: Node>(node: &N, options: &LabelOptions, tables: &mut LabelTables) -> (i32, Label) {
     let empties = crate::engine::SquareSet::len(node.empties());
     if empties <= options.exact_empties {
+        let tt = tables.cleared(TranspositionTable::megabytes_for_solve(empties));
         let solution = endgame::solve(
             node,
             WinRule::MostDiscs,
@@ -76,11 +113,15 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tt: &mut TranspositionTable)
         .expect("a solve without limits finishes");
         return (solution.score * DISC, Label::Exact);
     }
-    let search_options = SearchOptions::new(
-        WinRule::MostDiscs,
-        Limits::depth(options.depth),
-        options.eval,
-    );
+    let search_options = SearchOptions {
+        selectivity: options.selectivity,
+        ..SearchOptions::new(
+            WinRule::MostDiscs,
+            Limits::depth(options.depth),
+            options.eval,
+        )
+    };
+    let tt = tables.cleared(megabytes_for_depth(options.depth));
     let report = search(node, &search_options, tt, None, &mut |_| {});
     let label = if report.exact {
         Label::Exact
@@ -107,11 +148,12 @@ mod tests {
             exact_empties: 10,
             depth: 3,
             eval: Evaluator::Classic,
+            ..LabelOptions::new()
         };
-        let mut tt = label_table(&label_options);
+        let mut tables = LabelTables::new();
         let labelled: Vec<Sample> = game
             .iter()
-            .map(|&s| label(s, &label_options, &mut tt))
+            .map(|&s| label(s, &label_options, &mut tables))
             .collect();
         for (sample, was) in labelled.iter().zip(&game) {
             assert_eq!((sample.player, sample.opponent), (was.player, was.opponent));
@@ -122,11 +164,34 @@ mod tests {
                 assert_eq!(sample.label, Label::Searched(3));
             }
         }
-        // The same labels in the opposite order, on a fresh table.
-        let mut other = label_table(&label_options);
+        // The same labels in the opposite order, on fresh tables.
+        let mut other = LabelTables::new();
         for (sample, was) in labelled.iter().zip(&game).rev() {
             assert_eq!(label(*was, &label_options, &mut other), *sample);
         }
         assert!(labelled.iter().filter(|s| s.label == Label::Exact).count() >= 5);
+    }
+
+    #[test]
+    fn selective_labels_repeat_and_keep_their_depth() {
+        let game = self_play_game(4, &SelfPlayOptions::new(5), &mut game_table());
+        let label_options = LabelOptions {
+            exact_empties: 0,
+            depth: 7,
+            selectivity: Selectivity::DEFAULT,
+            ..LabelOptions::new()
+        };
+        let mut tables = LabelTables::new();
+        let labelled: Vec<Sample> = game
+            .iter()
+            .filter(|s| s.empties() > 20)
+            .map(|&s| label(s, &label_options, &mut tables))
+            .collect();
+        assert!(labelled.len() > 10);
+        assert!(labelled.iter().all(|s| s.label == Label::Searched(7)));
+        let mut other = LabelTables::new();
+        for sample in labelled.iter().rev() {
+            assert_eq!(label(*sample, &label_options, &mut other), *sample);
+        }
     }
 }

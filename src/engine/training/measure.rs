@@ -117,8 +117,9 @@ pub fn solved(sample: &Sample) -> Sample {
             exact_empties: 64,
             depth: 1,
             eval: Evaluator::Classic,
+            ..super::LabelOptions::new()
         },
-        &mut TranspositionTable::new(TranspositionTable::megabytes_for_solve(sample.empties())),
+        &mut super::LabelTables::new(),
     )
 }
 
@@ -128,8 +129,9 @@ pub fn searched(sample: &Sample, eval: Evaluator, depth: u32) -> Sample {
         exact_empties: 0,
         depth,
         eval,
+        ..super::LabelOptions::new()
     };
-    let labelled = super::label(*sample, &options, &mut TranspositionTable::new(16));
+    let labelled = super::label(*sample, &options, &mut super::LabelTables::new());
     debug_assert_ne!(labelled.label, Label::None);
     labelled
 }

@@ -27,6 +27,6 @@ pub mod sample;
 pub mod selfplay;
 
 pub use fit::{Fit, FitOptions, PhaseFit, fit};
-pub use label::{LabelOptions, label, label_table};
+pub use label::{LabelOptions, LabelTables, label};
 pub use sample::{Label, Sample, SampleReader, SampleWriter};
 pub use selfplay::{SelfPlayOptions, game_table, self_play_game};
