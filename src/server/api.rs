@@ -24,10 +24,10 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use super::{
     assets,
     error::ApiError,
-    game::{GameCell, NewGame, Viewer},
+    game::{GameCell, NewGame, NewSeat, Viewer},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
-    table::{Help, UndoAction},
+    table::{Help, TimeControl, UndoAction},
     views::{self, GameView},
 };
 use crate::play::Occupant;
@@ -64,6 +64,7 @@ pub fn router(app: App) -> Router {
         .route("/games/{id}/undo", post(undo))
         .route("/games/{id}/redo", post(redo))
         .route("/games/{id}/resign", post(resign))
+        .route("/games/{id}/abort", post(abort))
         .route("/games/{id}/control", post(control))
         .route("/games/{id}/hint", get(hint))
         .route("/games/{id}/evaluations", get(evaluations))
@@ -233,6 +234,68 @@ struct CreateRequest {
     speed_ms: Option<u64>,
     position: Option<String>,
     help: Option<bool>,
+    clock: Option<ClockRequest>,
+    black_name: Option<String>,
+    white_name: Option<String>,
+}
+
+/// A time control asked for: each side's time and the increment per move.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockRequest {
+    base_ms: u64,
+    #[serde(default)]
+    increment_ms: u64,
+}
+
+/// The longest time control, in milliseconds: three hours a side.
+pub const MAX_CLOCK_MS: u64 = 3 * 60 * 60 * 1000;
+
+/// The largest increment, in milliseconds.
+pub const MAX_INCREMENT_MS: u64 = 60_000;
+
+/// The longest name a guest may give.
+pub const MAX_NAME_CHARS: usize = 24;
+
+impl ClockRequest {
+    /// The time control, if in range: from a second to three hours, increments up to a
+    /// minute.
+    pub fn control(self) -> Result<TimeControl, ApiError> {
+        if !(1_000..=MAX_CLOCK_MS).contains(&self.base_ms) {
+            return Err(ApiError::BadRequest(format!(
+                "clock.base_ms must be from 1000 to {MAX_CLOCK_MS}, not {}",
+                self.base_ms
+            )));
+        }
+        if self.increment_ms > MAX_INCREMENT_MS {
+            return Err(ApiError::BadRequest(format!(
+                "clock.increment_ms must be from 0 to {MAX_INCREMENT_MS}, not {}",
+                self.increment_ms
+            )));
+        }
+        Ok(TimeControl {
+            base_ms: self.base_ms,
+            increment_ms: self.increment_ms,
+        })
+    }
+}
+
+/// A guest's name, trimmed: 1 to 24 characters, none of them control characters.
+///
+/// # Errors
+/// [`ApiError::BadRequest`] naming `field`.
+pub fn guest_name(text: Option<String>, field: &str) -> Result<Option<String>, ApiError> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let name = text.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(ApiError::BadRequest(format!(
+            "{field} must be 1 to {MAX_NAME_CHARS} characters, none of them control characters"
+        )));
+    }
+    Ok(Some(name.to_owned()))
 }
 
 /// A new game's answer.
@@ -366,13 +429,36 @@ impl CreateRequest {
                 (record.variant, record.setup, record.moves)
             }
         };
+        let clock = self.clock.map(ClockRequest::control).transpose()?;
+        if clock.is_some() && black != Occupant::Human && white != Occupant::Human {
+            return Err(ApiError::BadRequest(
+                "a clock is for games with a person in them".into(),
+            ));
+        }
+        let seat = |occupant: Occupant, time_ms: u64, name: Option<String>| NewSeat {
+            name: name.filter(|_| occupant == Occupant::Human),
+            ..NewSeat::new(occupant, time_ms)
+        };
         Ok(NewGame {
             variant,
             setup,
             moves,
-            seats: [(black, black_time), (white, white_time)],
+            seats: [
+                seat(
+                    black,
+                    black_time,
+                    guest_name(self.black_name, "black_name")?,
+                ),
+                seat(
+                    white,
+                    white_time,
+                    guest_name(self.white_name, "white_name")?,
+                ),
+            ],
             speed_ms,
             help: self.help.unwrap_or(false),
+            clock,
+            rated: false,
         })
     }
 }
@@ -569,6 +655,17 @@ async fn resign(
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &headers).await?;
     app.hub.resign(&cell, color).await?;
+    Ok(Json(state_for(&cell, &headers).await))
+}
+
+async fn abort(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    headers: HeaderMap,
+    Body(Empty {}): Body<Empty>,
+) -> Result<Json<GameView>, ApiError> {
+    seat(&cell, &headers).await?;
+    app.hub.abort(&cell).await?;
     Ok(Json(state_for(&cell, &headers).await))
 }
 

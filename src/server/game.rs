@@ -18,8 +18,8 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{MutexGuard, watch};
 
 use super::{
-    store::{Change, StoredGame, StoredMove, StoredSeat},
-    table::{Help, MoveMeta, Seat, Table},
+    store::{Change, StoredClock, StoredGame, StoredMove, StoredSeat},
+    table::{Clock, Ended, Help, MoveMeta, Seat, Table, TimeControl},
 };
 use crate::play::Occupant;
 
@@ -266,12 +266,45 @@ pub struct NewGame {
     pub setup: Setup,
     /// Moves already played from it (a pasted transcript).
     pub moves: Vec<Square>,
-    /// Black's seat, then White's, with each engine's time per move.
-    pub seats: [(Occupant, u64); 2],
+    /// Black's seat, then White's.
+    pub seats: [NewSeat; 2],
     /// Engine games: the pause between moves.
     pub speed_ms: u64,
     /// Help for seated people while two people play.
     pub help: bool,
+    /// The clock, for a timed game.
+    pub clock: Option<TimeControl>,
+    /// Whether the result counts for ratings.
+    pub rated: bool,
+}
+
+/// A seat of a new game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewSeat {
+    /// A person or an engine.
+    pub occupant: Occupant,
+    /// An engine's time per move, in milliseconds.
+    pub time_ms: u64,
+    /// A person's name.
+    pub name: Option<String>,
+    /// A person's account.
+    pub user_id: Option<i64>,
+    /// The hash of a secret the person already holds (a guest who posted a challenge):
+    /// it opens the seat, and none is made.
+    pub secret_hash: Option<String>,
+}
+
+impl NewSeat {
+    /// `occupant`, anonymous, with `time_ms` per move if an engine.
+    pub fn new(occupant: Occupant, time_ms: u64) -> NewSeat {
+        NewSeat {
+            occupant,
+            time_ms,
+            name: None,
+            user_id: None,
+            secret_hash: None,
+        }
+    }
 }
 
 /// The secrets of a new game's seats.
@@ -368,6 +401,16 @@ pub(super) fn board_of(text: &str) -> Option<Board> {
     Some(board)
 }
 
+/// A clock as stored.
+fn stored_clock(clock: Clock) -> StoredClock {
+    StoredClock {
+        base_ms: clock.control.base_ms,
+        increment_ms: clock.control.increment_ms,
+        left_ms: clock.left_ms.into_array(),
+        since: clock.since,
+    }
+}
+
 /// A move as stored.
 fn stored_move(square: Square, side: Color, meta: &MoveMeta) -> StoredMove {
     StoredMove {
@@ -396,6 +439,8 @@ pub(super) fn stored(id: &str, table: &Table, version: u64) -> StoredGame {
                 player: seat.occupant.to_string(),
                 time_ms: seat.time_ms,
                 secret_hash: seat.secret_hash.clone(),
+                name: seat.name.clone(),
+                user_id: seat.user_id,
             })
             .into_array(),
         moves: table
@@ -411,7 +456,9 @@ pub(super) fn stored(id: &str, table: &Table, version: u64) -> StoredGame {
             .map(|square| square.to_string())
             .collect(),
         status: status_text(table).to_owned(),
-        resigned: table.resigned.map(color_text),
+        ending: table.ended.map(Ended::to_text),
+        clock: table.clock.map(stored_clock),
+        rated: table.rated,
         undo_request: table.undo_request.map(color_text),
         control_hash: table.control_hash.clone(),
         paused: table.paused,
@@ -449,7 +496,8 @@ pub(super) fn changes(id: &str, before: &Table, after: &Table, version: u64) -> 
     changes.push(Change::Meta {
         game: id.to_owned(),
         status: status_text(after).to_owned(),
-        resigned: after.resigned.map(color_text),
+        ending: after.ended.map(Ended::to_text),
+        clock: after.clock.map(stored_clock),
         undo_request: after.undo_request.map(color_text),
         undone: after
             .game
@@ -492,6 +540,8 @@ pub(super) fn revive(stored: StoredGame) -> Option<(Table, u64)> {
         occupant: seat.player.parse().unwrap_or(Occupant::Human),
         time_ms: seat.time_ms,
         secret_hash: seat.secret_hash,
+        name: seat.name,
+        user_id: seat.user_id,
     }));
     let table = Table {
         game,
@@ -505,7 +555,19 @@ pub(super) fn revive(stored: StoredGame) -> Option<(Table, u64)> {
             })
             .collect(),
         seats,
-        resigned: stored.resigned.as_deref().and_then(color_of),
+        ended: match stored.ending.as_deref() {
+            Some(text) => Some(Ended::from_text(text)?),
+            None => None,
+        },
+        clock: stored.clock.map(|clock| Clock {
+            control: TimeControl {
+                base_ms: clock.base_ms,
+                increment_ms: clock.increment_ms,
+            },
+            left_ms: ByColor::new(clock.left_ms[0], clock.left_ms[1]),
+            since: clock.since,
+        }),
+        rated: stored.rated,
         undo_request: stored.undo_request.as_deref().and_then(color_of),
         paused: stored.paused,
         step: false,
@@ -529,7 +591,7 @@ pub fn legal_list(game: &AnyGame) -> Vec<String> {
 /// The status of a game as text: `playing` or `over`.
 pub fn status_text(table: &Table) -> &'static str {
     match table.game.status() {
-        _ if table.resigned.is_some() => "over",
+        _ if table.ended.is_some() => "over",
         Status::Over(_) => "over",
         Status::ToMove(_) => "playing",
     }
@@ -573,10 +635,26 @@ mod tests {
             occupant: Occupant::Human,
             time_ms: 100,
             secret_hash: Some("h".into()),
+            name: Some("Ann".into()),
+            user_id: None,
         };
-        let mut table = Table::new(game, ByColor::new(human.clone(), human), 3);
+        let member = Seat {
+            name: Some("bob".into()),
+            user_id: Some(7),
+            ..human.clone()
+        };
+        let mut table = Table::new(game, ByColor::new(human, member), 3);
         table.help = true;
+        table.rated = true;
         table.undo_request = Some(Color::Black);
+        table.clock = Some(Clock {
+            control: TimeControl {
+                base_ms: 60_000,
+                increment_ms: 1_000,
+            },
+            left_ms: ByColor::new(50_000, 61_000),
+            since: 4,
+        });
         let (revived, version) = revive(stored("g", &table, 42)).unwrap();
         assert_eq!(version, 42);
         assert_eq!(
@@ -588,6 +666,12 @@ mod tests {
             (true, Some(Color::Black))
         );
         assert_eq!(revived.seats, table.seats);
+        assert_eq!((revived.clock, revived.rated), (table.clock, true));
+        let mut ended = table.clone();
+        ended.resign(Color::White, 9).unwrap();
+        let (revived, _) = revive(stored("g", &ended, 43)).unwrap();
+        assert_eq!(revived.ended, Some(Ended::Resigned(Color::White)));
+        assert_eq!(revived.clock, ended.clock, "stopped where it was");
         let mut damaged = stored("g", &table, 42);
         damaged.win = "less".into();
         assert!(

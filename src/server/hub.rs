@@ -17,7 +17,7 @@ use super::{
         next_version, now_ms, revive, stored,
     },
     store::{Change, Store},
-    table::{EngineTurn, Seat, Table, TableError, UndoAction},
+    table::{Clock, EngineTurn, Seat, Table, TableError, UndoAction},
 };
 use crate::play::Occupant;
 use othello::{
@@ -149,8 +149,12 @@ impl Hub {
         })?;
         let cell = self.insert(id.to_owned(), LiveGame::new(table, version));
         // Planned before answering, so the first state read already says it is thinking.
-        let job = plan_engine_turn(&cell, &mut *cell.lock().await);
+        let (job, flag) = {
+            let mut live = cell.lock().await;
+            (plan_engine_turn(&cell, &mut live), plan_flag(&live))
+        };
         self.launch(&cell, job);
+        self.watch_flag(&cell, flag);
         Ok(cell)
     }
 
@@ -175,14 +179,23 @@ impl Hub {
         let now = now_ms();
         let mut secrets = ByColor::<Option<String>>::default();
         let seats = ByColor::from_fn(|color| {
-            let (occupant, time_ms) = new.seats[color as usize];
-            let secret = (occupant == Occupant::Human).then(new_secret);
-            let secret_hash = secret.as_deref().map(hash_secret);
+            let seat = new.seats[color as usize].clone();
+            // A person gets a secret for the seat, unless they hold one already (or their
+            // account opens it).
+            let secret = (seat.occupant == Occupant::Human
+                && seat.secret_hash.is_none()
+                && seat.user_id.is_none())
+            .then(new_secret);
+            let secret_hash = seat
+                .secret_hash
+                .or_else(|| secret.as_deref().map(hash_secret));
             secrets[color] = secret;
             Seat {
-                occupant,
-                time_ms,
+                occupant: seat.occupant,
+                time_ms: seat.time_ms,
                 secret_hash,
+                name: seat.name,
+                user_id: seat.user_id,
             }
         });
         let game = AnyGame::replay(new.variant, new.setup, new.moves.iter().copied())
@@ -192,12 +205,18 @@ impl Hub {
         table.control_hash = control.as_deref().map(hash_secret);
         table.speed_ms = new.speed_ms;
         table.help = new.help;
+        table.rated = new.rated;
+        table.clock = new.clock.map(|control| Clock::start(control, now));
         let version = next_version(0);
         self.commit(vec![Change::Create(Box::new(stored(&id, &table, version)))])
             .await?;
         let cell = self.insert(id, LiveGame::new(table, version));
-        let job = plan_engine_turn(&cell, &mut *cell.lock().await);
+        let (job, flag) = {
+            let mut live = cell.lock().await;
+            (plan_engine_turn(&cell, &mut live), plan_flag(&live))
+        };
         self.launch(&cell, job);
+        self.watch_flag(&cell, flag);
         Ok(Created {
             cell,
             secrets,
@@ -248,17 +267,60 @@ impl Hub {
         cell: &Arc<GameCell>,
         rule: impl FnOnce(&mut Table, i64, u64) -> Result<(), TableError>,
     ) -> Result<(), ApiError> {
-        let job = {
+        let (job, flag, outcome) = {
             let mut live = cell.lock().await;
             let mut table = live.table.clone();
-            let think_ms = live.turn_started.elapsed().as_millis() as u64;
-            rule(&mut table, now_ms(), think_ms)?;
+            let now = now_ms();
+            // Whatever is asked, a flag that has fallen comes first: the game is lost on
+            // time, and that is stored and answered.
+            let outcome = match table.to_move() {
+                Some(side) if table.flag(now) => Err(ApiError::Rule(TableError::OutOfTime(side))),
+                _ => {
+                    let think_ms = live.turn_started.elapsed().as_millis() as u64;
+                    rule(&mut table, now, think_ms)?;
+                    Ok(())
+                }
+            };
             self.store_table(cell, &mut live, table).await?;
-            plan_engine_turn(cell, &mut live)
+            (plan_engine_turn(cell, &mut live), plan_flag(&live), outcome)
         };
         cell.notify();
         self.launch(cell, job);
-        Ok(())
+        self.watch_flag(cell, flag);
+        outcome
+    }
+
+    /// Ends the game on time when the flag planned at `version` falls, if nothing changed
+    /// the game meanwhile (a change plans its own).
+    fn watch_flag(self: &Arc<Hub>, cell: &Arc<GameCell>, flag: Option<PlannedFlag>) {
+        let Some(PlannedFlag { version, at }) = flag else {
+            return;
+        };
+        let hub = Arc::clone(self);
+        let cell = Arc::clone(cell);
+        tokio::spawn(async move {
+            let wait = u64::try_from(at - now_ms()).unwrap_or(0);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+            let stored = {
+                let mut live = cell.lock().await;
+                if live.version != version {
+                    return;
+                }
+                let mut table = live.table.clone();
+                if !table.flag(now_ms()) {
+                    // Woken a little early: wait for the rest.
+                    let flag = plan_flag(&live);
+                    drop(live);
+                    hub.watch_flag(&cell, flag);
+                    return;
+                }
+                hub.store_table(&cell, &mut live, table).await
+            };
+            cell.notify();
+            if let Err(error) = stored {
+                eprintln!("othello serve: game {}: {error}", cell.id);
+            }
+        });
     }
 
     /// `color`'s seat plays `square`.
@@ -311,6 +373,14 @@ impl Hub {
     ) -> Result<(), ApiError> {
         self.change(cell, |table, now, _| table.resign(color, now))
             .await
+    }
+
+    /// A seat calls the game off before its second move ([`Table::abort`]).
+    ///
+    /// # Errors
+    /// [`ApiError::Rule`] if it is over or too late.
+    pub async fn abort(self: &Arc<Hub>, cell: &Arc<GameCell>) -> Result<(), ApiError> {
+        self.change(cell, |table, now, _| table.abort(now)).await
     }
 
     /// Whether `secret` controls the game between engines in `cell`.
@@ -433,20 +503,29 @@ impl Hub {
                 // Still the position it searched (no undo, no pause meanwhile).
                 Some(square) if live.version == version && wanted => {
                     let mut table = live.table.clone();
-                    match table.engine_plays(square, now_ms(), think_ms) {
-                        Ok(()) => self.store_table(&cell, &mut live, table).await,
-                        Err(error) => Err(ApiError::Storage(format!(
-                            "the engine chose an illegal move: {error}"
-                        ))),
+                    let now = now_ms();
+                    if table.flag(now) {
+                        self.store_table(&cell, &mut live, table).await
+                    } else {
+                        match table.engine_plays(square, now, think_ms) {
+                            Ok(()) => self.store_table(&cell, &mut live, table).await,
+                            Err(error) => Err(ApiError::Storage(format!(
+                                "the engine chose an illegal move: {error}"
+                            ))),
+                        }
                     }
                 }
                 _ => Ok(()),
             }
+            .map(|()| plan_flag(&live))
         };
         cell.notify();
         match stored {
             // The next move (or another try at a position that changed meanwhile).
-            Ok(()) => self.advance(&cell),
+            Ok(flag) => {
+                self.watch_flag(&cell, flag);
+                self.advance(&cell);
+            }
             // Not again and again: the game waits for the next request.
             Err(error) => eprintln!("othello serve: game {}: {error}", cell.id),
         }
@@ -660,6 +739,22 @@ fn evaluate_for_black(game: &AnyGame) -> (f64, bool) {
     (score.discs(), line.exact)
 }
 
+/// When a timed game's flag falls, unless it changes before.
+#[derive(Clone, Copy, Debug)]
+struct PlannedFlag {
+    /// The game's version then.
+    version: u64,
+    /// When, in milliseconds since the Unix epoch.
+    at: i64,
+}
+
+fn plan_flag(live: &LiveGame) -> Option<PlannedFlag> {
+    Some(PlannedFlag {
+        version: live.version,
+        at: live.table.flag_at()?,
+    })
+}
+
 /// An engine move about to be searched.
 #[derive(Debug)]
 struct EngineJob {
@@ -679,7 +774,8 @@ struct EngineJob {
 /// between engines only while watched and not paused, or a step is asked for), and none is
 /// already thinking: marks the game as thinking and returns the search to start.
 fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
-    let turn = live.table.engine_turn()?;
+    let mut turn = live.table.engine_turn()?;
+    turn.time_ms = live.table.engine_budget(&turn, now_ms());
     if live.thinking {
         return None;
     }
@@ -713,6 +809,7 @@ fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::game::NewSeat;
     use othello::{Shape, Variant};
 
     #[tokio::test]
@@ -724,9 +821,14 @@ mod tests {
             variant: Variant::Full,
             setup: Setup::standard(Shape::STANDARD),
             moves: vec!["d3".parse().unwrap()],
-            seats: [(Occupant::Human, 100), (Occupant::Human, 100)],
+            seats: [
+                NewSeat::new(Occupant::Human, 100),
+                NewSeat::new(Occupant::Human, 100),
+            ],
             speed_ms: 0,
             help: false,
+            clock: None,
+            rated: false,
         };
         let created = hub.create(new).await.unwrap();
         let id = created.cell.id.clone();
@@ -768,9 +870,14 @@ mod tests {
             moves: ["f5", "d6", "c3", "d3", "c4"]
                 .map(|s| s.parse().unwrap())
                 .to_vec(),
-            seats: [(Occupant::Human, 100), (Occupant::Human, 100)],
+            seats: [
+                NewSeat::new(Occupant::Human, 100),
+                NewSeat::new(Occupant::Human, 100),
+            ],
             speed_ms: 0,
             help: false,
+            clock: None,
+            rated: false,
         };
         let cell = hub.create(new).await.unwrap().cell;
         let known = |scores: &[Option<(f64, bool)>]| scores.iter().flatten().count();

@@ -42,8 +42,12 @@ pub struct StoredGame {
     pub undone: Vec<String>,
     /// `playing` or `over`.
     pub status: String,
-    /// Who resigned, if anyone: `B` or `W`.
-    pub resigned: Option<String>,
+    /// How it ended other than by play: `resign:B`, `time:W`, `abandon:B`, `abort`.
+    pub ending: Option<String>,
+    /// The clock of a timed game.
+    pub clock: Option<StoredClock>,
+    /// Whether the result counts for the players' ratings.
+    pub rated: bool,
     /// Who asked to take a move back, waiting for the other seat: `B` or `W`.
     pub undo_request: Option<String>,
     /// A hash of the secret that controls a game between engines (pause, step, speed).
@@ -73,6 +77,23 @@ pub struct StoredSeat {
     pub time_ms: u64,
     /// A hash of the person's secret (people only).
     pub secret_hash: Option<String>,
+    /// The person's name: an account's, or the one a guest gave.
+    pub name: Option<String>,
+    /// The person's account.
+    pub user_id: Option<i64>,
+}
+
+/// A timed game's clock as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredClock {
+    /// Each side's time at the start, in milliseconds.
+    pub base_ms: u64,
+    /// Added after each move, in milliseconds.
+    pub increment_ms: u64,
+    /// Black's time left then White's, not counting the turn under way.
+    pub left_ms: [u64; 2],
+    /// When the turn under way began, in milliseconds since the Unix epoch.
+    pub since: i64,
 }
 
 /// A move as stored.
@@ -121,8 +142,10 @@ pub enum Change {
         game: String,
         /// `playing` or `over`.
         status: String,
-        /// Who resigned.
-        resigned: Option<String>,
+        /// How it ended other than by play.
+        ending: Option<String>,
+        /// The clock.
+        clock: Option<StoredClock>,
         /// Who asked for an undo.
         undo_request: Option<String>,
         /// The redo moves, the next one first.
@@ -213,7 +236,7 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -255,6 +278,20 @@ const MIGRATIONS: [&str; 3] = [
     // Help for seated people between two people: off for new games unless asked for;
     // games from before kept what they had (on).
     "ALTER TABLE games ADD COLUMN help INTEGER NOT NULL DEFAULT 1;",
+    // Online play: how a game ended (resignations moved here), clocks, people's names and
+    // accounts, rated games.
+    "ALTER TABLE games ADD COLUMN ending TEXT;
+    UPDATE games SET ending = 'resign:' || resigned WHERE resigned IS NOT NULL;
+    ALTER TABLE games ADD COLUMN clock_base_ms INTEGER;
+    ALTER TABLE games ADD COLUMN clock_increment_ms INTEGER;
+    ALTER TABLE games ADD COLUMN black_clock_ms INTEGER;
+    ALTER TABLE games ADD COLUMN white_clock_ms INTEGER;
+    ALTER TABLE games ADD COLUMN clock_since INTEGER;
+    ALTER TABLE games ADD COLUMN black_name TEXT;
+    ALTER TABLE games ADD COLUMN white_name TEXT;
+    ALTER TABLE games ADD COLUMN black_user INTEGER;
+    ALTER TABLE games ADD COLUMN white_user INTEGER;
+    ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// SQLite, in one file: the embedded default.
@@ -326,6 +363,42 @@ impl Sqlite {
     }
 }
 
+/// A clock as its columns: all null in an untimed game.
+#[derive(Default)]
+struct ClockColumns {
+    base_ms: Option<i64>,
+    increment_ms: Option<i64>,
+    black_ms: Option<i64>,
+    white_ms: Option<i64>,
+    since: Option<i64>,
+}
+
+impl ClockColumns {
+    fn of(clock: Option<&StoredClock>) -> ClockColumns {
+        let Some(clock) = clock else {
+            return ClockColumns::default();
+        };
+        let ms = |value: u64| Some(i64::try_from(value).unwrap_or(i64::MAX));
+        ClockColumns {
+            base_ms: ms(clock.base_ms),
+            increment_ms: ms(clock.increment_ms),
+            black_ms: ms(clock.left_ms[0]),
+            white_ms: ms(clock.left_ms[1]),
+            since: Some(clock.since),
+        }
+    }
+
+    fn clock(&self) -> Option<StoredClock> {
+        let ms = |value: Option<i64>| value.map(|value| u64::try_from(value).unwrap_or(0));
+        Some(StoredClock {
+            base_ms: ms(self.base_ms)?,
+            increment_ms: ms(self.increment_ms)?,
+            left_ms: [ms(self.black_ms)?, ms(self.white_ms)?],
+            since: self.since?,
+        })
+    }
+}
+
 /// Text of a redo list.
 fn join(squares: &[String]) -> String {
     squares.join(" ")
@@ -342,13 +415,17 @@ impl Backend for Sqlite {
             match change {
                 Change::Create(game) => {
                     let [black, white] = &game.seats;
+                    let clock = ClockColumns::of(game.clock.as_ref());
                     transaction.execute(
                         "INSERT INTO games (id, rules, board, first, win, black, black_time_ms,
-                            black_secret, white, white_time_ms, white_secret, status, resigned,
+                            black_secret, white, white_time_ms, white_secret, status, ending,
                             undo_request, undone, control_secret, paused, speed_ms, created_at,
-                            updated_at, version, help)
+                            updated_at, version, help, clock_base_ms, clock_increment_ms,
+                            black_clock_ms, white_clock_ms, clock_since, black_name, white_name,
+                            black_user, white_user, rated)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                            ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                            ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,
+                            ?28, ?29, ?30, ?31, ?32)",
                         params![
                             game.id,
                             game.rules,
@@ -362,7 +439,7 @@ impl Backend for Sqlite {
                             white.time_ms as i64,
                             white.secret_hash,
                             game.status,
-                            game.resigned,
+                            game.ending,
                             game.undo_request,
                             join(&game.undone),
                             game.control_hash,
@@ -372,6 +449,16 @@ impl Backend for Sqlite {
                             game.updated_at,
                             game.version as i64,
                             game.help,
+                            clock.base_ms,
+                            clock.increment_ms,
+                            clock.black_ms,
+                            clock.white_ms,
+                            clock.since,
+                            black.name,
+                            white.name,
+                            black.user_id,
+                            white.user_id,
+                            game.rated,
                         ],
                     )?;
                     for (ply, mv) in game.moves.iter().enumerate() {
@@ -388,7 +475,8 @@ impl Backend for Sqlite {
                 Change::Meta {
                     game,
                     status,
-                    resigned,
+                    ending,
+                    clock,
                     undo_request,
                     undone,
                     paused,
@@ -396,21 +484,26 @@ impl Backend for Sqlite {
                     updated_at,
                     version,
                 } => {
+                    let clock = ClockColumns::of(clock.as_ref());
                     transaction.execute(
-                        "UPDATE games SET status = ?2, resigned = ?3, undo_request = ?4,
+                        "UPDATE games SET status = ?2, ending = ?3, undo_request = ?4,
                             undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8,
-                            version = ?9
+                            version = ?9, black_clock_ms = ?10, white_clock_ms = ?11,
+                            clock_since = ?12
                          WHERE id = ?1",
                         params![
                             game,
                             status,
-                            resigned,
+                            ending,
                             undo_request,
                             join(undone),
                             paused,
                             *speed_ms as i64,
                             updated_at,
-                            *version as i64
+                            *version as i64,
+                            clock.black_ms,
+                            clock.white_ms,
+                            clock.since,
                         ],
                     )?;
                 }
@@ -436,8 +529,10 @@ impl Backend for Sqlite {
             .connection
             .query_row(
                 "SELECT id, rules, board, first, win, black, black_time_ms, black_secret, white,
-                    white_time_ms, white_secret, status, resigned, undo_request, undone,
-                    control_secret, paused, speed_ms, created_at, updated_at, version, help
+                    white_time_ms, white_secret, status, ending, undo_request, undone,
+                    control_secret, paused, speed_ms, created_at, updated_at, version, help,
+                    clock_base_ms, clock_increment_ms, black_clock_ms, white_clock_ms,
+                    clock_since, black_name, white_name, black_user, white_user, rated
                  FROM games WHERE id = ?1",
                 [id],
                 |row| {
@@ -452,16 +547,29 @@ impl Backend for Sqlite {
                                 player: row.get(5)?,
                                 time_ms: row.get::<_, i64>(6)? as u64,
                                 secret_hash: row.get(7)?,
+                                name: row.get(27)?,
+                                user_id: row.get(29)?,
                             },
                             StoredSeat {
                                 player: row.get(8)?,
                                 time_ms: row.get::<_, i64>(9)? as u64,
                                 secret_hash: row.get(10)?,
+                                name: row.get(28)?,
+                                user_id: row.get(30)?,
                             },
                         ],
                         moves: Vec::new(),
                         status: row.get(11)?,
-                        resigned: row.get(12)?,
+                        ending: row.get(12)?,
+                        clock: ClockColumns {
+                            base_ms: row.get(22)?,
+                            increment_ms: row.get(23)?,
+                            black_ms: row.get(24)?,
+                            white_ms: row.get(25)?,
+                            since: row.get(26)?,
+                        }
+                        .clock(),
+                        rated: row.get(31)?,
                         undo_request: row.get(13)?,
                         undone: split(&row.get::<_, String>(14)?),
                         control_hash: row.get(15)?,
@@ -732,11 +840,15 @@ mod tests {
                     player: "human".into(),
                     time_ms: 100,
                     secret_hash: Some("ab".into()),
+                    name: Some("Ann".into()),
+                    user_id: Some(3),
                 },
                 StoredSeat {
                     player: "engine:3".into(),
                     time_ms: 250,
                     secret_hash: None,
+                    name: None,
+                    user_id: None,
                 },
             ],
             moves: vec![StoredMove {
@@ -749,7 +861,14 @@ mod tests {
             }],
             undone: Vec::new(),
             status: "playing".into(),
-            resigned: None,
+            ending: None,
+            clock: Some(StoredClock {
+                base_ms: 60_000,
+                increment_ms: 2_000,
+                left_ms: [58_000, 60_000],
+                since: 5,
+            }),
+            rated: true,
             undo_request: None,
             control_hash: None,
             paused: false,
@@ -801,6 +920,7 @@ mod tests {
             (Some(0.5), true)
         );
         assert_eq!(loaded.seats, original.seats);
+        assert_eq!(loaded.clock, original.clock);
         assert_eq!(db.playing(10).unwrap(), ["g1"]);
         // A failing batch changes nothing: the moves cleared, then the same ply twice.
         let again = Change::Move {
@@ -828,7 +948,13 @@ mod tests {
             Change::Meta {
                 game: "g1".into(),
                 status: "over".into(),
-                resigned: Some("W".into()),
+                ending: Some("resign:W".into()),
+                clock: Some(StoredClock {
+                    base_ms: 60_000,
+                    increment_ms: 2_000,
+                    left_ms: [58_000, 41_000],
+                    since: 10,
+                }),
                 undo_request: None,
                 undone: vec!["c5".into()],
                 paused: true,
@@ -843,6 +969,12 @@ mod tests {
         assert_eq!(loaded.moves.len(), 1);
         assert_eq!(loaded.undone, ["c5"]);
         assert_eq!((loaded.status.as_str(), loaded.paused), ("over", true));
+        assert_eq!(loaded.ending.as_deref(), Some("resign:W"));
+        assert_eq!(
+            loaded.clock.map(|clock| clock.left_ms),
+            Some([58_000, 41_000])
+        );
+        assert!(loaded.rated);
         assert!(db.playing(10).unwrap().is_empty());
         assert_eq!(db.load("nope").unwrap(), None);
     }
@@ -869,6 +1001,7 @@ mod tests {
         let mut db = Sqlite::open(&path).unwrap();
         let old = db.load("old").unwrap().unwrap();
         assert_eq!((old.updated_at, old.version), (1234, 1234));
+        assert_eq!((old.ending, old.clock, old.rated), (None, None, false));
     }
 
     #[test]

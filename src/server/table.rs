@@ -21,6 +21,10 @@ pub struct Seat {
     pub time_ms: u64,
     /// A hash of the person's secret.
     pub secret_hash: Option<String>,
+    /// The person's name: their account's, or the one they gave as a guest.
+    pub name: Option<String>,
+    /// The person's account, which opens the seat as its secret does.
+    pub user_id: Option<i64>,
 }
 
 /// What is known of each move besides its square.
@@ -55,6 +59,124 @@ pub enum Help {
     Hints,
     /// The score after each move.
     Evaluation,
+}
+
+/// How a game ended other than by play reaching the end of the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// This seat resigned.
+    Resigned(Color),
+    /// This seat's time ran out.
+    Time(Color),
+    /// This seat left an untimed game and the other claimed the win.
+    Abandoned(Color),
+    /// Called off before the second move: no result, no rating change.
+    Aborted,
+}
+
+impl Ended {
+    /// The seat that lost, if the game has a result.
+    pub fn loser(self) -> Option<Color> {
+        match self {
+            Ended::Resigned(color) | Ended::Time(color) | Ended::Abandoned(color) => Some(color),
+            Ended::Aborted => None,
+        }
+    }
+
+    /// What the API calls it: `resign`, `time`, `abandon`, `abort`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Ended::Resigned(_) => "resign",
+            Ended::Time(_) => "time",
+            Ended::Abandoned(_) => "abandon",
+            Ended::Aborted => "abort",
+        }
+    }
+
+    /// As stored: `resign:B`, `time:W`, `abandon:B` or `abort`.
+    pub fn to_text(self) -> String {
+        match self.loser() {
+            Some(color) => format!("{}:{}", self.code(), color.letter()),
+            None => self.code().to_owned(),
+        }
+    }
+
+    /// Reads [`Ended::to_text`]'s text back.
+    pub fn from_text(text: &str) -> Option<Ended> {
+        let (code, color) = match text.split_once(':') {
+            Some((code, letter)) => (code, Some(Color::from_letter(*letter.as_bytes().first()?)?)),
+            None => (text, None),
+        };
+        match (code, color) {
+            ("resign", Some(color)) => Some(Ended::Resigned(color)),
+            ("time", Some(color)) => Some(Ended::Time(color)),
+            ("abandon", Some(color)) => Some(Ended::Abandoned(color)),
+            ("abort", None) => Some(Ended::Aborted),
+            _ => None,
+        }
+    }
+}
+
+/// A time control: each side's time for the game, and what each move it makes adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Each side's time at the start, in milliseconds.
+    pub base_ms: u64,
+    /// Added to a side's time after each of its moves, in milliseconds.
+    pub increment_ms: u64,
+}
+
+/// A game's clock, kept by the server (never the browser): each side's time left when
+/// its current or next turn began, and when the side to move's turn began. It runs from
+/// the game's creation, on the server's wall clock (a restart does not stop it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// The time control.
+    pub control: TimeControl,
+    /// Each side's time left, in milliseconds, not counting the turn under way.
+    pub left_ms: ByColor<u64>,
+    /// When the side to move's turn began, in milliseconds since the Unix epoch.
+    pub since: i64,
+}
+
+impl Clock {
+    /// Both sides at the control's base time, the first turn beginning `now`.
+    pub fn start(control: TimeControl, now: i64) -> Clock {
+        Clock {
+            control,
+            left_ms: ByColor::new(control.base_ms, control.base_ms),
+            since: now,
+        }
+    }
+
+    /// How long the turn under way has lasted at `now`.
+    pub fn elapsed(&self, now: i64) -> u64 {
+        u64::try_from(now - self.since).unwrap_or(0)
+    }
+
+    /// `color`'s time left at `now`, when `running` is the side whose turn it is.
+    pub fn left_at(&self, color: Color, running: Option<Color>, now: i64) -> u64 {
+        let left = self.left_ms[color];
+        if running == Some(color) {
+            left.saturating_sub(self.elapsed(now))
+        } else {
+            left
+        }
+    }
+
+    /// Charges the turn under way to `running` (if any side's) and starts the next one
+    /// `now`; `increment` adds the control's increment (a move was made).
+    fn charge(&mut self, running: Option<Color>, now: i64, increment: bool) {
+        if let Some(color) = running {
+            let left = self.left_at(color, running, now);
+            self.left_ms[color] = if increment {
+                left + self.control.increment_ms
+            } else {
+                left
+            };
+        }
+        self.since = now;
+    }
 }
 
 /// What the table's rules refuse.
@@ -92,6 +214,12 @@ pub enum TableError {
     /// Pause, step and speed are for games between engines.
     #[error("only a game between engines can be paused, stepped or paced")]
     NotEngineGame,
+    /// The action came after this seat's time ran out: the game is over.
+    #[error("the game is over: {}'s time ran out", if *.0 == Color::Black { "Black" } else { "White" })]
+    OutOfTime(Color),
+    /// A game is aborted only before its second move.
+    #[error("a game can be aborted only before its second move")]
+    TooLateToAbort,
 }
 
 impl TableError {
@@ -107,6 +235,8 @@ impl TableError {
             TableError::NothingToRedo => "nothing_to_redo",
             TableError::RedoNeedsEngine => "redo_needs_engine",
             TableError::NotEngineGame => "not_engine_game",
+            TableError::OutOfTime(_) => "out_of_time",
+            TableError::TooLateToAbort => "too_late_to_abort",
         }
     }
 }
@@ -120,8 +250,10 @@ pub struct Table {
     pub meta: Vec<MoveMeta>,
     /// Black's seat and White's.
     pub seats: ByColor<Seat>,
-    /// Who resigned.
-    pub resigned: Option<Color>,
+    /// How the game ended, if not by play.
+    pub ended: Option<Ended>,
+    /// The clock, in a timed game.
+    pub clock: Option<Clock>,
     /// Who asked to take a move back.
     pub undo_request: Option<Color>,
     /// Engine games: paused.
@@ -132,6 +264,8 @@ pub struct Table {
     pub speed_ms: u64,
     /// Whether seated people get help while two people play (see [`Table::may_help`]).
     pub help: bool,
+    /// Whether the result counts for the players' ratings (no engine help while it runs).
+    pub rated: bool,
     /// A hash of the secret that controls a game between engines.
     pub control_hash: Option<String>,
     /// When the game was created, in milliseconds since the Unix epoch.
@@ -165,26 +299,28 @@ impl Table {
             ],
             game,
             seats,
-            resigned: None,
+            ended: None,
+            clock: None,
             undo_request: None,
             paused: false,
             step: false,
             speed_ms: 0,
             help: false,
+            rated: false,
             control_hash: None,
             created_at: now,
             updated_at: now,
         }
     }
 
-    /// Whether the game is over (no move for either side, or a resignation).
+    /// Whether the game is over (no move for either side, or ended another way).
     pub fn is_over(&self) -> bool {
-        self.resigned.is_some() || self.game.is_over()
+        self.ended.is_some() || self.game.is_over()
     }
 
     /// The side to move, unless the game is over.
     pub fn to_move(&self) -> Option<Color> {
-        if self.resigned.is_some() {
+        if self.ended.is_some() {
             None
         } else {
             self.game.side_to_move()
@@ -255,8 +391,64 @@ impl Table {
             .into_array();
         record.date = date;
         record.moves = self.game.moves().collect();
-        record.ending = self.resigned.map(othello::Ending::Resigned);
+        record.ending = match self.ended {
+            Some(Ended::Time(color)) => Some(othello::Ending::LostOnTime(color)),
+            Some(Ended::Resigned(color) | Ended::Abandoned(color)) => {
+                Some(othello::Ending::Resigned(color))
+            }
+            Some(Ended::Aborted) | None => None,
+        };
         record
+    }
+
+    /// When the side to move runs out of time, in a timed game being played.
+    pub fn flag_at(&self) -> Option<i64> {
+        let clock = self.clock?;
+        let side = self.to_move()?;
+        Some(clock.since + i64::try_from(clock.left_ms[side]).unwrap_or(i64::MAX / 2))
+    }
+
+    /// Ends the game if the side to move's time has run out at `now`; whether it did.
+    /// Every action is preceded by this: one that arrives after the flag finds the game
+    /// lost on time.
+    pub fn flag(&mut self, now: i64) -> bool {
+        let Some(flag_at) = self.flag_at() else {
+            return false;
+        };
+        if now < flag_at {
+            return false;
+        }
+        let side = self.to_move().expect("a flag is for the side to move");
+        if let Some(clock) = &mut self.clock {
+            clock.left_ms[side] = 0;
+            clock.since = now;
+        }
+        self.ended = Some(Ended::Time(side));
+        self.undo_request = None;
+        self.updated_at = now;
+        true
+    }
+
+    /// Stops the clock at `now` (the turn under way charged, no increment): the game ended
+    /// or the turn passes back by an undo.
+    fn stop_clock(&mut self, now: i64) {
+        let running = self.to_move();
+        if let Some(clock) = &mut self.clock {
+            clock.charge(running, now, false);
+        }
+    }
+
+    /// The time the engine to move may take at `now`: its time per move, or less in a
+    /// timed game, where it shares its time left among the moves it may still have to
+    /// make (about half the empty squares), keeping most of each increment.
+    pub fn engine_budget(&self, turn: &EngineTurn, now: i64) -> u64 {
+        let Some(clock) = self.clock else {
+            return turn.time_ms;
+        };
+        let left = clock.left_at(turn.side, Some(turn.side), now);
+        let moves = (self.game.board().empty_squares().count() as u64 / 2).max(4);
+        let share = left / moves + clock.control.increment_ms * 3 / 4;
+        share.min(left / 2).min(turn.time_ms).max(1)
     }
 
     // ---------------------------------------------------------------- the rules
@@ -272,6 +464,9 @@ impl Table {
         now: i64,
         think_ms: u64,
     ) -> Result<(), TableError> {
+        if let Some(Ended::Time(color)) = self.ended {
+            return Err(TableError::OutOfTime(color));
+        }
         if self.is_over() {
             return Err(TableError::GameOver);
         }
@@ -304,6 +499,7 @@ impl Table {
     }
 
     fn place(&mut self, square: Square, now: i64, think_ms: u64) -> Result<(), TableError> {
+        let mover = self.to_move();
         if !self.game.is_legal(square) {
             return Err(TableError::IllegalMove {
                 square,
@@ -316,6 +512,15 @@ impl Table {
                 square,
                 legal: Vec::new(),
             })?;
+        // In a timed game the time a move took is the clock's, which the server keeps.
+        let think_ms = match &mut self.clock {
+            Some(clock) => {
+                let elapsed = clock.elapsed(now);
+                clock.charge(mover, now, true);
+                elapsed
+            }
+            None => think_ms,
+        };
         self.meta.push(MoveMeta {
             played_at: now,
             think_ms,
@@ -333,9 +538,11 @@ impl Table {
     /// # Errors
     /// [`TableError`] when there is nothing to undo or the action does not fit the game.
     pub fn undo(&mut self, seat: Color, action: UndoAction, now: i64) -> Result<(), TableError> {
-        if self.resigned.is_some() {
+        if self.ended.is_some() {
             return Err(TableError::GameOver);
         }
+        // The turn under way is charged; the one the undo goes back to starts now.
+        self.stop_clock(now);
         let against_engine = matches!(self.seats[seat.opponent()].occupant, Occupant::Computer(_));
         let has_moved = self.game.history().iter().any(|ply| ply.side() == seat);
         match (against_engine, action) {
@@ -394,9 +601,10 @@ impl Table {
         if !matches!(self.seats[seat.opponent()].occupant, Occupant::Computer(_)) {
             return Err(TableError::RedoNeedsEngine);
         }
-        if self.game.undone().len() == 0 || self.resigned.is_some() {
+        if self.game.undone().len() == 0 || self.ended.is_some() {
             return Err(TableError::NothingToRedo);
         }
+        self.stop_clock(now);
         while self.game.redo().is_some() {
             self.meta.push(MoveMeta {
                 played_at: now,
@@ -419,7 +627,28 @@ impl Table {
         if self.is_over() {
             return Err(TableError::GameOver);
         }
-        self.resigned = Some(seat);
+        self.stop_clock(now);
+        self.ended = Some(Ended::Resigned(seat));
+        self.undo_request = None;
+        self.updated_at = now;
+        Ok(())
+    }
+
+    /// A seat calls the game off: only before its second move (a player who never came,
+    /// a challenge accepted by mistake). No result.
+    ///
+    /// # Errors
+    /// [`TableError::GameOver`] if it is over, [`TableError::TooLateToAbort`] from the
+    /// second move on.
+    pub fn abort(&mut self, now: i64) -> Result<(), TableError> {
+        if self.is_over() {
+            return Err(TableError::GameOver);
+        }
+        if self.game.history().len() >= 2 {
+            return Err(TableError::TooLateToAbort);
+        }
+        self.stop_clock(now);
+        self.ended = Some(Ended::Aborted);
         self.undo_request = None;
         self.updated_at = now;
         Ok(())
@@ -462,6 +691,8 @@ mod tests {
             occupant,
             time_ms: 100,
             secret_hash: (occupant == Occupant::Human).then(|| "hash".to_owned()),
+            name: None,
+            user_id: None,
         }
     }
 
@@ -606,5 +837,93 @@ mod tests {
         assert!(table.may_help(None, Help::Hints), "over: everyone's");
         let against = self::table(Occupant::Human, Occupant::Computer(PlayerSpec::Greedy));
         assert!(against.may_help(None, Help::Hints));
+    }
+
+    #[test]
+    fn the_clock_charges_each_turn_adds_increments_and_flags() {
+        let mut table = table(Occupant::Human, Occupant::Human);
+        let control = TimeControl {
+            base_ms: 10_000,
+            increment_ms: 1_000,
+        };
+        table.clock = Some(Clock::start(control, 0));
+        assert_eq!(table.flag_at(), Some(10_000), "Black's clock runs first");
+        table.play(Color::Black, square("d3"), 3_000, 99).unwrap();
+        let clock = table.clock.unwrap();
+        assert_eq!(clock.left_ms, ByColor::new(8_000, 10_000));
+        assert_eq!(table.meta[0].think_ms, 3_000, "the clock's time");
+        assert_eq!(
+            clock.left_at(Color::White, Some(Color::White), 5_000),
+            8_000
+        );
+        // Undo asked and accepted on White's time: White is charged, Black's turn
+        // starts again when it is accepted.
+        table
+            .undo(Color::Black, UndoAction::Request, 5_000)
+            .unwrap();
+        table.undo(Color::White, UndoAction::Accept, 6_000).unwrap();
+        let clock = table.clock.unwrap();
+        assert_eq!(clock.left_ms, ByColor::new(8_000, 7_000));
+        assert_eq!(table.flag_at(), Some(14_000));
+        assert!(!table.flag(13_999));
+        assert_eq!(table.ended, None);
+        assert!(table.flag(14_000));
+        assert_eq!(table.ended, Some(Ended::Time(Color::Black)));
+        assert_eq!(table.flag_at(), None, "over: no clock runs");
+        assert_eq!(
+            table.play(Color::Black, square("d3"), 14_001, 0),
+            Err(TableError::OutOfTime(Color::Black))
+        );
+        assert_eq!(
+            table.record(None).ending,
+            Some(othello::Ending::LostOnTime(Color::Black))
+        );
+    }
+
+    #[test]
+    fn games_abort_only_before_the_second_move_and_endings_read_back() {
+        let mut table = table(Occupant::Human, Occupant::Human);
+        table.play(Color::Black, square("d3"), 1, 0).unwrap();
+        let mut early = table.clone();
+        early.abort(2).unwrap();
+        assert_eq!(early.ended, Some(Ended::Aborted));
+        assert_eq!(early.abort(3), Err(TableError::GameOver));
+        table.play(Color::White, square("c5"), 2, 0).unwrap();
+        assert_eq!(table.abort(3), Err(TableError::TooLateToAbort));
+        for ended in [
+            Ended::Resigned(Color::Black),
+            Ended::Time(Color::White),
+            Ended::Abandoned(Color::Black),
+            Ended::Aborted,
+        ] {
+            assert_eq!(Ended::from_text(&ended.to_text()), Some(ended));
+        }
+        assert_eq!(Ended::from_text("time"), None);
+        assert_eq!(Ended::from_text("abort:B"), None);
+    }
+
+    #[test]
+    fn an_engine_on_a_clock_shares_its_time_among_its_moves() {
+        let engine = Occupant::Computer(PlayerSpec::Engine(5));
+        let mut table = table(engine, Occupant::Human);
+        let turn = table.engine_turn().unwrap();
+        assert_eq!(
+            table.engine_budget(&turn, 0),
+            100,
+            "untimed: its time per move"
+        );
+        table.seats.black.time_ms = 30_000;
+        let turn = table.engine_turn().unwrap();
+        table.clock = Some(Clock::start(
+            TimeControl {
+                base_ms: 60_000,
+                increment_ms: 2_000,
+            },
+            0,
+        ));
+        // 60 empty squares: about 30 moves of its own; most of the increment on top.
+        assert_eq!(table.engine_budget(&turn, 0), 2_000 + 1_500);
+        // With a second left it never plans more than half of it.
+        assert_eq!(table.engine_budget(&turn, 59_000), 500);
     }
 }

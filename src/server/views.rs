@@ -5,8 +5,8 @@ use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square};
 use serde::Serialize;
 
 use super::{
-    game::{GameCell, LiveGame, Viewer, legal_list, status_text},
-    table::Help,
+    game::{GameCell, LiveGame, Viewer, legal_list, now_ms, status_text},
+    table::{Ended, Help},
 };
 use crate::play::Occupant;
 
@@ -71,6 +71,13 @@ pub struct GameView {
     pub passed: Option<char>,
     /// Who resigned, if the game ended so.
     pub resigned: Option<char>,
+    /// How the game ended other than by play: `resign`, `time` (the loser's flag fell),
+    /// `abandon` (the loser left an untimed game), `abort` (no result).
+    pub ending: Option<&'static str>,
+    /// The clocks of a timed game, as they stand when this state is sent.
+    pub clock: Option<ClockView>,
+    /// Whether the result counts for ratings.
+    pub rated: bool,
     /// The seats.
     pub seats: Seats,
     /// Connections without a seat.
@@ -102,6 +109,23 @@ pub struct GameView {
     /// Grows at every change of the game (not of who is connected), also across
     /// restarts: a client keeps the state with the highest version it has seen.
     pub version: u64,
+}
+
+/// A timed game's clocks.
+#[derive(Debug, Serialize)]
+pub struct ClockView {
+    /// Each side's time at the start, in milliseconds.
+    pub base_ms: u64,
+    /// Added after each move, in milliseconds.
+    pub increment_ms: u64,
+    /// Black's time left now, in milliseconds.
+    #[serde(rename = "B")]
+    pub black_ms: u64,
+    /// White's.
+    #[serde(rename = "W")]
+    pub white_ms: u64,
+    /// The side whose clock is running (`null` once the game is over).
+    pub running: Option<char>,
 }
 
 /// The engine's help for one viewer.
@@ -140,6 +164,10 @@ pub struct SeatView {
     pub player: String,
     /// `human` or `engine`.
     pub kind: &'static str,
+    /// A person's name (an account's, or a guest's), if given.
+    pub name: Option<String>,
+    /// Whether that name is an account's (its player page is `/u/NAME`).
+    pub account: bool,
     /// The engine's time per move, in milliseconds.
     pub time_ms: u64,
     /// Whether this seat has a live connection.
@@ -193,11 +221,16 @@ pub fn state(
         })
         .collect();
     let at_end = review.is_none();
-    let resigned = model.resigned.filter(|_| at_end);
-    let over = resigned.is_some() || game.is_over();
+    let ended = model.ended.filter(|_| at_end);
+    let over = ended.is_some() || game.is_over();
     let to_move = if over { None } else { game.side_to_move() };
-    let winner = match (resigned, game.outcome()) {
-        (Some(color), _) => Some(if color == Color::Black { "W" } else { "B" }),
+    let winner = match (ended, game.outcome()) {
+        (Some(Ended::Aborted), _) => None,
+        (Some(ended), _) => {
+            ended
+                .loser()
+                .map(|color| if color == Color::Black { "W" } else { "B" })
+        }
         (None, Some(Outcome::Win(Color::Black))) => Some("B"),
         (None, Some(Outcome::Win(Color::White))) => Some("W"),
         (None, Some(Outcome::Draw)) => Some("none"),
@@ -220,9 +253,22 @@ pub fn state(
                 Occupant::Computer(_) => "engine",
             },
             time_ms: info.time_ms,
+            name: info.name.clone(),
+            account: info.user_id.is_some(),
             connected: cell.presence.seat(color) > 0,
         }
     };
+    let running = model.to_move();
+    let clock = model.clock.map(|clock| {
+        let now = now_ms();
+        ClockView {
+            base_ms: clock.control.base_ms,
+            increment_ms: clock.control.increment_ms,
+            black_ms: clock.left_at(Color::Black, running, now),
+            white_ms: clock.left_at(Color::White, running, now),
+            running: running.map(letter),
+        }
+    });
     let setup = game.setup();
     GameView {
         id: cell.id.clone(),
@@ -260,7 +306,13 @@ pub fn state(
                 .collect()
         }),
         passed,
-        resigned: resigned.map(letter),
+        resigned: match ended {
+            Some(Ended::Resigned(color)) => Some(letter(color)),
+            _ => None,
+        },
+        ending: ended.map(Ended::code),
+        clock,
+        rated: model.rated,
         seats: Seats {
             black: seat(Color::Black),
             white: seat(Color::White),
