@@ -222,3 +222,169 @@ async fn a_game_aborts_only_before_its_second_move() {
         "{body}"
     );
 }
+
+/// The session cookie a response sets, as a `Cookie` header value, and the whole header.
+fn session_cookie(response: &reqwest::Response) -> (String, String) {
+    let header = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|value| value.to_str().unwrap().to_owned())
+        .find(|value| value.starts_with("othello_session="))
+        .expect("a session cookie");
+    let pair = header.split(';').next().unwrap().to_owned();
+    (pair, header)
+}
+
+/// Registers (or logs in with `path` = "/session"): the status, the body, the cookie.
+async fn account(
+    server: &Server,
+    path: &str,
+    name: &str,
+    password: &str,
+) -> (u16, Value, Option<String>) {
+    let response = client()
+        .post(server.api(path))
+        .json(&json!({"name": name, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let cookie = (status < 300).then(|| session_cookie(&response).0);
+    (status, response.json().await.unwrap_or(Value::Null), cookie)
+}
+
+async fn me(server: &Server, cookie: &str) -> Value {
+    let (status, body) = send(client().get(server.api("/me")).header("cookie", cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    body["user"].clone()
+}
+
+#[tokio::test]
+async fn accounts_register_log_in_and_out_with_an_http_only_cookie() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let response = client()
+        .post(server.api("/accounts"))
+        .json(&json!({"name": "Ann_1", "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201);
+    let (cookie, header) = session_cookie(&response);
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/", "Max-Age="] {
+        assert!(header.contains(attribute), "{header}");
+    }
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["name"], "Ann_1");
+    let csrf = body["csrf"].as_str().unwrap().to_owned();
+    assert_eq!(me(&server, &cookie).await["name"], "Ann_1");
+    assert_eq!(me(&server, "othello_session=forged").await, Value::Null);
+    // Names are unique whatever their case; bad names and passwords are refused.
+    let (status, body, _) = account(&server, "/accounts", "ann_1", "another one").await;
+    assert_eq!((status, error_code(&body)), (409, "name_taken"), "{body}");
+    for (name, password) in [
+        ("an", "long enough"),
+        ("a b c", "long enough"),
+        ("bob", "short"),
+    ] {
+        let (status, body, _) = account(&server, "/accounts", name, password).await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (400, "bad_request"),
+            "{name}: {body}"
+        );
+    }
+    // The name taken did not make the database look unwell.
+    let (status, _) = send(client().get(format!("{}/healthz", server.url))).await;
+    assert_eq!(status, 200);
+    // Logging in again, in any case of the name, opens a second session.
+    let (status, body, other) = account(&server, "/session", "ANN_1", "correct horse").await;
+    assert_eq!(status, 200, "{body}");
+    let other = other.unwrap();
+    assert_ne!(other, cookie);
+    // Logging out needs the session's CSRF token: another site's form cannot do it.
+    let (status, body) = send(
+        client()
+            .delete(server.api("/session"))
+            .header("cookie", &cookie),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (403, "csrf"), "{body}");
+    assert_eq!(me(&server, &cookie).await["name"], "Ann_1");
+    let response = client()
+        .delete(server.api("/session"))
+        .header("cookie", &cookie)
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 204);
+    assert_eq!(me(&server, &cookie).await, Value::Null, "logged out");
+    assert_eq!(
+        me(&server, &other).await["name"],
+        "Ann_1",
+        "the other session stays"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_login_tells_nothing_and_repeated_ones_are_limited() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let (status, _, _) = account(&server, "/accounts", "carol", "a good password").await;
+    assert_eq!(status, 201);
+    let (status, wrong_password, _) =
+        account(&server, "/session", "carol", "not her password").await;
+    let (status_unknown, unknown_name, _) =
+        account(&server, "/session", "nobody", "not her password").await;
+    assert_eq!((status, status_unknown), (401, 401));
+    assert_eq!(
+        wrong_password, unknown_name,
+        "the same answer whether the name exists or not"
+    );
+    assert_eq!(error_code(&wrong_password), "wrong_login");
+    // Five failures for a name within the window: the sixth try is refused, even with the
+    // right password, and says when to come back.
+    for _ in 0..4 {
+        let (status, _, _) = account(&server, "/session", "carol", "guessing").await;
+        assert_eq!(status, 401);
+    }
+    let response = client()
+        .post(server.api("/session"))
+        .json(&json!({"name": "carol", "password": "a good password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 429);
+    let retry: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=900).contains(&retry), "{retry}");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(error_code(&body), "too_many_attempts");
+    // Another name from the same address is not locked yet.
+    let (status, _, _) = account(&server, "/accounts", "dave", "a good password").await;
+    assert_eq!(status, 201);
+    let (status, _, _) = account(&server, "/session", "dave", "a good password").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn sessions_expire() {
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--session-ttl", "1500ms"]);
+    let (status, _, cookie) = account(&server, "/accounts", "erin", "a good password").await;
+    assert_eq!(status, 201);
+    let cookie = cookie.unwrap();
+    assert_eq!(me(&server, &cookie).await["name"], "erin");
+    tokio::time::sleep(Duration::from_millis(1_600)).await;
+    assert_eq!(me(&server, &cookie).await, Value::Null);
+    // Expired sessions are forgotten after a restart too.
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    assert!(server.terminate().success());
+    let server = Server::start_command(Server::command_at(&db, &addr, &[]));
+    assert_eq!(me(&server, &cookie).await, Value::Null);
+}

@@ -8,7 +8,7 @@ use super::CliError;
 use crate::server::{self, ServeOptions, store};
 
 /// `othello serve [--addr 127.0.0.1:8080] [--db PATH] [--engines N] [--client-timeout SECS]
-/// [--max-connections N]`.
+/// [--max-connections N] [--session-ttl DURATION]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Where to listen. The default serves this machine only; --addr 0.0.0.0:8080 serves
@@ -30,6 +30,9 @@ pub struct ServeArgs {
     /// process may open files, less a reserve, at most 50000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: Option<u32>,
+    /// How long a login lasts: `30days`, `12h`.
+    #[arg(long, value_name = "DURATION", default_value = "30days", value_parser = humantime::parse_duration)]
+    session_ttl: Duration,
 }
 
 impl ServeArgs {
@@ -44,6 +47,7 @@ impl ServeArgs {
             engines: self.engines.map(usize::from),
             client_timeout: Duration::from_secs(self.client_timeout),
             max_connections: self.max_connections.map(|n| n as usize),
+            session_ttl: self.session_ttl,
         };
         server::run(&options, out)?;
         Ok(())

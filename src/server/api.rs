@@ -11,7 +11,7 @@ use axum::{
         rejection::BytesRejection,
         ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection},
     },
-    http::{HeaderMap, StatusCode, header, request::Parts},
+    http::{HeaderMap, Method, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -21,7 +21,12 @@ use othello::{
 };
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
+use axum_extra::extract::cookie::CookieJar;
+
+mod accounts;
+
 use super::{
+    accounts::{Accounts, Member, SESSION_COOKIE},
     assets,
     error::ApiError,
     game::{GameCell, NewGame, NewSeat, Viewer},
@@ -31,6 +36,9 @@ use super::{
     views::{self, GameView},
 };
 use crate::play::Occupant;
+
+/// The header a page sends its session's CSRF token in.
+pub const CSRF_HEADER: &str = "x-csrf-token";
 
 /// The largest request body, in bytes.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -44,6 +52,8 @@ pub const MAX_HINT_TIME_MS: u64 = 10_000;
 /// What every handler shares.
 #[derive(Clone, Debug)]
 pub struct App {
+    /// Accounts and sessions.
+    pub accounts: Arc<Accounts>,
     /// The games.
     pub hub: Arc<Hub>,
     /// The address served, for links when a request names no host.
@@ -69,7 +79,10 @@ pub fn router(app: App) -> Router {
         .route("/games/{id}/hint", get(hint))
         .route("/games/{id}/evaluations", get(evaluations))
         .route("/games/{id}/export", get(export))
-        .route("/games/{id}/events", get(events));
+        .route("/games/{id}/events", get(events))
+        .route("/accounts", post(accounts::register))
+        .route("/session", post(accounts::login).delete(accounts::logout))
+        .route("/me", get(accounts::me));
     Router::new()
         .route("/", get(assets::page))
         .route("/g/{id}", get(assets::page))
@@ -159,19 +172,74 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .filter(|secret| !secret.is_empty())
 }
 
-/// The seat the request's secret opens.
-async fn seat(cell: &GameCell, headers: &HeaderMap) -> Result<Color, ApiError> {
-    let secret = bearer(headers).ok_or(ApiError::Unauthorized)?;
-    cell.viewer(Some(secret))
-        .await
-        .seat
-        .ok_or_else(|| ApiError::Forbidden("this secret opens no seat of this game".into()))
+/// Who asks: the holder of a seat's secret (`Authorization: Bearer`), a member logged in
+/// (the session cookie), both or neither.
+#[derive(Clone, Debug, Default)]
+pub struct Caller {
+    /// The secret given, if any.
+    pub secret: Option<String>,
+    /// The member logged in, if any.
+    pub member: Option<Member>,
 }
 
-/// The state as the holder of the request's secret (if any) sees it.
-async fn state_for(cell: &GameCell, headers: &HeaderMap) -> GameView {
-    let viewer = cell.viewer(bearer(headers)).await;
-    views::view(cell, viewer, None)
+impl Caller {
+    /// Who the caller is in `cell`'s game.
+    pub async fn viewer(&self, cell: &GameCell) -> Viewer {
+        cell.viewer(
+            self.secret.as_deref(),
+            self.member.as_ref().map(|member| member.id),
+        )
+        .await
+    }
+}
+
+/// Whether a request only reads.
+fn reads_only(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+impl FromRequestParts<App> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, ApiError> {
+        let secret = bearer(&parts.headers).map(str::to_owned);
+        let jar = CookieJar::from_headers(&parts.headers);
+        let member = match jar.get(SESSION_COOKIE) {
+            Some(cookie) => app.accounts.member(cookie.value()).await?,
+            None => None,
+        };
+        // A change asked with the cookie alone (a browser sends it to this site whoever
+        // made the request) must carry the session's CSRF token, which only this site's
+        // pages can read.
+        if let Some(member) = &member
+            && secret.is_none()
+            && !reads_only(&parts.method)
+        {
+            let token = parts
+                .headers
+                .get(CSRF_HEADER)
+                .and_then(|value| value.to_str().ok());
+            if token != Some(member.csrf.as_str()) {
+                return Err(ApiError::Csrf);
+            }
+        }
+        Ok(Caller { secret, member })
+    }
+}
+
+/// The seat the caller's secret (or account) opens.
+async fn seat(cell: &GameCell, caller: &Caller) -> Result<Color, ApiError> {
+    if caller.secret.is_none() && caller.member.is_none() {
+        return Err(ApiError::Unauthorized);
+    }
+    caller.viewer(cell).await.seat.ok_or_else(|| {
+        ApiError::Forbidden("neither this secret nor this account opens a seat of this game".into())
+    })
+}
+
+/// The state as the caller sees it.
+async fn state_for(cell: &GameCell, caller: &Caller) -> GameView {
+    views::view(cell, caller.viewer(cell).await, None)
         .await
         .expect("the position now is always there")
 }
@@ -567,16 +635,16 @@ struct ShowParams {
 
 async fn show(
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Params(params): Params<ShowParams>,
 ) -> Result<Json<GameView>, ApiError> {
     let Some(ply) = params.ply else {
-        return Ok(Json(state_for(&cell, &headers).await));
+        return Ok(Json(state_for(&cell, &caller).await));
     };
     // A review is read-only: no control of a game between engines in it.
     let viewer = Viewer {
         control: false,
-        ..cell.viewer(bearer(&headers)).await
+        ..caller.viewer(&cell).await
     };
     views::view(&cell, viewer, Some(ply))
         .await
@@ -598,10 +666,10 @@ struct MoveRequest {
 async fn play(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Body(request): Body<MoveRequest>,
 ) -> Result<Json<GameView>, ApiError> {
-    let color = seat(&cell, &headers).await?;
+    let color = seat(&cell, &caller).await?;
     let square: Square = request.square.trim().parse().map_err(|_| {
         ApiError::BadRequest(format!(
             "square must be in standard notation such as d3, not {:?}",
@@ -609,7 +677,7 @@ async fn play(
         ))
     })?;
     app.hub.play(&cell, color, square).await?;
-    Ok(Json(state_for(&cell, &headers).await))
+    Ok(Json(state_for(&cell, &caller).await))
 }
 
 /// `POST /api/games/{id}/undo`.
@@ -622,13 +690,13 @@ struct UndoRequest {
 async fn undo(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Body(request): Body<UndoRequest>,
 ) -> Result<Json<GameView>, ApiError> {
-    let color = seat(&cell, &headers).await?;
+    let color = seat(&cell, &caller).await?;
     let action = request.action.unwrap_or(UndoAction::Request);
     app.hub.undo(&cell, color, action).await?;
-    Ok(Json(state_for(&cell, &headers).await))
+    Ok(Json(state_for(&cell, &caller).await))
 }
 
 /// A body that must be empty (or `{}`).
@@ -639,34 +707,34 @@ struct Empty {}
 async fn redo(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
-    let color = seat(&cell, &headers).await?;
+    let color = seat(&cell, &caller).await?;
     app.hub.redo(&cell, color).await?;
-    Ok(Json(state_for(&cell, &headers).await))
+    Ok(Json(state_for(&cell, &caller).await))
 }
 
 async fn resign(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
-    let color = seat(&cell, &headers).await?;
+    let color = seat(&cell, &caller).await?;
     app.hub.resign(&cell, color).await?;
-    Ok(Json(state_for(&cell, &headers).await))
+    Ok(Json(state_for(&cell, &caller).await))
 }
 
 async fn abort(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
-    seat(&cell, &headers).await?;
+    seat(&cell, &caller).await?;
     app.hub.abort(&cell).await?;
-    Ok(Json(state_for(&cell, &headers).await))
+    Ok(Json(state_for(&cell, &caller).await))
 }
 
 /// `POST /api/games/{id}/control`: games between engines.
@@ -681,10 +749,10 @@ struct ControlRequest {
 async fn control(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Body(request): Body<ControlRequest>,
 ) -> Result<Json<GameView>, ApiError> {
-    let secret = bearer(&headers).ok_or(ApiError::Unauthorized)?;
+    let secret = caller.secret.as_deref().ok_or(ApiError::Unauthorized)?;
     app.hub.check_control(&cell, secret).await?;
     if let Some(speed) = request.speed_ms
         && speed > MAX_SPEED_MS
@@ -701,7 +769,7 @@ async fn control(
             request.speed_ms,
         )
         .await?;
-    Ok(Json(state_for(&cell, &headers).await))
+    Ok(Json(state_for(&cell, &caller).await))
 }
 
 /// `GET /api/games/{id}/hint?count=K&time_ms=T`.
@@ -755,8 +823,8 @@ fn hint_view(hint: &Hint) -> HintView {
 }
 
 /// Refuses `help` to the holder of the request's secret where the game gives none.
-async fn check_help(cell: &GameCell, headers: &HeaderMap, help: Help) -> Result<(), ApiError> {
-    let viewer = cell.viewer(bearer(headers)).await;
+async fn check_help(cell: &GameCell, caller: &Caller, help: Help) -> Result<(), ApiError> {
+    let viewer = caller.viewer(cell).await;
     cell.check_help(viewer, help)
         .await
         .map_err(ApiError::NoHelp)
@@ -765,7 +833,7 @@ async fn check_help(cell: &GameCell, headers: &HeaderMap, help: Help) -> Result<
 async fn hint(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
     Params(params): Params<HintParams>,
 ) -> Result<Json<HintView>, ApiError> {
     let count = match params.count {
@@ -778,7 +846,7 @@ async fn hint(
         }
     };
     let time_ms = time(params.time_ms, "time_ms", 1000, MAX_HINT_TIME_MS)?;
-    check_help(&cell, &headers, Help::Hints).await?;
+    check_help(&cell, &caller, Help::Hints).await?;
     let hint = app
         .hub
         .hint(&cell, count, Duration::from_millis(time_ms))
@@ -808,9 +876,9 @@ struct EvaluationView {
 async fn evaluations(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
-    headers: HeaderMap,
+    caller: Caller,
 ) -> Result<Json<EvaluationsView>, ApiError> {
-    check_help(&cell, &headers, Help::Evaluation).await?;
+    check_help(&cell, &caller, Help::Evaluation).await?;
     let (scores, complete) = app.hub.evaluations(&cell, EVAL_BUDGET).await?;
     let moves = cell.moves().await;
     Ok(Json(EvaluationsView {
@@ -879,6 +947,8 @@ async fn export(
 async fn events(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
+    caller: Caller,
+    headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let upgrade = upgrade.map_err(|rejection| {
@@ -890,6 +960,12 @@ async fn events(
     let hub = Arc::clone(&app.hub);
     let stopping = app.stopping.clone();
     let silence = app.client_timeout;
+    // A browser opens a WebSocket to any site with that site's cookies: the session opens
+    // a seat only for a page of this site.
+    let member = caller
+        .member
+        .filter(|_| same_origin(&headers))
+        .map(|member| member.id);
     // Small buffers: a live connection carries a hello in and states (a few KiB) out, and
     // a thousand games hold two each.
     Ok(upgrade
@@ -897,7 +973,23 @@ async fn events(
         .write_buffer_size(0)
         .max_message_size(live::BUFFER)
         .max_frame_size(live::BUFFER)
-        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping, silence)))
+        .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping, silence, member)))
+}
+
+/// Whether a request's `Origin`, if it names one, is the host it was sent to.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok());
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|origin| origin.split_once("://"))
+        .map(|(_, host)| host);
+    host.is_some() && origin_host == host
 }
 
 /// The handlers in process, through the router (no sockets): each rule's refusal reaches
@@ -922,6 +1014,7 @@ mod tests {
             let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
             let (_stop, stopping) = tokio::sync::watch::channel(false);
             let app = App {
+                accounts: Arc::new(Accounts::new(store.clone(), Duration::from_secs(60))),
                 hub: Arc::new(Hub::new(store, EnginePool::new(1))),
                 origin: "http://127.0.0.1:1".into(),
                 stopping,

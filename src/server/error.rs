@@ -59,6 +59,22 @@ pub enum ApiError {
     /// The database failed.
     #[error("storage failed: {0}")]
     Storage(String),
+    /// An account of that name exists.
+    #[error("the name {0} is taken")]
+    NameTaken(String),
+    /// A login with a name or password that does not match (which of the two is not
+    /// said).
+    #[error("wrong name or password")]
+    WrongLogin,
+    /// Too many failed logins (or registrations): wait this many seconds.
+    #[error("too many attempts: try again in {0} s")]
+    TooManyAttempts(u64),
+    /// A change asked with the session cookie but without its CSRF token.
+    #[error("a change made with the session cookie needs the session's X-CSRF-Token header")]
+    Csrf,
+    /// This needs an account, logged in.
+    #[error("log in first")]
+    LoginNeeded,
 }
 
 impl ApiError {
@@ -80,6 +96,10 @@ impl ApiError {
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::NameTaken(_) => StatusCode::CONFLICT,
+            ApiError::WrongLogin | ApiError::LoginNeeded => StatusCode::UNAUTHORIZED,
+            ApiError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Csrf => StatusCode::FORBIDDEN,
         }
     }
 
@@ -101,6 +121,11 @@ impl ApiError {
             ApiError::Busy => "busy",
             ApiError::NoHelp(_) => "no_help",
             ApiError::Storage(_) => "storage",
+            ApiError::NameTaken(_) => "name_taken",
+            ApiError::WrongLogin => "wrong_login",
+            ApiError::TooManyAttempts(_) => "too_many_attempts",
+            ApiError::Csrf => "csrf",
+            ApiError::LoginNeeded => "login_needed",
         }
     }
 }
@@ -135,11 +160,14 @@ impl IntoResponse for ApiError {
             },
         };
         let mut response = (self.status(), Json(body)).into_response();
-        if self.status() == StatusCode::SERVICE_UNAVAILABLE {
+        let retry = match self {
             // When to ask again, in seconds: a search or two will have finished.
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+            ApiError::Busy => Some(HeaderValue::from_static("2")),
+            ApiError::TooManyAttempts(seconds) => HeaderValue::from_str(&seconds.to_string()).ok(),
+            _ => None,
+        };
+        if let Some(retry) = retry {
+            response.headers_mut().insert(header::RETRY_AFTER, retry);
         }
         response
     }

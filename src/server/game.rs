@@ -172,11 +172,13 @@ impl GameCell {
         self.changed.subscribe()
     }
 
-    /// Who `secret` is in this game.
-    pub async fn viewer(&self, secret: Option<&str>) -> Viewer {
+    /// Who the holder of `secret`, or the account `user_id`, is in this game.
+    pub async fn viewer(&self, secret: Option<&str>, user_id: Option<i64>) -> Viewer {
         let live = self.live.lock().await;
         Viewer {
-            seat: secret.and_then(|secret| live.seat_of(secret)),
+            seat: secret
+                .and_then(|secret| live.seat_of(secret))
+                .or_else(|| user_id.and_then(|id| live.table.seat_of_user(id))),
             control: secret.is_some_and(|secret| live.controls(secret)),
         }
     }

@@ -79,7 +79,7 @@ pub async fn serve(
         let stream = tokio::select! {
             () = &mut stop => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 // Out of files, say: wait a moment rather than spin.
                 Err(_) => {
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -87,6 +87,7 @@ pub async fn serve(
                 }
             },
         };
+        let (stream, peer) = stream;
         let _ = stream.set_nodelay(true);
         if open.load(Ordering::Relaxed) >= limits.max_connections {
             tokio::spawn(refuse(stream, limits.client_timeout));
@@ -99,7 +100,12 @@ pub async fn serve(
         tokio::spawn(async move {
             let _slot = slot;
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-                router.clone().oneshot(request.map(Body::new))
+                let mut request = request.map(Body::new);
+                // Who is asking, for the login limits.
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                router.clone().oneshot(request)
             });
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder

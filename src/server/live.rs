@@ -1,5 +1,5 @@
 //! The live channel (a WebSocket at `/api/games/{id}/events`): the client says hello, with
-//! a seat's secret or none; the server answers with the game's state as that viewer sees
+//! a seat's secret or none (a member's session cookie opens their seat too); the server answers with the game's state as that viewer sees
 //! it, and again after every change (a move, an undo, someone connecting or leaving).
 //!
 //! Client to server: `{"type":"hello","secret":"..."}` (or `{"type":"hello"}` to watch).
@@ -73,6 +73,7 @@ pub async fn serve(
     cell: Arc<GameCell>,
     mut stopping: watch::Receiver<bool>,
     silence: Duration,
+    member: Option<i64>,
 ) {
     let secret = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
         Ok(Some(Ok(Message::Text(hello)))) => {
@@ -95,7 +96,7 @@ pub async fn serve(
         Ok(Some(Ok(_))) | Err(_) => None,
         Ok(Some(Err(_)) | None) => return,
     };
-    let viewer = cell.viewer(secret.as_deref()).await;
+    let viewer = cell.viewer(secret.as_deref(), member).await;
     if secret.is_some() && viewer.seat.is_none() && !viewer.control {
         let error = ServerMessage::Error {
             error: ErrorBody {

@@ -6,9 +6,11 @@
 //! - [`game`]: a live game as the server holds it (seats, secrets, who is connected);
 //! - [`hub`]: the live games, each behind its own lock, and engine moves on the pool;
 //! - [`engine_pool`]: as many searches as cores, below people's requests in priority;
+//! - [`accounts`]: registration, login, sessions;
 //! - [`api`], [`live`], [`views`], [`error`]: HTTP, WebSocket, the JSON they send;
 //! - [`assets`]: the page (HTML, CSS and JavaScript modules, compiled in).
 
+pub mod accounts;
 pub mod api;
 pub mod assets;
 pub mod engine_pool;
@@ -31,6 +33,7 @@ use std::{
 
 use thiserror::Error;
 
+use accounts::Accounts;
 use api::App;
 use engine_pool::EnginePool;
 use hub::Hub;
@@ -50,6 +53,8 @@ pub struct ServeOptions {
     pub client_timeout: Duration,
     /// Connections at once (default: what the file limit allows).
     pub max_connections: Option<usize>,
+    /// How long a login lasts.
+    pub session_ttl: Duration,
 }
 
 /// Why the server could not run.
@@ -135,6 +140,9 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             None => EnginePool::per_core(),
         };
         let engines = pool.size();
+        let accounts = Arc::new(Accounts::new(store.clone(), options.session_ttl));
+        // The store moves into the hub: once the hub and the accounts are gone, the writer
+        // commits what it has and ends.
         let hub = Arc::new(Hub::new(store, pool));
         // Engines that were to move when the server last stopped move again.
         tokio::spawn({
@@ -155,6 +163,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         };
         let origin = format!("http://{local}");
         let app = App {
+            accounts,
             hub: Arc::clone(&hub),
             origin: origin.clone(),
             stopping,

@@ -96,6 +96,34 @@ pub struct StoredClock {
     pub since: i64,
 }
 
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredUser {
+    /// Its id (0 for one not stored yet).
+    pub id: i64,
+    /// The name, as its owner typed it.
+    pub name: String,
+    /// The password's Argon2 hash (a PHC string).
+    pub password_hash: String,
+    /// When it was made, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// A session as stored: only a hash of its token, which the browser's cookie holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSession {
+    /// The hash of the token.
+    pub token_hash: String,
+    /// Whose it is.
+    pub user_id: i64,
+    /// The token a page sends with each change it asks for (against cross-site requests).
+    pub csrf: String,
+    /// When it was opened, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// When it ends.
+    pub expires_at: i64,
+}
+
 /// A move as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredMove {
@@ -159,6 +187,15 @@ pub enum Change {
         /// The game's version after this change.
         version: u64,
     },
+    /// A new account (its id is given by the database).
+    NewUser(StoredUser),
+    /// A session opened by logging in.
+    NewSession(StoredSession),
+    /// A session closed by logging out (or found expired).
+    EndSession {
+        /// The hash of its token.
+        token_hash: String,
+    },
     /// The evaluation after the `ply`-th move.
     Eval {
         /// The game.
@@ -198,6 +235,16 @@ pub enum StoreError {
     /// The writer thread is gone (the server is stopping).
     #[error("the store is closed")]
     Closed,
+    /// An account of that name exists already (names are compared without case).
+    #[error("the name {0} is taken")]
+    NameTaken(String),
+}
+
+impl StoreError {
+    /// Whether the change was refused (a name taken), the database working as it should.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, StoreError::NameTaken(_))
+    }
 }
 
 /// Where games are kept: what the server needs of a database.
@@ -220,6 +267,21 @@ pub trait Backend: Send + 'static {
     /// [`StoreError`] if the database fails.
     fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
 
+    /// The account named `name` (any case).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError>;
+
+    /// The session whose token hashes to `token_hash`, with its account.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn session(
+        &mut self,
+        token_hash: &str,
+    ) -> Result<Option<(StoredSession, StoredUser)>, StoreError>;
+
     /// Makes the database file whole and alone before the server stops (SQLite copies its
     /// write-ahead log into the main file).
     ///
@@ -236,7 +298,7 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -292,6 +354,22 @@ const MIGRATIONS: [&str; 4] = [
     ALTER TABLE games ADD COLUMN black_user INTEGER;
     ALTER TABLE games ADD COLUMN white_user INTEGER;
     ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;",
+    // Accounts and their sessions.
+    "CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        csrf TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+    );
+    CREATE INDEX games_by_black_user ON games (black_user, updated_at);
+    CREATE INDEX games_by_white_user ON games (white_user, updated_at);",
 ];
 
 /// SQLite, in one file: the embedded default.
@@ -518,6 +596,33 @@ impl Backend for Sqlite {
                         params![game, *ply as i64, score, exact],
                     )?;
                 }
+                Change::NewUser(user) => {
+                    let inserted = transaction.execute(
+                        "INSERT INTO users (name, password_hash, created_at) VALUES (?1, ?2, ?3)
+                         ON CONFLICT (name) DO NOTHING",
+                        params![user.name, user.password_hash, user.created_at],
+                    )?;
+                    if inserted == 0 {
+                        return Err(StoreError::NameTaken(user.name.clone()));
+                    }
+                }
+                Change::NewSession(session) => {
+                    transaction.execute(
+                        "INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![
+                            session.token_hash,
+                            session.user_id,
+                            session.csrf,
+                            session.created_at,
+                            session.expires_at
+                        ],
+                    )?;
+                }
+                Change::EndSession { token_hash } => {
+                    transaction
+                        .execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
+                }
             }
         }
         transaction.commit()?;
@@ -615,6 +720,44 @@ impl Backend for Sqlite {
         Ok(ids)
     }
 
+    fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT id, name, password_hash, created_at FROM users WHERE name = ?1",
+            )?
+            .query_row([name], user_of_row)
+            .optional()?)
+    }
+
+    fn session(
+        &mut self,
+        token_hash: &str,
+    ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT users.id, users.name, users.password_hash, users.created_at,
+                    sessions.csrf, sessions.created_at, sessions.expires_at
+                 FROM sessions JOIN users ON users.id = sessions.user_id
+                 WHERE sessions.token_hash = ?1",
+            )?
+            .query_row([token_hash], |row| {
+                let user = user_of_row(row)?;
+                Ok((
+                    StoredSession {
+                        token_hash: token_hash.to_owned(),
+                        user_id: user.id,
+                        csrf: row.get(4)?,
+                        created_at: row.get(5)?,
+                        expires_at: row.get(6)?,
+                    },
+                    user,
+                ))
+            })
+            .optional()?)
+    }
+
     fn close(&mut self) -> Result<(), StoreError> {
         self.connection
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
@@ -632,6 +775,15 @@ impl Backend for Sqlite {
             _ => Ok(()),
         }
     }
+}
+
+fn user_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredUser> {
+    Ok(StoredUser {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        password_hash: row.get(2)?,
+        created_at: row.get(3)?,
+    })
 }
 
 /// Bytes free for this process on the file system holding `path`, where the system says.
@@ -733,25 +885,26 @@ impl Store {
                         .flat_map(|(changes, _)| changes.iter().cloned())
                         .collect();
                     let applied = writer.apply(&changes);
-                    *latest.lock().expect("not poisoned") =
-                        applied.as_ref().err().map(ToString::to_string);
-                    match applied {
-                        Ok(()) => {
-                            for (_, done) in batch {
-                                let _ = done.send(Ok(()));
-                            }
-                        }
-                        // One caller's bad change must not fail the others': each again,
-                        // alone.
-                        Err(error) if batch.len() == 1 => {
-                            let (_, done) = batch.pop().expect("one");
-                            let _ = done.send(Err(Arc::new(error)));
-                        }
-                        Err(_) => {
-                            for (changes, done) in batch {
-                                let _ = done.send(writer.apply(&changes).map_err(Arc::new));
-                            }
-                        }
+                    // What each caller gets: the batch's result, or when it failed, each
+                    // caller's changes again, alone (one caller's bad change must not fail
+                    // the others').
+                    let results: Vec<Result<(), StoreError>> = match applied {
+                        Ok(()) => batch.iter().map(|_| Ok(())).collect(),
+                        Err(error) if batch.len() == 1 => vec![Err(error)],
+                        Err(_) => batch
+                            .iter()
+                            .map(|(changes, _)| writer.apply(changes))
+                            .collect(),
+                    };
+                    // The database is failing if a commit failed for its own reasons, not
+                    // because a change was refused (a name already taken).
+                    *latest.lock().expect("not poisoned") = results
+                        .iter()
+                        .filter_map(|result| result.as_ref().err())
+                        .find(|error| !error.is_refusal())
+                        .map(ToString::to_string);
+                    for ((_, done), result) in batch.into_iter().zip(results) {
+                        let _ = done.send(result.map_err(Arc::new));
                     }
                 }
                 // Every handle is gone: everything committed goes into the main file.
@@ -795,16 +948,27 @@ impl Store {
         wait.await.map_err(|_| Arc::new(StoreError::Closed))?
     }
 
-    /// Loads a game (on a blocking thread).
+    /// Runs `read` on the reading connection, on a blocking thread.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&mut dyn Backend) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = Arc::clone(&self.reader);
+        tokio::task::spawn_blocking(move || read(reader.lock().expect("not poisoned").as_mut()))
+            .await
+            .map_err(|_| StoreError::Closed)?
+    }
+
+    /// Loads a game.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let reader = Arc::clone(&self.reader);
         let id = id.to_owned();
-        tokio::task::spawn_blocking(move || reader.lock().expect("not poisoned").load(&id))
-            .await
-            .map_err(|_| StoreError::Closed)?
+        self.read(move |backend| backend.load(&id)).await
     }
 
     /// The ids of games being played, most recent first.
@@ -812,10 +976,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if the database fails.
     pub async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
-        let reader = Arc::clone(&self.reader);
-        tokio::task::spawn_blocking(move || reader.lock().expect("not poisoned").playing(limit))
-            .await
-            .map_err(|_| StoreError::Closed)?
+        self.read(move |backend| backend.playing(limit)).await
     }
 }
 

@@ -362,6 +362,13 @@ impl Table {
             .find(|&color| self.seats[color].secret_hash.as_deref() == Some(hash))
     }
 
+    /// The seat whose person is the account `user_id`, if any.
+    pub fn seat_of_user(&self, user_id: i64) -> Option<Color> {
+        Color::ALL
+            .into_iter()
+            .find(|&color| self.seats[color].user_id == Some(user_id))
+    }
+
     /// Whether the viewer in `seat` (`None`: a spectator) may have `help`. A game with an
     /// engine in it, or one that is over, helps everyone. While two people play, help goes
     /// only to seated people, only if the game was created with it, and hints only to the

@@ -226,11 +226,9 @@ pub fn state(
     let to_move = if over { None } else { game.side_to_move() };
     let winner = match (ended, game.outcome()) {
         (Some(Ended::Aborted), _) => None,
-        (Some(ended), _) => {
-            ended
-                .loser()
-                .map(|color| if color == Color::Black { "W" } else { "B" })
-        }
+        (Some(ended), _) => ended
+            .loser()
+            .map(|color| if color == Color::Black { "W" } else { "B" }),
         (None, Some(Outcome::Win(Color::Black))) => Some("B"),
         (None, Some(Outcome::Win(Color::White))) => Some("W"),
         (None, Some(Outcome::Draw)) => Some("none"),

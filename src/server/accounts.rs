@@ -1,0 +1,432 @@
+//! Accounts, for people who want a name that stays theirs, a rating and a page of their
+//! games (playing as a guest needs none): registration, login and logout, sessions.
+//!
+//! - Passwords are kept as Argon2id hashes (the `argon2` crate's defaults), hashed and
+//!   checked on blocking threads.
+//! - A session is a random token in an `HttpOnly`, `SameSite=Lax` cookie; the database
+//!   keeps only its hash, with a CSRF token that the page sends with every change it asks
+//!   for (`X-CSRF-Token`), so another site cannot act with the cookie.
+//! - A failed login says only "wrong name or password", and takes as long whether the name
+//!   exists or not (an unknown name is checked against a hash all the same): nobody learns
+//!   which names exist from it.
+//! - Failed logins are limited per name and per address ([`RateLimiter`]), registrations
+//!   per address.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    net::IpAddr,
+    sync::{Mutex, OnceLock},
+    time::{Duration, Instant},
+};
+
+use argon2::{
+    Argon2,
+    password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash},
+};
+
+use super::{
+    error::ApiError,
+    game::{hash_secret, new_secret, now_ms},
+    store::{Change, Store, StoredSession, StoredUser},
+};
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "othello_session";
+
+/// Names: 3 to 20 letters, digits, `_` or `-`.
+const NAME_CHARS: std::ops::RangeInclusive<usize> = 3..=20;
+
+/// Passwords: 8 to 128 characters.
+const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
+
+/// Failed logins allowed per name, and per address, within [`WINDOW`].
+const FAILURES_PER_NAME: usize = 5;
+const FAILURES_PER_ADDRESS: usize = 20;
+
+/// Registrations allowed per address within [`WINDOW`].
+const REGISTRATIONS_PER_ADDRESS: usize = 10;
+
+/// The window the limits count in.
+const WINDOW: Duration = Duration::from_secs(15 * 60);
+
+/// Keys the limiter remembers at most: beyond, the oldest are forgotten.
+const LIMITER_KEYS: usize = 100_000;
+
+/// A person logged in, as a request knows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The account's id.
+    pub id: i64,
+    /// The account's name.
+    pub name: String,
+    /// The session's CSRF token.
+    pub csrf: String,
+}
+
+/// A session found by its cookie, with when it ends.
+#[derive(Clone, Debug)]
+struct Cached {
+    member: Member,
+    expires_at: i64,
+}
+
+/// Registration, login, logout and sessions, on the store.
+#[derive(Debug)]
+pub struct Accounts {
+    store: Store,
+    /// Sessions by the hash of their token, as read (a request needs no database read).
+    sessions: Mutex<HashMap<String, Cached>>,
+    limiter: RateLimiter,
+    ttl: Duration,
+}
+
+impl Accounts {
+    /// Accounts on `store`, sessions lasting `ttl`.
+    pub fn new(store: Store, ttl: Duration) -> Accounts {
+        Accounts {
+            store,
+            sessions: Mutex::new(HashMap::new()),
+            limiter: RateLimiter::default(),
+            ttl,
+        }
+    }
+
+    /// Makes an account and logs it in: the member and the session's token (for the
+    /// cookie).
+    ///
+    /// # Errors
+    /// [`ApiError::BadRequest`] for a name or password out of bounds,
+    /// [`ApiError::NameTaken`], [`ApiError::TooManyAttempts`] past the registrations an
+    /// address may make, [`ApiError::Storage`].
+    pub async fn register(
+        &self,
+        name: &str,
+        password: &str,
+        peer: IpAddr,
+    ) -> Result<(Member, String), ApiError> {
+        check_name(name)?;
+        check_password(password)?;
+        let key = format!("register {peer}");
+        self.limiter.check(&key, REGISTRATIONS_PER_ADDRESS)?;
+        self.limiter.record(&key);
+        let password = password.to_owned();
+        let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+            .await
+            .map_err(|_| ApiError::Storage("the password could not be hashed".into()))?;
+        let user = StoredUser {
+            id: 0,
+            name: name.to_owned(),
+            password_hash,
+            created_at: now_ms(),
+        };
+        self.store
+            .commit(vec![Change::NewUser(user)])
+            .await
+            .map_err(|error| match &*error {
+                super::store::StoreError::NameTaken(name) => ApiError::NameTaken(name.clone()),
+                other => ApiError::Storage(other.to_string()),
+            })?;
+        let user = self
+            .read_user(name)
+            .await?
+            .ok_or_else(|| ApiError::Storage("the account was stored but cannot be read".into()))?;
+        self.open_session(user).await
+    }
+
+    /// Logs in: the member and the session's token.
+    ///
+    /// # Errors
+    /// [`ApiError::WrongLogin`] (whether the name exists or not),
+    /// [`ApiError::TooManyAttempts`] after too many failures for the name or from the
+    /// address, [`ApiError::Storage`].
+    pub async fn login(
+        &self,
+        name: &str,
+        password: &str,
+        peer: IpAddr,
+    ) -> Result<(Member, String), ApiError> {
+        let name_key = format!("name {}", name.to_lowercase());
+        let address_key = format!("address {peer}");
+        self.limiter.check(&name_key, FAILURES_PER_NAME)?;
+        self.limiter.check(&address_key, FAILURES_PER_ADDRESS)?;
+        let user = if password.chars().count() <= *PASSWORD_CHARS.end() {
+            self.read_user(name).await?
+        } else {
+            None
+        };
+        let hash = user.as_ref().map_or_else(
+            || dummy_hash().to_owned(),
+            |user| user.password_hash.clone(),
+        );
+        let password = password.to_owned();
+        let verified = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
+            .await
+            .unwrap_or(false);
+        match user {
+            Some(user) if verified => {
+                self.limiter.forget(&name_key);
+                self.open_session(user).await
+            }
+            _ => {
+                self.limiter.record(&name_key);
+                self.limiter.record(&address_key);
+                Err(ApiError::WrongLogin)
+            }
+        }
+    }
+
+    /// Ends the session of `token` (nothing if there is none).
+    ///
+    /// # Errors
+    /// [`ApiError::Storage`].
+    pub async fn logout(&self, token: &str) -> Result<(), ApiError> {
+        let token_hash = hash_secret(token);
+        self.sessions
+            .lock()
+            .expect("not poisoned")
+            .remove(&token_hash);
+        self.store
+            .commit(vec![Change::EndSession { token_hash }])
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))
+    }
+
+    /// The member whose session `token` is, if it is open and not expired.
+    ///
+    /// # Errors
+    /// [`ApiError::Storage`].
+    pub async fn member(&self, token: &str) -> Result<Option<Member>, ApiError> {
+        let token_hash = hash_secret(token);
+        let now = now_ms();
+        let cached = self
+            .sessions
+            .lock()
+            .expect("not poisoned")
+            .get(&token_hash)
+            .cloned();
+        let cached = match cached {
+            Some(cached) => cached,
+            None => {
+                let key = token_hash.clone();
+                let Some((session, user)) = self
+                    .store
+                    .read(move |backend| backend.session(&key))
+                    .await
+                    .map_err(|error| ApiError::Storage(error.to_string()))?
+                else {
+                    return Ok(None);
+                };
+                let cached = Cached {
+                    member: Member {
+                        id: user.id,
+                        name: user.name,
+                        csrf: session.csrf,
+                    },
+                    expires_at: session.expires_at,
+                };
+                let mut sessions = self.sessions.lock().expect("not poisoned");
+                if sessions.len() >= LIMITER_KEYS {
+                    sessions.retain(|_, cached| cached.expires_at > now);
+                }
+                sessions.insert(token_hash.clone(), cached.clone());
+                cached
+            }
+        };
+        if cached.expires_at <= now {
+            // Expired: forgotten here and in the database.
+            self.logout(token).await?;
+            return Ok(None);
+        }
+        Ok(Some(cached.member))
+    }
+
+    /// The account named `name` (any case).
+    async fn read_user(&self, name: &str) -> Result<Option<StoredUser>, ApiError> {
+        let name = name.to_owned();
+        self.store
+            .read(move |backend| backend.user(&name))
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))
+    }
+
+    async fn open_session(&self, user: StoredUser) -> Result<(Member, String), ApiError> {
+        let token = new_secret();
+        let now = now_ms();
+        let session = StoredSession {
+            token_hash: hash_secret(&token),
+            user_id: user.id,
+            csrf: new_secret(),
+            created_at: now,
+            expires_at: now.saturating_add(i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX)),
+        };
+        let member = Member {
+            id: user.id,
+            name: user.name,
+            csrf: session.csrf.clone(),
+        };
+        self.store
+            .commit(vec![Change::NewSession(session)])
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        Ok((member, token))
+    }
+
+    /// How long a session lasts.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+}
+
+/// Refuses a name that is not 3 to 20 letters, digits, `_` or `-`.
+///
+/// # Errors
+/// [`ApiError::BadRequest`] saying what a name may be.
+pub fn check_name(name: &str) -> Result<(), ApiError> {
+    let fits = NAME_CHARS.contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if fits {
+        Ok(())
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "a name is {} to {} letters, digits, _ or -",
+            NAME_CHARS.start(),
+            NAME_CHARS.end()
+        )))
+    }
+}
+
+fn check_password(password: &str) -> Result<(), ApiError> {
+    if PASSWORD_CHARS.contains(&password.chars().count()) {
+        Ok(())
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "a password is {} to {} characters",
+            PASSWORD_CHARS.start(),
+            PASSWORD_CHARS.end()
+        )))
+    }
+}
+
+/// The password's Argon2id hash, with a fresh random salt, as a PHC string.
+fn hash_password(password: &str) -> String {
+    Argon2::default()
+        .hash_password(password.as_bytes())
+        .expect("hashing with the default parameters works")
+        .to_string()
+}
+
+/// Whether `password` is the one `hash` was made from.
+fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|parsed| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok()
+    })
+}
+
+/// A hash of no one's password, checked when a login names no account: the answer takes
+/// as long as for a real one.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| hash_password(&new_secret()))
+}
+
+/// Counts events (failed logins, registrations) per key within a sliding window.
+#[derive(Debug, Default)]
+pub struct RateLimiter {
+    events: Mutex<HashMap<String, VecDeque<Instant>>>,
+}
+
+impl RateLimiter {
+    /// Refuses when `key` has had `limit` events within the window.
+    ///
+    /// # Errors
+    /// [`ApiError::TooManyAttempts`] with the seconds until the oldest leaves the window.
+    pub fn check(&self, key: &str, limit: usize) -> Result<(), ApiError> {
+        let mut events = self.events.lock().expect("not poisoned");
+        let Some(times) = events.get_mut(key) else {
+            return Ok(());
+        };
+        while times.front().is_some_and(|time| time.elapsed() >= WINDOW) {
+            times.pop_front();
+        }
+        if times.len() < limit {
+            return Ok(());
+        }
+        let wait = WINDOW.saturating_sub(times.front().map_or(Duration::ZERO, Instant::elapsed));
+        Err(ApiError::TooManyAttempts(wait.as_secs().max(1)))
+    }
+
+    /// Counts an event for `key`.
+    pub fn record(&self, key: &str) {
+        let mut events = self.events.lock().expect("not poisoned");
+        if events.len() >= LIMITER_KEYS && !events.contains_key(key) {
+            events.retain(|_, times| times.back().is_some_and(|time| time.elapsed() < WINDOW));
+            if events.len() >= LIMITER_KEYS {
+                // Still full of live keys: make room by forgetting the quietest half.
+                let mut newest: Vec<Instant> = events
+                    .values()
+                    .filter_map(|times| times.back().copied())
+                    .collect();
+                newest.sort_unstable();
+                let cutoff = newest[newest.len() / 2];
+                events.retain(|_, times| times.back().is_some_and(|time| *time > cutoff));
+            }
+        }
+        events
+            .entry(key.to_owned())
+            .or_default()
+            .push_back(Instant::now());
+    }
+
+    /// Forgets `key`'s events (a successful login clears its name's failures).
+    pub fn forget(&self, key: &str) {
+        self.events.lock().expect("not poisoned").remove(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_verify_only_themselves() {
+        let hash = hash_password("correct horse");
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(verify_password("correct horse", &hash));
+        assert!(!verify_password("correct horsf", &hash));
+        assert!(!verify_password("correct horse", "not a hash"));
+        assert_ne!(hash, hash_password("correct horse"), "salted");
+    }
+
+    #[test]
+    fn names_and_passwords_have_bounds() {
+        for good in ["ann", "Bob_the-2nd", "x".repeat(20).as_str()] {
+            assert!(check_name(good).is_ok(), "{good}");
+        }
+        for bad in ["ab", "a b", "engine:7", "é123", "x".repeat(21).as_str(), ""] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+        assert!(check_password("1234567").is_err());
+        assert!(check_password("12345678").is_ok());
+        assert!(check_password(&"p".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn the_limiter_refuses_past_its_limit_and_forgets_on_request() {
+        let limiter = RateLimiter::default();
+        for _ in 0..3 {
+            limiter.check("k", 3).unwrap();
+            limiter.record("k");
+        }
+        let Err(ApiError::TooManyAttempts(wait)) = limiter.check("k", 3) else {
+            panic!("a fourth is refused");
+        };
+        assert!((1..=WINDOW.as_secs()).contains(&wait));
+        assert!(limiter.check("other", 3).is_ok());
+        limiter.forget("k");
+        assert!(limiter.check("k", 3).is_ok());
+    }
+}

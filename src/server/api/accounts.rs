@@ -1,0 +1,109 @@
+//! The accounts' endpoints: `POST /api/accounts` (register), `POST /api/session` (log in),
+//! `DELETE /api/session` (log out), `GET /api/me`.
+
+use std::net::SocketAddr;
+
+use axum::{
+    Json,
+    extract::{ConnectInfo, State as AxumState},
+    http::StatusCode,
+    response::{IntoResponse, Response},
+};
+use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
+use serde::{Deserialize, Serialize};
+
+use super::{App, Body, Caller};
+use crate::server::{
+    accounts::{Member, SESSION_COOKIE},
+    error::ApiError,
+};
+
+/// A name and a password.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Credentials {
+    name: String,
+    password: String,
+}
+
+/// Who is logged in, and the token their page sends with changes.
+#[derive(Serialize)]
+pub(super) struct MemberView {
+    name: String,
+    csrf: String,
+}
+
+/// `GET /api/me`: the member logged in, or `null`.
+#[derive(Serialize)]
+pub(super) struct MeView {
+    user: Option<MemberView>,
+}
+
+fn view(member: Member) -> MemberView {
+    MemberView {
+        name: member.name,
+        csrf: member.csrf,
+    }
+}
+
+/// The session cookie for `token`, lasting `ttl`: script cannot read it, and other sites'
+/// requests carry it only when a person follows a link here.
+fn session_cookie(token: String, ttl: std::time::Duration) -> Cookie<'static> {
+    Cookie::build((SESSION_COOKIE, token))
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .path("/")
+        .max_age(cookie::time::Duration::seconds(
+            i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX),
+        ))
+        .build()
+}
+
+pub(super) async fn register(
+    AxumState(app): AxumState<App>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    jar: CookieJar,
+    Body(credentials): Body<Credentials>,
+) -> Result<Response, ApiError> {
+    let (member, token) = app
+        .accounts
+        .register(&credentials.name, &credentials.password, peer.ip())
+        .await?;
+    let jar = jar.add(session_cookie(token, app.accounts.ttl()));
+    Ok((StatusCode::CREATED, jar, Json(view(member))).into_response())
+}
+
+pub(super) async fn login(
+    AxumState(app): AxumState<App>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    jar: CookieJar,
+    Body(credentials): Body<Credentials>,
+) -> Result<Response, ApiError> {
+    let (member, token) = app
+        .accounts
+        .login(&credentials.name, &credentials.password, peer.ip())
+        .await?;
+    let jar = jar.add(session_cookie(token, app.accounts.ttl()));
+    Ok((jar, Json(view(member))).into_response())
+}
+
+pub(super) async fn logout(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    jar: CookieJar,
+) -> Result<Response, ApiError> {
+    // The caller was checked (CSRF) before: only then is the cookie's session ended.
+    if caller.member.is_some()
+        && let Some(cookie) = jar.get(SESSION_COOKIE)
+    {
+        app.accounts.logout(cookie.value()).await?;
+    }
+    let jar = jar.remove(Cookie::build(SESSION_COOKIE).path("/"));
+    Ok((StatusCode::NO_CONTENT, jar).into_response())
+}
+
+pub(super) async fn me(caller: Caller) -> Json<MeView> {
+    Json(MeView {
+        user: caller.member.map(view),
+    })
+}
