@@ -388,3 +388,317 @@ async fn sessions_expire() {
     let server = Server::start_command(Server::command_at(&db, &addr, &[]));
     assert_eq!(me(&server, &cookie).await, Value::Null);
 }
+
+/// The lobby's live channel, with the guest secrets a page holds.
+struct LobbyLive {
+    socket: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+impl LobbyLive {
+    async fn connect(server: &Server, secrets: &[&str], cookie: Option<&str>) -> LobbyLive {
+        use futures_util::SinkExt;
+        use tokio_tungstenite::tungstenite::{Message, client::IntoClientRequest};
+        let url = format!(
+            "{}/api/lobby/events",
+            server.url.replacen("http://", "ws://", 1)
+        );
+        let mut request = url.into_client_request().unwrap();
+        if let Some(cookie) = cookie {
+            request
+                .headers_mut()
+                .insert("cookie", cookie.parse().unwrap());
+        }
+        let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        let hello = json!({"type": "hello", "secrets": secrets}).to_string();
+        socket.send(Message::text(hello)).await.unwrap();
+        LobbyLive { socket }
+    }
+
+    /// The next lobby that satisfies `wanted`.
+    async fn lobby_where(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        use futures_util::StreamExt;
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(30), self.socket.next())
+                .await
+                .expect("a message in time")
+                .expect("open")
+                .expect("a message");
+            if let tokio_tungstenite::tungstenite::Message::Text(text) = message {
+                let value: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(value["type"], "lobby");
+                if wanted(&value["lobby"]) {
+                    return value["lobby"].clone();
+                }
+            }
+        }
+    }
+}
+
+async fn post_seek(server: &Server, auth: Auth<'_>, body: Value) -> (u16, Value) {
+    send(auth.apply(client().post(server.api("/seeks"))).json(&body)).await
+}
+
+/// How a request says who it is.
+#[derive(Clone, Copy)]
+enum Auth<'a> {
+    Nobody,
+    Secret(&'a str),
+    /// A session cookie and its CSRF token.
+    Member(&'a str, &'a str),
+}
+
+impl Auth<'_> {
+    fn apply(self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self {
+            Auth::Nobody => request,
+            Auth::Secret(secret) => request.bearer_auth(secret),
+            Auth::Member(cookie, csrf) => request
+                .header("cookie", cookie)
+                .header("x-csrf-token", csrf),
+        }
+    }
+}
+
+fn seek_ids(lobby: &Value) -> Vec<String> {
+    lobby["seeks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|seek| seek["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_challenge_appears_live_and_exactly_one_of_two_takers_gets_the_game() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let mut watcher = LobbyLive::connect(&server, &[], None).await;
+    let empty = watcher.lobby_where(|_| true).await;
+    assert_eq!(empty["seeks"], json!([]));
+    let (status, posted) = post_seek(
+        &server,
+        Auth::Nobody,
+        json!({"name": "Ann", "color": "B", "clock": {"base_ms": 300_000, "increment_ms": 2_000}, "rows": 6, "columns": 6}),
+    )
+    .await;
+    assert_eq!(status, 201, "{posted}");
+    let seek = posted["seek"]["id"].as_str().unwrap().to_owned();
+    let ann = posted["secret"].as_str().unwrap().to_owned();
+    // Everyone watching the lobby sees it come, without asking.
+    let lobby = watcher
+        .lobby_where(|lobby| !lobby["seeks"].as_array().unwrap().is_empty())
+        .await;
+    let listed = &lobby["seeks"][0];
+    assert_eq!(
+        (
+            &listed["poster"],
+            &listed["color"],
+            &listed["rows"],
+            &listed["mine"]
+        ),
+        (&json!("Ann"), &json!("B"), &json!(6), &json!(false))
+    );
+    assert_eq!(
+        listed["clock"],
+        json!({"base_ms": 300_000, "increment_ms": 2_000})
+    );
+    let mut poster = LobbyLive::connect(&server, &[&ann], None).await;
+    let mine = poster.lobby_where(|_| true).await;
+    assert_eq!(mine["seeks"][0]["mine"], true);
+    // Two take it at once: one game, one "gone".
+    let accept = format!("/seeks/{seek}/accept");
+    let (first, second) = tokio::join!(
+        send(
+            client()
+                .post(server.api(&accept))
+                .json(&json!({"name": "Bob"}))
+        ),
+        send(
+            client()
+                .post(server.api(&accept))
+                .json(&json!({"name": "Cy"}))
+        ),
+    );
+    let mut answers = [first, second];
+    answers.sort_by_key(|(status, _)| *status);
+    let [(won, taken), (lost, gone)] = answers;
+    assert_eq!((won, lost), (201, 409), "{taken} {gone}");
+    assert_eq!(error_code(&gone), "seek_gone");
+    let game = taken["game"].as_str().unwrap().to_owned();
+    assert_eq!(taken["color"], "W");
+    let taker = taken["secret"].as_str().unwrap().to_owned();
+    // The poster's page learns its game; the lobby lists it as being played.
+    let matched = poster
+        .lobby_where(|lobby| !lobby["matched"].as_array().unwrap().is_empty())
+        .await;
+    assert_eq!(matched["matched"][0], json!({"seek": seek, "game": game}));
+    assert!(seek_ids(&matched).is_empty());
+    assert_eq!(matched["playing"][0]["id"], game.as_str());
+    let state = state(&server, &game).await;
+    assert_eq!(
+        (
+            &state["seats"]["black"]["name"],
+            &state["rows"],
+            &state["clock"]["increment_ms"]
+        ),
+        (&json!("Ann"), &json!(6), &json!(2_000))
+    );
+    let taker_name = state["seats"]["white"]["name"].as_str().unwrap();
+    assert!(["Bob", "Cy"].contains(&taker_name));
+    // Each secret opens its own seat.
+    let (_, as_ann) = send(
+        client()
+            .get(server.api(&format!("/games/{game}")))
+            .bearer_auth(&ann),
+    )
+    .await;
+    let (_, as_taker) = send(
+        client()
+            .get(server.api(&format!("/games/{game}")))
+            .bearer_auth(&taker),
+    )
+    .await;
+    assert_eq!(
+        (&as_ann["you"], &as_taker["you"]),
+        (&json!("B"), &json!("W"))
+    );
+}
+
+#[tokio::test]
+async fn challenges_are_withdrawn_by_their_poster_only_and_survive_a_restart() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let (_, posted) = post_seek(&server, Auth::Nobody, json!({"name": "Ann"})).await;
+    let seek = posted["seek"]["id"].as_str().unwrap().to_owned();
+    let ann = posted["secret"].as_str().unwrap().to_owned();
+    let (_, other) = post_seek(&server, Auth::Nobody, json!({"name": "Eve"})).await;
+    let eve = other["secret"].as_str().unwrap().to_owned();
+    let path = server.api(&format!("/seeks/{seek}"));
+    let (status, body) = send(Auth::Secret(&eve).apply(client().delete(&path))).await;
+    assert_eq!((status, error_code(&body)), (403, "not_yours"));
+    let (status, body) = send(client().post(format!("{path}/accept")).bearer_auth(&ann)).await;
+    assert_eq!((status, error_code(&body)), (409, "own_seek"), "{body}");
+    // Stopped and started: both challenges are still there.
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    assert!(server.terminate().success());
+    let server = Server::start_command(Server::command_at(&db, &addr, &[]));
+    let (_, lobby) = send(client().get(server.api("/lobby"))).await;
+    assert_eq!(seek_ids(&lobby).len(), 2, "{lobby}");
+    let (status, _) = send(client().delete(&path).bearer_auth(&ann)).await;
+    assert_eq!(status, 204);
+    let (status, body) = send(client().post(format!("{path}/accept"))).await;
+    assert_eq!((status, error_code(&body)), (409, "seek_gone"));
+    let (status, body) = send(client().get(&path)).await;
+    assert_eq!((status, error_code(&body)), (409, "seek_gone"));
+    // Bad challenges are refused.
+    for bad in [
+        json!({"rated": true}),
+        json!({"color": "green"}),
+        json!({"rows": 3}),
+        json!({"to": "no such name!"}),
+        json!({"surprise": 1}),
+    ] {
+        let (status, body) = post_seek(&server, Auth::Nobody, bad.clone()).await;
+        assert!(matches!(status, 400 | 401), "{bad}: {status} {body}");
+    }
+    let (status, body) = post_seek(
+        &server,
+        Auth::Nobody,
+        json!({"rated": true, "clock": {"base_ms": 60_000}}),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (401, "login_needed"));
+}
+
+#[tokio::test]
+async fn rated_and_named_challenges_are_between_members() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let mut members = Vec::new();
+    for name in ["ann", "bob", "cyd"] {
+        let response = client()
+            .post(server.api("/accounts"))
+            .json(&json!({"name": name, "password": "a good password"}))
+            .send()
+            .await
+            .unwrap();
+        let cookie = session_cookie(&response).0;
+        let body: Value = response.json().await.unwrap();
+        members.push((cookie, body["csrf"].as_str().unwrap().to_owned()));
+    }
+    let auth = |index: usize| Auth::Member(&members[index].0, &members[index].1);
+    // Without the CSRF token, the cookie alone cannot post.
+    let (status, body) = send(
+        client()
+            .post(server.api("/seeks"))
+            .header("cookie", &members[0].0)
+            .json(&json!({})),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (403, "csrf"));
+    let (status, posted) = post_seek(
+        &server,
+        auth(0),
+        json!({"rated": true, "clock": {"base_ms": 60_000}, "to": "BOB", "color": "W"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{posted}");
+    assert!(posted.get("secret").is_none(), "a member needs no secret");
+    let seek = posted["seek"]["id"].as_str().unwrap().to_owned();
+    // Listed for Ann and Bob only.
+    for (index, sees) in [(0, true), (1, true), (2, false)] {
+        let (_, lobby) = send(auth(index).apply(client().get(server.api("/lobby")))).await;
+        assert_eq!(seek_ids(&lobby).contains(&seek), sees, "member {index}");
+    }
+    let (_, lobby) = send(client().get(server.api("/lobby"))).await;
+    assert!(seek_ids(&lobby).is_empty());
+    let accept = server.api(&format!("/seeks/{seek}/accept"));
+    let (status, body) = send(client().post(&accept).json(&json!({"name": "bob"}))).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (401, "login_needed"),
+        "a guest cannot take it"
+    );
+    let (status, body) = send(auth(2).apply(client().post(&accept))).await;
+    assert_eq!((status, error_code(&body)), (403, "not_for_you"));
+    let (status, taken) = send(auth(1).apply(client().post(&accept))).await;
+    assert_eq!(status, 201, "{taken}");
+    assert!(taken.get("secret").is_none());
+    let game = taken["game"].as_str().unwrap();
+    // Each member's own cookie opens their seat; the game is rated, timed and helpless.
+    let path = server.api(&format!("/games/{game}"));
+    let (_, as_ann) = send(auth(0).apply(client().get(&path))).await;
+    let (_, as_bob) = send(auth(1).apply(client().get(&path))).await;
+    let (_, as_cy) = send(auth(2).apply(client().get(&path))).await;
+    assert_eq!(
+        (&as_ann["you"], &as_bob["you"], &as_cy["you"]),
+        (&json!("W"), &json!("B"), &Value::Null)
+    );
+    assert_eq!(
+        (&as_bob["rated"], &as_bob["help"]["hints"]),
+        (&json!(true), &json!(false))
+    );
+    assert_eq!(
+        (
+            &as_bob["seats"]["black"]["name"],
+            &as_bob["seats"]["black"]["account"]
+        ),
+        (&json!("bob"), &json!(true))
+    );
+    let (status, _) = send(
+        auth(1)
+            .apply(client().post(server.api(&format!("/games/{game}/moves"))))
+            .json(&json!({"square": "d3"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, body) = send(
+        auth(0)
+            .apply(client().post(server.api(&format!("/games/{game}/moves"))))
+            .json(&json!({"square": "d3"})),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (422, "illegal_move"), "{body}");
+}

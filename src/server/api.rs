@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use axum_extra::extract::cookie::CookieJar;
 
 mod accounts;
+mod lobby;
 
 use super::{
     accounts::{Accounts, Member, SESSION_COOKIE},
@@ -32,6 +33,7 @@ use super::{
     game::{GameCell, NewGame, NewSeat, Viewer},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
+    lobby::Lobby,
     table::{Help, TimeControl, UndoAction},
     views::{self, GameView},
 };
@@ -54,6 +56,8 @@ pub const MAX_HINT_TIME_MS: u64 = 10_000;
 pub struct App {
     /// Accounts and sessions.
     pub accounts: Arc<Accounts>,
+    /// The open challenges.
+    pub lobby: Arc<Lobby>,
     /// The games.
     pub hub: Arc<Hub>,
     /// The address served, for links when a request names no host.
@@ -82,10 +86,20 @@ pub fn router(app: App) -> Router {
         .route("/games/{id}/events", get(events))
         .route("/accounts", post(accounts::register))
         .route("/session", post(accounts::login).delete(accounts::logout))
-        .route("/me", get(accounts::me));
+        .route("/me", get(accounts::me))
+        .route("/lobby", get(lobby::show_lobby))
+        .route("/lobby/events", get(lobby::lobby_events))
+        .route("/seeks", post(lobby::post_seek))
+        .route(
+            "/seeks/{id}",
+            get(lobby::show_seek).delete(lobby::withdraw_seek),
+        )
+        .route("/seeks/{id}/accept", post(lobby::accept_seek));
     Router::new()
         .route("/", get(assets::page))
         .route("/g/{id}", get(assets::page))
+        .route("/s/{id}", get(assets::page))
+        .route("/u/{name}", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
         .route("/favicon.ico", get(assets::icon))
         .route("/healthz", get(health))
@@ -418,8 +432,35 @@ fn time(value: Option<u64>, name: &str, default: u64, max: u64) -> Result<u64, A
     }
 }
 
-impl CreateRequest {
-    fn into_new_game(self) -> Result<NewGame, ApiError> {
+/// The game's settings as asked for (each optional): rules, board, first mover, win rule.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct SettingsRequest {
+    rules: Option<String>,
+    rows: Option<u64>,
+    columns: Option<u64>,
+    first: Option<String>,
+    win: Option<String>,
+}
+
+/// [`SettingsRequest`] read: each setting asked for, if it makes sense.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Settings {
+    /// The rule set.
+    pub variant: Option<Variant>,
+    /// The board.
+    pub shape: Option<Shape>,
+    /// Who moves first.
+    pub first: Option<Color>,
+    /// Who wins.
+    pub win: Option<WinRule>,
+}
+
+impl SettingsRequest {
+    /// The settings, each checked.
+    ///
+    /// # Errors
+    /// [`ApiError::BadRequest`] naming the first that makes no sense.
+    pub fn read(&self) -> Result<Settings, ApiError> {
         let variant = match self.rules.as_deref() {
             None => None,
             Some(text) => Some(text.parse::<Variant>().map_err(|_| {
@@ -451,6 +492,30 @@ impl CreateRequest {
             .map(WinRule::from_name)
             .transpose()
             .map_err(|error| ApiError::BadRequest(format!("win: {error}")))?;
+        Ok(Settings {
+            variant,
+            shape,
+            first,
+            win,
+        })
+    }
+}
+
+impl CreateRequest {
+    fn into_new_game(self) -> Result<NewGame, ApiError> {
+        let Settings {
+            variant,
+            shape,
+            first,
+            win,
+        } = SettingsRequest {
+            rules: self.rules,
+            rows: self.rows,
+            columns: self.columns,
+            first: self.first,
+            win: self.win,
+        }
+        .read()?;
         let seat = |text: Option<String>, name: &str| -> Result<Occupant, ApiError> {
             match text {
                 None => Ok(Occupant::Human),
@@ -1009,12 +1074,13 @@ mod tests {
     }
 
     impl Fixture {
-        fn new() -> Fixture {
+        async fn new() -> Fixture {
             let dir = tempfile::tempdir().unwrap();
             let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
             let (_stop, stopping) = tokio::sync::watch::channel(false);
             let app = App {
                 accounts: Arc::new(Accounts::new(store.clone(), Duration::from_secs(60))),
+                lobby: Arc::new(Lobby::open(store.clone()).await.unwrap()),
                 hub: Arc::new(Hub::new(store, EnginePool::new(1))),
                 origin: "http://127.0.0.1:1".into(),
                 stopping,
@@ -1063,7 +1129,7 @@ mod tests {
 
     #[tokio::test]
     async fn each_rule_refusal_has_its_status_and_code() {
-        let fixture = Fixture::new();
+        let fixture = Fixture::new().await;
         let (id, black, white) = fixture.people().await;
         let moves = format!("/api/games/{id}/moves");
         let undo = format!("/api/games/{id}/undo");
@@ -1141,7 +1207,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_seat_is_known_by_its_secret_and_a_stranger_only_watches() {
-        let fixture = Fixture::new();
+        let fixture = Fixture::new().await;
         let (id, black, _white) = fixture.people().await;
         let path = format!("/api/games/{id}");
         let (status, seated) = fixture.send("GET", &path, Some(&black), Value::Null).await;

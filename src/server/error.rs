@@ -9,7 +9,7 @@ use axum::{
 use serde::Serialize;
 use thiserror::Error;
 
-use super::table::TableError;
+use super::{lobby::SeekError, table::TableError};
 
 /// What went wrong with a request.
 #[derive(Clone, Debug, Error)]
@@ -72,9 +72,9 @@ pub enum ApiError {
     /// A change asked with the session cookie but without its CSRF token.
     #[error("a change made with the session cookie needs the session's X-CSRF-Token header")]
     Csrf,
-    /// This needs an account, logged in.
-    #[error("log in first")]
-    LoginNeeded,
+    /// A challenge cannot be taken, withdrawn or posted.
+    #[error(transparent)]
+    Seek(#[from] SeekError),
 }
 
 impl ApiError {
@@ -97,9 +97,14 @@ impl ApiError {
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::NameTaken(_) => StatusCode::CONFLICT,
-            ApiError::WrongLogin | ApiError::LoginNeeded => StatusCode::UNAUTHORIZED,
+            ApiError::WrongLogin => StatusCode::UNAUTHORIZED,
             ApiError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Csrf => StatusCode::FORBIDDEN,
+            ApiError::Seek(SeekError::MembersOnly) => StatusCode::UNAUTHORIZED,
+            ApiError::Seek(SeekError::NotForYou(_) | SeekError::NotYours) => StatusCode::FORBIDDEN,
+            ApiError::Seek(SeekError::Gone | SeekError::Own | SeekError::TooMany(_)) => {
+                StatusCode::CONFLICT
+            }
         }
     }
 
@@ -125,7 +130,12 @@ impl ApiError {
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::Csrf => "csrf",
-            ApiError::LoginNeeded => "login_needed",
+            ApiError::Seek(SeekError::MembersOnly) => "login_needed",
+            ApiError::Seek(SeekError::Gone) => "seek_gone",
+            ApiError::Seek(SeekError::Own) => "own_seek",
+            ApiError::Seek(SeekError::NotForYou(_)) => "not_for_you",
+            ApiError::Seek(SeekError::NotYours) => "not_yours",
+            ApiError::Seek(SeekError::TooMany(_)) => "too_many_seeks",
         }
     }
 }

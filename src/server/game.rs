@@ -122,6 +122,16 @@ pub struct Listing {
     pub moves: usize,
     /// The side to move, unless over.
     pub to_move: Option<Color>,
+    /// People's names.
+    pub names: ByColor<Option<String>>,
+    /// Once over, the winner (`None`: a draw); `None` while playing or when aborted.
+    pub result: Option<Option<Color>>,
+    /// How it ended other than by play.
+    pub ended: Option<Ended>,
+    /// The time control.
+    pub clock: Option<TimeControl>,
+    /// Whether it is rated.
+    pub rated: bool,
 }
 
 /// One game in the hub: its live game behind a lock of its own, and what watchers share.
@@ -200,6 +210,11 @@ impl GameCell {
             players: table.seats.as_ref().map(|seat| seat.occupant.to_string()),
             moves: table.game.history().len(),
             to_move: table.to_move(),
+            names: table.seats.as_ref().map(|seat| seat.name.clone()),
+            result: table.result(),
+            ended: table.ended,
+            clock: table.clock.map(|clock| clock.control),
+            rated: table.rated,
         }
     }
 

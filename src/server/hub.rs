@@ -73,6 +73,9 @@ pub struct Hub {
     store: Store,
     pool: EnginePool,
     games: Mutex<HashMap<String, Arc<GameCell>>>,
+    /// Bumped when a game starts or ends (the lobby's lists change then, not at every
+    /// move).
+    starts_and_ends: tokio::sync::watch::Sender<u64>,
 }
 
 impl Hub {
@@ -82,7 +85,22 @@ impl Hub {
             store,
             pool,
             games: Mutex::new(HashMap::new()),
+            starts_and_ends: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// A receiver that wakes when a game starts or ends.
+    pub fn watch_starts_and_ends(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.starts_and_ends.subscribe()
+    }
+
+    fn started_or_ended(&self) {
+        self.starts_and_ends.send_modify(|count| *count += 1);
+    }
+
+    /// The store (the lobby and the player pages read it).
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// Whether the store works (see [`Store::health`]).
@@ -211,6 +229,7 @@ impl Hub {
         self.commit(vec![Change::Create(Box::new(stored(&id, &table, version)))])
             .await?;
         let cell = self.insert(id, LiveGame::new(table, version));
+        self.started_or_ended();
         let (job, flag) = {
             let mut live = cell.lock().await;
             (plan_engine_turn(&cell, &mut live), plan_flag(&live))
@@ -250,6 +269,9 @@ impl Hub {
         }
         let turn_changed = live.table.game.history().len() != table.game.history().len()
             || live.table.to_move() != table.to_move();
+        if live.table.is_over() != table.is_over() {
+            self.started_or_ended();
+        }
         live.table = table;
         live.version = version;
         if turn_changed {

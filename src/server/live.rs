@@ -157,3 +157,103 @@ pub async fn serve(
         }
     }
 }
+
+/// The most guest secrets a lobby hello may name.
+const MAX_SECRETS: usize = 16;
+
+/// A lobby client's first message: the secrets of the guest challenges its page posted.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum LobbyHello {
+    Hello {
+        #[serde(default)]
+        secrets: Vec<String>,
+    },
+}
+
+/// What the lobby's channel sends.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum LobbyMessage<'a, V> {
+    Lobby { lobby: &'a V },
+}
+
+/// Serves one connection to the lobby's live channel (`/api/lobby/events`): after the
+/// hello (`{"type":"hello","secrets":[...]}`, optional), the lobby as `render` makes it
+/// for that viewer, and again whenever one of `changes` fires (a challenge posted, taken
+/// or withdrawn; a game started or ended).
+pub async fn serve_lobby<V, F, R>(
+    mut socket: WebSocket,
+    render: R,
+    mut changes: [watch::Receiver<u64>; 2],
+    mut stopping: watch::Receiver<bool>,
+    silence: Duration,
+) where
+    V: Serialize,
+    F: std::future::Future<Output = Option<V>>,
+    R: Fn(Vec<String>) -> F,
+{
+    let secrets = match tokio::time::timeout(HELLO_TIMEOUT, socket.recv()).await {
+        Ok(Some(Ok(Message::Text(hello)))) => {
+            match serde_json::from_str::<LobbyHello>(hello.as_str()) {
+                Ok(LobbyHello::Hello { mut secrets }) => {
+                    secrets.truncate(MAX_SECRETS);
+                    secrets
+                }
+                Err(_) => Vec::new(),
+            }
+        }
+        Ok(Some(Ok(_))) | Err(_) => Vec::new(),
+        Ok(Some(Err(_)) | None) => return,
+    };
+    let mut pings = tokio::time::interval(silence / PINGS_PER_SILENCE);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    pings.tick().await;
+    let mut heard = tokio::time::Instant::now();
+    let [lobby, games] = &mut changes;
+    loop {
+        lobby.mark_unchanged();
+        games.mark_unchanged();
+        let Some(view) = render(secrets.clone()).await else {
+            return;
+        };
+        let json = serde_json::to_string(&LobbyMessage::Lobby { lobby: &view })
+            .expect("the lobby serializes");
+        if !send(&mut socket, Message::Text(Utf8Bytes::from(json)), silence).await {
+            return;
+        }
+        loop {
+            tokio::select! {
+                changed = lobby.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                changed = games.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                received = socket.recv() => match received {
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                    Some(Ok(_)) => heard = tokio::time::Instant::now(),
+                },
+                _ = pings.tick() => {
+                    if heard.elapsed() >= silence {
+                        let _ = send(&mut socket, Message::Close(None), silence).await;
+                        return;
+                    }
+                    if !send(&mut socket, Message::Ping(Default::default()), silence).await {
+                        return;
+                    }
+                }
+                _ = stopping.changed() => {
+                    let _ = send(&mut socket, Message::Close(None), silence).await;
+                    return;
+                }
+            }
+        }
+    }
+}

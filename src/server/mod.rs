@@ -19,6 +19,7 @@ pub mod game;
 pub mod http;
 pub mod hub;
 pub mod live;
+pub mod lobby;
 pub mod store;
 pub mod table;
 pub mod views;
@@ -37,6 +38,7 @@ use accounts::Accounts;
 use api::App;
 use engine_pool::EnginePool;
 use hub::Hub;
+use lobby::Lobby;
 use store::{Store, StoreError};
 
 /// How `serve` runs.
@@ -141,6 +143,15 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         };
         let engines = pool.size();
         let accounts = Arc::new(Accounts::new(store.clone(), options.session_ttl));
+        let lobby =
+            Arc::new(
+                Lobby::open(store.clone())
+                    .await
+                    .map_err(|error| ServeError::Store {
+                        path: options.db.clone(),
+                        source: StoreError::Damaged(error.to_string()),
+                    })?,
+            );
         // The store moves into the hub: once the hub and the accounts are gone, the writer
         // commits what it has and ends.
         let hub = Arc::new(Hub::new(store, pool));
@@ -164,6 +175,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         let origin = format!("http://{local}");
         let app = App {
             accounts,
+            lobby,
             hub: Arc::clone(&hub),
             origin: origin.clone(),
             stopping,

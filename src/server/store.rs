@@ -109,6 +109,43 @@ pub struct StoredUser {
     pub created_at: i64,
 }
 
+/// A challenge as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSeek {
+    /// Its id.
+    pub id: String,
+    /// Who posted it: a name, and an account or the hash of a guest's secret.
+    pub poster_name: String,
+    /// The poster's account.
+    pub poster_user: Option<i64>,
+    /// The hash of a guest poster's secret.
+    pub poster_secret: Option<String>,
+    /// `full` or `simple`.
+    pub rules: String,
+    /// Board rows.
+    pub rows: u8,
+    /// Board columns.
+    pub columns: u8,
+    /// Who moves first: `B` or `W`.
+    pub first: String,
+    /// `most` or `fewest`.
+    pub win: String,
+    /// The poster's colour: `B`, `W` or `random`.
+    pub color: String,
+    /// Time control: base and increment, in milliseconds.
+    pub clock: Option<(u64, u64)>,
+    /// Whether the game is rated.
+    pub rated: bool,
+    /// Whether the players get the engine's help (casual games only).
+    pub help: bool,
+    /// The only member who may accept it.
+    pub to_name: Option<String>,
+    /// Not listed: for whoever has its link.
+    pub private: bool,
+    /// When it was posted, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
 /// A session as stored: only a hash of its token, which the browser's cookie holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredSession {
@@ -191,6 +228,13 @@ pub enum Change {
     NewUser(StoredUser),
     /// A session opened by logging in.
     NewSession(StoredSession),
+    /// A challenge posted in the lobby.
+    NewSeek(StoredSeek),
+    /// A challenge accepted or withdrawn.
+    EndSeek {
+        /// Its id.
+        id: String,
+    },
     /// A session closed by logging out (or found expired).
     EndSession {
         /// The hash of its token.
@@ -267,6 +311,18 @@ pub trait Backend: Send + 'static {
     /// [`StoreError`] if the database fails.
     fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
 
+    /// The ids of finished games, most recently finished first, at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn finished(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// The open challenges, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError>;
+
     /// The account named `name` (any case).
     ///
     /// # Errors
@@ -298,7 +354,7 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -370,6 +426,26 @@ const MIGRATIONS: [&str; 5] = [
     );
     CREATE INDEX games_by_black_user ON games (black_user, updated_at);
     CREATE INDEX games_by_white_user ON games (white_user, updated_at);",
+    // The lobby's open challenges.
+    "CREATE TABLE seeks (
+        id TEXT PRIMARY KEY,
+        poster_name TEXT NOT NULL,
+        poster_user INTEGER,
+        poster_secret TEXT,
+        rules TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        columns INTEGER NOT NULL,
+        first TEXT NOT NULL,
+        win TEXT NOT NULL,
+        color TEXT NOT NULL,
+        clock_base_ms INTEGER,
+        clock_increment_ms INTEGER,
+        rated INTEGER NOT NULL,
+        help INTEGER NOT NULL,
+        to_name TEXT,
+        private INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+    );",
 ];
 
 /// SQLite, in one file: the embedded default.
@@ -606,6 +682,38 @@ impl Backend for Sqlite {
                         return Err(StoreError::NameTaken(user.name.clone()));
                     }
                 }
+                Change::NewSeek(seek) => {
+                    let (base, increment) = seek.clock.unzip();
+                    transaction.execute(
+                        "INSERT INTO seeks (id, poster_name, poster_user, poster_secret, rules, rows,
+                            columns, first, win, color, clock_base_ms, clock_increment_ms, rated,
+                            help, to_name, private, created_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                            ?16, ?17)",
+                        params![
+                            seek.id,
+                            seek.poster_name,
+                            seek.poster_user,
+                            seek.poster_secret,
+                            seek.rules,
+                            seek.rows,
+                            seek.columns,
+                            seek.first,
+                            seek.win,
+                            seek.color,
+                            base.map(|ms| ms as i64),
+                            increment.map(|ms| ms as i64),
+                            seek.rated,
+                            seek.help,
+                            seek.to_name,
+                            seek.private,
+                            seek.created_at
+                        ],
+                    )?;
+                }
+                Change::EndSeek { id } => {
+                    transaction.execute("DELETE FROM seeks WHERE id = ?1", [id])?;
+                }
                 Change::NewSession(session) => {
                     transaction.execute(
                         "INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
@@ -718,6 +826,51 @@ impl Backend for Sqlite {
             .query_map([limit as i64], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
+    }
+
+    fn finished(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id FROM games WHERE status = 'over' ORDER BY updated_at DESC LIMIT ?1",
+        )?;
+        let ids = statement
+            .query_map([limit as i64], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id, poster_name, poster_user, poster_secret, rules, rows, columns, first, win,
+                color, clock_base_ms, clock_increment_ms, rated, help, to_name, private, created_at
+             FROM seeks ORDER BY created_at, id",
+        )?;
+        let seeks = statement
+            .query_map([], |row| {
+                let base: Option<i64> = row.get(10)?;
+                let increment: Option<i64> = row.get(11)?;
+                Ok(StoredSeek {
+                    id: row.get(0)?,
+                    poster_name: row.get(1)?,
+                    poster_user: row.get(2)?,
+                    poster_secret: row.get(3)?,
+                    rules: row.get(4)?,
+                    rows: row.get(5)?,
+                    columns: row.get(6)?,
+                    first: row.get(7)?,
+                    win: row.get(8)?,
+                    color: row.get(9)?,
+                    clock: base
+                        .zip(increment)
+                        .map(|(base, increment)| (base.max(0) as u64, increment.max(0) as u64)),
+                    rated: row.get(12)?,
+                    help: row.get(13)?,
+                    to_name: row.get(14)?,
+                    private: row.get(15)?,
+                    created_at: row.get(16)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(seeks)
     }
 
     fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError> {

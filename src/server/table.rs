@@ -362,6 +362,19 @@ impl Table {
             .find(|&color| self.seats[color].secret_hash.as_deref() == Some(hash))
     }
 
+    /// The result once over: `Some(Some(color))` a win, `Some(None)` a draw; `None` while
+    /// playing or for an aborted game (no result).
+    pub fn result(&self) -> Option<Option<Color>> {
+        match self.ended {
+            Some(Ended::Aborted) => None,
+            Some(ended) => Some(ended.loser().map(Color::opponent)),
+            None => match self.game.outcome()? {
+                othello::Outcome::Win(color) => Some(Some(color)),
+                othello::Outcome::Draw => Some(None),
+            },
+        }
+    }
+
     /// The seat whose person is the account `user_id`, if any.
     pub fn seat_of_user(&self, user_id: i64) -> Option<Color> {
         Color::ALL

@@ -1,0 +1,457 @@
+//! The lobby's endpoints: `GET /api/lobby`, `POST /api/seeks` (post a challenge),
+//! `GET /api/seeks/{id}`, `DELETE /api/seeks/{id}` (withdraw), `POST /api/seeks/{id}/accept`,
+//! and the live channel `/api/lobby/events`.
+
+use axum::{
+    Json,
+    extract::{
+        Path, State as AxumState,
+        ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection},
+    },
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+};
+use othello::{Color, Setup, Shape, Variant, WinRule};
+use serde::{Deserialize, Serialize};
+
+use super::{App, Body, Caller, ClockRequest, Empty, SettingsRequest, guest_name, origin};
+use crate::server::{
+    error::ApiError,
+    game::{Listing, color_text, hash_secret, new_secret},
+    live,
+    lobby::{ColorChoice, Person, Seek, Viewer},
+    table::Ended,
+};
+
+/// Games listed as being played, and as just finished.
+const LISTED: usize = 20;
+
+/// `POST /api/seeks`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SeekRequest {
+    rules: Option<String>,
+    rows: Option<u64>,
+    columns: Option<u64>,
+    first: Option<String>,
+    win: Option<String>,
+    /// The poster's colour: `B`, `W` or `random` (the default).
+    color: Option<String>,
+    clock: Option<ClockRequest>,
+    #[serde(default)]
+    rated: bool,
+    #[serde(default)]
+    help: bool,
+    /// Only this member may accept.
+    to: Option<String>,
+    /// Not listed: for whoever has the link.
+    #[serde(default)]
+    private: bool,
+    /// A guest's name.
+    name: Option<String>,
+}
+
+/// `POST /api/seeks/{id}/accept`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AcceptRequest {
+    /// A guest's name.
+    name: Option<String>,
+}
+
+/// A challenge as the lobby shows it.
+#[derive(Serialize)]
+pub(super) struct SeekView {
+    id: String,
+    url: String,
+    poster: String,
+    /// Whether the poster is a member (their page is `/u/NAME`).
+    member: bool,
+    rules: &'static str,
+    rows: u8,
+    columns: u8,
+    first: String,
+    win: &'static str,
+    /// The poster's colour: `B`, `W` or `random`.
+    color: String,
+    clock: Option<ClockView>,
+    rated: bool,
+    help: bool,
+    to: Option<String>,
+    private: bool,
+    /// Whether it is the viewer's own.
+    mine: bool,
+    created_at: i64,
+}
+
+#[derive(Serialize)]
+pub(super) struct ClockView {
+    base_ms: u64,
+    increment_ms: u64,
+}
+
+/// A game in the lobby's lists.
+#[derive(Serialize)]
+pub(super) struct GameItem {
+    id: String,
+    url: String,
+    rules: &'static str,
+    rows: u8,
+    columns: u8,
+    black: String,
+    white: String,
+    clock: Option<ClockView>,
+    rated: bool,
+    moves: usize,
+    /// Once over: `B`, `W` or `none` (a draw); `null` otherwise.
+    winner: Option<&'static str>,
+    ending: Option<&'static str>,
+}
+
+/// A challenge of the viewer's that was accepted: the game to go to.
+#[derive(Serialize)]
+pub(super) struct MatchedView {
+    seek: String,
+    game: String,
+}
+
+/// The lobby as one viewer sees it.
+#[derive(Serialize)]
+pub(super) struct LobbyView {
+    seeks: Vec<SeekView>,
+    playing: Vec<GameItem>,
+    finished: Vec<GameItem>,
+    matched: Vec<MatchedView>,
+}
+
+/// A posted challenge's answer: a guest's secret opens their seat once it is accepted.
+#[derive(Serialize)]
+pub(super) struct PostedView {
+    seek: SeekView,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+}
+
+/// An accepted challenge's answer: the game, and a guest's secret and link.
+#[derive(Serialize)]
+pub(super) struct AcceptedView {
+    game: String,
+    url: String,
+    color: char,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+}
+
+fn clock_view(clock: Option<crate::server::table::TimeControl>) -> Option<ClockView> {
+    clock.map(|clock| ClockView {
+        base_ms: clock.base_ms,
+        increment_ms: clock.increment_ms,
+    })
+}
+
+fn seek_view(seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
+    SeekView {
+        url: format!("{origin}/s/{}", seek.id),
+        id: seek.id.clone(),
+        poster: seek.poster.name.clone(),
+        member: seek.poster.user_id.is_some(),
+        rules: seek.variant.name(),
+        rows: seek.shape.rows(),
+        columns: seek.shape.columns(),
+        first: color_text(seek.first),
+        win: seek.win.name(),
+        color: seek.color.text(),
+        clock: clock_view(seek.clock),
+        rated: seek.rated,
+        help: seek.help,
+        to: seek.to.clone(),
+        private: seek.private,
+        mine: viewer.is_poster(seek),
+        created_at: seek.created_at,
+    }
+}
+
+fn game_item(id: String, listing: Listing, origin: &str) -> GameItem {
+    let who = |color: Color| {
+        listing.names[color]
+            .clone()
+            .unwrap_or_else(|| listing.players[color].clone())
+    };
+    GameItem {
+        url: format!("{origin}/g/{id}"),
+        id,
+        rules: listing.variant.name(),
+        rows: listing.rows,
+        columns: listing.columns,
+        black: who(Color::Black),
+        white: who(Color::White),
+        clock: clock_view(listing.clock),
+        rated: listing.rated,
+        moves: listing.moves,
+        winner: listing.result.map(|winner| match winner {
+            Some(Color::Black) => "B",
+            Some(Color::White) => "W",
+            None => "none",
+        }),
+        ending: listing.ended.map(Ended::code),
+    }
+}
+
+/// The viewer a caller is, with the guest secrets their page holds.
+fn viewer(caller: &Caller, secrets: &[String]) -> Viewer {
+    Viewer {
+        member: caller.member.as_ref().map(|member| member.id),
+        member_name: caller.member.as_ref().map(|member| member.name.clone()),
+        secret_hashes: caller
+            .secret
+            .iter()
+            .chain(secrets)
+            .map(|secret| hash_secret(secret))
+            .collect(),
+    }
+}
+
+async fn games(app: &App, ids: Vec<String>, origin: &str) -> Vec<GameItem> {
+    let mut items = Vec::new();
+    for id in ids {
+        if let Ok(cell) = app.hub.get(&id).await {
+            items.push(game_item(id, cell.listing().await, origin));
+        }
+    }
+    items
+}
+
+/// The lobby as `viewer` sees it.
+pub(super) async fn lobby_view(
+    app: &App,
+    viewer: &Viewer,
+    origin: &str,
+) -> Result<LobbyView, ApiError> {
+    let store = app.hub.store();
+    let playing = store
+        .playing(LISTED)
+        .await
+        .map_err(|error| ApiError::Storage(error.to_string()))?;
+    let finished = store
+        .read(|backend| backend.finished(LISTED))
+        .await
+        .map_err(|error| ApiError::Storage(error.to_string()))?;
+    Ok(LobbyView {
+        seeks: app
+            .lobby
+            .seeks_for(viewer)
+            .iter()
+            .map(|seek| seek_view(seek, viewer, origin))
+            .collect(),
+        playing: games(app, playing, origin).await,
+        finished: games(app, finished, origin).await,
+        matched: app
+            .lobby
+            .matched_for(viewer)
+            .into_iter()
+            .map(|(seek, game)| MatchedView { seek, game })
+            .collect(),
+    })
+}
+
+pub(super) async fn show_lobby(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Result<Json<LobbyView>, ApiError> {
+    let origin = origin(&app, &headers);
+    Ok(Json(
+        lobby_view(&app, &viewer(&caller, &[]), &origin).await?,
+    ))
+}
+
+/// The caller as a person: a member, or a guest with `name` and the secret they hold
+/// (`Authorization: Bearer`) or a fresh one, returned (it opens their seat).
+fn person(caller: &Caller, name: Option<String>) -> Result<(Person, Option<String>), ApiError> {
+    if let Some(member) = &caller.member {
+        return Ok((
+            Person {
+                name: member.name.clone(),
+                user_id: Some(member.id),
+                secret_hash: None,
+            },
+            None,
+        ));
+    }
+    let name = guest_name(name, "name")?.unwrap_or_else(|| "guest".to_owned());
+    let secret = caller.secret.clone().unwrap_or_else(new_secret);
+    Ok((
+        Person {
+            name,
+            user_id: None,
+            secret_hash: Some(hash_secret(&secret)),
+        },
+        Some(secret),
+    ))
+}
+
+pub(super) async fn post_seek(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+    Body(request): Body<SeekRequest>,
+) -> Result<Response, ApiError> {
+    let settings = SettingsRequest {
+        rules: request.rules,
+        rows: request.rows,
+        columns: request.columns,
+        first: request.first,
+        win: request.win,
+    }
+    .read()?;
+    let color = match request.color.as_deref() {
+        None => ColorChoice::Random,
+        Some(text) => ColorChoice::from_text(text).ok_or_else(|| {
+            ApiError::BadRequest(format!("color must be B, W or random, not {text:?}"))
+        })?,
+    };
+    let clock = request.clock.map(ClockRequest::control).transpose()?;
+    if request.rated && clock.is_none() {
+        return Err(ApiError::BadRequest(
+            "a rated game needs a clock: give clock.base_ms".into(),
+        ));
+    }
+    if let Some(to) = &request.to {
+        crate::server::accounts::check_name(to)?;
+    }
+    let (poster, secret) = person(&caller, request.name)?;
+    let shape = settings.shape.unwrap_or(Shape::STANDARD);
+    let standard = Setup::standard(shape);
+    let seek = Seek {
+        id: String::new(),
+        poster,
+        variant: settings.variant.unwrap_or(Variant::Full),
+        shape,
+        first: settings.first.unwrap_or(standard.first_mover),
+        win: settings.win.unwrap_or(WinRule::MostDiscs),
+        color,
+        clock,
+        rated: request.rated,
+        help: request.help && !request.rated,
+        to: request.to,
+        private: request.private,
+        created_at: 0,
+    };
+    let seek = app.lobby.post(seek).await?;
+    let origin = origin(&app, &headers);
+    let viewer = viewer(&caller, secret.as_slice());
+    Ok((
+        StatusCode::CREATED,
+        Json(PostedView {
+            seek: seek_view(&seek, &viewer, &origin),
+            secret,
+        }),
+    )
+        .into_response())
+}
+
+pub(super) async fn show_seek(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<SeekView>, ApiError> {
+    let seek = app
+        .lobby
+        .seek(&id)
+        .ok_or(crate::server::lobby::SeekError::Gone)?;
+    let origin = origin(&app, &headers);
+    Ok(Json(seek_view(&seek, &viewer(&caller, &[]), &origin)))
+}
+
+pub(super) async fn withdraw_seek(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(Empty {}): Body<Empty>,
+) -> Result<StatusCode, ApiError> {
+    let person = match (&caller.member, &caller.secret) {
+        (Some(member), _) => Person {
+            name: member.name.clone(),
+            user_id: Some(member.id),
+            secret_hash: None,
+        },
+        (None, Some(secret)) => Person {
+            name: String::new(),
+            user_id: None,
+            secret_hash: Some(hash_secret(secret)),
+        },
+        (None, None) => return Err(ApiError::Unauthorized),
+    };
+    app.lobby.withdraw(&id, &person).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub(super) async fn accept_seek(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Body(request): Body<AcceptRequest>,
+) -> Result<Response, ApiError> {
+    let (taker, secret) = person(&caller, request.name)?;
+    let cell = app.lobby.accept(&app.hub, &id, taker).await?.cell;
+    let color = cell
+        .viewer(
+            secret.as_deref(),
+            caller.member.as_ref().map(|member| member.id),
+        )
+        .await
+        .seat
+        .ok_or_else(|| ApiError::Storage("the taker has no seat in the game made".into()))?;
+    let origin = origin(&app, &headers);
+    let url = match &secret {
+        Some(secret) => format!("{origin}/g/{}#secret={secret}", cell.id),
+        None => format!("{origin}/g/{}", cell.id),
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(AcceptedView {
+            game: cell.id.clone(),
+            url,
+            color: color.letter(),
+            secret,
+        }),
+    )
+        .into_response())
+}
+
+pub(super) async fn lobby_events(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::BadRequest(format!(
+            "the lobby's live channel is a WebSocket: {}",
+            rejection.body_text()
+        ))
+    })?;
+    let caller = Caller {
+        member: caller.member.filter(|_| super::same_origin(&headers)),
+        ..caller
+    };
+    let origin = origin(&app, &headers);
+    let (lobby, games) = (app.lobby.watch(), app.hub.watch_starts_and_ends());
+    let (stopping, silence) = (app.stopping.clone(), app.client_timeout);
+    let render = move |secrets: Vec<String>| {
+        let app = app.clone();
+        let viewer = viewer(&caller, &secrets);
+        let origin = origin.clone();
+        async move { lobby_view(&app, &viewer, &origin).await.ok() }
+    };
+    Ok(upgrade
+        .read_buffer_size(live::BUFFER)
+        .write_buffer_size(0)
+        .max_message_size(live::BUFFER)
+        .max_frame_size(live::BUFFER)
+        .on_upgrade(move |socket| {
+            live::serve_lobby(socket, render, [lobby, games], stopping, silence)
+        }))
+}

@@ -1,0 +1,477 @@
+//! The lobby: open challenges (seeks) that anyone can post, accept or withdraw, and the
+//! games being played and just finished; everything a watcher sees, rebuilt when it
+//! changes and pushed over the lobby's live channel.
+//!
+//! A challenge names its game (rules, board, first mover, win rule, clock, rated or casual,
+//! help), the poster's colour (or random), and who may take it: anyone, one member by name,
+//! or whoever has its link (not listed). Accepting removes it under the lobby's lock, so of
+//! two people accepting at once exactly one gets the game; the other is told it is gone.
+//! Challenges are stored: a restart keeps them.
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+};
+
+use othello::{ByColor, Color, Setup, Shape, Variant, WinRule};
+use rand::RngExt;
+use tokio::sync::watch;
+
+use super::{
+    error::ApiError,
+    game::{Created, color_of, color_text, new_id, now_ms},
+    hub::Hub,
+    store::{Change, Store, StoredSeek},
+    table::TimeControl,
+};
+use crate::{play::Occupant, server::game::NewGame, server::game::NewSeat};
+
+/// The most challenges open at once (beyond, posting is refused until some go).
+pub const MAX_SEEKS: usize = 500;
+
+/// The most challenges one person may have open.
+pub const MAX_SEEKS_EACH: usize = 3;
+
+/// Who is behind a challenge or takes one: a member, or a guest with a name and secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Person {
+    /// Their name (a member's account name, or what a guest typed).
+    pub name: String,
+    /// A member's account.
+    pub user_id: Option<i64>,
+    /// The hash of a guest's secret: it opens the guest's seat, and withdraws the guest's
+    /// challenge.
+    pub secret_hash: Option<String>,
+}
+
+impl Person {
+    fn is(&self, other: &Person) -> bool {
+        match (self.user_id, other.user_id) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => self.secret_hash.is_some() && self.secret_hash == other.secret_hash,
+            _ => false,
+        }
+    }
+
+    fn seat(&self) -> NewSeat {
+        NewSeat {
+            name: Some(self.name.clone()),
+            user_id: self.user_id,
+            secret_hash: self.secret_hash.clone(),
+            ..NewSeat::new(Occupant::Human, 0)
+        }
+    }
+}
+
+/// The poster's colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// This one.
+    Is(Color),
+    /// Drawn when the challenge is accepted.
+    Random,
+}
+
+impl ColorChoice {
+    /// `B`, `W` or `random`.
+    pub fn text(self) -> String {
+        match self {
+            ColorChoice::Is(color) => color_text(color),
+            ColorChoice::Random => "random".into(),
+        }
+    }
+
+    /// Reads [`ColorChoice::text`].
+    pub fn from_text(text: &str) -> Option<ColorChoice> {
+        match text {
+            "random" => Some(ColorChoice::Random),
+            _ => color_of(text).map(ColorChoice::Is),
+        }
+    }
+}
+
+/// A challenge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seek {
+    /// Its id.
+    pub id: String,
+    /// Who posted it.
+    pub poster: Person,
+    /// The rule set.
+    pub variant: Variant,
+    /// The board.
+    pub shape: Shape,
+    /// Who moves first.
+    pub first: Color,
+    /// Who wins.
+    pub win: WinRule,
+    /// The poster's colour.
+    pub color: ColorChoice,
+    /// The clock, if timed.
+    pub clock: Option<TimeControl>,
+    /// Whether it is rated (members only, timed).
+    pub rated: bool,
+    /// Whether the players get the engine's help (casual games only).
+    pub help: bool,
+    /// The only member who may accept it (by name, any case).
+    pub to: Option<String>,
+    /// Not listed: for whoever has its link.
+    pub private: bool,
+    /// When it was posted.
+    pub created_at: i64,
+}
+
+impl Seek {
+    /// Whether `viewer` sees it in the lobby: a listed challenge, or one posted by them or
+    /// to them.
+    pub fn visible_to(&self, viewer: &Viewer) -> bool {
+        if viewer.is_poster(self) {
+            return true;
+        }
+        if self.private {
+            return false;
+        }
+        match &self.to {
+            None => true,
+            Some(name) => viewer
+                .member_name
+                .as_deref()
+                .is_some_and(|member| member.eq_ignore_ascii_case(name)),
+        }
+    }
+
+    fn stored(&self) -> StoredSeek {
+        StoredSeek {
+            id: self.id.clone(),
+            poster_name: self.poster.name.clone(),
+            poster_user: self.poster.user_id,
+            poster_secret: self.poster.secret_hash.clone(),
+            rules: self.variant.name().to_owned(),
+            rows: self.shape.rows(),
+            columns: self.shape.columns(),
+            first: color_text(self.first),
+            win: self.win.name().to_owned(),
+            color: self.color.text(),
+            clock: self.clock.map(|clock| (clock.base_ms, clock.increment_ms)),
+            rated: self.rated,
+            help: self.help,
+            to_name: self.to.clone(),
+            private: self.private,
+            created_at: self.created_at,
+        }
+    }
+
+    fn revive(stored: StoredSeek) -> Option<Seek> {
+        Some(Seek {
+            poster: Person {
+                name: stored.poster_name,
+                user_id: stored.poster_user,
+                secret_hash: stored.poster_secret,
+            },
+            variant: stored.rules.parse().ok()?,
+            shape: Shape::new(stored.rows, stored.columns).ok()?,
+            first: color_of(&stored.first)?,
+            win: WinRule::from_name(&stored.win).ok()?,
+            color: ColorChoice::from_text(&stored.color)?,
+            clock: stored.clock.map(|(base_ms, increment_ms)| TimeControl {
+                base_ms,
+                increment_ms,
+            }),
+            rated: stored.rated,
+            help: stored.help,
+            to: stored.to_name,
+            private: stored.private,
+            created_at: stored.created_at,
+            id: stored.id,
+        })
+    }
+}
+
+/// Who looks at the lobby: a member, and the guest secrets' hashes a page holds.
+#[derive(Clone, Debug, Default)]
+pub struct Viewer {
+    /// A member's account.
+    pub member: Option<i64>,
+    /// Their name.
+    pub member_name: Option<String>,
+    /// Hashes of guest secrets (a guest's own challenges).
+    pub secret_hashes: Vec<String>,
+}
+
+impl Viewer {
+    /// Whether `seek` is this viewer's own.
+    pub fn is_poster(&self, seek: &Seek) -> bool {
+        match seek.poster.user_id {
+            Some(id) => self.member == Some(id),
+            None => seek
+                .poster
+                .secret_hash
+                .as_ref()
+                .is_some_and(|hash| self.secret_hashes.contains(hash)),
+        }
+    }
+}
+
+/// Why a challenge cannot be taken or withdrawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeekError {
+    /// Accepted by someone else, withdrawn, or never there.
+    #[error("this challenge is gone: accepted by someone else, or withdrawn")]
+    Gone,
+    /// Your own.
+    #[error("this is your own challenge")]
+    Own,
+    /// For someone else.
+    #[error("this challenge is for {0}")]
+    NotForYou(String),
+    /// Rated games are between members.
+    #[error("a rated game is between two members: log in first")]
+    MembersOnly,
+    /// Not the poster's.
+    #[error("only its poster may withdraw a challenge")]
+    NotYours,
+    /// Too many open.
+    #[error("too many challenges are open: {0}")]
+    TooMany(String),
+}
+
+/// The open challenges, and what watchers need to know when they change.
+#[derive(Debug)]
+pub struct Lobby {
+    store: Store,
+    seeks: Mutex<BTreeMap<String, Seek>>,
+    /// Challenges accepted lately, seek id to game id: the poster's page learns its game.
+    matched: Mutex<Vec<(Seek, String, i64)>>,
+    changed: watch::Sender<u64>,
+}
+
+/// How long an accepted challenge's game is pointed out to its poster.
+const MATCHED_FOR_MS: i64 = 10 * 60 * 1000;
+
+impl Lobby {
+    /// The lobby on `store`, with the challenges it keeps.
+    ///
+    /// # Errors
+    /// [`ApiError::Storage`] if they cannot be read.
+    pub async fn open(store: Store) -> Result<Lobby, ApiError> {
+        let stored = store
+            .read(|backend| backend.seeks())
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        let seeks = stored
+            .into_iter()
+            .filter_map(Seek::revive)
+            .map(|seek| (seek.id.clone(), seek))
+            .collect();
+        Ok(Lobby {
+            store,
+            seeks: Mutex::new(seeks),
+            matched: Mutex::new(Vec::new()),
+            changed: watch::Sender::new(0),
+        })
+    }
+
+    /// A receiver that wakes when a challenge comes or goes.
+    pub fn watch(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn notify(&self) {
+        self.changed.send_modify(|count| *count += 1);
+    }
+
+    /// The challenges `viewer` sees, oldest first.
+    pub fn seeks_for(&self, viewer: &Viewer) -> Vec<Seek> {
+        let mut seeks: Vec<Seek> = self
+            .seeks
+            .lock()
+            .expect("not poisoned")
+            .values()
+            .filter(|seek| seek.visible_to(viewer))
+            .cloned()
+            .collect();
+        seeks.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        seeks
+    }
+
+    /// The challenge `id`, for its link.
+    pub fn seek(&self, id: &str) -> Option<Seek> {
+        self.seeks.lock().expect("not poisoned").get(id).cloned()
+    }
+
+    /// Games made lately from `viewer`'s challenges: (seek id, game id).
+    pub fn matched_for(&self, viewer: &Viewer) -> Vec<(String, String)> {
+        let cutoff = now_ms() - MATCHED_FOR_MS;
+        let mut matched = self.matched.lock().expect("not poisoned");
+        matched.retain(|(_, _, at)| *at > cutoff);
+        matched
+            .iter()
+            .filter(|(seek, _, _)| viewer.is_poster(seek))
+            .map(|(seek, game, _)| (seek.id.clone(), game.clone()))
+            .collect()
+    }
+
+    /// Posts `seek` (its id and time are made here) and returns it.
+    ///
+    /// # Errors
+    /// [`SeekError::MembersOnly`] for a rated one from a guest, [`SeekError::TooMany`];
+    /// [`ApiError::Storage`].
+    pub async fn post(&self, mut seek: Seek) -> Result<Seek, ApiError> {
+        if seek.rated && seek.poster.user_id.is_none() {
+            return Err(SeekError::MembersOnly.into());
+        }
+        seek.id = new_id();
+        seek.created_at = now_ms();
+        {
+            let seeks = self.seeks.lock().expect("not poisoned");
+            if seeks.len() >= MAX_SEEKS {
+                return Err(SeekError::TooMany("try again later".into()).into());
+            }
+            let own = seeks
+                .values()
+                .filter(|open| open.poster.is(&seek.poster))
+                .count();
+            if own >= MAX_SEEKS_EACH {
+                return Err(
+                    SeekError::TooMany(format!("you have {own}: withdraw one first")).into(),
+                );
+            }
+        }
+        self.store
+            .commit(vec![Change::NewSeek(seek.stored())])
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        self.seeks
+            .lock()
+            .expect("not poisoned")
+            .insert(seek.id.clone(), seek.clone());
+        self.notify();
+        Ok(seek)
+    }
+
+    /// Withdraws `id`, if `person` posted it.
+    ///
+    /// # Errors
+    /// [`SeekError::Gone`], [`SeekError::NotYours`]; [`ApiError::Storage`].
+    pub async fn withdraw(&self, id: &str, person: &Person) -> Result<(), ApiError> {
+        let seek = {
+            let mut seeks = self.seeks.lock().expect("not poisoned");
+            let seek = seeks.get(id).ok_or(SeekError::Gone)?;
+            if !seek.poster.is(person) {
+                return Err(SeekError::NotYours.into());
+            }
+            seeks.remove(id).expect("just seen")
+        };
+        if let Err(error) = self
+            .store
+            .commit(vec![Change::EndSeek { id: id.to_owned() }])
+            .await
+        {
+            // Not withdrawn after all.
+            self.seeks
+                .lock()
+                .expect("not poisoned")
+                .insert(seek.id.clone(), seek);
+            return Err(ApiError::Storage(error.to_string()));
+        }
+        self.notify();
+        Ok(())
+    }
+
+    /// `taker` accepts `id`: the challenge is taken off the lobby at once (a second taker
+    /// finds it gone) and its game created.
+    ///
+    /// # Errors
+    /// [`SeekError`] when it cannot be taken; [`ApiError::Storage`].
+    pub async fn accept(
+        &self,
+        hub: &Arc<Hub>,
+        id: &str,
+        taker: Person,
+    ) -> Result<Created, ApiError> {
+        let seek = {
+            let mut seeks = self.seeks.lock().expect("not poisoned");
+            let seek = seeks.get(id).ok_or(SeekError::Gone)?;
+            if seek.poster.is(&taker) {
+                return Err(SeekError::Own.into());
+            }
+            if seek.rated && taker.user_id.is_none() {
+                return Err(SeekError::MembersOnly.into());
+            }
+            if let Some(to) = &seek.to
+                && (taker.user_id.is_none() || !taker.name.eq_ignore_ascii_case(to))
+            {
+                return Err(SeekError::NotForYou(to.clone()).into());
+            }
+            seeks.remove(id).expect("just seen")
+        };
+        match self.start_game(hub, &seek, taker).await {
+            Ok(created) => {
+                let game = created.cell.id.clone();
+                self.matched
+                    .lock()
+                    .expect("not poisoned")
+                    .push((seek.clone(), game, now_ms()));
+                self.notify();
+                Ok(created)
+            }
+            Err(error) => {
+                // Back in the lobby: nobody got a game.
+                self.seeks
+                    .lock()
+                    .expect("not poisoned")
+                    .insert(seek.id.clone(), seek);
+                Err(error)
+            }
+        }
+    }
+
+    async fn start_game(
+        &self,
+        hub: &Arc<Hub>,
+        seek: &Seek,
+        taker: Person,
+    ) -> Result<Created, ApiError> {
+        self.store
+            .commit(vec![Change::EndSeek {
+                id: seek.id.clone(),
+            }])
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        let poster_color = match seek.color {
+            ColorChoice::Is(color) => color,
+            ColorChoice::Random => {
+                if rand::rng().random::<bool>() {
+                    Color::Black
+                } else {
+                    Color::White
+                }
+            }
+        };
+        let mut seats = ByColor::new(taker.seat(), taker.seat());
+        seats[poster_color] = seek.poster.seat();
+        let mut setup = Setup::standard(seek.shape);
+        setup.first_mover = seek.first;
+        setup.win_rule = seek.win;
+        let created = hub
+            .create(NewGame {
+                variant: seek.variant,
+                setup,
+                moves: Vec::new(),
+                seats: seats.into_array(),
+                speed_ms: 0,
+                help: seek.help && !seek.rated,
+                clock: seek.clock,
+                rated: seek.rated,
+            })
+            .await;
+        if created.is_err() {
+            // Stored again, as it is back in the lobby.
+            let _ = self
+                .store
+                .commit(vec![Change::NewSeek(seek.stored())])
+                .await;
+        }
+        created
+    }
+}
