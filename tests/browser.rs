@@ -239,7 +239,7 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking() {
         input.send_keys(value).await.unwrap();
     }
     client
-        .find(Locator::Css("button[type='submit']"))
+        .find(Locator::Css("#new-game-form button[type='submit']"))
         .await
         .unwrap()
         .click()
@@ -478,7 +478,7 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
         input.send_keys(value).await.unwrap();
     }
     client
-        .find(Locator::Css("button[type='submit']"))
+        .find(Locator::Css("#new-game-form button[type='submit']"))
         .await
         .unwrap()
         .click()
@@ -814,7 +814,7 @@ async fn regression_21_11_and_12_the_page_between_people() {
     )
     .await;
     black
-        .find(Locator::Css("button[type='submit']"))
+        .find(Locator::Css("#new-game-form button[type='submit']"))
         .await
         .unwrap()
         .click()

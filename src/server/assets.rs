@@ -13,11 +13,26 @@ use super::error::ApiError;
 const PAGE: &str = include_str!("web/index.html");
 
 /// The other files: name, content type, content.
-const ASSETS: [(&str, &str, &str); 4] = [
+const ASSETS: [(&str, &str, &str); 7] = [
     (
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("web/app.js"),
+    ),
+    (
+        "api.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/api.js"),
+    ),
+    (
+        "clock.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/clock.js"),
+    ),
+    (
+        "lobby.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/lobby.js"),
     ),
     (
         "board.js",

@@ -2,46 +2,16 @@
 // server's: this script sends what a person does and draws the states it gets back (over
 // HTTP, and live over a WebSocket).
 
+import { api, loadSession } from "./api.js";
 import { Board } from "./board.js";
 import { drawGraph } from "./graph.js";
+import { showAccount, showLobby, showSeek } from "./lobby.js";
+import { Clocks } from "./clock.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
 
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
-
-async function api(method, path, { body, secret } = {}) {
-  const headers = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (secret) headers.Authorization = `Bearer ${secret}`;
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    // The browser's own words ("Failed to fetch") say nothing to a player.
-    const error = new Error("The server cannot be reached just now: check the connection and try again.");
-    error.offline = true;
-    throw error;
-  }
-  const text = await response.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    const message = data && data.error ? data.error.message : `${response.status} ${response.statusText}`;
-    const error = new Error(message);
-    error.details = data && data.error;
-    throw error;
-  }
-  return data;
-}
 
 // ---------------------------------------------------------------- the new-game form
 
@@ -96,7 +66,7 @@ async function listGames() {
 }
 
 function showForm() {
-  document.title = "Othello: new game";
+  document.title = "Othello";
   $("#new-game").hidden = false;
   listGames();
   const form = $("#new-game-form");
@@ -158,6 +128,15 @@ class GameView {
     $("#undo-button").addEventListener("click", () => this.undo("request"));
     $("#redo-button").addEventListener("click", () => this.redo());
     $("#resign-button").addEventListener("click", () => this.resign());
+    $("#abort-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/abort`, {}));
+    this.clocks = new Clocks({ B: $("#clock-B"), W: $("#clock-W") });
+    const sound = $("#sound");
+    sound.checked = localStorage.getItem("sound") === "on";
+    sound.addEventListener("change", () => localStorage.setItem("sound", sound.checked ? "on" : "off"));
+    // Back on the page: the title says the score again.
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && this.state) this.setTitle(this.state);
+    });
     for (const button of document.querySelectorAll("#undo-request button")) {
       button.addEventListener("click", () => this.undo(button.dataset.action));
     }
@@ -230,7 +209,7 @@ class GameView {
   }
 
   seatName(color, seat) {
-    const who = seat.player === "human" ? "person" : seat.player;
+    const who = seat.name || (seat.player === "human" ? "person" : seat.player);
     const you = this.state && this.state.you === color ? " (you)" : "";
     return `${NAMES[color]}: ${who}${you}`;
   }
@@ -240,7 +219,11 @@ class GameView {
     // An answer over HTTP can arrive after a newer state over the live channel.
     if (previous && state.version < previous.version) return;
     this.state = state;
-    document.title = `Othello ${state.counts.B}–${state.counts.W}`;
+    const yourTurn = state.status === "playing" && state.you !== null && state.you === state.to_move;
+    const wasYourTurn = previous !== null && previous.status === "playing" && previous.you === previous.to_move;
+    if (yourTurn && !wasYourTurn) this.yourMove();
+    this.setTitle(state);
+    this.clocks.update(state);
     // Hints are for the position they were asked in.
     if (this.hintVersion !== null && this.hintVersion !== state.version) this.clearHints();
     const live = this.review === null;
@@ -282,14 +265,44 @@ class GameView {
     }
   }
 
+  /** The tab's title: the score, or "Your move" while this page is in the background. */
+  setTitle(state) {
+    const yourTurn = state.status === "playing" && state.you !== null && state.you === state.to_move;
+    document.title = yourTurn && document.hidden ? "● Your move — Othello" : `Othello ${state.counts.B}–${state.counts.W}`;
+  }
+
+  /** It has just become this seat's turn: a sound, if asked for, when the page is hidden. */
+  yourMove() {
+    if (!document.hidden || localStorage.getItem("sound") !== "on") return;
+    try {
+      const audio = new AudioContext();
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = 660;
+      gain.gain.setValueAtTime(0.2, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.3);
+      tone.connect(gain).connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.3);
+    } catch {
+      // No sound here: the title says it.
+    }
+  }
+
   renderStatus(state) {
     const banner = $("#banner");
     let status;
     if (state.status === "over") {
       const { B, W } = state.counts;
       let text;
-      if (state.resigned) {
+      if (state.ending === "abort") {
+        text = "aborted, no result";
+      } else if (state.resigned) {
         text = `${NAMES[state.resigned]} resigned: ${NAMES[state.winner]} wins`;
+      } else if (state.ending === "time") {
+        text = `${NAMES[state.winner === "B" ? "W" : "B"]}'s time ran out: ${NAMES[state.winner]} wins`;
+      } else if (state.ending === "abandon") {
+        text = `${NAMES[state.winner === "B" ? "W" : "B"]} left the game: ${NAMES[state.winner]} wins`;
       } else if (state.winner === "none") {
         text = `Draw, ${B}–${W}`;
       } else {
@@ -303,6 +316,7 @@ class GameView {
       banner.hidden = true;
       const you = state.you === state.to_move ? " (you)" : "";
       status = `${NAMES[state.to_move]} to move${you}`;
+      if (state.rated) status += " — rated";
       if (state.thinking) status += " — thinking…";
       if (state.paused) status += " — paused";
     }
@@ -373,6 +387,8 @@ class GameView {
     $("#redo-button").disabled = !state.can_redo;
     $("#resign-button").hidden = !seated;
     $("#resign-button").disabled = !playing;
+    // Before the second move a game can be called off, with no result.
+    $("#abort-button").hidden = !seated || !playing || state.ply >= 2;
     const controls = $("#bot-controls");
     controls.hidden = !state.control;
     if (state.control) {
@@ -564,9 +580,19 @@ function secretsFromHash() {
   return { secret: params.get("secret"), control: params.get("control") };
 }
 
-const match = location.pathname.match(/^\/g\/([0-9a-zA-Z]+)$/);
-if (match) {
-  new GameView(match[1], secretsFromHash()).start();
-} else {
-  showForm();
+async function start() {
+  await loadSession();
+  showAccount();
+  const game = location.pathname.match(/^\/g\/([0-9a-zA-Z]+)$/);
+  const seek = location.pathname.match(/^\/s\/([0-9a-zA-Z]+)$/);
+  if (game) {
+    new GameView(game[1], secretsFromHash()).start();
+  } else if (seek) {
+    showSeek(seek[1]);
+  } else {
+    showLobby();
+    showForm();
+  }
 }
+
+start();

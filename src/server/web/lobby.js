@@ -1,0 +1,287 @@
+// The lobby (the home page): post a challenge, accept or withdraw one, play the computer
+// in one click, watch games being played and see those just finished, all live over the
+// lobby's WebSocket; a challenge's own page (/s/ID, for a link); and the account box in the
+// header (log in, register, log out).
+
+import { api, session } from "./api.js";
+import { controlText } from "./clock.js";
+
+const $ = (selector) => document.querySelector(selector);
+const NAMES = { B: "Black", W: "White", random: "random colour" };
+
+/** The guest secrets of the challenges this browser posted: id -> secret. */
+function ownSeeks() {
+  try {
+    return JSON.parse(localStorage.getItem("seeks") || "{}");
+  } catch {
+    return {};
+  }
+}
+
+function keepSeek(id, secret) {
+  const seeks = ownSeeks();
+  seeks[id] = secret;
+  localStorage.setItem("seeks", JSON.stringify(seeks));
+}
+
+function guestName() {
+  return localStorage.getItem("name") || "";
+}
+
+function describe(item) {
+  const size = `${item.rows}×${item.columns}`;
+  const rules = item.rules === "simple" ? "SIMPLE" : "Othello";
+  const clock = item.clock ? controlText(item.clock) : "untimed";
+  return `${rules} ${size}, ${clock}${item.rated ? ", rated" : ""}`;
+}
+
+function link(href, text) {
+  const anchor = document.createElement("a");
+  anchor.href = href;
+  anchor.textContent = text;
+  return anchor;
+}
+
+function person(name, member) {
+  return member ? link(`/u/${encodeURIComponent(name)}`, name) : document.createTextNode(`${name} (guest)`);
+}
+
+// ---------------------------------------------------------------- the account box
+
+export function showAccount() {
+  const box = $("#account");
+  box.textContent = "";
+  if (session.user) {
+    box.append("Signed in as ", link(`/u/${encodeURIComponent(session.user.name)}`, session.user.name), " ");
+    const out = document.createElement("button");
+    out.type = "button";
+    out.textContent = "Log out";
+    out.addEventListener("click", async () => {
+      await api("DELETE", "/api/session");
+      location.reload();
+    });
+    box.append(out);
+    return;
+  }
+  for (const [label, path] of [["Log in", "/api/session"], ["Register", "/api/accounts"]]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = label;
+    button.addEventListener("click", () => openLogin(label, path));
+    box.append(button, " ");
+  }
+}
+
+function openLogin(label, path) {
+  const dialog = $("#login");
+  dialog.querySelector("h2").textContent = label;
+  dialog.querySelector("button[type=submit]").textContent = label;
+  const form = dialog.querySelector("form");
+  const error = dialog.querySelector(".error");
+  error.hidden = true;
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    if (event.submitter && event.submitter.value === "cancel") {
+      dialog.close();
+      return;
+    }
+    try {
+      await api("POST", path, { body: { name: form.elements.name.value, password: form.elements.password.value } });
+      location.reload();
+    } catch (failure) {
+      error.textContent = failure.message;
+      error.hidden = false;
+    }
+  };
+  dialog.showModal();
+  form.elements.name.focus();
+}
+
+// ---------------------------------------------------------------- the lobby
+
+export function showLobby() {
+  $("#lobby").hidden = false;
+  const form = $("#seek-form");
+  form.elements.name.value = guestName();
+  $("#seek-name").hidden = Boolean(session.user);
+  form.elements.rated.disabled = !session.user;
+  $("#rated-note").hidden = Boolean(session.user);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    postSeek(form);
+  });
+  $("#play-computer").addEventListener("click", playComputer);
+  connectLobby(500);
+}
+
+async function playComputer() {
+  const level = Number($("#computer-level").value);
+  const body = { white: `engine:${level}`, time_ms: 1000 };
+  const name = session.user ? session.user.name : guestName();
+  if (name) body.black_name = name;
+  try {
+    const created = await api("POST", "/api/games", { body });
+    location.assign(created.seats.black.url);
+  } catch (failure) {
+    $("#lobby-error").textContent = failure.message;
+    $("#lobby-error").hidden = false;
+  }
+}
+
+async function postSeek(form) {
+  const error = $("#seek-error");
+  error.hidden = true;
+  const body = {
+    rules: form.elements.rules.value,
+    rows: Number(form.elements.size.value),
+    columns: Number(form.elements.size.value),
+    color: form.elements.color.value,
+    rated: form.elements.rated.checked,
+    help: form.elements.help.checked,
+    private: form.elements.private.checked,
+  };
+  const control = form.elements.control.value;
+  if (control !== "none") {
+    const [minutes, increment] = control.split("+").map(Number);
+    body.clock = { base_ms: minutes * 60000, increment_ms: increment * 1000 };
+  }
+  if (form.elements.to.value.trim()) body.to = form.elements.to.value.trim();
+  if (!session.user) {
+    const name = form.elements.name.value.trim();
+    if (name) {
+      body.name = name;
+      localStorage.setItem("name", name);
+    }
+  }
+  try {
+    const posted = await api("POST", "/api/seeks", { body });
+    if (posted.secret) keepSeek(posted.seek.id, posted.secret);
+    if (body.private) {
+      $("#seek-link").value = posted.seek.url;
+      $("#seek-link-box").hidden = false;
+    }
+    // A guest's lobby channel needs the new secret to learn when it is taken.
+    if (posted.secret && lobbySocket) lobbySocket.close();
+  } catch (failure) {
+    error.textContent = failure.message;
+    error.hidden = false;
+  }
+}
+
+let lobbySocket = null;
+
+function connectLobby(retry) {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/api/lobby/events`);
+  lobbySocket = socket;
+  socket.addEventListener("open", () => {
+    socket.send(JSON.stringify({ type: "hello", secrets: Object.values(ownSeeks()) }));
+    $("#connection").textContent = "live";
+    $("#connection").className = "connection live";
+    retry = 500;
+  });
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "lobby") renderLobby(message.lobby);
+  });
+  socket.addEventListener("close", () => {
+    $("#connection").textContent = "reconnecting…";
+    $("#connection").className = "connection down";
+    setTimeout(() => connectLobby(Math.min(retry * 2, 8000)), retry);
+  });
+}
+
+function renderLobby(lobby) {
+  // One of this browser's challenges was taken: to the game.
+  const own = ownSeeks();
+  for (const { seek, game } of lobby.matched) {
+    const secret = own[seek];
+    delete own[seek];
+    localStorage.setItem("seeks", JSON.stringify(own));
+    location.assign(secret ? `/g/${game}#secret=${secret}` : `/g/${game}`);
+    return;
+  }
+  const table = $("#seeks tbody");
+  table.textContent = "";
+  for (const seek of lobby.seeks) {
+    const row = table.insertRow();
+    row.dataset.seek = seek.id;
+    row.insertCell().append(person(seek.poster, seek.member));
+    row.insertCell().textContent = describe(seek);
+    const plays = seek.color === "random" ? "random" : `plays ${NAMES[seek.color]}`;
+    const extras = [plays];
+    if (seek.to) extras.push(`for ${seek.to}`);
+    if (seek.help) extras.push("help on");
+    if (seek.private) extras.push("by link");
+    row.insertCell().textContent = extras.join(", ");
+    const action = row.insertCell();
+    const button = document.createElement("button");
+    button.type = "button";
+    if (seek.mine) {
+      button.textContent = "Withdraw";
+      button.addEventListener("click", () => withdraw(seek.id));
+    } else {
+      button.textContent = "Accept";
+      button.className = "primary";
+      button.addEventListener("click", () => accept(seek.id));
+    }
+    action.append(button);
+  }
+  $("#no-seeks").hidden = lobby.seeks.length > 0;
+  renderGames($("#playing-list"), lobby.playing, false);
+  renderGames($("#finished-list"), lobby.finished, true);
+}
+
+function renderGames(list, games, over) {
+  list.textContent = "";
+  for (const game of games) {
+    const item = document.createElement("li");
+    let text = `${game.black} vs ${game.white}, ${describe(game)}`;
+    if (over) {
+      const result = game.winner === "none" ? "draw" : game.winner ? `${NAMES[game.winner]} won` : "aborted";
+      const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned" }[game.ending]})` : "";
+      text += `: ${result}${how}`;
+    }
+    item.append(link(`/g/${game.id}`, text));
+    list.append(item);
+  }
+  list.parentElement.hidden = games.length === 0;
+}
+
+async function accept(id, error = $("#lobby-error")) {
+  const body = {};
+  if (!session.user && guestName()) body.name = guestName();
+  try {
+    const taken = await api("POST", `/api/seeks/${id}/accept`, { body });
+    location.assign(taken.url);
+  } catch (failure) {
+    error.textContent = failure.message;
+    error.hidden = false;
+  }
+}
+
+async function withdraw(id) {
+  try {
+    await api("DELETE", `/api/seeks/${id}`, { secret: ownSeeks()[id] });
+  } catch (failure) {
+    $("#lobby-error").textContent = failure.message;
+    $("#lobby-error").hidden = false;
+  }
+}
+
+// ---------------------------------------------------------------- a challenge's own page
+
+export async function showSeek(id) {
+  $("#seek-page").hidden = false;
+  try {
+    const seek = await api("GET", `/api/seeks/${id}`);
+    const text = $("#seek-text");
+    text.textContent = "";
+    text.append(person(seek.poster, seek.member), ` challenges you: ${describe(seek)}, ${seek.color === "random" ? "colours drawn" : `they play ${NAMES[seek.color]}`}.`);
+    const button = $("#seek-accept");
+    button.hidden = seek.mine;
+    button.addEventListener("click", () => accept(id, $("#seek-page-error")));
+  } catch (failure) {
+    $("#seek-text").textContent = failure.message;
+  }
+}
