@@ -994,3 +994,103 @@ async fn regression_21_11_and_12_the_page_between_people() {
     black.close().await.unwrap();
     spectator.close().await.unwrap();
 }
+
+/// Sets a form control by script and tells the page (as a person changing it would).
+async fn set_value(client: &Client, selector: &str, value: &str) {
+    client
+        .execute(
+            "const control = document.querySelector(arguments[0]); control.value = arguments[1]; \
+             control.dispatchEvent(new Event('change', {bubbles: true}));",
+            vec![json!(selector), json!(value)],
+        )
+        .await
+        .expect("the control is there");
+}
+
+/// Issue 25: a guest posts a timed challenge in the lobby; another, in a second browser,
+/// sees it arrive without reloading and accepts it; both pages go to the game, whose
+/// clocks run on the side to move.
+#[tokio::test]
+async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let ann = browser(&driver, "lobby-ann", 1100, 900).await;
+    let bob = browser(&driver, "lobby-bob", 1100, 900).await;
+    for client in [&ann, &bob] {
+        client.goto(&server.url).await.unwrap();
+        wait_for(
+            client,
+            "document.querySelector('#connection').textContent === 'live'",
+            "the lobby is live",
+        )
+        .await;
+    }
+    set_value(&ann, "#seek-form input[name='name']", "Ann").await;
+    set_value(&ann, "#seek-form select[name='control']", "3+2").await;
+    set_value(&ann, "#seek-form select[name='color']", "B").await;
+    ann.find(Locator::Css("#seek-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &bob,
+        "document.querySelectorAll('#seeks tbody tr').length === 1",
+        "the challenge reaches the other lobby",
+    )
+    .await;
+    let row = text_of(&bob, "#seeks tbody tr").await;
+    assert!(
+        row.contains("Ann (guest)") && row.contains("3+2") && row.contains("plays Black"),
+        "{row}"
+    );
+    wait_for(
+        &ann,
+        "document.querySelector('#seeks tbody tr button').textContent === 'Withdraw'",
+        "the poster sees it as theirs",
+    )
+    .await;
+    screenshot(&bob, "lobby.png").await;
+    bob.find(Locator::Css("#seeks tbody tr button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "location.pathname.startsWith('/g/') && document.querySelector('#clock-B') && !document.querySelector('#clock-B').hidden",
+            "the game with its clocks",
+        )
+        .await;
+    }
+    assert_eq!(
+        eval(&ann, "location.pathname").await,
+        eval(&bob, "location.pathname").await
+    );
+    wait_for(
+        &ann,
+        "document.querySelector('#clock-B').classList.contains('running') && document.querySelector('#player-B .name').textContent.includes('Ann (you)')",
+        "Black's clock runs, Ann's seat",
+    )
+    .await;
+    click_square(&ann, "d3").await;
+    wait_for(
+        &bob,
+        "document.querySelector('#clock-W').classList.contains('running')",
+        "White's clock runs after Black's move",
+    )
+    .await;
+    let black = text_of(&bob, "#clock-B").await;
+    assert!(
+        black.starts_with("3:0") || black.starts_with("2:5"),
+        "{black}"
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    screenshot(&bob, "game-with-clocks.png").await;
+}
