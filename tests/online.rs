@@ -702,3 +702,90 @@ async fn rated_and_named_challenges_are_between_members() {
     .await;
     assert_eq!((status, error_code(&body)), (422, "illegal_move"), "{body}");
 }
+
+/// Registers `name`: its cookie and CSRF token.
+async fn member(server: &Server, name: &str) -> (String, String) {
+    let response = client()
+        .post(server.api("/accounts"))
+        .json(&json!({"name": name, "password": "a good password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201);
+    let cookie = session_cookie(&response).0;
+    let body: Value = response.json().await.unwrap();
+    (cookie, body["csrf"].as_str().unwrap().to_owned())
+}
+
+#[tokio::test]
+async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let ann = member(&server, "ann").await;
+    let bob = member(&server, "bob").await;
+    let (status, posted) = post_seek(
+        &server,
+        Auth::Member(&ann.0, &ann.1),
+        json!({"rated": true, "color": "B", "clock": {"base_ms": 1_500}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{posted}");
+    let seek = posted["seek"]["id"].as_str().unwrap();
+    let (status, taken) = send(
+        Auth::Member(&bob.0, &bob.1)
+            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
+    )
+    .await;
+    assert_eq!(status, 201, "{taken}");
+    let game = taken["game"].as_str().unwrap().to_owned();
+    let (status, _) = send(
+        Auth::Member(&ann.0, &ann.1)
+            .apply(client().post(server.api(&format!("/games/{game}/moves"))))
+            .json(&json!({"square": "d3"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // Bob does not move: his flag falls, and Ann wins on time.
+    let mut live = Live::connect(&server, &game, None).await;
+    let over = live.state_where(|state| state["status"] == "over").await;
+    assert_eq!(
+        (&over["winner"], &over["ending"]),
+        (&json!("B"), &json!("time"))
+    );
+    let page = |name: &str| {
+        let url = server.api(&format!("/users/{name}"));
+        async move { send(client().get(url)).await }
+    };
+    let (status, ann_page) = page("ANN").await;
+    assert_eq!(status, 200, "{ann_page}");
+    let (_, bob_page) = page("bob").await;
+    assert_eq!(ann_page["name"], "ann");
+    for (player, sign, result) in [(&ann_page, 1, "win"), (&bob_page, -1, "loss")] {
+        let rating = &player["ratings"][0];
+        assert_eq!(
+            (
+                &rating["category"],
+                &rating["games"],
+                &rating["provisional"]
+            ),
+            (&json!("full-8x8-bullet"), &json!(1), &json!(true))
+        );
+        let moved = rating["rating"].as_i64().unwrap() - 1500;
+        assert!(moved * sign > 100, "{player}");
+        assert_eq!(player["history"].as_array().unwrap().len(), 1);
+        assert_eq!(player["history"][0]["game"], game.as_str());
+        let played = &player["games"][0];
+        assert_eq!(
+            (
+                &played["id"],
+                &played["result"],
+                &played["ending"],
+                &played["rated"]
+            ),
+            (&json!(game), &json!(result), &json!("time"), &json!(true))
+        );
+    }
+    assert_eq!(bob_page["games"][0]["opponent"], "ann");
+    let (status, body) = page("nobody").await;
+    assert_eq!((status, error_code(&body)), (404, "no_such_player"));
+}

@@ -25,6 +25,7 @@ use axum_extra::extract::cookie::CookieJar;
 
 mod accounts;
 mod lobby;
+mod players;
 
 use super::{
     accounts::{Accounts, Member, SESSION_COOKIE},
@@ -94,7 +95,8 @@ pub fn router(app: App) -> Router {
             "/seeks/{id}",
             get(lobby::show_seek).delete(lobby::withdraw_seek),
         )
-        .route("/seeks/{id}/accept", post(lobby::accept_seek));
+        .route("/seeks/{id}/accept", post(lobby::accept_seek))
+        .route("/users/{name}", get(players::show_player));
     Router::new()
         .route("/", get(assets::page))
         .route("/g/{id}", get(assets::page))

@@ -72,6 +72,9 @@ pub enum ApiError {
     /// A change asked with the session cookie but without its CSRF token.
     #[error("a change made with the session cookie needs the session's X-CSRF-Token header")]
     Csrf,
+    /// No account of that name.
+    #[error("no player is called {0}")]
+    NoSuchPlayer(String),
     /// A challenge cannot be taken, withdrawn or posted.
     #[error(transparent)]
     Seek(#[from] SeekError),
@@ -81,7 +84,9 @@ impl ApiError {
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::NotFound | ApiError::NoRoute(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound | ApiError::NoRoute(_) | ApiError::NoSuchPlayer(_) => {
+                StatusCode::NOT_FOUND
+            }
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::NoHelp(_) => StatusCode::FORBIDDEN,
@@ -130,6 +135,7 @@ impl ApiError {
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::Csrf => "csrf",
+            ApiError::NoSuchPlayer(_) => "no_such_player",
             ApiError::Seek(SeekError::MembersOnly) => "login_needed",
             ApiError::Seek(SeekError::Gone) => "seek_gone",
             ApiError::Seek(SeekError::Own) => "own_seek",

@@ -124,6 +124,10 @@ pub struct Listing {
     pub to_move: Option<Color>,
     /// People's names.
     pub names: ByColor<Option<String>>,
+    /// Whether each seat is a member's.
+    pub members: ByColor<bool>,
+    /// The board.
+    pub shape: othello::Shape,
     /// Once over, the winner (`None`: a draw); `None` while playing or when aborted.
     pub result: Option<Option<Color>>,
     /// How it ended other than by play.
@@ -211,6 +215,8 @@ impl GameCell {
             moves: table.game.history().len(),
             to_move: table.to_move(),
             names: table.seats.as_ref().map(|seat| seat.name.clone()),
+            members: table.seats.as_ref().map(|seat| seat.user_id.is_some()),
+            shape,
             result: table.result(),
             ended: table.ended,
             clock: table.clock.map(|clock| clock.control),

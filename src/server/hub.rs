@@ -16,7 +16,8 @@ use super::{
         Attendance, Created, GameCell, LiveGame, NewGame, changes, hash_secret, new_id, new_secret,
         next_version, now_ms, revive, stored,
     },
-    store::{Change, Store},
+    ratings::{self, Rating},
+    store::{Change, Store, StoreError, StoredRating},
     table::{Clock, EngineTurn, Seat, Table, TableError, UndoAction},
 };
 use crate::play::Occupant;
@@ -76,6 +77,9 @@ pub struct Hub {
     /// Bumped when a game starts or ends (the lobby's lists change then, not at every
     /// move).
     starts_and_ends: tokio::sync::watch::Sender<u64>,
+    /// Held while ratings are read and their changes committed: two games of one player
+    /// ending at once must not both start from the same rating.
+    ratings: tokio::sync::Mutex<()>,
 }
 
 impl Hub {
@@ -86,6 +90,7 @@ impl Hub {
             pool,
             games: Mutex::new(HashMap::new()),
             starts_and_ends: tokio::sync::watch::Sender::new(0),
+            ratings: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -259,8 +264,16 @@ impl Hub {
         table: Table,
     ) -> Result<(), ApiError> {
         let version = next_version(live.version);
-        self.commit(changes(&cell.id, &live.table, &table, version))
-            .await?;
+        let mut changes = changes(&cell.id, &live.table, &table, version);
+        // A rated game that ends moves both ratings, in the same commit as its ending.
+        let _ratings = if !live.table.is_over() && table.rated && table.is_over() {
+            let lock = self.ratings.lock().await;
+            changes.extend(self.rating_changes(&cell.id, &table).await?);
+            Some(lock)
+        } else {
+            None
+        };
+        self.commit(changes).await?;
         // A search of the position before this change is wasted: stop it.
         if live.thinking
             && let Some(signal) = &live.engine_signal
@@ -278,6 +291,62 @@ impl Hub {
             live.turn_started = Instant::now();
         }
         Ok(())
+    }
+
+    /// The new ratings of a rated game's two players, now that it has ended (none for an
+    /// aborted game, or one without two accounts).
+    async fn rating_changes(&self, id: &str, table: &Table) -> Result<Vec<Change>, ApiError> {
+        let (Some(winner), Some(clock)) = (table.result(), table.clock) else {
+            return Ok(Vec::new());
+        };
+        let (Some(black), Some(white)) = (table.seats.black.user_id, table.seats.white.user_id)
+        else {
+            return Ok(Vec::new());
+        };
+        let category = ratings::category(
+            table.game.variant(),
+            table.game.board().shape(),
+            clock.control,
+        );
+        let wanted = category.clone();
+        let current = self
+            .store
+            .read(move |backend| {
+                let of = |backend: &mut dyn super::store::Backend, user| {
+                    Ok::<_, StoreError>(
+                        backend
+                            .ratings(user)?
+                            .into_iter()
+                            .find(|rating| rating.category == wanted)
+                            .map_or_else(Rating::default, |stored| Rating {
+                                rating: stored.rating,
+                                deviation: stored.deviation,
+                                volatility: stored.volatility,
+                                games: stored.games,
+                            }),
+                    )
+                };
+                Ok((of(backend, black)?, of(backend, white)?))
+            })
+            .await
+            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        let (new_black, new_white) = ratings::update(current.0, current.1, winner);
+        let at = table.updated_at;
+        Ok([(black, new_black), (white, new_white)]
+            .into_iter()
+            .map(|(user_id, rating)| {
+                Change::Rating(StoredRating {
+                    user_id,
+                    category: category.clone(),
+                    rating: rating.rating,
+                    deviation: rating.deviation,
+                    volatility: rating.volatility,
+                    games: rating.games,
+                    game_id: id.to_owned(),
+                    at,
+                })
+            })
+            .collect())
     }
 
     /// Applies one of the table's rules to the game: on a copy of its table (with the time

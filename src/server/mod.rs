@@ -20,6 +20,7 @@ pub mod http;
 pub mod hub;
 pub mod live;
 pub mod lobby;
+pub mod ratings;
 pub mod store;
 pub mod table;
 pub mod views;

@@ -146,6 +146,27 @@ pub struct StoredSeek {
     pub created_at: i64,
 }
 
+/// A rating as stored: the latest per category, and one row of history per rated game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredRating {
+    /// Whose.
+    pub user_id: i64,
+    /// The category (`full-8x8-blitz`).
+    pub category: String,
+    /// The rating.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Its volatility.
+    pub volatility: f64,
+    /// Rated games in the category.
+    pub games: u32,
+    /// The game that made it (empty for the latest of a category read back).
+    pub game_id: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub at: i64,
+}
+
 /// A session as stored: only a hash of its token, which the browser's cookie holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredSession {
@@ -235,6 +256,8 @@ pub enum Change {
         /// Its id.
         id: String,
     },
+    /// A player's rating after a rated game.
+    Rating(StoredRating),
     /// A session closed by logging out (or found expired).
     EndSession {
         /// The hash of its token.
@@ -323,6 +346,24 @@ pub trait Backend: Send + 'static {
     /// [`StoreError`] if the database fails.
     fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError>;
 
+    /// `user_id`'s ratings, one per category played.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError>;
+
+    /// `user_id`'s ratings after each rated game, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError>;
+
+    /// The ids of `user_id`'s games, most recently changed first, at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    fn games_of(&mut self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+
     /// The account named `name` (any case).
     ///
     /// # Errors
@@ -354,7 +395,7 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -445,6 +486,26 @@ const MIGRATIONS: [&str; 6] = [
         to_name TEXT,
         private INTEGER NOT NULL,
         created_at INTEGER NOT NULL
+    );",
+    // Ratings per category, and each one's history.
+    "CREATE TABLE ratings (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        category TEXT NOT NULL,
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        volatility REAL NOT NULL,
+        games INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, category)
+    );
+    CREATE TABLE rating_history (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        category TEXT NOT NULL,
+        game_id TEXT NOT NULL,
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, game_id)
     );",
 ];
 
@@ -714,6 +775,37 @@ impl Backend for Sqlite {
                 Change::EndSeek { id } => {
                     transaction.execute("DELETE FROM seeks WHERE id = ?1", [id])?;
                 }
+                Change::Rating(rating) => {
+                    transaction.execute(
+                        "INSERT INTO ratings (user_id, category, rating, deviation, volatility,
+                            games, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                         ON CONFLICT (user_id, category) DO UPDATE SET rating = ?3,
+                            deviation = ?4, volatility = ?5, games = ?6, updated_at = ?7",
+                        params![
+                            rating.user_id,
+                            rating.category,
+                            rating.rating,
+                            rating.deviation,
+                            rating.volatility,
+                            rating.games,
+                            rating.at
+                        ],
+                    )?;
+                    transaction.execute(
+                        "INSERT INTO rating_history (user_id, category, game_id, rating,
+                            deviation, at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![
+                            rating.user_id,
+                            rating.category,
+                            rating.game_id,
+                            rating.rating,
+                            rating.deviation,
+                            rating.at
+                        ],
+                    )?;
+                }
                 Change::NewSession(session) => {
                     transaction.execute(
                         "INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
@@ -871,6 +963,61 @@ impl Backend for Sqlite {
             })?
             .collect::<Result<_, _>>()?;
         Ok(seeks)
+    }
+
+    fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
+             WHERE user_id = ?1 ORDER BY games DESC, category",
+        )?;
+        let ratings = statement
+            .query_map([user_id], |row| {
+                Ok(StoredRating {
+                    user_id,
+                    category: row.get(0)?,
+                    rating: row.get(1)?,
+                    deviation: row.get(2)?,
+                    volatility: row.get(3)?,
+                    games: row.get(4)?,
+                    game_id: String::new(),
+                    at: row.get(5)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(ratings)
+    }
+
+    fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT category, game_id, rating, deviation, at FROM rating_history
+             WHERE user_id = ?1 ORDER BY at, game_id",
+        )?;
+        let history = statement
+            .query_map([user_id], |row| {
+                Ok(StoredRating {
+                    user_id,
+                    category: row.get(0)?,
+                    game_id: row.get(1)?,
+                    rating: row.get(2)?,
+                    deviation: row.get(3)?,
+                    volatility: 0.0,
+                    games: 0,
+                    at: row.get(4)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(history)
+    }
+
+    fn games_of(&mut self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id FROM games WHERE black_user = ?1 OR white_user = ?1
+             ORDER BY updated_at DESC LIMIT ?2",
+        )?;
+        let ids = statement
+            .query_map(params![user_id, limit as i64], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
     }
 
     fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError> {

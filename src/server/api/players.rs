@@ -1,0 +1,158 @@
+//! A player's page: `GET /api/users/{name}`: ratings per category, their history (for the
+//! graph), and the player's games with results and links.
+
+use axum::{
+    Json,
+    extract::{Path, State as AxumState},
+    http::HeaderMap,
+};
+use serde::Serialize;
+
+use super::{App, origin};
+use crate::server::{
+    error::ApiError,
+    ratings::{self, Rating},
+    table::Ended,
+};
+
+/// The games a player page lists.
+const GAMES: usize = 50;
+
+#[derive(Serialize)]
+pub(super) struct PlayerView {
+    name: String,
+    member_since: i64,
+    ratings: Vec<RatingView>,
+    history: Vec<HistoryView>,
+    games: Vec<PlayedView>,
+}
+
+#[derive(Serialize)]
+struct RatingView {
+    category: String,
+    rating: i64,
+    deviation: i64,
+    games: u32,
+    /// Still uncertain (shown with a `?`).
+    provisional: bool,
+}
+
+#[derive(Serialize)]
+struct HistoryView {
+    category: String,
+    game: String,
+    rating: i64,
+    at: i64,
+}
+
+#[derive(Serialize)]
+struct PlayedView {
+    id: String,
+    url: String,
+    /// The player's colour.
+    color: char,
+    opponent: String,
+    /// Whether the opponent is a member (with a page of their own).
+    opponent_member: bool,
+    /// `win`, `loss` or `draw` once over; `aborted`; `null` while playing.
+    result: Option<&'static str>,
+    ending: Option<&'static str>,
+    rated: bool,
+    category: Option<String>,
+    moves: usize,
+}
+
+pub(super) async fn show_player(
+    AxumState(app): AxumState<App>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Result<Json<PlayerView>, ApiError> {
+    let store = app.hub.store();
+    let wanted = name.clone();
+    let user = store
+        .read(move |backend| backend.user(&wanted))
+        .await
+        .map_err(|error| ApiError::Storage(error.to_string()))?
+        .ok_or_else(|| ApiError::NoSuchPlayer(name.chars().take(40).collect()))?;
+    let id = user.id;
+    let (stored_ratings, history, game_ids) = store
+        .read(move |backend| {
+            Ok((
+                backend.ratings(id)?,
+                backend.rating_history(id)?,
+                backend.games_of(id, GAMES)?,
+            ))
+        })
+        .await
+        .map_err(|error| ApiError::Storage(error.to_string()))?;
+    let origin = origin(&app, &headers);
+    let mut games = Vec::new();
+    for game in game_ids {
+        let Ok(cell) = app.hub.get(&game).await else {
+            continue;
+        };
+        let (color, listing) = {
+            let viewer = cell.viewer(None, Some(id)).await;
+            (viewer.seat, cell.listing().await)
+        };
+        let Some(color) = color else {
+            continue;
+        };
+        let other = color.opponent();
+        let result = match (listing.result, listing.ended) {
+            (_, Some(Ended::Aborted)) => Some("aborted"),
+            (Some(Some(winner)), _) if winner == color => Some("win"),
+            (Some(Some(_)), _) => Some("loss"),
+            (Some(None), _) => Some("draw"),
+            (None, _) => None,
+        };
+        games.push(PlayedView {
+            url: format!("{origin}/g/{game}"),
+            id: game,
+            color: color.letter(),
+            opponent: listing.names[other]
+                .clone()
+                .unwrap_or_else(|| listing.players[other].clone()),
+            opponent_member: listing.members[other],
+            result,
+            ending: listing.ended.map(Ended::code),
+            rated: listing.rated,
+            category: listing
+                .clock
+                .map(|clock| ratings::category(listing.variant, listing.shape, clock)),
+            moves: listing.moves,
+        });
+    }
+    Ok(Json(PlayerView {
+        name: user.name,
+        member_since: user.created_at,
+        ratings: stored_ratings
+            .into_iter()
+            .map(|stored| {
+                let rating = Rating {
+                    rating: stored.rating,
+                    deviation: stored.deviation,
+                    volatility: stored.volatility,
+                    games: stored.games,
+                };
+                RatingView {
+                    category: stored.category,
+                    rating: rating.rating.round() as i64,
+                    deviation: rating.deviation.round() as i64,
+                    games: rating.games,
+                    provisional: rating.provisional(),
+                }
+            })
+            .collect(),
+        history: history
+            .into_iter()
+            .map(|stored| HistoryView {
+                category: stored.category,
+                game: stored.game_id,
+                rating: stored.rating.round() as i64,
+                at: stored.at,
+            })
+            .collect(),
+        games,
+    }))
+}
