@@ -1094,3 +1094,179 @@ async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
     tokio::time::sleep(Duration::from_millis(600)).await;
     screenshot(&bob, "game-with-clocks.png").await;
 }
+
+/// Registers `name` through the page's dialog; the page comes back signed in.
+async fn register(client: &Client, name: &str) {
+    wait_for(
+        client,
+        "[...document.querySelectorAll('#account button')].some(b => b.textContent === 'Register')",
+        "the account box",
+    )
+    .await;
+    client
+        .execute(
+            "[...document.querySelectorAll('#account button')].find(b => b.textContent === 'Register').click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for (field, value) in [("name", name), ("password", "a good password")] {
+        client
+            .find(Locator::Css(&format!("#login input[name='{field}']")))
+            .await
+            .unwrap()
+            .send_keys(value)
+            .await
+            .unwrap();
+    }
+    client
+        .find(Locator::Css("#login button[value='ok']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        client,
+        &format!("document.querySelector('#account').textContent.includes('Signed in as {name}')"),
+        "signed in",
+    )
+    .await;
+}
+
+/// Issue 25: two members in two browsers; one posts a rated timed challenge, the other
+/// takes it from the lobby; the game is lost on time; both ratings move and both player
+/// pages show the game. A guest plays the computer from the lobby in one click.
+#[tokio::test]
+async fn members_play_a_rated_timed_game_and_their_pages_show_it() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("games.db"));
+    let ann = browser(&driver, "member-ann", 1100, 900).await;
+    let bob = browser(&driver, "member-bob", 1100, 900).await;
+    for (client, name) in [(&ann, "ann"), (&bob, "bob")] {
+        client.goto(&server.url).await.unwrap();
+        register(client, name).await;
+        wait_for(
+            client,
+            "document.querySelector('#connection').textContent === 'live'",
+            "the lobby is live",
+        )
+        .await;
+    }
+    // A three-second game: a time control the form does not offer, added to its list.
+    ann.execute(
+        "const control = document.querySelector(\"#seek-form select[name='control']\"); \
+         control.add(new Option('3 s', '0.05+0')); control.value = '0.05+0'; \
+         document.querySelector(\"#seek-form input[name='rated']\").checked = true;",
+        vec![],
+    )
+    .await
+    .unwrap();
+    set_value(&ann, "#seek-form select[name='color']", "B").await;
+    ann.find(Locator::Css("#seek-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &bob,
+        "document.querySelectorAll('#seeks tbody tr').length === 1",
+        "the challenge reaches the other lobby",
+    )
+    .await;
+    let row = text_of(&bob, "#seeks tbody tr").await;
+    assert!(row.contains("ann") && row.contains("rated"), "{row}");
+    bob.find(Locator::Css("#seeks tbody tr button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "location.pathname.startsWith('/g/') && document.querySelector('#status').textContent.includes('rated')",
+            "the rated game",
+        )
+        .await;
+    }
+    wait_for(
+        &ann,
+        "document.querySelector('#player-B .name').textContent.includes('ann (you)')",
+        "ann's seat",
+    )
+    .await;
+    click_square(&ann, "d3").await;
+    // Bob does not answer: his three seconds run out.
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "document.querySelector('#banner').textContent.includes(\"White's time ran out: Black wins\")",
+            "the loss on time",
+        )
+        .await;
+    }
+    assert_eq!(text_of(&bob, "#clock-W").await, "0:00.0");
+    screenshot(&bob, "lost-on-time.png").await;
+    for (client, name, result, higher) in [(&ann, "ann", "win", true), (&bob, "bob", "loss", false)]
+    {
+        client
+            .goto(&format!("{}/u/{name}", server.url))
+            .await
+            .unwrap();
+        wait_for(
+            client,
+            "document.querySelectorAll('#player-games tbody tr').length === 1",
+            "the player page's games",
+        )
+        .await;
+        let rating = text_of(client, "#player-ratings tbody tr").await;
+        assert!(rating.contains("full-8x8-bullet"), "{rating}");
+        let number: i64 = rating
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('?')
+            .parse()
+            .unwrap();
+        assert_eq!(number > 1500, higher, "{rating}");
+        let game = text_of(client, "#player-games tbody tr").await;
+        assert!(game.starts_with(result) && game.contains("rated"), "{game}");
+        wait_for(
+            client,
+            "document.querySelector('#player-graph svg')",
+            "the graph",
+        )
+        .await;
+    }
+    screenshot(&ann, "player-page.png").await;
+    // A guest plays the computer from the lobby, in one click.
+    let guest = browser(&driver, "guest", 1100, 900).await;
+    guest.goto(&server.url).await.unwrap();
+    wait_for(
+        &guest,
+        "document.querySelector('#play-computer')",
+        "the lobby",
+    )
+    .await;
+    guest
+        .find(Locator::Css("#play-computer"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &guest,
+        "location.pathname.startsWith('/g/') && document.querySelector('#player-W .name').textContent.includes('engine:5')",
+        "a game against the engine",
+    )
+    .await;
+    for client in [ann, bob, guest] {
+        client.close().await.unwrap();
+    }
+}

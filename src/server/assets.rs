@@ -13,7 +13,7 @@ use super::error::ApiError;
 const PAGE: &str = include_str!("web/index.html");
 
 /// The other files: name, content type, content.
-const ASSETS: [(&str, &str, &str); 7] = [
+const ASSETS: [(&str, &str, &str); 8] = [
     (
         "app.js",
         "text/javascript; charset=utf-8",
@@ -28,6 +28,11 @@ const ASSETS: [(&str, &str, &str); 7] = [
         "clock.js",
         "text/javascript; charset=utf-8",
         include_str!("web/clock.js"),
+    ),
+    (
+        "player.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/player.js"),
     ),
     (
         "lobby.js",

@@ -7,6 +7,7 @@ import { Board } from "./board.js";
 import { drawGraph } from "./graph.js";
 import { showAccount, showLobby, showSeek } from "./lobby.js";
 import { Clocks } from "./clock.js";
+import { showPlayer } from "./player.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
@@ -585,10 +586,13 @@ async function start() {
   showAccount();
   const game = location.pathname.match(/^\/g\/([0-9a-zA-Z]+)$/);
   const seek = location.pathname.match(/^\/s\/([0-9a-zA-Z]+)$/);
+  const player = location.pathname.match(/^\/u\/([^/]+)$/);
   if (game) {
     new GameView(game[1], secretsFromHash()).start();
   } else if (seek) {
     showSeek(seek[1]);
+  } else if (player) {
+    showPlayer(decodeURIComponent(player[1]));
   } else {
     showLobby();
     showForm();

@@ -1,0 +1,87 @@
+// A player's page (/u/NAME): ratings per category, a graph of the rating over their rated
+// games, and their games with results, each a link to review it.
+
+import { api } from "./api.js";
+
+const $ = (selector) => document.querySelector(selector);
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(name, attributes, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  parent.appendChild(node);
+  return node;
+}
+
+/** The rating after each rated game of `category`, as a line. */
+function drawHistory(container, history, category) {
+  container.textContent = "";
+  const points = history.filter((entry) => entry.category === category);
+  if (points.length === 0) return;
+  const width = 600;
+  const height = 200;
+  const pad = 30;
+  const ratings = [1500, ...points.map((point) => point.rating)];
+  const low = Math.min(...ratings) - 20;
+  const high = Math.max(...ratings) + 20;
+  const x = (index) => pad + (index * (width - 2 * pad)) / Math.max(1, ratings.length - 1);
+  const y = (rating) => height - pad - ((rating - low) * (height - 2 * pad)) / (high - low);
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `rating history, ${category}` }, container);
+  svg("line", { x1: pad, x2: width - pad, y1: y(1500), y2: y(1500), class: "axis" }, chart);
+  for (const rating of [low + 20, high - 20]) {
+    const label = svg("text", { x: pad - 4, y: y(rating) + 3, class: "scale" }, chart);
+    label.textContent = Math.round(rating);
+  }
+  svg("polyline", { points: ratings.map((rating, index) => `${x(index)},${y(rating)}`).join(" "), class: "curve" }, chart);
+  ratings.forEach((rating, index) => {
+    const dot = svg("circle", { cx: x(index), cy: y(rating), r: 3, class: "point" }, chart);
+    const title = svg("title", {}, dot);
+    title.textContent = index === 0 ? "start: 1500" : `after game ${index}: ${rating}`;
+  });
+}
+
+export async function showPlayer(name) {
+  $("#player-page").hidden = false;
+  document.title = `${name} — Othello`;
+  let player;
+  try {
+    player = await api("GET", `/api/users/${encodeURIComponent(name)}`);
+  } catch (failure) {
+    $("#player-name").textContent = failure.message;
+    return;
+  }
+  $("#player-name").textContent = player.name;
+  $("#player-since").textContent = `Member since ${new Date(player.member_since).toLocaleDateString()}.`;
+  const ratings = $("#player-ratings tbody");
+  for (const rating of player.ratings) {
+    const row = ratings.insertRow();
+    row.insertCell().textContent = rating.category;
+    row.insertCell().textContent = `${rating.rating}${rating.provisional ? "?" : ""}`;
+    row.insertCell().textContent = `±${2 * rating.deviation}`;
+    row.insertCell().textContent = rating.games;
+  }
+  $("#player-ratings").hidden = player.ratings.length === 0;
+  $("#player-unrated").hidden = player.ratings.length > 0;
+  if (player.ratings.length > 0) drawHistory($("#player-graph"), player.history, player.ratings[0].category);
+  const games = $("#player-games tbody");
+  for (const game of player.games) {
+    const row = games.insertRow();
+    const link = document.createElement("a");
+    link.href = `/g/${game.id}`;
+    link.textContent = game.result ?? "playing";
+    row.insertCell().append(link);
+    row.insertCell().textContent = game.color === "B" ? "Black" : "White";
+    const opponent = row.insertCell();
+    if (game.opponent_member) {
+      const page = document.createElement("a");
+      page.href = `/u/${encodeURIComponent(game.opponent)}`;
+      page.textContent = game.opponent;
+      opponent.append(page);
+    } else {
+      opponent.textContent = game.opponent;
+    }
+    row.insertCell().textContent = [game.category ?? "untimed", game.rated ? "rated" : "casual", game.ending ?? ""].filter(Boolean).join(", ");
+    row.insertCell().textContent = game.moves;
+  }
+  $("#player-games").hidden = player.games.length === 0;
+}
