@@ -789,3 +789,139 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it() {
     let (status, body) = page("nobody").await;
     assert_eq!((status, error_code(&body)), (404, "no_such_player"));
 }
+
+#[tokio::test]
+async fn a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed() {
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--abandon-after", "1s"]);
+    let game = create(&server, json!({"black_name": "Ann", "white_name": "Bob", "clock": {"base_ms": 60_000, "increment_ms": 1_000}})).await;
+    let (game_id, ann, bob) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let rematch = format!("/games/{game_id}/rematch");
+    let (status, body) = post(&server, &rematch, &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (409, "not_over"));
+    post(
+        &server,
+        &format!("/games/{game_id}/resign"),
+        &bob,
+        json!({}),
+    )
+    .await;
+    let (status, offered) = post(&server, &rematch, &ann, json!({})).await;
+    assert_eq!(status, 200, "{offered}");
+    assert_eq!(
+        (&offered["rematch_offer"], &offered["rematch"]),
+        (&json!("B"), &Value::Null)
+    );
+    let (status, agreed) = post(&server, &rematch, &bob, json!({})).await;
+    assert_eq!(status, 200, "{agreed}");
+    let next = agreed["rematch"].as_str().unwrap().to_owned();
+    let (status, body) = post(&server, &rematch, &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (409, "rematch_made"));
+    // The same people, colours swapped, each with the secret they had; the same clock.
+    let (_, as_ann) = send(
+        client()
+            .get(server.api(&format!("/games/{next}")))
+            .bearer_auth(&ann),
+    )
+    .await;
+    assert_eq!(
+        (
+            &as_ann["you"],
+            &as_ann["seats"]["white"]["name"],
+            &as_ann["seats"]["black"]["name"]
+        ),
+        (&json!("W"), &json!("Ann"), &json!("Bob"))
+    );
+    assert_eq!(as_ann["clock"]["increment_ms"], 1_000);
+    // A timed game cannot be claimed: it is lost on time.
+    let (status, body) = post(&server, &format!("/games/{next}/claim"), &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (409, "no_claim"));
+
+    // Untimed: Ann stays, Bob's page is closed; after a second away, Ann may claim.
+    let game = create(&server, json!({})).await;
+    let (game_id, ann) = (id(&game), secret(&game, "black"));
+    let claim = format!("/games/{game_id}/claim");
+    let mut live = Live::connect(&server, &game_id, Some(&ann)).await;
+    let mut bob_live = Live::connect(&server, &game_id, Some(&secret(&game, "white"))).await;
+    bob_live
+        .state_where(|state| state["seats"]["white"]["connected"] == true)
+        .await;
+    let (status, body) = post(&server, &claim, &ann, json!({})).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "not_abandoned"),
+        "{body}"
+    );
+    drop(bob_live);
+    let away = live
+        .state_where(|state| state["seats"]["white"]["connected"] == false)
+        .await;
+    assert!(away["seats"]["white"]["away_ms"].as_u64().unwrap() < 1_000);
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let (status, claimed) = post(&server, &claim, &ann, json!({})).await;
+    assert_eq!(status, 200, "{claimed}");
+    assert_eq!(
+        (&claimed["winner"], &claimed["ending"]),
+        (&json!("B"), &json!("abandon"))
+    );
+}
+
+#[tokio::test]
+async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let ann = member(&server, "ann").await;
+    let rated =
+        json!({"white": "engine:1", "time_ms": 50, "clock": {"base_ms": 30_000}, "rated": true});
+    let (status, body) = send(client().post(server.api("/games")).json(&rated)).await;
+    assert_eq!((status, error_code(&body)), (401, "login_needed"));
+    let as_ann = |request: reqwest::RequestBuilder| Auth::Member(&ann.0, &ann.1).apply(request);
+    let (status, body) = send(
+        as_ann(client().post(server.api("/games")))
+            .json(&json!({"white": "engine:1", "rated": true})),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let (status, game) = send(as_ann(client().post(server.api("/games"))).json(&rated)).await;
+    assert_eq!(status, 201, "{game}");
+    assert!(
+        game["seats"]["black"].get("secret").is_none(),
+        "her account opens her seat"
+    );
+    let game_id = id(&game);
+    let path = server.api(&format!("/games/{game_id}"));
+    let (_, state) = send(as_ann(client().get(&path))).await;
+    assert_eq!(
+        (&state["you"], &state["rated"]),
+        (&json!("B"), &json!(true))
+    );
+    assert_eq!(state["help"], json!({"hints": false, "evaluation": false}));
+    let (status, body) = send(as_ann(client().get(format!("{path}/hint")))).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (403, "no_help"),
+        "no help in a rated game"
+    );
+    let (status, body) = send(client().get(format!("{path}/evaluations"))).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (403, "no_help"),
+        "not for spectators either"
+    );
+    let (status, _) = send(as_ann(client().post(format!("{path}/resign")))).await;
+    assert_eq!(status, 200);
+    let (_, engine) = send(client().get(server.api("/users/engine:1"))).await;
+    let (_, ann_page) = send(client().get(server.api("/users/ann"))).await;
+    assert!(
+        engine["ratings"][0]["rating"].as_i64().unwrap() > 1500,
+        "{engine}"
+    );
+    assert!(
+        ann_page["ratings"][0]["rating"].as_i64().unwrap() < 1500,
+        "{ann_page}"
+    );
+    assert_eq!(engine["ratings"][0]["category"], "full-8x8-bullet");
+    // Nobody logs in as the engine.
+    let (status, body, _) = account(&server, "/session", "engine:1", "").await;
+    assert_eq!((status, error_code(&body)), (401, "wrong_login"));
+}

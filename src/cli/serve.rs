@@ -8,7 +8,8 @@ use super::CliError;
 use crate::server::{self, ServeOptions, store};
 
 /// `othello serve [--addr 127.0.0.1:8080] [--db PATH] [--engines N] [--client-timeout SECS]
-/// [--max-connections N] [--session-ttl DURATION]`.
+/// [--max-connections N] [--session-ttl DURATION]
+/// [--abandon-after DURATION]`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Where to listen. The default serves this machine only; --addr 0.0.0.0:8080 serves
@@ -33,6 +34,10 @@ pub struct ServeArgs {
     /// How long a login lasts: `30days`, `12h`.
     #[arg(long, value_name = "DURATION", default_value = "30days", value_parser = humantime::parse_duration)]
     session_ttl: Duration,
+    /// How long a person must be away from an untimed game between people (no page open
+    /// on it) before the other may claim the win: `5min`.
+    #[arg(long, value_name = "DURATION", default_value = "5min", value_parser = humantime::parse_duration)]
+    abandon_after: Duration,
 }
 
 impl ServeArgs {
@@ -48,6 +53,7 @@ impl ServeArgs {
             client_timeout: Duration::from_secs(self.client_timeout),
             max_connections: self.max_connections.map(|n| n as usize),
             session_ttl: self.session_ttl,
+            abandon_after: self.abandon_after,
         };
         server::run(&options, out)?;
         Ok(())

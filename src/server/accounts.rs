@@ -271,6 +271,33 @@ impl Accounts {
         Ok((member, token))
     }
 
+    /// The id of the account that holds computer player `name`'s rating (`engine:7`),
+    /// made the first time it plays a rated game. Nobody can log in to it (it has no
+    /// password), and no person can take its name (a colon is not allowed in names).
+    ///
+    /// # Errors
+    /// [`ApiError::Storage`].
+    pub async fn computer_account(&self, name: &str) -> Result<i64, ApiError> {
+        if let Some(user) = self.read_user(name).await? {
+            return Ok(user.id);
+        }
+        // A game starting at the same time may make it first: then this commit is refused
+        // (the name is taken) and both read the same account.
+        let _ = self
+            .store
+            .commit(vec![Change::NewUser(StoredUser {
+                id: 0,
+                name: name.to_owned(),
+                password_hash: String::new(),
+                created_at: now_ms(),
+            })])
+            .await;
+        self.read_user(name)
+            .await?
+            .map(|user| user.id)
+            .ok_or_else(|| ApiError::Storage(format!("the account of {name} cannot be made")))
+    }
+
     /// How long a session lasts.
     pub fn ttl(&self) -> Duration {
         self.ttl

@@ -34,7 +34,7 @@ use super::{
     game::{GameCell, NewGame, NewSeat, Viewer},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
-    lobby::Lobby,
+    lobby::{Lobby, SeekError},
     table::{Help, TimeControl, UndoAction},
     views::{self, GameView},
 };
@@ -80,6 +80,8 @@ pub fn router(app: App) -> Router {
         .route("/games/{id}/redo", post(redo))
         .route("/games/{id}/resign", post(resign))
         .route("/games/{id}/abort", post(abort))
+        .route("/games/{id}/rematch", post(rematch))
+        .route("/games/{id}/claim", post(claim))
         .route("/games/{id}/control", post(control))
         .route("/games/{id}/hint", get(hint))
         .route("/games/{id}/evaluations", get(evaluations))
@@ -319,6 +321,8 @@ struct CreateRequest {
     position: Option<String>,
     help: Option<bool>,
     clock: Option<ClockRequest>,
+    #[serde(default)]
+    rated: bool,
     black_name: Option<String>,
     white_name: Option<String>,
 }
@@ -600,10 +604,15 @@ impl CreateRequest {
 
 async fn create(
     AxumState(app): AxumState<App>,
+    caller: Caller,
     headers: HeaderMap,
     Body(request): Body<CreateRequest>,
 ) -> Result<Response, ApiError> {
-    let new = request.into_new_game()?;
+    let rated = request.rated;
+    let mut new = request.into_new_game()?;
+    if rated {
+        rate_against_the_computer(&app, &caller, &mut new).await?;
+    }
     let created = app.hub.create(new).await?;
     let origin = origin(&app, &headers);
     let cell = &created.cell;
@@ -641,6 +650,52 @@ async fn create(
         state,
     };
     Ok((StatusCode::CREATED, Json(view)).into_response())
+}
+
+/// Makes `new` a rated game between the member asking and a computer player, whose
+/// account (named by its player spec, `engine:7`) holds its rating: a timed game, no help.
+async fn rate_against_the_computer(
+    app: &App,
+    caller: &Caller,
+    new: &mut NewGame,
+) -> Result<(), ApiError> {
+    let member = caller.member.as_ref().ok_or(SeekError::MembersOnly)?;
+    if new.clock.is_none() {
+        return Err(ApiError::BadRequest(
+            "a rated game needs a clock: give clock.base_ms".into(),
+        ));
+    }
+    if !new.moves.is_empty() {
+        return Err(ApiError::BadRequest(
+            "a rated game starts from its start, with no moves pasted".into(),
+        ));
+    }
+    let people = new
+        .seats
+        .iter()
+        .filter(|seat| seat.occupant == Occupant::Human)
+        .count();
+    if people != 1 {
+        return Err(ApiError::BadRequest(
+            "a rated game made here is between you and a computer player: one seat human, \
+             the other an engine; play people from the lobby"
+                .into(),
+        ));
+    }
+    for seat in &mut new.seats {
+        match seat.occupant {
+            Occupant::Human => {
+                seat.name = Some(member.name.clone());
+                seat.user_id = Some(member.id);
+            }
+            Occupant::Computer(spec) => {
+                seat.user_id = Some(app.accounts.computer_account(&spec.to_string()).await?);
+            }
+        }
+    }
+    new.rated = true;
+    new.help = false;
+    Ok(())
 }
 
 /// How many games `GET /api/games` lists.
@@ -801,6 +856,28 @@ async fn abort(
 ) -> Result<Json<GameView>, ApiError> {
     seat(&cell, &caller).await?;
     app.hub.abort(&cell).await?;
+    Ok(Json(state_for(&cell, &caller).await))
+}
+
+async fn rematch(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    caller: Caller,
+    Body(Empty {}): Body<Empty>,
+) -> Result<Json<GameView>, ApiError> {
+    let color = seat(&cell, &caller).await?;
+    app.hub.rematch(&cell, color).await?;
+    Ok(Json(state_for(&cell, &caller).await))
+}
+
+async fn claim(
+    AxumState(app): AxumState<App>,
+    Game(cell): Game,
+    caller: Caller,
+    Body(Empty {}): Body<Empty>,
+) -> Result<Json<GameView>, ApiError> {
+    let color = seat(&cell, &caller).await?;
+    app.hub.claim(&cell, color).await?;
     Ok(Json(state_for(&cell, &caller).await))
 }
 

@@ -66,14 +66,60 @@ impl LiveGame {
     }
 }
 
-/// Who is connected to a game's live channel.
-#[derive(Debug, Default)]
+/// Who is connected to a game's live channel, and since when each seat has been away.
+#[derive(Debug)]
 pub struct Presence {
     seats: ByColor<AtomicUsize>,
     spectators: AtomicUsize,
+    /// When each seat's last connection closed (from when the game came into memory for
+    /// a seat never connected since); `None` while connected.
+    away_since: ByColor<std::sync::Mutex<Option<Instant>>>,
+}
+
+impl Default for Presence {
+    fn default() -> Presence {
+        let now = Instant::now();
+        Presence {
+            seats: ByColor::default(),
+            spectators: AtomicUsize::new(0),
+            away_since: ByColor::new(
+                std::sync::Mutex::new(Some(now)),
+                std::sync::Mutex::new(Some(now)),
+            ),
+        }
+    }
 }
 
 impl Presence {
+    /// How long `color`'s seat has had no connection (`None`: connected now).
+    pub fn away(&self, color: Color) -> Option<Duration> {
+        self.away_since[color]
+            .lock()
+            .expect("not poisoned")
+            .map(|since| since.elapsed())
+    }
+
+    /// Counts a connection in (`true`) or out, and keeps when a seat went away.
+    fn count(&self, seat: Option<Color>, arriving: bool) {
+        let counter = self.counter(seat);
+        let Some(color) = seat else {
+            if arriving {
+                counter.fetch_add(1, Ordering::Relaxed);
+            } else {
+                counter.fetch_sub(1, Ordering::Relaxed);
+            }
+            return;
+        };
+        // Under the seat's lock, so the count and the time agree.
+        let mut away = self.away_since[color].lock().expect("not poisoned");
+        if arriving {
+            counter.fetch_add(1, Ordering::Relaxed);
+            *away = None;
+        } else if counter.fetch_sub(1, Ordering::Relaxed) == 1 {
+            *away = Some(Instant::now());
+        }
+    }
+
     /// Connections of `color`'s seat.
     pub fn seat(&self, color: Color) -> usize {
         self.seats[color].load(Ordering::Relaxed)
@@ -261,7 +307,7 @@ pub struct Attendance {
 impl Attendance {
     /// Counts a connection to `cell` (for `seat`, or a spectator) until dropped.
     pub(super) fn new(cell: &Arc<GameCell>, seat: Option<Color>) -> Attendance {
-        cell.presence.counter(seat).fetch_add(1, Ordering::Relaxed);
+        cell.presence.count(seat, true);
         cell.notify();
         Attendance {
             cell: Arc::clone(cell),
@@ -272,10 +318,7 @@ impl Attendance {
 
 impl Drop for Attendance {
     fn drop(&mut self) {
-        self.cell
-            .presence
-            .counter(self.seat)
-            .fetch_sub(1, Ordering::Relaxed);
+        self.cell.presence.count(self.seat, false);
         self.cell.notify();
     }
 }
@@ -482,6 +525,8 @@ pub(super) fn stored(id: &str, table: &Table, version: u64) -> StoredGame {
         ending: table.ended.map(Ended::to_text),
         clock: table.clock.map(stored_clock),
         rated: table.rated,
+        rematch_offer: table.rematch_offer.map(color_text),
+        rematch: table.rematch.clone(),
         undo_request: table.undo_request.map(color_text),
         control_hash: table.control_hash.clone(),
         paused: table.paused,
@@ -521,6 +566,8 @@ pub(super) fn changes(id: &str, before: &Table, after: &Table, version: u64) -> 
         status: status_text(after).to_owned(),
         ending: after.ended.map(Ended::to_text),
         clock: after.clock.map(stored_clock),
+        rematch_offer: after.rematch_offer.map(color_text),
+        rematch: after.rematch.clone(),
         undo_request: after.undo_request.map(color_text),
         undone: after
             .game
@@ -591,6 +638,8 @@ pub(super) fn revive(stored: StoredGame) -> Option<(Table, u64)> {
             since: clock.since,
         }),
         rated: stored.rated,
+        rematch_offer: stored.rematch_offer.as_deref().and_then(color_of),
+        rematch: stored.rematch,
         undo_request: stored.undo_request.as_deref().and_then(color_of),
         paused: stored.paused,
         step: false,

@@ -13,8 +13,8 @@ use super::{
     engine_pool::{EnginePool, Lane},
     error::ApiError,
     game::{
-        Attendance, Created, GameCell, LiveGame, NewGame, changes, hash_secret, new_id, new_secret,
-        next_version, now_ms, revive, stored,
+        Attendance, Created, GameCell, LiveGame, NewGame, NewSeat, changes, hash_secret, new_id,
+        new_secret, next_version, now_ms, revive, stored,
     },
     ratings::{self, Rating},
     store::{Change, Store, StoreError, StoredRating},
@@ -80,7 +80,13 @@ pub struct Hub {
     /// Held while ratings are read and their changes committed: two games of one player
     /// ending at once must not both start from the same rating.
     ratings: tokio::sync::Mutex<()>,
+    /// How long a person must be away from an untimed game before the other may claim it.
+    abandon_after: Duration,
 }
+
+/// How long a person must be away from an untimed game (no page open on it) before the
+/// other may claim the win, when `serve` is not told otherwise.
+pub const ABANDON_AFTER: Duration = Duration::from_secs(5 * 60);
 
 impl Hub {
     /// A hub on `store`, with engine work on `pool`.
@@ -91,6 +97,15 @@ impl Hub {
             games: Mutex::new(HashMap::new()),
             starts_and_ends: tokio::sync::watch::Sender::new(0),
             ratings: tokio::sync::Mutex::new(()),
+            abandon_after: ABANDON_AFTER,
+        }
+    }
+
+    /// This hub, letting the win be claimed after a person has been away `after`.
+    pub fn abandon_after(self, after: Duration) -> Hub {
+        Hub {
+            abandon_after: after,
+            ..self
         }
     }
 
@@ -464,6 +479,70 @@ impl Hub {
     ) -> Result<(), ApiError> {
         self.change(cell, |table, now, _| table.resign(color, now))
             .await
+    }
+
+    /// `color` claims the win in an untimed game the other person left ([`Table::claim`]).
+    ///
+    /// # Errors
+    /// [`ApiError::Rule`] when it cannot be claimed (yet).
+    pub async fn claim(
+        self: &Arc<Hub>,
+        cell: &Arc<GameCell>,
+        color: Color,
+    ) -> Result<(), ApiError> {
+        let away = cell
+            .presence
+            .away(color.opponent())
+            .map(|away| away.as_millis() as u64);
+        let needed = self.abandon_after.as_millis() as u64;
+        self.change(cell, |table, now, _| table.claim(color, away, needed, now))
+            .await
+    }
+
+    /// `color` asks for a rematch ([`Table::rematch`]): when both want it (or against an
+    /// engine), a game with the same settings and the colours swapped, whose seats open
+    /// with the same secrets and accounts; its id is kept on this game for both pages.
+    ///
+    /// # Errors
+    /// [`ApiError::Rule`] while the game is played or once the rematch exists.
+    pub async fn rematch(
+        self: &Arc<Hub>,
+        cell: &Arc<GameCell>,
+        color: Color,
+    ) -> Result<(), ApiError> {
+        {
+            let mut live = cell.lock().await;
+            let mut table = live.table.clone();
+            if table.rematch(color, now_ms())? {
+                let old = &live.table;
+                let seats = Color::ALL.map(|color| {
+                    let seat = &old.seats[color.opponent()];
+                    NewSeat {
+                        occupant: seat.occupant,
+                        time_ms: seat.time_ms,
+                        name: seat.name.clone(),
+                        user_id: seat.user_id,
+                        secret_hash: seat.secret_hash.clone(),
+                    }
+                });
+                let created = self
+                    .create(NewGame {
+                        variant: old.game.variant(),
+                        setup: *old.game.setup(),
+                        moves: Vec::new(),
+                        seats,
+                        speed_ms: old.speed_ms,
+                        help: old.help,
+                        clock: old.clock.map(|clock| clock.control),
+                        rated: old.rated,
+                    })
+                    .await?;
+                table.rematch = Some(created.cell.id.clone());
+            }
+            self.store_table(cell, &mut live, table).await?;
+        }
+        cell.notify();
+        Ok(())
     }
 
     /// A seat calls the game off before its second move ([`Table::abort`]).
@@ -900,7 +979,6 @@ fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::game::NewSeat;
     use othello::{Shape, Variant};
 
     #[tokio::test]

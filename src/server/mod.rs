@@ -58,6 +58,8 @@ pub struct ServeOptions {
     pub max_connections: Option<usize>,
     /// How long a login lasts.
     pub session_ttl: Duration,
+    /// How long a person must be away from an untimed game before the other may claim it.
+    pub abandon_after: Duration,
 }
 
 /// Why the server could not run.
@@ -155,7 +157,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             );
         // The store moves into the hub: once the hub and the accounts are gone, the writer
         // commits what it has and ends.
-        let hub = Arc::new(Hub::new(store, pool));
+        let hub = Arc::new(Hub::new(store, pool).abandon_after(options.abandon_after));
         // Engines that were to move when the server last stopped move again.
         tokio::spawn({
             let hub = Arc::clone(&hub);

@@ -48,6 +48,10 @@ pub struct StoredGame {
     pub clock: Option<StoredClock>,
     /// Whether the result counts for the players' ratings.
     pub rated: bool,
+    /// Over: the seat that offered a rematch (`B` or `W`).
+    pub rematch_offer: Option<String>,
+    /// Over: the rematch's game.
+    pub rematch: Option<String>,
     /// Who asked to take a move back, waiting for the other seat: `B` or `W`.
     pub undo_request: Option<String>,
     /// A hash of the secret that controls a game between engines (pause, step, speed).
@@ -232,6 +236,10 @@ pub enum Change {
         ending: Option<String>,
         /// The clock.
         clock: Option<StoredClock>,
+        /// The seat offering a rematch.
+        rematch_offer: Option<String>,
+        /// The rematch's game.
+        rematch: Option<String>,
         /// Who asked for an undo.
         undo_request: Option<String>,
         /// The redo moves, the next one first.
@@ -395,7 +403,7 @@ pub trait Backend: Send + 'static {
 }
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -507,6 +515,9 @@ const MIGRATIONS: [&str; 7] = [
         at INTEGER NOT NULL,
         PRIMARY KEY (user_id, game_id)
     );",
+    // Rematches.
+    "ALTER TABLE games ADD COLUMN rematch_offer TEXT;
+    ALTER TABLE games ADD COLUMN rematch TEXT;",
 ];
 
 /// SQLite, in one file: the embedded default.
@@ -637,10 +648,10 @@ impl Backend for Sqlite {
                             undo_request, undone, control_secret, paused, speed_ms, created_at,
                             updated_at, version, help, clock_base_ms, clock_increment_ms,
                             black_clock_ms, white_clock_ms, clock_since, black_name, white_name,
-                            black_user, white_user, rated)
+                            black_user, white_user, rated, rematch_offer, rematch)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
                             ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,
-                            ?28, ?29, ?30, ?31, ?32)",
+                            ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
                         params![
                             game.id,
                             game.rules,
@@ -674,6 +685,8 @@ impl Backend for Sqlite {
                             black.user_id,
                             white.user_id,
                             game.rated,
+                            game.rematch_offer,
+                            game.rematch,
                         ],
                     )?;
                     for (ply, mv) in game.moves.iter().enumerate() {
@@ -692,6 +705,8 @@ impl Backend for Sqlite {
                     status,
                     ending,
                     clock,
+                    rematch_offer,
+                    rematch,
                     undo_request,
                     undone,
                     paused,
@@ -704,7 +719,7 @@ impl Backend for Sqlite {
                         "UPDATE games SET status = ?2, ending = ?3, undo_request = ?4,
                             undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8,
                             version = ?9, black_clock_ms = ?10, white_clock_ms = ?11,
-                            clock_since = ?12
+                            clock_since = ?12, rematch_offer = ?13, rematch = ?14
                          WHERE id = ?1",
                         params![
                             game,
@@ -719,6 +734,8 @@ impl Backend for Sqlite {
                             clock.black_ms,
                             clock.white_ms,
                             clock.since,
+                            rematch_offer,
+                            rematch,
                         ],
                     )?;
                 }
@@ -837,7 +854,8 @@ impl Backend for Sqlite {
                     white_time_ms, white_secret, status, ending, undo_request, undone,
                     control_secret, paused, speed_ms, created_at, updated_at, version, help,
                     clock_base_ms, clock_increment_ms, black_clock_ms, white_clock_ms,
-                    clock_since, black_name, white_name, black_user, white_user, rated
+                    clock_since, black_name, white_name, black_user, white_user, rated,
+                    rematch_offer, rematch
                  FROM games WHERE id = ?1",
                 [id],
                 |row| {
@@ -875,6 +893,8 @@ impl Backend for Sqlite {
                         }
                         .clock(),
                         rated: row.get(31)?,
+                        rematch_offer: row.get(32)?,
+                        rematch: row.get(33)?,
                         undo_request: row.get(13)?,
                         undone: split(&row.get::<_, String>(14)?),
                         control_hash: row.get(15)?,
@@ -1330,6 +1350,8 @@ mod tests {
                 since: 5,
             }),
             rated: true,
+            rematch_offer: None,
+            rematch: None,
             undo_request: None,
             control_hash: None,
             paused: false,
@@ -1416,6 +1438,8 @@ mod tests {
                     left_ms: [58_000, 41_000],
                     since: 10,
                 }),
+                rematch_offer: Some("B".into()),
+                rematch: None,
                 undo_request: None,
                 undone: vec!["c5".into()],
                 paused: true,
@@ -1431,6 +1455,7 @@ mod tests {
         assert_eq!(loaded.undone, ["c5"]);
         assert_eq!((loaded.status.as_str(), loaded.paused), ("over", true));
         assert_eq!(loaded.ending.as_deref(), Some("resign:W"));
+        assert_eq!(loaded.rematch_offer.as_deref(), Some("B"));
         assert_eq!(
             loaded.clock.map(|clock| clock.left_ms),
             Some([58_000, 41_000])

@@ -220,6 +220,25 @@ pub enum TableError {
     /// A game is aborted only before its second move.
     #[error("a game can be aborted only before its second move")]
     TooLateToAbort,
+    /// A rematch is for a game that is over.
+    #[error("the game is still being played")]
+    NotOver,
+    /// The rematch exists already.
+    #[error("the rematch has been made already")]
+    RematchMade,
+    /// The other seat's person has not been away long enough to claim the win.
+    #[error(
+        "the other player has been away {away_s} s of the {needed_s} s that let you claim the win"
+    )]
+    NotAbandoned {
+        /// How long they have been away, in seconds.
+        away_s: u64,
+        /// How long they must be.
+        needed_s: u64,
+    },
+    /// A claim is for an untimed game between two people (a timed one is lost on time).
+    #[error("only an untimed game between two people can be claimed: a timed one is lost on time")]
+    NoClaim,
 }
 
 impl TableError {
@@ -237,6 +256,10 @@ impl TableError {
             TableError::NotEngineGame => "not_engine_game",
             TableError::OutOfTime(_) => "out_of_time",
             TableError::TooLateToAbort => "too_late_to_abort",
+            TableError::NotOver => "not_over",
+            TableError::RematchMade => "rematch_made",
+            TableError::NotAbandoned { .. } => "not_abandoned",
+            TableError::NoClaim => "no_claim",
         }
     }
 }
@@ -266,6 +289,10 @@ pub struct Table {
     pub help: bool,
     /// Whether the result counts for the players' ratings (no engine help while it runs).
     pub rated: bool,
+    /// Over: the seat that offered a rematch, waiting for the other.
+    pub rematch_offer: Option<Color>,
+    /// Over: the rematch's game, once both want it.
+    pub rematch: Option<String>,
     /// A hash of the secret that controls a game between engines.
     pub control_hash: Option<String>,
     /// When the game was created, in milliseconds since the Unix epoch.
@@ -307,6 +334,8 @@ impl Table {
             speed_ms: 0,
             help: false,
             rated: false,
+            rematch_offer: None,
+            rematch: None,
             control_hash: None,
             created_at: now,
             updated_at: now,
@@ -388,7 +417,14 @@ impl Table {
     /// side to move: never to a spectator, who could be passing them on, and never on the
     /// opponent's turn.
     pub fn may_help(&self, seat: Option<Color>, help: Help) -> bool {
-        if !self.people_only() || self.is_over() {
+        if self.is_over() {
+            return true;
+        }
+        // A rated game is played without help, against a person or the engine.
+        if self.rated {
+            return false;
+        }
+        if !self.people_only() {
             return true;
         }
         let Some(seat) = seat else {
@@ -649,6 +685,62 @@ impl Table {
         }
         self.stop_clock(now);
         self.ended = Some(Ended::Resigned(seat));
+        self.undo_request = None;
+        self.updated_at = now;
+        Ok(())
+    }
+
+    /// `seat` asks for a rematch once the game is over: against an engine, or answering the
+    /// other seat's offer, the rematch is on (true: the caller makes its game); otherwise an
+    /// offer waits for the other seat.
+    ///
+    /// # Errors
+    /// [`TableError::NotOver`] while playing; [`TableError::RematchMade`] when it exists.
+    pub fn rematch(&mut self, seat: Color, now: i64) -> Result<bool, TableError> {
+        if !self.is_over() {
+            return Err(TableError::NotOver);
+        }
+        if self.rematch.is_some() {
+            return Err(TableError::RematchMade);
+        }
+        let against_engine = matches!(self.seats[seat.opponent()].occupant, Occupant::Computer(_));
+        if against_engine || self.rematch_offer == Some(seat.opponent()) {
+            self.rematch_offer = None;
+            return Ok(true);
+        }
+        self.rematch_offer = Some(seat);
+        self.updated_at = now;
+        Ok(false)
+    }
+
+    /// `seat` claims the win because the other person left an untimed game: they have been
+    /// away `away_ms` (no live connection), at least `needed_ms`.
+    ///
+    /// # Errors
+    /// [`TableError::NoClaim`] for a timed game or one with an engine,
+    /// [`TableError::NotAbandoned`] when the other has not been away long enough,
+    /// [`TableError::GameOver`].
+    pub fn claim(
+        &mut self,
+        seat: Color,
+        away_ms: Option<u64>,
+        needed_ms: u64,
+        now: i64,
+    ) -> Result<(), TableError> {
+        if self.is_over() {
+            return Err(TableError::GameOver);
+        }
+        if self.clock.is_some() || !self.people_only() {
+            return Err(TableError::NoClaim);
+        }
+        let away = away_ms.unwrap_or(0);
+        if away < needed_ms {
+            return Err(TableError::NotAbandoned {
+                away_s: away / 1000,
+                needed_s: needed_ms / 1000,
+            });
+        }
+        self.ended = Some(Ended::Abandoned(seat.opponent()));
         self.undo_request = None;
         self.updated_at = now;
         Ok(())

@@ -78,6 +78,10 @@ pub struct GameView {
     pub clock: Option<ClockView>,
     /// Whether the result counts for ratings.
     pub rated: bool,
+    /// Over: the seat offering a rematch.
+    pub rematch_offer: Option<char>,
+    /// Over: the rematch's game id (both pages go there).
+    pub rematch: Option<String>,
     /// The seats.
     pub seats: Seats,
     /// Connections without a seat.
@@ -172,6 +176,10 @@ pub struct SeatView {
     pub time_ms: u64,
     /// Whether this seat has a live connection.
     pub connected: bool,
+    /// How long a person's seat has had no connection, in milliseconds (`null` while
+    /// connected): in an untimed game between people, the other may claim the win after
+    /// the server's limit (five minutes unless set otherwise).
+    pub away_ms: Option<u64>,
 }
 
 fn letter(color: Color) -> char {
@@ -254,6 +262,13 @@ pub fn state(
             name: info.name.clone(),
             account: info.user_id.is_some(),
             connected: cell.presence.seat(color) > 0,
+            away_ms: match info.occupant {
+                Occupant::Human => cell
+                    .presence
+                    .away(color)
+                    .map(|away| away.as_millis() as u64),
+                Occupant::Computer(_) => None,
+            },
         }
     };
     let running = model.to_move();
@@ -311,6 +326,8 @@ pub fn state(
         ending: ended.map(Ended::code),
         clock,
         rated: model.rated,
+        rematch_offer: model.rematch_offer.map(letter),
+        rematch: model.rematch.clone(),
         seats: Seats {
             black: seat(Color::Black),
             white: seat(Color::White),

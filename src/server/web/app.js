@@ -130,6 +130,8 @@ class GameView {
     $("#redo-button").addEventListener("click", () => this.redo());
     $("#resign-button").addEventListener("click", () => this.resign());
     $("#abort-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/abort`, {}));
+    $("#claim-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/claim`, {}));
+    $("#rematch-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/rematch`, {}));
     this.clocks = new Clocks({ B: $("#clock-B"), W: $("#clock-W") });
     const sound = $("#sound");
     sound.checked = localStorage.getItem("sound") === "on";
@@ -220,6 +222,11 @@ class GameView {
     // An answer over HTTP can arrive after a newer state over the live channel.
     if (previous && state.version < previous.version) return;
     this.state = state;
+    // The rematch is on: both seats go to it (the same secret opens the new seat).
+    if (state.rematch && state.you !== null) {
+      location.assign(`/g/${state.rematch}${location.hash}`);
+      return;
+    }
     const yourTurn = state.status === "playing" && state.you !== null && state.you === state.to_move;
     const wasYourTurn = previous !== null && previous.status === "playing" && previous.you === previous.to_move;
     if (yourTurn && !wasYourTurn) this.yourMove();
@@ -390,6 +397,13 @@ class GameView {
     $("#resign-button").disabled = !playing;
     // Before the second move a game can be called off, with no result.
     $("#abort-button").hidden = !seated || !playing || state.ply >= 2;
+    // An untimed game between people whose other player has left can be claimed.
+    $("#claim-button").hidden = !seated || !playing || Boolean(state.clock) || !people || opponent.connected;
+    const rematch = $("#rematch-button");
+    rematch.hidden = !seated || playing;
+    const offeredByMe = state.rematch_offer !== null && state.rematch_offer === state.you;
+    rematch.disabled = offeredByMe;
+    rematch.textContent = offeredByMe ? "Rematch offered…" : state.rematch_offer ? "Accept the rematch" : "Rematch";
     const controls = $("#bot-controls");
     controls.hidden = !state.control;
     if (state.control) {

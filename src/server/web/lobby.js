@@ -111,6 +111,7 @@ export function showLobby() {
     postSeek(form);
   });
   $("#play-computer").addEventListener("click", playComputer);
+  $("#computer-rated-label").hidden = !session.user;
   connectLobby(500);
 }
 
@@ -119,9 +120,14 @@ async function playComputer() {
   const body = { white: `engine:${level}`, time_ms: 1000 };
   const name = session.user ? session.user.name : guestName();
   if (name) body.black_name = name;
+  if (session.user && $("#computer-rated").checked) {
+    body.rated = true;
+    body.clock = { base_ms: 300000, increment_ms: 3000 };
+  }
   try {
     const created = await api("POST", "/api/games", { body });
-    location.assign(created.seats.black.url);
+    // A member's account opens their seat; a guest's link carries its secret.
+    location.assign(created.seats.black.url || created.spectator_url);
   } catch (failure) {
     $("#lobby-error").textContent = failure.message;
     $("#lobby-error").hidden = false;
