@@ -83,6 +83,6 @@ pub use formats::{
     obf::{Obf, ParseObfError},
     record::{
         Ending, ExportError, GgfExportError, GraderExportError, LoadError, LoadSettings,
-        ParseRecordError, Record, RecordFormat, Setting, Stated,
+        ParseRecordError, Record, RecordClock, RecordFormat, Setting, Stated,
     },
 };

@@ -94,6 +94,19 @@ async fn the_server_keeps_the_clock_and_adds_the_increment() {
     // Black's turn took at least the 300 ms waited and at most what the test measured;
     // the increment came on top.
     let black_left = clock(&after, "B");
+    // The move's time is kept and exported with it (GGF: move, no evaluation, seconds).
+    let (_, ggf) = text(&server, &format!("/games/{game_id}/export?format=ggf")).await;
+    assert!(ggf.contains("TI[01:00/00:05/00:00]"), "{ggf}");
+    let seconds: f64 = ggf
+        .split("B[D3//")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|time| time.parse().ok())
+        .unwrap_or_else(|| panic!("a time on the move: {ggf}"));
+    assert!(
+        (0.3..=spent as f64 / 1000.0).contains(&seconds),
+        "{seconds} of {spent} ms"
+    );
     assert!(
         (65_000 - spent..=65_000 - 300).contains(&black_left),
         "{black_left} after {spent} ms"
@@ -141,6 +154,7 @@ async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused() {
     let (status, ggf) = text(&server, &format!("/games/{game_id}/export?format=ggf")).await;
     assert_eq!(status, 200);
     assert!(ggf.contains("RE[-64:t]"), "{ggf}");
+    assert!(ggf.contains("TI[00:01/00:00/00:00]"), "{ggf}");
     let again = state(&server, &game_id).await;
     assert_eq!(again["moves"], json!([]), "nothing played after the flag");
 }

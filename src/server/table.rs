@@ -447,6 +447,15 @@ impl Table {
             .into_array();
         record.date = date;
         record.moves = self.game.moves().collect();
+        record.clock = self.clock.map(|clock| othello::RecordClock {
+            base: std::time::Duration::from_millis(clock.control.base_ms),
+            increment: std::time::Duration::from_millis(clock.control.increment_ms),
+        });
+        record.times = self
+            .meta
+            .iter()
+            .map(|meta| std::time::Duration::from_millis(meta.think_ms))
+            .collect();
         record.ending = match self.ended {
             Some(Ended::Time(color)) => Some(othello::Ending::LostOnTime(color)),
             Some(Ended::Resigned(color) | Ended::Abandoned(color)) => {

@@ -240,6 +240,15 @@ fn parse_board(value: &str) -> Result<(Board, Color), ParseRecordError> {
     Ok((board, side))
 }
 
+/// A time as GGF's clocks write it: `mm:ss`, `h:mm:ss` from an hour.
+fn clock_time(time: std::time::Duration) -> String {
+    let seconds = time.as_secs();
+    match seconds / 3600 {
+        0 => format!("{:02}:{:02}", seconds / 60, seconds % 60),
+        hours => format!("{hours}:{:02}:{:02}", seconds / 60 % 60, seconds % 60),
+    }
+}
+
 /// The GGF text of `record`; see [`Record::to_ggf`].
 pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
     let board = &record.setup.board;
@@ -255,6 +264,14 @@ pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
     tag(&mut out, "PW", &record.players[1]);
     if let Some(date) = &record.date {
         tag(&mut out, "DT", date);
+    }
+    if let Some(clock) = record.clock {
+        let _ = write!(
+            out,
+            "TI[{}/{}/00:00]",
+            clock_time(clock.base),
+            clock_time(clock.increment)
+        );
     }
     out.push_str(match record.setup.win_rule {
         WinRule::MostDiscs => "TY[8]",
@@ -289,7 +306,12 @@ pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
             let _ = write!(out, "{expected}[PA]");
         }
         game.play(square).map_err(fail)?;
-        let _ = write!(out, "{side}[{}]", square.to_string().to_ascii_uppercase());
+        let _ = write!(out, "{side}[{}", square.to_string().to_ascii_uppercase());
+        // The time the move took, in seconds, after an empty evaluation.
+        if let Some(time) = record.times.get(index) {
+            let _ = write!(out, "//{:.2}", time.as_secs_f64());
+        }
+        out.push(']');
         expected = side.opponent();
     }
     if game.side_to_move().is_some_and(|side| side != expected) {

@@ -660,6 +660,8 @@ fn any_record() -> impl Strategy<Value = Record> {
                         .map(|(row, column)| Square::new(row % rows, column % columns))
                         .collect(),
                     ending: None,
+                    clock: None,
+                    times: Vec::new(),
                 }
             },
         )
@@ -785,6 +787,8 @@ fn regression_21_12_ggf_writes_the_result() {
     ] {
         let record = Record {
             ending: Some(ending),
+            clock: None,
+            times: Vec::new(),
             ..playing.clone()
         };
         assert!(record.to_ggf().unwrap().ends_with(&format!("{written};)")));
@@ -818,4 +822,26 @@ fn regression_22_10_ggf_colours_must_follow_the_game() {
     // Right colours, with and without the optional final PA, still read.
     let good = format!("{start}B[F5]W[F6];)").parse::<Record>().unwrap();
     assert_eq!(good.moves, squares("f5f6"));
+}
+
+#[test]
+fn ggf_writes_the_time_control_and_each_move_s_time() {
+    use std::time::Duration;
+    let mut record = Record::new(Variant::Full, Setup::standard(Shape::STANDARD));
+    record.moves = "f5d6c3".parse::<MoveList>().unwrap().0;
+    record.clock = Some(RecordClock {
+        base: Duration::from_secs(300),
+        increment: Duration::from_secs(3),
+    });
+    record.times = [1250, 30, 61_000].map(Duration::from_millis).to_vec();
+    let ggf = record.to_ggf().unwrap();
+    assert!(ggf.contains("TI[05:00/00:03/00:00]TY[8]"), "{ggf}");
+    assert!(ggf.contains("B[F5//1.25]W[D6//0.03]B[C3//61.00]"), "{ggf}");
+    // Read back: the moves (the times are not kept).
+    assert_eq!(ggf.parse::<Record>().unwrap().moves, record.moves);
+    record.clock = Some(RecordClock {
+        base: Duration::from_secs(2 * 3600 + 5),
+        increment: Duration::ZERO,
+    });
+    assert!(record.to_ggf().unwrap().contains("TI[2:00:05/00:00/00:00]"));
 }

@@ -292,6 +292,8 @@ pub(super) fn parse_record(text: &str) -> Result<(Record, Stated), ParseRecordEr
         date: text_of(date),
         moves: moves.into_iter().map(|(_, square)| square).collect(),
         ending: None,
+        clock: None,
+        times: Vec::new(),
     };
     Ok((record, stated))
 }
