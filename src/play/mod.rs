@@ -254,7 +254,7 @@ pub fn run(
                     "switching to {} rules for the loaded game",
                     record.variant.name().to_uppercase()
                 ))?;
-                start = record;
+                start = *record;
             }
         }
     }

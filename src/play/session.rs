@@ -28,7 +28,7 @@ use super::{
 pub(super) enum Next {
     Quit,
     /// A loaded game needs the other rule set.
-    Switch(Record),
+    Switch(Box<Record>),
 }
 
 /// One rule set's games: the current game, the players, and the commands.
@@ -982,7 +982,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             }
         };
         if record.variant != R::VARIANT {
-            return Ok(Some(Next::Switch(record)));
+            return Ok(Some(Next::Switch(Box::new(record))));
         }
         let game = record
             .replay_as::<R>()
