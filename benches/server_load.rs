@@ -7,8 +7,13 @@
 //! Each side thinks before it moves, a random time around THINK milliseconds (people do;
 //! 0 makes every game move as fast as it can, which measures the most moves a second).
 //!
-//! `cargo bench --bench server_load -- [GAMES] [MOVES] [THINK]` (default 1000 games, 20
-//! moves, 1000 ms).
+//! Meanwhile WATCHERS clients watch the lobby's live channel while a challenge is posted
+//! and withdrawn every half second: the time from posting it to each watcher's lobby
+//! showing it is the lobby's update latency. The games run on a clock of CLOCK seconds a
+//! side plus 5 s a move (0: untimed).
+//!
+//! `cargo bench --bench server_load -- [GAMES] [MOVES] [THINK] [WATCHERS] [CLOCK]` (default
+//! 1000 games, 20 moves, 1000 ms, 200 watchers, 600 s).
 
 #[path = "../tests/common/server.rs"]
 mod server;
@@ -63,10 +68,16 @@ async fn play_load_game(
     moves: usize,
     think: Duration,
     seed: u64,
+    clock_s: u64,
 ) -> Vec<Duration> {
     use rand::{RngExt, SeedableRng, rngs::StdRng};
     let mut rng = StdRng::seed_from_u64(seed);
-    let (status, game) = send(http.post(server.api("/games")).json(&json!({}))).await;
+    let request = if clock_s > 0 {
+        json!({"clock": {"base_ms": clock_s * 1000, "increment_ms": 5000}})
+    } else {
+        json!({})
+    };
+    let (status, game) = send(http.post(server.api("/games")).json(&request)).await;
     assert_eq!(status, 201, "{game}");
     let id = game["id"].as_str().unwrap().to_owned();
     let secrets =
@@ -116,6 +127,92 @@ async fn play_load_game(
     latencies
 }
 
+/// When each challenge was posted, and when each watcher's lobby first showed it.
+#[derive(Default)]
+struct LobbyTimes {
+    posted: std::collections::HashMap<String, Instant>,
+    seen: Vec<(String, Instant)>,
+}
+
+type SharedTimes = std::sync::Arc<std::sync::Mutex<LobbyTimes>>;
+
+/// A lobby watcher: notes when each challenge first shows in its lobby, until `stop`.
+async fn watch_lobby(
+    server: &Server,
+    times: SharedTimes,
+    stop: tokio::sync::watch::Receiver<bool>,
+) {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let url = format!(
+        "{}/api/lobby/events",
+        server.url.replacen("http://", "ws://", 1)
+    );
+    let (mut socket, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .expect("the lobby opens");
+    socket
+        .send(Message::text(json!({"type": "hello"}).to_string()))
+        .await
+        .unwrap();
+    let mut known = std::collections::HashSet::new();
+    let mut stop = stop;
+    loop {
+        let message = tokio::select! {
+            message = socket.next() => message,
+            _ = stop.changed() => return,
+        };
+        let Some(Ok(Message::Text(text))) = message else {
+            if message.is_none() {
+                return;
+            }
+            continue;
+        };
+        let now = Instant::now();
+        let lobby: Value = serde_json::from_str(&text).unwrap();
+        for seek in lobby["lobby"]["seeks"].as_array().into_iter().flatten() {
+            let id = seek["id"].as_str().unwrap().to_owned();
+            if known.insert(id.clone()) {
+                times.lock().unwrap().seen.push((id, now));
+            }
+        }
+    }
+}
+
+/// Posts a challenge and withdraws it, every half second, until `stop`.
+async fn post_challenges(
+    server: &Server,
+    http: &reqwest::Client,
+    times: SharedTimes,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        let start = Instant::now();
+        let (status, posted) = send(
+            http.post(server.api("/seeks"))
+                .json(&json!({"name": "load"})),
+        )
+        .await;
+        assert_eq!(status, 201, "{posted}");
+        let id = posted["seek"]["id"].as_str().unwrap().to_owned();
+        let secret = posted["secret"].as_str().unwrap().to_owned();
+        times.lock().unwrap().posted.insert(id.clone(), start);
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(250)) => {}
+            _ = stop.changed() => return,
+        }
+        let _ = send(
+            http.delete(server.api(&format!("/seeks/{id}")))
+                .bearer_auth(&secret),
+        )
+        .await;
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(250)) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
 fn main() {
     let arguments: Vec<String> = std::env::args()
         .skip(1)
@@ -132,6 +229,8 @@ fn main() {
             .and_then(|a| a.parse().ok())
             .unwrap_or(1000),
     );
+    let watchers: usize = arguments.get(3).and_then(|a| a.parse().ok()).unwrap_or(200);
+    let clock_s: u64 = arguments.get(4).and_then(|a| a.parse().ok()).unwrap_or(600);
     raise_file_limit();
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&dir.path().join("load.db"));
@@ -145,13 +244,37 @@ fn main() {
         // Warm up: the page, one game.
         let _ = http.get(format!("{}/healthz", server.url)).send().await;
         let before = resident_kib(pid);
+        // The lobby's watchers, and a challenge coming and going.
+        let times = SharedTimes::default();
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let lobby = {
+            let watching =
+                futures_util::future::join_all((0..watchers).map(|_| {
+                    watch_lobby(&server, std::sync::Arc::clone(&times), stopping.clone())
+                }));
+            let posting = post_challenges(
+                &server,
+                &http,
+                std::sync::Arc::clone(&times),
+                stopping.clone(),
+            );
+            futures_util::future::join(watching, posting)
+        };
+        let mut lobby = std::pin::pin!(lobby);
+        // Let the watchers connect before the games start.
+        let _ = tokio::time::timeout(Duration::from_secs(1), lobby.as_mut()).await;
         let start = Instant::now();
-        let mut tasks = futures_util::stream::iter((0..games).map(|game| {
-            let http = http.clone();
-            let server = &server;
-            async move { play_load_game(server, &http, moves, think, game as u64).await }
-        }))
-        .buffer_unordered(games);
+        let mut tasks =
+            futures_util::stream::iter(
+                (0..games).map(|game| {
+                    let http = http.clone();
+                    let server = &server;
+                    async move {
+                        play_load_game(server, &http, moves, think, game as u64, clock_s).await
+                    }
+                }),
+            )
+            .buffer_unordered(games);
         // The server's memory, sampled as the games run.
         let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(before));
         let sampler = {
@@ -164,9 +287,19 @@ fn main() {
             })
         };
         let mut latencies = Vec::with_capacity(games * moves);
-        while let Some(game) = tasks.next().await {
-            latencies.extend(game);
+        {
+            let games_done = async {
+                while let Some(game) = tasks.next().await {
+                    latencies.extend(game);
+                }
+            };
+            tokio::select! {
+                () = games_done => {}
+                _ = lobby.as_mut() => panic!("the lobby's load ended before the games"),
+            }
         }
+        let _ = stop.send(true);
+        lobby.await;
         sampler.abort();
         let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
         let elapsed = start.elapsed();
@@ -195,6 +328,37 @@ fn main() {
             "latency max          {:.2} ms",
             latencies.last().copied().unwrap_or_default().as_secs_f64() * 1000.0
         );
+        let mut lobby_latencies: Vec<Duration> = {
+            let times = times.lock().unwrap();
+            times
+                .seen
+                .iter()
+                .filter_map(|(id, seen)| Some(seen.duration_since(*times.posted.get(id)?)))
+                .collect()
+        };
+        lobby_latencies.sort();
+        println!(
+            "clock                {}",
+            if clock_s > 0 {
+                format!("{clock_s} s + 5 s a move")
+            } else {
+                "none".into()
+            }
+        );
+        if watchers > 0 {
+            println!(
+                "lobby watchers       {watchers}, {} updates seen",
+                lobby_latencies.len()
+            );
+            println!(
+                "lobby latency p50    {:.2} ms",
+                percentile(&lobby_latencies, 0.50).as_secs_f64() * 1000.0
+            );
+            println!(
+                "lobby latency p99    {:.2} ms",
+                percentile(&lobby_latencies, 0.99).as_secs_f64() * 1000.0
+            );
+        }
         println!(
             "server memory        {} KiB before, {} KiB at the peak: {:.1} KiB a live game",
             before,

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use axum_extra::extract::cookie::CookieJar;
 
 mod accounts;
-mod lobby;
+pub mod lobby;
 mod players;
 
 use super::{
@@ -59,6 +59,8 @@ pub struct App {
     pub accounts: Arc<Accounts>,
     /// The open challenges.
     pub lobby: Arc<Lobby>,
+    /// The lobby's lists of games, shared by its watchers.
+    pub lobby_lists: Arc<lobby::ListsCache>,
     /// The games.
     pub hub: Arc<Hub>,
     /// The address served, for links when a request names no host.
@@ -1160,6 +1162,7 @@ mod tests {
             let app = App {
                 accounts: Arc::new(Accounts::new(store.clone(), Duration::from_secs(60))),
                 lobby: Arc::new(Lobby::open(store.clone()).await.unwrap()),
+                lobby_lists: Arc::default(),
                 hub: Arc::new(Hub::new(store, EnginePool::new(1))),
                 origin: "http://127.0.0.1:1".into(),
                 stopping,

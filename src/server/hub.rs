@@ -114,6 +114,11 @@ impl Hub {
         self.starts_and_ends.subscribe()
     }
 
+    /// How many games have started or ended (the lobby's lists change with it).
+    pub fn starts_and_ends(&self) -> u64 {
+        *self.starts_and_ends.borrow()
+    }
+
     fn started_or_ended(&self) {
         self.starts_and_ends.send_modify(|count| *count += 1);
     }

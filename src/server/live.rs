@@ -158,6 +158,11 @@ pub async fn serve(
     }
 }
 
+/// Lobby updates go out at most this often to each watcher: the first change after a quiet
+/// spell goes at once, and a burst of changes (a thousand games starting) is gathered into
+/// one update a period, not one per change.
+const LOBBY_GATHER: Duration = Duration::from_millis(100);
+
 /// The most guest secrets a lobby hello may name.
 const MAX_SECRETS: usize = 16;
 
@@ -222,18 +227,21 @@ pub async fn serve_lobby<V, F, R>(
         if !send(&mut socket, Message::Text(Utf8Bytes::from(json)), silence).await {
             return;
         }
+        let sent = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 changed = lobby.changed() => {
                     if changed.is_err() {
                         return;
                     }
+                    tokio::time::sleep(LOBBY_GATHER.saturating_sub(sent.elapsed())).await;
                     break;
                 }
                 changed = games.changed() => {
                     if changed.is_err() {
                         return;
                     }
+                    tokio::time::sleep(LOBBY_GATHER.saturating_sub(sent.elapsed())).await;
                     break;
                 }
                 received = socket.recv() => match received {

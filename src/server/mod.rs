@@ -179,6 +179,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         let app = App {
             accounts,
             lobby,
+            lobby_lists: Arc::default(),
             hub: Arc::clone(&hub),
             origin: origin.clone(),
             stopping,

@@ -2,6 +2,8 @@
 //! `GET /api/seeks/{id}`, `DELETE /api/seeks/{id}` (withdraw), `POST /api/seeks/{id}/accept`,
 //! and the live channel `/api/lobby/events`.
 
+use std::sync::Arc;
+
 use axum::{
     Json,
     extract::{
@@ -102,7 +104,6 @@ pub(super) struct GameItem {
     white: String,
     clock: Option<ClockView>,
     rated: bool,
-    moves: usize,
     /// Once over: `B`, `W` or `none` (a draw); `null` otherwise.
     winner: Option<&'static str>,
     ending: Option<&'static str>,
@@ -119,9 +120,28 @@ pub(super) struct MatchedView {
 #[derive(Serialize)]
 pub(super) struct LobbyView {
     seeks: Vec<SeekView>,
+    #[serde(flatten)]
+    lists: Arc<Lists>,
+    matched: Vec<MatchedView>,
+}
+
+/// The games being played and just finished: the same for every viewer.
+#[derive(Serialize)]
+pub(super) struct Lists {
     playing: Vec<GameItem>,
     finished: Vec<GameItem>,
-    matched: Vec<MatchedView>,
+}
+
+/// The lobby's lists, made once for each start or end of a game (and each address the
+/// links name) and shared by every watcher: two hundred watchers do not read the database
+/// two hundred times.
+#[derive(Default)]
+pub struct ListsCache(tokio::sync::Mutex<Option<(u64, String, Arc<Lists>)>>);
+
+impl std::fmt::Debug for ListsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ListsCache")
+    }
 }
 
 /// A posted challenge's answer: a guest's secret opens their seat once it is accepted.
@@ -187,7 +207,6 @@ fn game_item(id: String, listing: Listing, origin: &str) -> GameItem {
         white: who(Color::White),
         clock: clock_view(listing.clock),
         rated: listing.rated,
-        moves: listing.moves,
         winner: listing.result.map(|winner| match winner {
             Some(Color::Black) => "B",
             Some(Color::White) => "W",
@@ -221,12 +240,17 @@ async fn games(app: &App, ids: Vec<String>, origin: &str) -> Vec<GameItem> {
     items
 }
 
-/// The lobby as `viewer` sees it.
-pub(super) async fn lobby_view(
-    app: &App,
-    viewer: &Viewer,
-    origin: &str,
-) -> Result<LobbyView, ApiError> {
+/// The lists of games, from the cache while no game has started or ended since.
+async fn lists(app: &App, origin: &str) -> Result<Arc<Lists>, ApiError> {
+    // One watcher makes them; the others wait for it and share them.
+    let mut cache = app.lobby_lists.0.lock().await;
+    let generation = app.hub.starts_and_ends();
+    if let Some((made, for_origin, lists)) = &*cache
+        && *made == generation
+        && for_origin == origin
+    {
+        return Ok(Arc::clone(lists));
+    }
     let store = app.hub.store();
     let playing = store
         .playing(LISTED)
@@ -236,6 +260,21 @@ pub(super) async fn lobby_view(
         .read(|backend| backend.finished(LISTED))
         .await
         .map_err(|error| ApiError::Storage(error.to_string()))?;
+    let lists = Arc::new(Lists {
+        playing: games(app, playing, origin).await,
+        finished: games(app, finished, origin).await,
+    });
+    *cache = Some((generation, origin.to_owned(), Arc::clone(&lists)));
+    Ok(lists)
+}
+
+/// The lobby as `viewer` sees it.
+pub(super) async fn lobby_view(
+    app: &App,
+    viewer: &Viewer,
+    origin: &str,
+) -> Result<LobbyView, ApiError> {
+    let lists = lists(app, origin).await?;
     Ok(LobbyView {
         seeks: app
             .lobby
@@ -243,8 +282,7 @@ pub(super) async fn lobby_view(
             .iter()
             .map(|seek| seek_view(seek, viewer, origin))
             .collect(),
-        playing: games(app, playing, origin).await,
-        finished: games(app, finished, origin).await,
+        lists,
         matched: app
             .lobby
             .matched_for(viewer)
