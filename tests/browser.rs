@@ -1050,7 +1050,7 @@ async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
     );
     wait_for(
         &ann,
-        "document.querySelector('#seeks tbody tr button').textContent === 'Withdraw'",
+        "document.querySelector('#seeks tbody tr button')?.textContent === 'Withdraw'",
         "the poster sees it as theirs",
     )
     .await;

@@ -30,11 +30,11 @@ mod players;
 use super::{
     accounts::{Accounts, Member, SESSION_COOKIE},
     assets,
-    error::ApiError,
+    error::{ApiError, SeekError},
     game::{GameCell, NewGame, NewSeat, Viewer},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
     live,
-    lobby::{Lobby, SeekError},
+    lobby::Lobby,
     table::{Help, TimeControl, UndoAction},
     views::{self, GameView},
 };

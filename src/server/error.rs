@@ -9,7 +9,7 @@ use axum::{
 use serde::Serialize;
 use thiserror::Error;
 
-use super::{lobby::SeekError, table::TableError};
+use super::table::TableError;
 
 /// What went wrong with a request.
 #[derive(Clone, Debug, Error)]
@@ -187,4 +187,27 @@ impl IntoResponse for ApiError {
         }
         response
     }
+}
+
+/// Why a challenge cannot be taken or withdrawn.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SeekError {
+    /// Accepted by someone else, withdrawn, or never there.
+    #[error("this challenge is gone: accepted by someone else, or withdrawn")]
+    Gone,
+    /// Your own.
+    #[error("this is your own challenge")]
+    Own,
+    /// For someone else.
+    #[error("this challenge is for {0}")]
+    NotForYou(String),
+    /// Rated games are between members.
+    #[error("a rated game is between two members: log in first")]
+    MembersOnly,
+    /// Not the poster's.
+    #[error("only its poster may withdraw a challenge")]
+    NotYours,
+    /// Too many open.
+    #[error("too many challenges are open: {0}")]
+    TooMany(String),
 }

@@ -18,7 +18,7 @@ use rand::RngExt;
 use tokio::sync::watch;
 
 use super::{
-    error::ApiError,
+    error::{ApiError, SeekError},
     game::{Created, color_of, color_text, new_id, now_ms},
     hub::Hub,
     store::{Change, Store, StoredSeek},
@@ -210,29 +210,6 @@ impl Viewer {
                 .is_some_and(|hash| self.secret_hashes.contains(hash)),
         }
     }
-}
-
-/// Why a challenge cannot be taken or withdrawn.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SeekError {
-    /// Accepted by someone else, withdrawn, or never there.
-    #[error("this challenge is gone: accepted by someone else, or withdrawn")]
-    Gone,
-    /// Your own.
-    #[error("this is your own challenge")]
-    Own,
-    /// For someone else.
-    #[error("this challenge is for {0}")]
-    NotForYou(String),
-    /// Rated games are between members.
-    #[error("a rated game is between two members: log in first")]
-    MembersOnly,
-    /// Not the poster's.
-    #[error("only its poster may withdraw a challenge")]
-    NotYours,
-    /// Too many open.
-    #[error("too many challenges are open: {0}")]
-    TooMany(String),
 }
 
 /// The open challenges, and what watchers need to know when they change.

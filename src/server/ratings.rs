@@ -121,15 +121,21 @@ mod tests {
         assert_eq!(speed(control(1, 0)), "bullet");
         assert_eq!(
             speed(control(2, 1)),
-            "blitz",
+            "bullet",
             "2 minutes and 30 s of increments"
         );
-        assert_eq!(speed(control(5, 3)), "rapid");
+        assert_eq!(
+            speed(control(2, 2)),
+            "blitz",
+            "2 minutes and a minute of increments"
+        );
+        assert_eq!(speed(control(5, 3)), "blitz");
+        assert_eq!(speed(control(10, 5)), "rapid");
         assert_eq!(speed(control(5, 0)), "blitz");
         assert_eq!(speed(control(30, 0)), "classical");
         assert_eq!(
             category(Variant::Simple, Shape::new(6, 10).unwrap(), control(3, 2)),
-            "simple-6x10-rapid"
+            "simple-6x10-blitz"
         );
     }
 

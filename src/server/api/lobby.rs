@@ -397,7 +397,7 @@ pub(super) async fn show_seek(
     let seek = app
         .lobby
         .seek(&id)
-        .ok_or(crate::server::lobby::SeekError::Gone)?;
+        .ok_or(crate::server::error::SeekError::Gone)?;
     let origin = origin(&app, &headers);
     Ok(Json(seek_view(&seek, &viewer(&caller, &[]), &origin)))
 }
