@@ -632,15 +632,7 @@ async fn rated_and_named_challenges_are_between_members() {
     let server = Server::start(&db);
     let mut members = Vec::new();
     for name in ["ann", "bob", "cyd"] {
-        let response = client()
-            .post(server.api("/accounts"))
-            .json(&json!({"name": name, "password": "a good password"}))
-            .send()
-            .await
-            .unwrap();
-        let cookie = session_cookie(&response).0;
-        let body: Value = response.json().await.unwrap();
-        members.push((cookie, body["csrf"].as_str().unwrap().to_owned()));
+        members.push(member(&server, name).await);
     }
     let auth = |index: usize| Auth::Member(&members[index].0, &members[index].1);
     // Without the CSRF token, the cookie alone cannot post.
