@@ -1112,13 +1112,7 @@ async fn events(
         .member
         .filter(|_| same_origin(&headers))
         .map(|member| member.id);
-    // Small buffers: a live connection carries a hello in and states (a few KiB) out, and
-    // a thousand games hold two each.
-    Ok(upgrade
-        .read_buffer_size(live::BUFFER)
-        .write_buffer_size(0)
-        .max_message_size(live::BUFFER)
-        .max_frame_size(live::BUFFER)
+    Ok(live::small_buffers(upgrade)
         .on_upgrade(move |socket| live::serve(socket, hub, cell, stopping, silence, member)))
 }
 

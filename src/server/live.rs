@@ -21,6 +21,18 @@ use super::{
 /// The read buffer of a live connection, and the largest message a client may send.
 pub const BUFFER: usize = 4096;
 
+/// `upgrade` with the small buffers of a live connection: a hello in and states (a few
+/// KiB) out, and a thousand games hold two each.
+pub fn small_buffers(
+    upgrade: axum::extract::ws::WebSocketUpgrade,
+) -> axum::extract::ws::WebSocketUpgrade {
+    upgrade
+        .read_buffer_size(BUFFER)
+        .write_buffer_size(0)
+        .max_message_size(BUFFER)
+        .max_frame_size(BUFFER)
+}
+
 /// How long a client has to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -65,12 +65,11 @@ pub(super) async fn register(
     jar: CookieJar,
     Body(credentials): Body<Credentials>,
 ) -> Result<Response, ApiError> {
-    let (member, token) = app
+    let session = app
         .accounts
         .register(&credentials.name, &credentials.password, peer.ip())
         .await?;
-    let jar = jar.add(session_cookie(token, app.accounts.ttl()));
-    Ok((StatusCode::CREATED, jar, Json(view(member))).into_response())
+    Ok((StatusCode::CREATED, logged_in(&app, jar, session)).into_response())
 }
 
 pub(super) async fn login(
@@ -79,12 +78,20 @@ pub(super) async fn login(
     jar: CookieJar,
     Body(credentials): Body<Credentials>,
 ) -> Result<Response, ApiError> {
-    let (member, token) = app
+    let session = app
         .accounts
         .login(&credentials.name, &credentials.password, peer.ip())
         .await?;
-    let jar = jar.add(session_cookie(token, app.accounts.ttl()));
-    Ok((jar, Json(view(member))).into_response())
+    Ok(logged_in(&app, jar, session).into_response())
+}
+
+/// The answer to a login or a registration: the session's cookie, the member and their
+/// CSRF token.
+fn logged_in(app: &App, jar: CookieJar, (member, token): (Member, String)) -> impl IntoResponse {
+    (
+        jar.add(session_cookie(token, app.accounts.ttl())),
+        Json(view(member)),
+    )
 }
 
 pub(super) async fn logout(

@@ -484,12 +484,7 @@ pub(super) async fn lobby_events(
         let origin = origin.clone();
         async move { lobby_view(&app, &viewer, &origin).await.ok() }
     };
-    Ok(upgrade
-        .read_buffer_size(live::BUFFER)
-        .write_buffer_size(0)
-        .max_message_size(live::BUFFER)
-        .max_frame_size(live::BUFFER)
-        .on_upgrade(move |socket| {
-            live::serve_lobby(socket, render, [lobby, games], stopping, silence)
-        }))
+    Ok(live::small_buffers(upgrade).on_upgrade(move |socket| {
+        live::serve_lobby(socket, render, [lobby, games], stopping, silence)
+    }))
 }
