@@ -45,6 +45,7 @@ fn main() -> ExitCode {
         Some(Command::Hint(args)) => args.run(out),
         Some(Command::Play(args)) => args.run(out),
         Some(Command::Check(args)) => args.run(out),
+        Some(Command::Grade(args)) => args.run(out),
         Some(Command::Gen(args)) => args.run(out),
         Some(Command::Transcript(args)) => args.run(out),
         Some(Command::Match(args)) => args.run(out),

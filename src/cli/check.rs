@@ -80,7 +80,7 @@ enum CheckRules {
 }
 
 /// A number of seconds: finite, more than 0, at most an hour.
-fn seconds(text: &str) -> Result<Duration, String> {
+pub(super) fn seconds(text: &str) -> Result<Duration, String> {
     let value: f64 = text
         .trim()
         .parse()
@@ -132,6 +132,7 @@ impl CheckArgs {
                     Mode::Interactive
                 },
                 line_timeout: self.timeout,
+                confinement: None,
             },
             cases,
             jobs: usize::from(self.jobs),

@@ -19,6 +19,7 @@ pub mod analyze;
 pub mod book;
 pub mod check;
 pub mod generate;
+pub mod grade;
 pub mod grader;
 pub mod hint;
 pub mod matches;
@@ -84,6 +85,13 @@ pub enum Command {
     /// the line, expected and actual text, the moves so far and the position; then a
     /// summary. Exit status 0 only if every case passed.
     Check(check::CheckArgs),
+    /// Grade a class: every submission (a subdirectory or archive each) on the same cases,
+    /// each in a sandbox (bubblewrap and resource limits), in parallel and resumable.
+    ///
+    /// Writes Gradescope's results.json and JUnit XML per submission, a gradebook CSV, a
+    /// JUnit file and HTML pages for the class into --out, and prints a line per
+    /// submission. Exit status 0 when the grading ran, whatever the students scored.
+    Grade(grade::GradeArgs),
     /// Write grader test inputs (NNNN.in), and with --expect the reference output beside
     /// each (NNNN.out), reproducibly from the seed.
     ///

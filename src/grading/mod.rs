@@ -4,4 +4,5 @@
 //! [`check::reference`] is the reference run in memory, line by line.
 
 pub mod check;
+pub mod class;
 pub mod scenario;

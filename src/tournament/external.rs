@@ -367,6 +367,7 @@ impl Process {
         let options = StartOptions {
             read_ahead: LINES_AHEAD,
             nonblocking_stdin: true,
+            ..StartOptions::default()
         };
         Ok(Process {
             program: Program::start(argv, Lines, &options)?,

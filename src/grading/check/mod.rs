@@ -21,6 +21,7 @@ use thiserror::Error;
 use crate::{
     Square, Variant,
     grading::scenario::{GenOptions, generate, parse_sizes},
+    process::Confinement,
 };
 
 mod checker;
@@ -84,6 +85,8 @@ pub struct CheckOptions {
     pub mode: Mode,
     /// The longest wait for each expected piece of output.
     pub line_timeout: Duration,
+    /// Limits and isolation for the program (the class grader's sandbox), if any.
+    pub confinement: Option<Confinement>,
 }
 
 /// A test case: a grader input with a name.
@@ -254,11 +257,15 @@ pub fn check_case(options: &CheckOptions, case: &Case) -> Result<CaseReport, Che
         .map(|variant| Reference::run(variant, &case.input).output.len())
         .max()
         .unwrap_or(0);
-    let process =
-        Process::start(&options.program, longest + KEPT_TAIL).map_err(|source| CheckError {
-            program: options.program.join(" "),
-            source,
-        })?;
+    let process = Process::start(
+        &options.program,
+        longest + KEPT_TAIL,
+        options.confinement.clone(),
+    )
+    .map_err(|source| CheckError {
+        program: options.program.join(" "),
+        source,
+    })?;
     let mut checker = Checker {
         options,
         case,
@@ -286,7 +293,7 @@ pub fn check_case(options: &CheckOptions, case: &Case) -> Result<CaseReport, Che
 /// # Errors
 /// [`CheckError`] if the program cannot be started.
 pub fn probe_rules(program: &[String], timeout: Duration) -> Result<Option<Variant>, CheckError> {
-    let mut process = Process::start(program, KEPT_TAIL).map_err(|source| CheckError {
+    let mut process = Process::start(program, KEPT_TAIL, None).map_err(|source| CheckError {
         program: program.join(" "),
         source,
     })?;

@@ -7,7 +7,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::process::{Chunks, Program, Silence, StartOptions};
+use crate::process::{Chunks, Confinement, Program, Silence, StartOptions};
 
 /// A running program under test.
 pub(crate) struct Process {
@@ -23,11 +23,19 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `argv` (a program and its arguments), keeping the first `keep` bytes of its
-    /// stdout.
-    pub(crate) fn start(argv: &[String], keep: usize) -> io::Result<Process> {
+    /// Starts `argv` (a program and its arguments), confined if asked, keeping the first
+    /// `keep` bytes of its stdout.
+    pub(crate) fn start(
+        argv: &[String],
+        keep: usize,
+        confinement: Option<Confinement>,
+    ) -> io::Result<Process> {
+        let options = StartOptions {
+            confinement,
+            ..StartOptions::default()
+        };
         Ok(Process {
-            program: Program::start(argv, Chunks, &StartOptions::default())?,
+            program: Program::start(argv, Chunks, &options)?,
             stdout: Vec::new(),
             keep,
             printed: 0,

@@ -66,9 +66,33 @@ impl Reference {
     /// dropped too), and at the end, if the run failed, a line `# othello: <error> (exit
     /// status N)`.
     pub fn transcript(&self) -> Vec<u8> {
-        let mut text = Vec::with_capacity(self.output.len() * 2);
+        let mut text = self.interleaved(self.output.len());
+        if let Some(error) = &self.error {
+            let note = format!("# othello: {error} (exit status {})\n", self.status);
+            text.extend_from_slice(note.as_bytes());
+        }
+        text
+    }
+
+    /// The transcript (as [`Reference::transcript`] writes it) of the first `lines` lines of
+    /// output and the input read before them: what a program that goes wrong on line
+    /// `lines + 1` got right.
+    pub fn transcript_until(&self, lines: usize) -> Vec<u8> {
+        let end = memchr::memchr_iter(b'\n', &self.output)
+            .nth(lines.wrapping_sub(1))
+            .map_or(self.output.len(), |newline| newline + 1);
+        self.interleaved(if lines == 0 { 0 } else { end })
+    }
+
+    /// The output up to byte `end`, with the input lines read before it interleaved.
+    fn interleaved(&self, end: usize) -> Vec<u8> {
+        let mut text = Vec::with_capacity(end * 2);
         let mut printed = 0;
-        for line in &self.lines {
+        for line in self
+            .lines
+            .iter()
+            .take_while(|line| line.output_before <= end)
+        {
             text.extend_from_slice(&self.output[printed..line.output_before]);
             printed = line.output_before;
             text.extend_from_slice(b"> ");
@@ -76,11 +100,7 @@ impl Reference {
             text.extend_from_slice(content.strip_suffix(b"\r").unwrap_or(content));
             text.push(b'\n');
         }
-        text.extend_from_slice(&self.output[printed..]);
-        if let Some(error) = &self.error {
-            let note = format!("# othello: {error} (exit status {})\n", self.status);
-            text.extend_from_slice(note.as_bytes());
-        }
+        text.extend_from_slice(&self.output[printed..end]);
         text
     }
 }

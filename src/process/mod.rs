@@ -26,6 +26,10 @@ use std::{
 
 use crate::{Line, LineReader, ReadError};
 
+mod confine;
+
+pub use confine::{Confinement, processes_of_this_user};
+
 /// How much of a program's stderr is kept: its last this many bytes.
 pub const STDERR_KEPT: usize = 64 * 1024;
 
@@ -100,7 +104,7 @@ pub enum Silence {
 }
 
 /// How to start a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StartOptions {
     /// Items of output read ahead of the caller: beyond them the reading thread waits, and
     /// so does the program, on its full pipe.
@@ -108,6 +112,8 @@ pub struct StartOptions {
     /// Writes to its stdin fail with [`io::ErrorKind::WouldBlock`] instead of waiting when
     /// the pipe is full (a program that stops reading cannot hang the caller).
     pub nonblocking_stdin: bool,
+    /// Limits and isolation for a program that is not trusted (none by default).
+    pub confinement: Option<Confinement>,
 }
 
 impl Default for StartOptions {
@@ -115,6 +121,7 @@ impl Default for StartOptions {
         StartOptions {
             read_ahead: 4,
             nonblocking_stdin: false,
+            confinement: None,
         }
     }
 }
@@ -157,7 +164,13 @@ impl<F: Framing> Program<F> {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        own_group(&mut command);
+        if let Some(confinement) = &options.confinement {
+            // Before `own_group`: changing the user clears the parent-death signal it sets.
+            confinement.apply(&mut command)?;
+        }
+        // A confined program gets a session of its own (and so a group): no controlling
+        // terminal to reach the caller's through.
+        own_group(&mut command, options.confinement.is_some());
         // Listed before it can be interrupted between starting and being listed.
         let mut running = running();
         let mut child = command.spawn()?;
@@ -335,13 +348,26 @@ impl<F: Framing> Drop for Program<F> {
     }
 }
 
-/// Puts the program started by `command` in a process group of its own and, on Linux,
-/// makes it die with the thread that starts it.
-fn own_group(command: &mut Command) {
+/// Puts the program started by `command` in a process group of its own (with
+/// `new_session`, in a session of its own, which makes one too) and, on Linux, makes it die
+/// with the thread that starts it.
+fn own_group(command: &mut Command, new_session: bool) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
-        command.process_group(0);
+        if new_session {
+            // SAFETY: setsid is async-signal-safe.
+            unsafe {
+                command.pre_exec(|| {
+                    if libc::setsid() < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        } else {
+            command.process_group(0);
+        }
     }
     #[cfg(target_os = "linux")]
     {

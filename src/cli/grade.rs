@@ -1,0 +1,361 @@
+//! `othello grade`: a whole class's submissions on the same cases, each in a sandbox, in
+//! parallel and resumable, with the reports graders' platforms read (Gradescope, JUnit, a
+//! gradebook CSV) and HTML pages for people.
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello::{
+    Variant,
+    grading::{
+        check::{Case, Mode, RulesChoice},
+        class::{
+            ClassCase, ClassRun, GradeOptions, Progress,
+            journal::Journal,
+            points::Points,
+            report::{self, Scored},
+            sandbox::{Limits, Sandbox, SandboxChoice},
+            submissions,
+        },
+        scenario::{GenOptions, generate, parse_sizes},
+    },
+};
+
+use super::CliError;
+
+/// `othello grade SUBMISSIONS (--cases DIR | --generate N) --out DIR [...]`.
+#[derive(Debug, Args)]
+pub struct GradeArgs {
+    /// The submissions: one per subdirectory, .zip, .tar.gz or .tgz file in this directory
+    /// (with --single, this directory is the one submission).
+    #[arg(value_name = "SUBMISSIONS")]
+    submissions: PathBuf,
+    /// The cases: every .in file under this directory (a subfolder is the cases' kind, for
+    /// --points). Expected outputs are never needed: the reference computes them.
+    #[arg(long, value_name = "DIR", required_unless_present = "generate")]
+    cases: Option<PathBuf>,
+    /// Instead of files, generate this many cases (as `othello gen` does), named
+    /// NNNN-KIND.in.
+    #[arg(long, value_name = "N", conflicts_with = "cases", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    generate: Option<u32>,
+    /// Seed for --generate (default 1).
+    #[arg(long, value_name = "S", requires = "generate")]
+    seed: Option<u64>,
+    /// The command that runs a submission; {dir} is its directory.
+    #[arg(long, value_name = "TEMPLATE", default_value = "python3 {dir}/main.py")]
+    command: String,
+    /// A command run once per submission before its cases, in its directory (writable
+    /// then): "cc -O2 -o {dir}/othello {dir}/main.c". A failed build fails every case
+    /// (build-failed).
+    #[arg(long, value_name = "TEMPLATE")]
+    build: Option<String>,
+    /// Points per case or kind, partial credit and visibility: a TOML file (see
+    /// docs/grading.md). Default: 1 point a case, all visible.
+    #[arg(long, value_name = "FILE")]
+    points: Option<PathBuf>,
+    /// Rules to check against: full, simple, or auto (those each program's first line
+    /// names; with --generate, auto means full).
+    #[arg(long, value_enum, default_value_t = GradeRules::Auto)]
+    rules: GradeRules,
+    /// Longest wait for each expected piece of output, in seconds.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = super::check::seconds)]
+    timeout: Duration,
+    /// Programs run at the same time (default: one per core).
+    #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
+    /// Send each case's whole input at once instead of line by line.
+    #[arg(long)]
+    piped: bool,
+    /// The box: auto (bubblewrap where it works, else limits only, said in every report),
+    /// bubblewrap (refuse to grade without it), limits (resource limits only).
+    #[arg(long, value_enum, default_value_t = SandboxArg::Auto)]
+    sandbox: SandboxArg,
+    /// CPU seconds per process of a case.
+    #[arg(long, value_name = "SECS", default_value_t = Limits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    cpu: u64,
+    /// Memory (address space) per process, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory >> 20, value_parser = clap::value_parser!(u64).range(16..=65536))]
+    memory: u64,
+    /// Processes a case may have at once.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    processes: u64,
+    /// Largest file a case may write, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().file_size >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    file_size: u64,
+    /// Files a case may have open at once.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, value_parser = clap::value_parser!(u64).range(8..=4096))]
+    open_files: u64,
+    /// Size of a case's private /tmp, in MiB (bounded when run as root).
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_size >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    tmp_size: u64,
+    /// A host directory the submissions may read (an interpreter under /opt, say);
+    /// repeat for more. The system's /usr, /bin, /lib and /etc are always there.
+    #[arg(long, value_name = "PATH")]
+    allow_read: Vec<PathBuf>,
+    /// SUBMISSIONS is one submission: its reports go at the top of --out (results.json
+    /// where Gradescope looks for it).
+    #[arg(long)]
+    single: bool,
+    /// Discard what an earlier run left in --out and grade everything again.
+    #[arg(long)]
+    restart: bool,
+    /// Where the reports (and the journal that lets a run resume) go.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// The rules, on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GradeRules {
+    Full,
+    Simple,
+    Auto,
+}
+
+/// The sandbox, on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SandboxArg {
+    Auto,
+    Bubblewrap,
+    Limits,
+}
+
+impl GradeArgs {
+    /// Grades the class and writes the reports; prints a line per submission.
+    ///
+    /// # Errors
+    /// [`CliError`]: bad arguments or files, a sandbox that cannot be set up, a journal or
+    /// report that cannot be written. Failing students are results, not errors.
+    pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let usage = |message: String| CliError::Usage { message };
+        let command = words(&self.command, "--command")?;
+        let build = self
+            .build
+            .as_deref()
+            .map(|build| words(build, "--build"))
+            .transpose()?;
+        let rules = match self.rules {
+            GradeRules::Full => RulesChoice::Fixed(Variant::Full),
+            GradeRules::Simple => RulesChoice::Fixed(Variant::Simple),
+            GradeRules::Auto => RulesChoice::Auto,
+        };
+        let cases = match (self.generate, &self.cases) {
+            (Some(count), _) => {
+                let variant = match rules {
+                    RulesChoice::Fixed(variant) => variant,
+                    RulesChoice::Auto => Variant::Full,
+                };
+                generated(count, self.seed.unwrap_or(1), variant)
+            }
+            (None, Some(dir)) => read_cases(dir)?,
+            (None, None) => return Err(usage("give --cases DIR or --generate N".to_owned())),
+        };
+        if cases.is_empty() {
+            return Err(usage("no .in files under --cases".to_owned()));
+        }
+        let names: Vec<(String, String)> = cases
+            .iter()
+            .map(|case| (case.case.name.clone(), case.kind.clone()))
+            .collect();
+        let points = match &self.points {
+            Some(path) => {
+                let text = crate::files::read_limited(path, crate::files::GAME_FILE).map_err(
+                    |source| CliError::Read {
+                        path: path.clone(),
+                        source,
+                    },
+                )?;
+                Points::parse(&String::from_utf8_lossy(&text), &names)
+                    .map_err(|error| usage(format!("{}: {error}", path.display())))?
+            }
+            None => Points::default(),
+        };
+        let submissions = submissions::list(&self.submissions, self.single)
+            .map_err(|error| usage(error.to_string()))?;
+        let jobs = self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        );
+        let limits = Limits {
+            cpu_seconds: self.cpu,
+            memory: self.memory << 20,
+            processes: self.processes,
+            file_size: self.file_size << 20,
+            open_files: self.open_files,
+            tmp_size: self.tmp_size << 20,
+        };
+        let choice = match self.sandbox {
+            SandboxArg::Auto => SandboxChoice::Auto,
+            SandboxArg::Bubblewrap => SandboxChoice::Bubblewrap,
+            SandboxArg::Limits => SandboxChoice::Limits,
+        };
+        let scratch = tempfile::Builder::new()
+            .prefix("othello-grade-")
+            .tempdir_in(std::env::temp_dir())?;
+        let sandbox = Sandbox::new(choice, limits, scratch.path(), jobs, self.allow_read)
+            .map_err(|error| usage(error.to_string()))?;
+        let options = GradeOptions {
+            command,
+            build,
+            rules,
+            mode: if self.piped {
+                Mode::Piped
+            } else {
+                Mode::Interactive
+            },
+            line_timeout: self.timeout,
+            jobs,
+        };
+        std::fs::create_dir_all(&self.out).map_err(|source| CliError::WriteFile {
+            path: self.out.clone(),
+            source,
+        })?;
+        let journal = Journal::open(
+            &self.out,
+            &options.fingerprint(&cases, &sandbox),
+            self.restart,
+        )
+        .map_err(|error| usage(error.to_string()))?;
+        let run = ClassRun {
+            submissions: &submissions,
+            cases: &cases,
+            options: &options,
+            sandbox: &sandbox,
+            journal: &journal,
+            scratch: scratch.path(),
+        };
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} cases, {elapsed} {msg}")
+                .expect("a valid template"),
+        );
+        let graded = run.run(&|Progress::Cases {
+                                   done,
+                                   total,
+                                   failed,
+                               }| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(format!("{failed} failed"));
+        });
+        bar.finish_and_clear();
+        let graded = graded.map_err(|error| usage(error.to_string()))?;
+        let protections = sandbox.protections();
+        let scored = Scored::new(&graded, &cases, &points, &protections);
+        report::write_all(&self.out, &scored, self.single)
+            .map_err(|(path, source)| CliError::WriteFile { path, source })?;
+        write!(out, "{}", summary(&scored, &self.out))?;
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// A command template split into words like a shell would (without running one).
+fn words(template: &str, option: &str) -> Result<Vec<String>, CliError> {
+    let words = shell_words::split(template).map_err(|error| CliError::Usage {
+        message: format!("{option}: {error}"),
+    })?;
+    if words.is_empty() {
+        return Err(CliError::Usage {
+            message: format!("{option} is empty"),
+        });
+    }
+    Ok(words)
+}
+
+/// Every `.in` file under `dir`, named by its path below it (`/` between folders), in name
+/// order; its kind is its folder (empty at the top).
+fn read_cases(dir: &Path) -> Result<Vec<ClassCase>, CliError> {
+    let read_error = |path: &Path| {
+        let path = path.to_owned();
+        move |source| CliError::Read { path, source }
+    };
+    let mut cases = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).map_err(read_error(&folder))? {
+            let path = entry.map_err(read_error(&folder))?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "in") {
+                let relative = path.strip_prefix(dir).unwrap_or(&path);
+                let parts: Vec<String> = relative
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                let input = crate::files::read_limited(&path, crate::files::LIST_FILE)
+                    .map_err(read_error(&path))?;
+                cases.push(ClassCase {
+                    kind: parts[..parts.len() - 1].join("/"),
+                    case: Case {
+                        name: parts.join("/"),
+                        input,
+                    },
+                });
+            }
+        }
+    }
+    cases.sort_by(|a, b| a.case.name.cmp(&b.case.name));
+    Ok(cases)
+}
+
+/// `count` generated cases for `variant`, as `othello gen` makes them.
+fn generated(count: u32, seed: u64, variant: Variant) -> Vec<ClassCase> {
+    let options = GenOptions {
+        variant,
+        sizes: parse_sizes("all").expect("a valid list"),
+        seed,
+        ..GenOptions::default()
+    };
+    let width = count.to_string().len().max(4);
+    (0..count)
+        .map(|index| {
+            let scenario = generate(&options, u64::from(index));
+            let kind = scenario.kind.name().to_owned();
+            ClassCase {
+                case: Case {
+                    name: format!("{:0width$}-{kind}.in", index + 1),
+                    input: scenario.input.into_bytes(),
+                },
+                kind,
+            }
+        })
+        .collect()
+}
+
+/// A line per submission, then the sandbox and where the reports are.
+fn summary(scored: &Scored<'_>, out: &Path) -> String {
+    let width = scored
+        .submissions
+        .iter()
+        .map(|s| s.graded.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("submission".len());
+    let mut text = format!(
+        "{:<width$}  {:>13}  {:>6}  {:>6}  failures\n",
+        "submission", "score", "passed", "failed"
+    );
+    for submission in &scored.submissions {
+        let score = format!(
+            "{}/{}",
+            report::points_text(submission.score),
+            report::points_text(submission.max_score)
+        );
+        text.push_str(&format!(
+            "{:<width$}  {score:>13}  {:>6}  {:>6}  {}\n",
+            submission.graded.name,
+            submission.passed,
+            submission.failed(),
+            submission.classes_text()
+        ));
+    }
+    text.push_str(&scored.protections.summary());
+    text.push_str(&format!("\nReports in {}\n", out.display()));
+    text
+}

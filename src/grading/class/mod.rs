@@ -1,0 +1,606 @@
+//! Grading a whole class: every submission on the same cases, each in a sandbox, in
+//! parallel, resumable, with reports for graders' platforms and people.
+//!
+//! A run goes in two steps. First each submission is copied or unpacked into scratch space
+//! ([`submissions`]) and, if a build command is given, built there in the sandbox. Then every
+//! case not graded yet is checked exactly as `othello check` does ([`check_case`]), in the
+//! [`sandbox`], on `jobs` threads; each result goes into the [`journal`] the moment it is
+//! known. The results ([`Graded`]) are in submission order, then case order, whatever order
+//! they were run in; [`report`] turns them into the files.
+
+pub mod journal;
+pub mod points;
+pub mod report;
+pub mod sandbox;
+pub mod submissions;
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use crate::{
+    Variant,
+    grading::check::reference::Reference,
+    grading::check::{Case, CaseReport, CheckOptions, Class, Mode, RulesChoice, check_case},
+    process::{Chunks, Program, StartOptions},
+};
+use journal::{Journal, JournalError};
+use sandbox::{Access, Sandbox};
+use submissions::Submission;
+
+/// The placeholder in command templates for the submission's directory.
+pub const DIR_PLACEHOLDER: &str = "{dir}";
+
+/// A failure class of the grader's own, beside those of [`Class`]: the build failed.
+pub const BUILD_FAILED: &str = "build-failed";
+
+/// A failure class of the grader's own: the submission could not be unpacked.
+pub const BAD_SUBMISSION: &str = "bad-submission";
+
+/// How long a build may take.
+pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Bytes of a build's output kept for the report.
+const BUILD_LOG: usize = 16 * 1024;
+
+/// A case of the class, with its kind (for points).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassCase {
+    /// The case: its name is its path under the cases directory (`passes/0003.in`).
+    pub case: Case,
+    /// Its kind: its folder under the cases directory, or the generated kind.
+    pub kind: String,
+}
+
+/// How to grade.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GradeOptions {
+    /// The command that runs a submission, split into words, with [`DIR_PLACEHOLDER`] for
+    /// its directory.
+    pub command: Vec<String>,
+    /// The command that builds it, run once in its directory (writable), if any.
+    pub build: Option<Vec<String>>,
+    /// The rules to expect.
+    pub rules: RulesChoice,
+    /// How input is sent.
+    pub mode: Mode,
+    /// The longest wait for each expected piece of output.
+    pub line_timeout: Duration,
+    /// Programs run at once.
+    pub jobs: usize,
+}
+
+impl GradeOptions {
+    /// A fingerprint of everything that decides a result, for the journal.
+    pub fn fingerprint(&self, cases: &[ClassCase], sandbox: &Sandbox) -> String {
+        #[derive(Serialize)]
+        struct Settings<'a> {
+            command: &'a [String],
+            build: Option<&'a [String]>,
+            rules: Option<&'static str>,
+            piped: bool,
+            line_timeout_ms: u128,
+            sandbox: sandbox::SandboxKind,
+            limits: sandbox::Limits,
+            cases: Vec<(&'a str, &'a str, String)>,
+        }
+        let settings = Settings {
+            command: &self.command,
+            build: self.build.as_deref(),
+            rules: match self.rules {
+                RulesChoice::Fixed(variant) => Some(variant.name()),
+                RulesChoice::Auto => None,
+            },
+            piped: self.mode == Mode::Piped,
+            line_timeout_ms: self.line_timeout.as_millis(),
+            sandbox: sandbox.kind(),
+            limits: sandbox.limits(),
+            cases: cases
+                .iter()
+                .map(|case| {
+                    let digest = hex(&Sha256::digest(&case.case.input));
+                    (case.case.name.as_str(), case.kind.as_str(), digest)
+                })
+                .collect(),
+        };
+        hex(&Sha256::digest(
+            serde_json::to_vec(&settings).expect("plain data"),
+        ))
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// One graded case, as the journal keeps it and the reports show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// The case's name.
+    pub case: String,
+    /// `None` if it passed; else the failure class ([`Class::name`], [`BUILD_FAILED`] or
+    /// [`BAD_SUBMISSION`]).
+    pub class: Option<String>,
+    /// Seconds it took.
+    pub seconds: f64,
+    /// Remarks that do not fail it (a slow start).
+    pub notes: Vec<String>,
+    /// What went wrong, if it failed.
+    pub failure: Option<FailureDetail>,
+}
+
+impl CaseResult {
+    /// Whether it passed.
+    pub fn passed(&self) -> bool {
+        self.class.is_none()
+    }
+
+    /// Its failure as a class of `othello check`, if it is one.
+    pub fn check_class(&self) -> Option<Class> {
+        let name = self.class.as_deref()?;
+        Class::ALL.into_iter().find(|class| class.name() == name)
+    }
+}
+
+/// Where and how a case failed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FailureDetail {
+    /// The 1-based line of stdout where it shows (0 for a failure before any output).
+    pub line: usize,
+    /// The line expected there (`None` where the output should have ended).
+    pub expected: Option<String>,
+    /// The line that came instead (`None` where nothing came).
+    pub actual: Option<String>,
+    /// What happened, in a sentence.
+    pub note: String,
+    /// The moves played before it.
+    pub moves: Vec<String>,
+    /// The last board expected before it.
+    pub board: Option<String>,
+    /// The last lines of stderr (or a build's output).
+    pub stderr: String,
+    /// How the program ended, if it did.
+    pub exit: Option<String>,
+    /// A resource limit it ran into, if that shows in how it ended.
+    pub limit: Option<String>,
+    /// The expected transcript up to the difference: output lines, and `> ` input lines
+    /// where they were sent.
+    pub transcript: String,
+}
+
+/// A submission's results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graded {
+    /// Its name.
+    pub name: String,
+    /// Entries left out when it was unpacked (links, unsafe paths).
+    pub skipped: Vec<String>,
+    /// One result per case, in case order.
+    pub results: Vec<CaseResult>,
+}
+
+/// What stops a run (never a submission's behaviour: that is a result).
+#[derive(Debug, Error)]
+pub enum GradeError {
+    /// The journal cannot be kept.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The scratch space cannot be written.
+    #[error("cannot prepare {path}: {source}")]
+    Scratch {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A program cannot be started at all (the sandbox itself, say).
+    #[error("cannot start {program}: {source}")]
+    Start {
+        /// The command line.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What a run reports as it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    /// `done` of `total` cases graded (including those found in the journal).
+    Cases {
+        /// Done.
+        done: usize,
+        /// In all.
+        total: usize,
+        /// Failed so far.
+        failed: usize,
+    },
+}
+
+/// A run over a class.
+#[derive(Debug)]
+pub struct ClassRun<'a> {
+    /// The submissions, in report order.
+    pub submissions: &'a [Submission],
+    /// The cases, in report order.
+    pub cases: &'a [ClassCase],
+    /// How.
+    pub options: &'a GradeOptions,
+    /// The box.
+    pub sandbox: &'a Sandbox,
+    /// Where results are kept as they come.
+    pub journal: &'a Journal,
+    /// Scratch space for the submissions' copies.
+    pub scratch: &'a Path,
+}
+
+/// A submission ready to run (or failed before running).
+struct Prepared {
+    /// Its directory (the copy), if it was unpacked.
+    dir: Option<PathBuf>,
+    /// Results so far, by case name.
+    done: BTreeMap<String, CaseResult>,
+    skipped: Vec<String>,
+}
+
+impl ClassRun<'_> {
+    /// Grades every case of every submission not graded yet, and returns all results.
+    ///
+    /// # Errors
+    /// [`GradeError`]: the journal or scratch space fails, or the sandbox cannot start.
+    pub fn run(&self, progress: &(dyn Fn(Progress) + Sync)) -> Result<Vec<Graded>, GradeError> {
+        let prepared = self.prepare_all()?;
+        let prepared: Vec<Mutex<Prepared>> = prepared.into_iter().map(Mutex::new).collect();
+        let mut queue = Vec::new();
+        for (index, submission) in prepared.iter().enumerate() {
+            let submission = submission.lock().expect("not poisoned");
+            // A submission without a directory has every case recorded already.
+            let Some(dir) = &submission.dir else { continue };
+            for (case_index, case) in self.cases.iter().enumerate() {
+                if !submission.done.contains_key(&case.case.name) {
+                    queue.push((index, case_index, dir.clone()));
+                }
+            }
+        }
+        let total = self.submissions.len() * self.cases.len();
+        let done = AtomicUsize::new(total - queue.len());
+        let failed = AtomicUsize::new(
+            prepared
+                .iter()
+                .map(|p| {
+                    let p = p.lock().expect("not poisoned");
+                    p.done.values().filter(|r| !r.passed()).count()
+                })
+                .sum(),
+        );
+        progress(Progress::Cases {
+            done: done.load(Ordering::Relaxed),
+            total,
+            failed: failed.load(Ordering::Relaxed),
+        });
+        let next = AtomicUsize::new(0);
+        let error: Mutex<Option<GradeError>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for job in 0..self.options.jobs.clamp(1, queue.len().max(1)) {
+                let (queue, prepared, next, done, failed, error) =
+                    (&queue, &prepared, &next, &done, &failed, &error);
+                scope.spawn(move || {
+                    while let Some((index, case_index, dir)) =
+                        queue.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
+                        let index = *index;
+                        let result = match self.run_case(&self.cases[*case_index], dir, job) {
+                            Ok(result) => result,
+                            Err(failure) => {
+                                *error.lock().expect("not poisoned") = Some(failure);
+                                next.store(queue.len(), Ordering::Relaxed);
+                                return;
+                            }
+                        };
+                        let name = &self.submissions[index].name;
+                        if let Err(failure) = self.journal.record(name, &result) {
+                            *error.lock().expect("not poisoned") = Some(failure.into());
+                            next.store(queue.len(), Ordering::Relaxed);
+                            return;
+                        }
+                        if !result.passed() {
+                            failed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        prepared[index]
+                            .lock()
+                            .expect("not poisoned")
+                            .done
+                            .insert(result.case.clone(), result);
+                        progress(Progress::Cases {
+                            done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                            total,
+                            failed: failed.load(Ordering::Relaxed),
+                        });
+                    }
+                });
+            }
+        });
+        if let Some(error) = error.into_inner().expect("not poisoned") {
+            return Err(error);
+        }
+        Ok(self
+            .submissions
+            .iter()
+            .zip(prepared)
+            .map(|(submission, prepared)| {
+                let mut prepared = prepared.into_inner().expect("not poisoned");
+                Graded {
+                    name: submission.name.clone(),
+                    skipped: prepared.skipped,
+                    results: self
+                        .cases
+                        .iter()
+                        .filter_map(|case| prepared.done.remove(&case.case.name))
+                        .collect(),
+                }
+            })
+            .collect())
+    }
+
+    /// Unpacks and builds the submissions, `jobs` at a time.
+    fn prepare_all(&self) -> Result<Vec<Prepared>, GradeError> {
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<Result<Prepared, GradeError>>>> =
+            Mutex::new((0..self.submissions.len()).map(|_| None).collect());
+        std::thread::scope(|scope| {
+            for job in 0..self.options.jobs.clamp(1, self.submissions.len().max(1)) {
+                let (next, results) = (&next, &results);
+                scope.spawn(move || {
+                    while let Some(index) = Some(next.fetch_add(1, Ordering::Relaxed))
+                        .filter(|&index| index < self.submissions.len())
+                    {
+                        let prepared = self.prepare(index, job);
+                        results.lock().expect("not poisoned")[index] = Some(prepared);
+                    }
+                });
+            }
+        });
+        results
+            .into_inner()
+            .expect("not poisoned")
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// Unpacks submission `index`, reads what the journal has of it, and builds it if
+    /// cases are left; a submission that cannot be unpacked or built fails every case left.
+    fn prepare(&self, index: usize, job: usize) -> Result<Prepared, GradeError> {
+        let submission = &self.submissions[index];
+        let copy = self.scratch.join(format!("submission-{index}"));
+        let (unpacked, failure) = match submissions::unpack(submission, &copy) {
+            Ok(unpacked) => (Some(unpacked), None),
+            Err(submissions::UnpackError::Copy(source)) => {
+                return Err(GradeError::Scratch { path: copy, source });
+            }
+            Err(error) => (
+                None,
+                Some((BAD_SUBMISSION, error.to_string(), String::new())),
+            ),
+        };
+        let fingerprint = unpacked
+            .as_ref()
+            .map_or_else(|| "unreadable".to_owned(), |u| u.fingerprint.clone());
+        let mut done = self.journal.start(&submission.name, &fingerprint)?;
+        let skipped = unpacked
+            .as_ref()
+            .map(|u| u.skipped.clone())
+            .unwrap_or_default();
+        let left = self
+            .cases
+            .iter()
+            .any(|case| !done.contains_key(&case.case.name));
+        let dir = unpacked.map(|u| u.root);
+        let failure = match (&failure, &dir, &self.options.build) {
+            (None, Some(dir), Some(build)) if left => self.build(dir, build, job)?,
+            _ => failure,
+        };
+        if let Some((class, note, log)) = failure {
+            for case in self.cases {
+                if done.contains_key(&case.case.name) {
+                    continue;
+                }
+                let result = CaseResult {
+                    case: case.case.name.clone(),
+                    class: Some(class.to_owned()),
+                    seconds: 0.0,
+                    notes: Vec::new(),
+                    failure: Some(FailureDetail {
+                        note: note.clone(),
+                        stderr: log.clone(),
+                        ..FailureDetail::default()
+                    }),
+                };
+                self.journal.record(&submission.name, &result)?;
+                done.insert(result.case.clone(), result);
+            }
+            return Ok(Prepared {
+                dir: None,
+                done,
+                skipped,
+            });
+        }
+        if let Some(dir) = &dir {
+            self.sandbox
+                .hand_over(dir, None)
+                .map_err(|source| GradeError::Scratch {
+                    path: dir.clone(),
+                    source,
+                })?;
+        }
+        Ok(Prepared { dir, done, skipped })
+    }
+
+    /// Runs the build command in `dir`; the failure (class, note, output) if it fails.
+    #[allow(clippy::type_complexity)]
+    fn build(
+        &self,
+        dir: &Path,
+        build: &[String],
+        job: usize,
+    ) -> Result<Option<(&'static str, String, String)>, GradeError> {
+        self.sandbox
+            .hand_over(dir, Some(job))
+            .map_err(|source| GradeError::Scratch {
+                path: dir.to_owned(),
+                source,
+            })?;
+        let argv = fill(build, &self.sandbox.dir_seen(dir));
+        let (argv, confinement) = self.sandbox.wrap(&argv, dir, Access::Writable, job);
+        let options = StartOptions {
+            confinement: Some(confinement),
+            ..StartOptions::default()
+        };
+        let start_error = |source| GradeError::Start {
+            program: argv.join(" "),
+            source,
+        };
+        let mut program = match Program::start(&argv, Chunks, &options) {
+            Ok(program) => program,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                let note = format!("the build command {:?} was not found", build[0]);
+                return Ok(Some((BUILD_FAILED, note, String::new())));
+            }
+            Err(error) => return Err(start_error(error)),
+        };
+        program.close_stdin();
+        // Its stdout is read (and dropped) so that it never waits on a full pipe.
+        let deadline = Instant::now() + BUILD_TIMEOUT;
+        let mut output = Vec::new();
+        while let Ok(chunk) = program.receive(deadline) {
+            output.extend_from_slice(&chunk);
+            if output.len() > 2 * BUILD_LOG {
+                output.drain(..output.len() - BUILD_LOG);
+            }
+        }
+        let status = program.wait_exit(Duration::from_millis(100));
+        program.wait_stderr(Duration::from_secs(1));
+        let mut log = String::from_utf8_lossy(&output).into_owned();
+        log.push_str(&program.stderr_lines(40));
+        let log = log[log.len().saturating_sub(BUILD_LOG)..].to_owned();
+        Ok(match status {
+            Some(status) if status.success() => None,
+            Some(status) => Some((BUILD_FAILED, format!("the build ended with {status}"), log)),
+            None => Some((
+                BUILD_FAILED,
+                format!("the build took longer than {} s", BUILD_TIMEOUT.as_secs()),
+                log,
+            )),
+        })
+    }
+
+    /// Checks one case for the submission in `dir`, in the sandbox, as job `job`.
+    fn run_case(&self, case: &ClassCase, dir: &Path, job: usize) -> Result<CaseResult, GradeError> {
+        let argv = fill(&self.options.command, &self.sandbox.dir_seen(dir));
+        let (program, confinement) = self.sandbox.wrap(&argv, dir, Access::ReadOnly, job);
+        let options = CheckOptions {
+            program,
+            rules: self.options.rules,
+            mode: self.options.mode,
+            line_timeout: self.options.line_timeout,
+            confinement: Some(confinement),
+        };
+        match check_case(&options, &case.case) {
+            Ok(report) => Ok(result_of(&report, &case.case.input)),
+            // The program itself not found is a failure of the submission.
+            Err(error) if error.source.kind() == std::io::ErrorKind::NotFound => Ok(CaseResult {
+                case: case.case.name.clone(),
+                class: Some(Class::Crash.name().to_owned()),
+                seconds: 0.0,
+                notes: Vec::new(),
+                failure: Some(FailureDetail {
+                    note: format!("{error}"),
+                    ..FailureDetail::default()
+                }),
+            }),
+            Err(error) => Err(GradeError::Start {
+                program: error.program,
+                source: error.source,
+            }),
+        }
+    }
+}
+
+/// `template` with [`DIR_PLACEHOLDER`] replaced by `dir` in every word.
+pub fn fill(template: &[String], dir: &Path) -> Vec<String> {
+    let dir = dir.display().to_string();
+    template
+        .iter()
+        .map(|word| word.replace(DIR_PLACEHOLDER, &dir))
+        .collect()
+}
+
+/// The journal's form of a case's report.
+fn result_of(report: &CaseReport, input: &[u8]) -> CaseResult {
+    let failure = report.failure.as_ref().map(|failure| {
+        let variant = report.variant.unwrap_or(Variant::Full);
+        let reference = Reference::run(variant, input);
+        let transcript = reference.transcript_until(failure.line.saturating_sub(1));
+        FailureDetail {
+            line: failure.line,
+            expected: failure.expected.clone(),
+            actual: failure.actual.clone(),
+            note: failure.note.clone(),
+            moves: failure.moves.iter().map(ToString::to_string).collect(),
+            board: failure.board.clone(),
+            stderr: failure.stderr.clone(),
+            exit: failure.exit.clone(),
+            limit: failure.exit.as_deref().and_then(limit_of),
+            transcript: String::from_utf8_lossy(&transcript).into_owned(),
+        }
+    });
+    CaseResult {
+        case: report.name.clone(),
+        class: report
+            .failure
+            .as_ref()
+            .map(|failure| failure.class.name().to_owned()),
+        seconds: report.seconds,
+        notes: report.notes.clone(),
+        failure,
+    }
+}
+
+/// The resource limit an ending shows: killed by SIGXCPU or SIGXFSZ (directly, or as
+/// bubblewrap reports it, 128 + the signal), or SIGKILL at the hard CPU limit.
+fn limit_of(exit: &str) -> Option<String> {
+    #[cfg(unix)]
+    {
+        let signal = exit
+            .strip_prefix("killed by signal ")
+            .and_then(|n| n.parse::<i32>().ok())
+            .or_else(|| {
+                exit.strip_prefix("exit status ")
+                    .and_then(|n| n.parse::<i32>().ok())
+                    .filter(|&code| code > 128)
+                    .map(|code| code - 128)
+            })?;
+        match signal {
+            libc::SIGXCPU => Some("the CPU time limit".to_owned()),
+            libc::SIGXFSZ => Some("the file size limit".to_owned()),
+            _ => None,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = exit;
+        None
+    }
+}

@@ -1,0 +1,495 @@
+//! The box a submission runs in: bubblewrap where it works (no network, no view of the
+//! grader's files, other submissions or the cases, a private `/tmp`, its own process and
+//! user namespaces), under resource limits set at exec ([`Confinement`]); run as root, each
+//! job runs as a user of its own (so the process limit counts only its processes) with a
+//! size-bounded `/tmp`. Where bubblewrap cannot run, the fallback keeps the limits and says
+//! what it lacks: every report carries [`Sandbox::protections`].
+
+use std::{
+    fmt, fs, io,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::process::{Confinement, processes_of_this_user};
+
+/// Where a submission's directory is seen from inside bubblewrap.
+pub const INSIDE: &str = "/submission";
+
+/// Run as root, each job runs as a user id of its own: this, plus 256 times the grader's
+/// process id (unique among the graders running at once), plus the job's number.
+pub const FIRST_USER: u32 = 1_000_000;
+
+/// Which box to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SandboxChoice {
+    /// Bubblewrap if it works here, else the fallback (reported).
+    Auto,
+    /// Bubblewrap or nothing: refuse to grade without it.
+    Bubblewrap,
+    /// Only resource limits, a process group and a clean environment.
+    Limits,
+}
+
+/// The resource limits of each run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// CPU seconds per process.
+    pub cpu_seconds: u64,
+    /// Bytes of address space per process.
+    pub memory: u64,
+    /// Processes at once.
+    pub processes: u64,
+    /// Largest file written, in bytes.
+    pub file_size: u64,
+    /// Files open at once.
+    pub open_files: u64,
+    /// Size of the private `/tmp`, in bytes (bounded only when run as root).
+    pub tmp_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        const MIB: u64 = 1 << 20;
+        Limits {
+            cpu_seconds: 30,
+            memory: 1024 * MIB,
+            processes: 64,
+            file_size: 16 * MIB,
+            open_files: 64,
+            tmp_size: 64 * MIB,
+        }
+    }
+}
+
+/// The kind of box actually used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxKind {
+    /// Bubblewrap namespaces plus the limits.
+    Bubblewrap,
+    /// The limits alone (a weaker fallback).
+    LimitsOnly,
+}
+
+impl fmt::Display for SandboxKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SandboxKind::Bubblewrap => "bubblewrap",
+            SandboxKind::LimitsOnly => "limits only (weaker fallback)",
+        })
+    }
+}
+
+/// What the box does and does not do, for every report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Protections {
+    /// The kind of box.
+    pub kind: SandboxKind,
+    /// What holds, one item each.
+    pub holds: Vec<String>,
+    /// What does not (empty with bubblewrap run as root).
+    pub missing: Vec<String>,
+}
+
+impl Protections {
+    /// One paragraph for a report.
+    pub fn summary(&self) -> String {
+        let mut text = format!("Sandbox: {}. {}.", self.kind, self.holds.join("; "));
+        if !self.missing.is_empty() {
+            text.push_str(&format!(" Not enforced: {}.", self.missing.join("; ")));
+        }
+        text
+    }
+}
+
+/// The box could not be set up.
+#[derive(Debug, Error)]
+pub enum SandboxError {
+    /// Bubblewrap was required but does not work here.
+    #[error(
+        "bubblewrap does not work here ({0}); install Debian's bubblewrap, or choose --sandbox limits"
+    )]
+    NoBubblewrap(String),
+    /// The scratch space for the jobs could not be made.
+    #[error("cannot prepare the sandbox's scratch space {path}: {source}")]
+    Scratch {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The box, ready to wrap commands.
+#[derive(Debug)]
+pub struct Sandbox {
+    kind: SandboxKind,
+    limits: Limits,
+    /// Run as root: each job as a user of its own, with a bounded `/tmp`.
+    root: bool,
+    /// Where the jobs' private directories are (each `job-N`).
+    scratch: PathBuf,
+    /// Extra host paths shown read-only inside the box (an interpreter under /opt, say).
+    read_only: Vec<PathBuf>,
+    /// Why bubblewrap is not used, if it is not.
+    fallback_reason: Option<String>,
+}
+
+/// How a program is to be run: inside the box, the submission's directory read-only (a
+/// test case) or writable (its build).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// The submission cannot change its own files.
+    ReadOnly,
+    /// The build writes its program beside its sources.
+    Writable,
+}
+
+impl Sandbox {
+    /// Sets up the box: scratch space under `scratch` (made, with a directory per job), and
+    /// for [`SandboxChoice::Auto`] or [`SandboxChoice::Bubblewrap`] a trial run of bubblewrap
+    /// with the very options every run gets.
+    ///
+    /// # Errors
+    /// [`SandboxError`]: no scratch space, or bubblewrap required but not working.
+    pub fn new(
+        choice: SandboxChoice,
+        limits: Limits,
+        scratch: &Path,
+        jobs: usize,
+        read_only: Vec<PathBuf>,
+    ) -> Result<Sandbox, SandboxError> {
+        // SAFETY: a plain system call.
+        let root = cfg!(target_os = "linux") && unsafe { libc::geteuid() } == 0;
+        let scratch_error = |source| SandboxError::Scratch {
+            path: scratch.to_owned(),
+            source,
+        };
+        for job in 0..jobs.max(1) {
+            fs::create_dir_all(scratch.join(format!("job-{job}/tmp"))).map_err(scratch_error)?;
+        }
+        fs::create_dir_all(scratch.join("trial")).map_err(scratch_error)?;
+        open_to_all(scratch).map_err(scratch_error)?;
+        let mut sandbox = Sandbox {
+            kind: SandboxKind::Bubblewrap,
+            limits,
+            root,
+            scratch: scratch.to_owned(),
+            read_only,
+            fallback_reason: None,
+        };
+        if choice == SandboxChoice::Limits {
+            sandbox.kind = SandboxKind::LimitsOnly;
+            sandbox.fallback_reason = Some("--sandbox limits was chosen".to_owned());
+            return Ok(sandbox);
+        }
+        if let Err(reason) = sandbox.trial() {
+            if choice == SandboxChoice::Bubblewrap {
+                return Err(SandboxError::NoBubblewrap(reason));
+            }
+            sandbox.kind = SandboxKind::LimitsOnly;
+            sandbox.fallback_reason = Some(format!("bubblewrap does not work here: {reason}"));
+        }
+        Ok(sandbox)
+    }
+
+    /// Runs `true` in the box as a case would be run.
+    fn trial(&self) -> Result<(), String> {
+        let dir = self.scratch.join("trial");
+        let (argv, confinement) = self.wrap(&["true".to_owned()], &dir, Access::ReadOnly, 0);
+        let mut command = Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        confinement
+            .apply(&mut command)
+            .map_err(|error| error.to_string())?;
+        let output = command.output().map_err(|error| match error.kind() {
+            io::ErrorKind::NotFound => "bwrap is not installed".to_owned(),
+            _ => error.to_string(),
+        })?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            Err(format!("{}: {}", output.status, stderr.trim()))
+        }
+    }
+
+    /// The kind of box in use.
+    pub fn kind(&self) -> SandboxKind {
+        self.kind
+    }
+
+    /// The resource limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The directory a submission's command sees as `{dir}`.
+    pub fn dir_seen(&self, dir: &Path) -> PathBuf {
+        match self.kind {
+            SandboxKind::Bubblewrap => PathBuf::from(INSIDE),
+            SandboxKind::LimitsOnly => dir.to_owned(),
+        }
+    }
+
+    /// The user id a job runs as, when run as root.
+    pub fn user_of(&self, job: usize) -> Option<u32> {
+        // Process ids are below 2^22 on Linux, jobs at most 256: below 2^31.
+        let base = FIRST_USER + (std::process::id() % (1 << 22)) * 256;
+        self.root.then(|| base + job as u32 % 256)
+    }
+
+    /// The command line and confinement that run `argv` for the submission in `dir`, as
+    /// job `job` (jobs never run two programs at once).
+    pub fn wrap(
+        &self,
+        argv: &[String],
+        dir: &Path,
+        access: Access,
+        job: usize,
+    ) -> (Vec<String>, Confinement) {
+        let tmp = self.scratch.join(format!("job-{job}/tmp"));
+        let processes = if self.root {
+            self.limits.processes
+        } else {
+            // The limit counts all of this user's processes: leave room for those running.
+            processes_of_this_user() + self.limits.processes
+        };
+        let mut confinement = Confinement {
+            cpu_seconds: Some(self.limits.cpu_seconds),
+            address_space: Some(self.limits.memory),
+            processes: Some(processes),
+            file_size: Some(self.limits.file_size),
+            open_files: Some(self.limits.open_files),
+            user: self.user_of(job),
+            private_tmpfs: self.root.then(|| (tmp.clone(), self.limits.tmp_size)),
+            environment: None,
+            directory: None,
+        };
+        match self.kind {
+            SandboxKind::Bubblewrap => {
+                confinement.environment = Some(environment(Path::new("/tmp")));
+                let mut command = vec![
+                    "bwrap".to_owned(),
+                    "--unshare-all".to_owned(),
+                    // Not --new-session: its own process stays in the group that is killed
+                    // at the end of a case (the session is new already), and with it the
+                    // namespace and everything in it.
+                    "--die-with-parent".to_owned(),
+                ];
+                let mut bind = |option: &str, from: &Path, to: &Path| {
+                    command.extend([
+                        option.to_owned(),
+                        from.display().to_string(),
+                        to.display().to_string(),
+                    ]);
+                };
+                for path in system_paths() {
+                    match fs::read_link(&path) {
+                        Ok(target) => bind("--symlink", &target, &path),
+                        Err(_) => bind("--ro-bind-try", &path, &path),
+                    }
+                }
+                for path in &self.read_only {
+                    bind("--ro-bind-try", path, path);
+                }
+                let submission = match access {
+                    Access::ReadOnly => "--ro-bind",
+                    Access::Writable => "--bind",
+                };
+                bind(submission, dir, Path::new(INSIDE));
+                if self.root {
+                    bind("--bind", &tmp, Path::new("/tmp"));
+                } else {
+                    command.extend(["--tmpfs".to_owned(), "/tmp".to_owned()]);
+                }
+                command.extend(
+                    ["--proc", "/proc", "--dev", "/dev", "--chdir", INSIDE, "--"]
+                        .map(str::to_owned),
+                );
+                command.extend(argv.iter().cloned());
+                (command, confinement)
+            }
+            SandboxKind::LimitsOnly => {
+                if !self.root {
+                    // Without a tmpfs of its own, the job's directory is emptied before each
+                    // run instead.
+                    let _ = empty_directory(&tmp);
+                }
+                confinement.environment = Some(environment(&tmp));
+                confinement.directory = Some(dir.to_owned());
+                (argv.to_vec(), confinement)
+            }
+        }
+    }
+
+    /// Prepares a submission's directory for the box: readable by every job's user, and
+    /// for a build owned by the one that builds (when run as root).
+    ///
+    /// # Errors
+    /// The [`io::Error`] of changing its permissions or owner.
+    pub fn hand_over(&self, dir: &Path, builder: Option<usize>) -> io::Result<()> {
+        open_to_all(dir)?;
+        if let Some(user) = builder.and_then(|job| self.user_of(job)) {
+            change_owner(dir, user)?;
+        }
+        Ok(())
+    }
+
+    /// What the box does and does not do.
+    pub fn protections(&self) -> Protections {
+        let limits = self.limits;
+        let mib = |bytes: u64| bytes >> 20;
+        let mut holds = vec![
+            format!(
+                "limits per case: {} s of CPU, {} MiB of memory, {} processes, files up to {} MiB, {} open files",
+                limits.cpu_seconds,
+                mib(limits.memory),
+                limits.processes,
+                mib(limits.file_size),
+                limits.open_files
+            ),
+            "its own process group, killed whole at the end of each case".to_owned(),
+            "a clean environment".to_owned(),
+        ];
+        let mut missing = Vec::new();
+        if self.root {
+            holds.push(format!(
+                "a user of its own per job and a private /tmp of {} MiB",
+                mib(limits.tmp_size)
+            ));
+        } else {
+            missing.push(
+                "a size bound on the private /tmp and a user of its own (run as root for both)"
+                    .to_owned(),
+            );
+        }
+        match self.kind {
+            SandboxKind::Bubblewrap => holds.push(
+                "bubblewrap: no network, its own process, user and mount namespaces, only the \
+                 system's read-only directories and its own submission in view"
+                    .to_owned(),
+            ),
+            SandboxKind::LimitsOnly => missing.push(format!(
+                "network isolation and a private view of the files (other submissions, the \
+                 cases): {}",
+                self.fallback_reason
+                    .as_deref()
+                    .unwrap_or("bubblewrap is not used")
+            )),
+        }
+        Protections {
+            kind: self.kind,
+            holds,
+            missing,
+        }
+    }
+}
+
+/// The environment inside the box: a plain `PATH`, and `HOME` and `TMPDIR` in its private
+/// temporary directory.
+fn environment(tmp: &Path) -> Vec<(String, String)> {
+    let tmp = tmp.display().to_string();
+    vec![
+        (
+            "PATH".to_owned(),
+            "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin".to_owned(),
+        ),
+        ("HOME".to_owned(), tmp.clone()),
+        ("TMPDIR".to_owned(), tmp),
+        ("LANG".to_owned(), "C.UTF-8".to_owned()),
+        ("PYTHONDONTWRITEBYTECODE".to_owned(), "1".to_owned()),
+    ]
+}
+
+/// The host's system directories shown read-only (or, where they are symbolic links, as the
+/// same links).
+fn system_paths() -> Vec<PathBuf> {
+    [
+        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .filter(|path| path.symlink_metadata().is_ok())
+    .collect()
+}
+
+/// Makes `dir` and everything in it readable (and directories enterable) by everyone, so
+/// that a job's user can read it (the directories above it must let them through: the
+/// scratch space is made under the system's temporary directory for that).
+fn open_to_all(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let widen = |path: &Path, bits: u32| -> io::Result<()> {
+            let meta = fs::symlink_metadata(path)?;
+            if meta.file_type().is_symlink() {
+                return Ok(());
+            }
+            let mode = meta.permissions().mode();
+            let bits = if meta.is_dir() || mode & 0o111 != 0 {
+                bits | 0o111
+            } else {
+                bits
+            };
+            if mode & bits != bits {
+                fs::set_permissions(path, fs::Permissions::from_mode(mode | bits))?;
+            }
+            Ok(())
+        };
+        for entry in walk(dir)? {
+            widen(&entry, 0o444)?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Gives `dir` and everything in it to `user`.
+fn change_owner(dir: &Path, user: u32) -> io::Result<()> {
+    #[cfg(unix)]
+    for path in walk(dir)? {
+        std::os::unix::fs::lchown(&path, Some(user), Some(user))?;
+    }
+    #[cfg(not(unix))]
+    let _ = (dir, user);
+    Ok(())
+}
+
+/// `dir` and everything under it (symbolic links listed, not followed).
+fn walk(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut paths = vec![dir.to_owned()];
+    let mut index = 0;
+    while let Some(path) = paths.get(index).cloned() {
+        index += 1;
+        if fs::symlink_metadata(&path)?.is_dir() {
+            for entry in fs::read_dir(&path)? {
+                paths.push(entry?.path());
+            }
+        }
+    }
+    Ok(paths)
+}
+
+/// Removes everything inside `dir`, keeping it.
+fn empty_directory(dir: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if fs::symlink_metadata(&path)?.is_dir() {
+            fs::remove_dir_all(&path)?;
+        } else {
+            fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}

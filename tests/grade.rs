@@ -1,0 +1,619 @@
+//! `othello grade`: a class of submissions (directories and archives; correct ones in
+//! Python and C, one per failure class, hostile ones) graded in the sandbox, with every
+//! report checked: Gradescope's results.json against its schema, JUnit XML against an XSD
+//! (xmllint) and parsed, the gradebook CSV parsed, the HTML self-contained; a run killed
+//! with SIGKILL resumes without grading anything twice.
+
+mod common;
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fs,
+    io::Write,
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+    time::{Duration, Instant},
+};
+
+use common::{fixture, othello, othello_path};
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A class being put together in a temporary directory.
+struct Class {
+    dir: TempDir,
+}
+
+impl Class {
+    fn new() -> Class {
+        let class = Class {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        fs::create_dir(class.submissions()).unwrap();
+        class
+    }
+
+    fn submissions(&self) -> PathBuf {
+        self.dir.path().join("submissions")
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// A submission directory `name` holding `files`.
+    fn directory(&self, name: &str, files: &[(&str, Vec<u8>)]) -> PathBuf {
+        let dir = self.submissions().join(name);
+        for (file, content) in files {
+            let path = dir.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, content).unwrap();
+        }
+        dir
+    }
+
+    /// A submission whose main.py runs fixtures/students/student.py with `--bug bug`.
+    fn with_bug(&self, bug: &str) {
+        let main = format!(
+            "import runpy, sys\nsys.argv = ['student.py', '--bug', '{bug}']\n\
+             runpy.run_path(__file__.rsplit('/', 1)[0] + '/student.py', run_name='__main__')\n"
+        );
+        self.directory(
+            &format!("bug-{bug}"),
+            &[
+                ("main.py", main.into_bytes()),
+                ("student.py", read(&fixture("students/student.py"))),
+            ],
+        );
+    }
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+fn plain_py() -> Vec<u8> {
+    read(&fixture("students/plain.py"))
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&read(path)).unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The gradebook, by submission.
+fn gradebook(path: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let expected = [
+        "submission",
+        "passed",
+        "failed",
+        "score",
+        "max_score",
+        "failure_classes",
+    ];
+    assert_eq!(headers.iter().collect::<Vec<_>>(), expected);
+    reader
+        .records()
+        .map(|record| {
+            let record = record.unwrap();
+            let row: BTreeMap<String, String> = headers
+                .iter()
+                .zip(record.iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect();
+            (row["submission"].clone(), row)
+        })
+        .collect()
+}
+
+/// Checks `results.json` against Gradescope's schema.
+fn assert_gradescope(path: &Path) -> Value {
+    let schema = json(&fixture("class/schemas/gradescope-results.schema.json"));
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let results = json(path);
+    let errors: Vec<String> = validator
+        .iter_errors(&results)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    results
+}
+
+/// Checks a JUnit file against the XSD (with xmllint, where installed) and returns its
+/// test cases: (suite, case, failure type).
+fn junit_cases(path: &Path) -> Vec<(String, String, Option<String>)> {
+    if Command::new("xmllint").arg("--version").output().is_ok() {
+        let output = Command::new("xmllint")
+            .args(["--noout", "--schema"])
+            .arg(fixture("class/schemas/junit.xsd"))
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", text(&output));
+    } else {
+        eprintln!("xmllint is not installed: {} only parsed", path.display());
+    }
+    use quick_xml::events::Event;
+    let xml = String::from_utf8(read(path)).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let (mut suite, mut cases) = (String::new(), Vec::new());
+    let attribute = |element: &quick_xml::events::BytesStart<'_>, name: &str| {
+        element
+            .attributes()
+            .map(Result::unwrap)
+            .find(|a| a.key.as_ref() == name)
+            .map(|a| {
+                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .unwrap()
+                    .into_owned()
+            })
+    };
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Eof => break,
+            Event::Start(element) | Event::Empty(element) => match element.name().as_ref() {
+                "testsuite" => suite = attribute(&element, "name").unwrap(),
+                "testcase" => {
+                    cases.push((suite.clone(), attribute(&element, "name").unwrap(), None));
+                }
+                "failure" => cases.last_mut().unwrap().2 = attribute(&element, "type"),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    cases
+}
+
+/// Checks that an HTML page loads nothing from elsewhere.
+fn assert_self_contained(path: &Path) -> String {
+    let html = String::from_utf8(read(path)).unwrap();
+    for outside in ["<script", "<link", "src=", "@import", "url("] {
+        assert!(!html.contains(outside), "{} has {outside}", path.display());
+    }
+    html
+}
+
+#[test]
+fn a_class_is_graded_with_every_report() {
+    let class = Class::new();
+    class.directory("alice", &[("main.py", plain_py())]);
+    // bob hands in a zip of a folder, carol a .tar.gz.
+    let zip_path = class.submissions().join("bob.zip");
+    let mut zip = zip::ZipWriter::new(fs::File::create(&zip_path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("bob/main.py", options).unwrap();
+    zip.write_all(&plain_py()).unwrap();
+    zip.finish().unwrap();
+    let tar_path = class.submissions().join("carol.tar.gz");
+    let encoder = flate2::write::GzEncoder::new(
+        fs::File::create(&tar_path).unwrap(),
+        flate2::Compression::default(),
+    );
+    let mut tar = tar::Builder::new(encoder);
+    let mut header = tar::Header::new_gnu();
+    header.set_size(plain_py().len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "main.py", plain_py().as_slice())
+        .unwrap();
+    tar.into_inner().unwrap().finish().unwrap();
+    let bugs = [
+        ("buffer", "missing-flush"),
+        ("trailing-space", "trailing-whitespace"),
+        ("prompt", "extra-output"),
+        ("no-pass-back", "wrong-pass"),
+        ("ignore-fewest", "wrong-winner"),
+        ("crash-full-board", "crash"),
+        ("no-exit", "no-exit"),
+        ("wrong-rules-line", "wrong-rules-line"),
+    ];
+    for (bug, _) in bugs {
+        class.with_bug(bug);
+    }
+    let points = class.dir.path().join("points.toml");
+    fs::write(
+        &points,
+        "points = 1\n[partial]\ntrailing-whitespace = 0.5\n\
+         [kinds.passes]\npoints = 2\nvisibility = \"hidden\"\n",
+    )
+    .unwrap();
+    let grade = |out: &Path, jobs: &str| {
+        othello()
+            .arg("grade")
+            .arg(class.submissions())
+            .args(["--generate", "7", "--timeout", "2", "--jobs", jobs])
+            .arg("--points")
+            .arg(&points)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let out = class.out("report");
+    let output = grade(&out, "2");
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    let names: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.starts_with("Sandbox: "))
+        .map(|line| line.split_whitespace().next().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "in name order:\n{stdout}");
+    assert_eq!(names.len(), 11, "{stdout}");
+    assert!(stdout.contains("Sandbox: "), "{stdout}");
+
+    // The gradebook: correct ones full marks (a case of each kind, passes at 2 points), each bug
+    // caught with its class.
+    let book = gradebook(&out.join("gradebook.csv"));
+    for name in ["alice", "bob", "carol"] {
+        let row = &book[name];
+        assert_eq!(
+            (
+                row["passed"].as_str(),
+                row["score"].as_str(),
+                row["max_score"].as_str()
+            ),
+            ("7", "8", "8"),
+            "{name}: {row:?}"
+        );
+    }
+    for (bug, class_name) in bugs {
+        let row = &book[&format!("bug-{bug}")];
+        assert!(
+            row["failure_classes"].contains(class_name),
+            "bug {bug}: {row:?}"
+        );
+        assert_ne!(row["failed"], "0");
+    }
+    // Partial credit: trailing whitespace keeps half the points of the cases it fails.
+    let trailing = &book["bug-trailing-space"];
+    let failed: f64 = trailing["failed"].parse().unwrap();
+    let score: f64 = trailing["score"].parse().unwrap();
+    assert!(score > 8.0 - failed * 2.0 && score < 8.0, "{trailing:?}");
+
+    // Gradescope: valid, one test per case, points and visibility from the file.
+    for name in book.keys() {
+        let results = assert_gradescope(&out.join("submissions").join(name).join("results.json"));
+        let tests = results["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), 7);
+        let total: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+        assert_eq!(total, results["score"].as_f64().unwrap());
+        assert_eq!(
+            format!("{}", results["score"].as_f64().unwrap()),
+            book[name]["score"]
+        );
+        for test in tests {
+            let passes = test["name"].as_str().unwrap().ends_with("-passes.in");
+            assert_eq!(test["max_score"], if passes { 2.0 } else { 1.0 });
+            assert_eq!(
+                test["visibility"],
+                if passes { "hidden" } else { "visible" }
+            );
+        }
+    }
+    let prompt = json(&out.join("submissions/bug-prompt/results.json"));
+    let failed = prompt["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["status"] == "failed")
+        .unwrap();
+    let output_text = failed["output"].as_str().unwrap();
+    assert!(
+        output_text.contains("Transcript up to the first difference")
+            && output_text.contains("expected: \"VALID\"")
+            && output_text.contains("actual:   \"Enter move:·\""),
+        "{output_text}"
+    );
+
+    // JUnit: valid, one test case per case, failures typed by class, as the gradebook says.
+    let cases = junit_cases(&out.join("junit.xml"));
+    assert_eq!(cases.len(), 11 * 7);
+    for (name, row) in &book {
+        let failed = cases
+            .iter()
+            .filter(|(suite, _, failure)| suite == name && failure.is_some())
+            .count();
+        assert_eq!(failed.to_string(), row["failed"], "{name}");
+    }
+    assert_eq!(
+        junit_cases(&out.join("submissions/alice/junit.xml")).len(),
+        7
+    );
+
+    // HTML: self-contained, the class page links every submission and names the classes.
+    let index = assert_self_contained(&out.join("index.html"));
+    for name in book.keys() {
+        assert!(index.contains(&format!("submissions/{name}/report.html")));
+        assert_self_contained(&out.join("submissions").join(name).join("report.html"));
+    }
+    assert!(index.contains("The cases most students fail"));
+    assert!(index.contains("missing-flush"));
+    let page = String::from_utf8(read(
+        &out.join("submissions/bug-trailing-space/report.html"),
+    ))
+    .unwrap();
+    assert!(page.contains("·"), "trailing spaces are shown");
+
+    // Another run, one job at a time, reports the same (apart from the times taken).
+    let again = class.out("again");
+    let output = grade(&again, "1");
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(
+        read(&again.join("gradebook.csv")),
+        read(&out.join("gradebook.csv"))
+    );
+    assert_eq!(junit_cases(&again.join("junit.xml")), cases);
+}
+
+#[test]
+fn a_c_submission_is_built_in_the_sandbox_and_a_broken_one_fails_its_build() {
+    let class = Class::new();
+    class.directory("dana", &[("main.c", read(&fixture("class/plain.c")))]);
+    class.directory(
+        "eve",
+        &[("main.c", b"int main(void) { return missing; }\n".to_vec())],
+    );
+    let out = class.out("report");
+    let output = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "7", "--timeout", "2"])
+        .args(["--build", "cc -O2 -o {dir}/othello {dir}/main.c"])
+        .args(["--command", "{dir}/othello"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let book = gradebook(&out.join("gradebook.csv"));
+    assert_eq!(book["dana"]["passed"], "7", "{:?}", book["dana"]);
+    assert_eq!(book["eve"]["failure_classes"], "build-failed: 7");
+    let results = assert_gradescope(&out.join("submissions/eve/results.json"));
+    let first = results["tests"][0]["output"].as_str().unwrap();
+    assert!(first.contains("missing"), "the compiler's message: {first}");
+    // The originals are untouched: the build wrote into the grader's copy.
+    assert!(!class.submissions().join("dana/othello").exists());
+}
+
+#[test]
+fn one_submission_graded_as_gradescope_runs_it() {
+    let class = Class::new();
+    let dir = class.directory("only", &[("main.py", plain_py())]);
+    let out = class.out("results");
+    let output = othello()
+        .arg("grade")
+        .arg(&dir)
+        .args(["--single", "--generate", "3", "--timeout", "2"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let results = assert_gradescope(&out.join("results.json"));
+    assert_eq!(results["score"], 3.0);
+    assert!(out.join("report.html").exists() && out.join("junit.xml").exists());
+    assert!(!out.join("index.html").exists());
+}
+
+/// Replaces the `@NAME@` placeholders of a hostile fixture.
+fn hostile(name: &str, values: &[(&str, String)]) -> Vec<u8> {
+    let mut script = String::from_utf8(read(&fixture(&format!("class/hostile/{name}")))).unwrap();
+    for (key, value) in values {
+        script = script.replace(&format!("@{key}@"), value);
+    }
+    script.into_bytes()
+}
+
+/// Processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmdline) = fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(needle) {
+                found.push(cmdline);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn hostile_submissions_end_as_failed_cases_and_harm_nothing() {
+    let class = Class::new();
+    let alice = class.directory("alice", &[("main.py", plain_py())]);
+    let out = class.out("report");
+    let cases = class.dir.path().join("cases");
+    fs::create_dir(&cases).unwrap();
+    fs::write(
+        cases.join("secret.in"),
+        b"4\n4\nB\n>\n. . . .\n. W B .\n. B W .\n. . . .\n3 1\n",
+    )
+    .unwrap();
+    // The grader's home, with something in it to lose.
+    let home = class.dir.path().join("home");
+    fs::create_dir(&home).unwrap();
+    fs::write(home.join("precious"), b"keep me").unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let values = [
+        ("OTHER_DIR", alice.display().to_string()),
+        ("OTHER_FILE", alice.join("main.py").display().to_string()),
+        ("REPORTS", out.display().to_string()),
+        ("CASES", cases.display().to_string()),
+        ("GRADER_HOME", home.display().to_string()),
+        ("PORT", listener.local_addr().unwrap().port().to_string()),
+    ];
+    let scripts = [
+        "fork_bomb.py",
+        "rm_home.py",
+        "read_other.py",
+        "open_socket.py",
+        "fill_disk.py",
+        "sleep_forever.py",
+    ];
+    for script in scripts {
+        let name = script.trim_end_matches(".py").replace('_', "-");
+        class.directory(&name, &[("main.py", hostile(script, &values))]);
+    }
+    // Every program the grader starts carries this in its command line.
+    let marker = format!("marker-{}", std::process::id());
+    let output = othello()
+        .env("HOME", &home)
+        .arg("grade")
+        .arg(class.submissions())
+        .arg("--cases")
+        .arg(&cases)
+        .args(["--command", &format!("python3 {{dir}}/main.py {marker}")])
+        .args(["--timeout", "2", "--jobs", "2", "--sandbox", "bubblewrap"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let book = gradebook(&out.join("gradebook.csv"));
+    assert_eq!(book["alice"]["passed"], "1", "{book:?}");
+    let classes: BTreeMap<&str, &str> = book
+        .iter()
+        .map(|(name, row)| (name.as_str(), row["failure_classes"].as_str()))
+        .collect();
+    assert_eq!(
+        classes,
+        BTreeMap::from([
+            ("alice", ""),
+            ("fill-disk", "crash: 1"),
+            ("fork-bomb", "timeout: 1"),
+            ("open-socket", "crash: 1"),
+            ("read-other", "crash: 1"),
+            ("rm-home", "crash: 1"),
+            ("sleep-forever", "timeout: 1"),
+        ])
+    );
+    let stderr_of = |name: &str| -> String {
+        let results = assert_gradescope(&out.join("submissions").join(name).join("results.json"));
+        results["tests"][0]["output"].as_str().unwrap().to_owned()
+    };
+    let leaks = stderr_of("read-other");
+    assert!(!leaks.contains("LEAKED"), "{leaks}");
+    assert_eq!(leaks.matches("blocked").count(), 3, "{leaks}");
+    let socket = stderr_of("open-socket");
+    assert!(
+        socket.contains("blocked") && !socket.contains("CONNECTED"),
+        "{socket}"
+    );
+    assert!(listener.accept().is_err(), "nobody connected");
+    let disk = stderr_of("fill-disk");
+    assert!(disk.contains("blocked in its directory"), "{disk}");
+    // SAFETY: a plain system call.
+    if unsafe { libc::geteuid() } == 0 {
+        assert!(disk.contains("No space left on device"), "{disk}");
+    }
+    // Nothing of anyone else's was lost, and nothing was left running.
+    assert_eq!(read(&home.join("precious")), b"keep me");
+    assert_eq!(read(&alice.join("main.py")), plain_py());
+    assert!(out.join("gradebook.csv").exists() && cases.join("secret.in").exists());
+    assert_eq!(processes_with(&marker), Vec::<String>::new());
+    let protections = json(&out.join("submissions/alice/results.json"))["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(protections.contains("Sandbox: bubblewrap"), "{protections}");
+}
+
+/// The results in a journal file, one per case line (the header left out).
+fn journal_lines(out: &Path, submission: &str) -> Vec<String> {
+    let path = out.join(".grade").join(format!("{submission}.jsonl"));
+    let text = fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter(|line| line.ends_with('}'))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_killed_run_resumes_without_grading_anything_twice() {
+    let class = Class::new();
+    class.directory("slow", &[("main.py", hostile("sleep_forever.py", &[]))]);
+    let out = class.out("report");
+    let marker = format!("slow-{}", std::process::id());
+    let template = format!("python3 {{dir}}/main.py {marker}");
+    let args = |command: &mut Command| {
+        command
+            .arg("grade")
+            .arg(class.submissions())
+            .args(["--generate", "6", "--timeout", "1", "--jobs", "1"])
+            .args(["--command", &template])
+            .arg("--out")
+            .arg(&out);
+    };
+    let mut command = Command::new(othello_path());
+    args(&mut command);
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while journal_lines(&out, "slow").len() < 2 {
+        assert!(Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = journal_lines(&out, "slow");
+    assert!((2..6).contains(&before.len()), "{before:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() {
+        assert!(Instant::now() < deadline, "the case died with the grader");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    // Other settings into the same directory are refused.
+    let refused = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "6", "--timeout", "3", "--command", &template])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("other settings"),
+        "{}",
+        text(&refused)
+    );
+
+    let mut command = Command::new(othello_path());
+    args(&mut command);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let after = journal_lines(&out, "slow");
+    assert_eq!(after.len(), 6);
+    // The cases graded before the kill are the same lines, not graded again.
+    assert_eq!(&after[..before.len()], before.as_slice());
+    let names: BTreeSet<String> = after
+        .iter()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["case"].to_string())
+        .collect();
+    assert_eq!(names.len(), 6, "each case once");
+    let results = assert_gradescope(&out.join("submissions/slow/results.json"));
+    assert_eq!(results["tests"].as_array().unwrap().len(), 6);
+}
