@@ -7,6 +7,7 @@
 //! machine without them the tests say so and pass, except under `CI=true`, where a missing
 //! browser is a failure.
 
+mod common;
 #[path = "common/server.rs"]
 mod server;
 
@@ -1269,4 +1270,81 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it() {
     for client in [ann, bob, guest] {
         client.close().await.unwrap();
     }
+}
+
+/// The class grader's HTML reports, opened as files: the class page lists the submissions
+/// and the failure classes, a submission's page shows a failure with the transcript and
+/// the expected and actual lines, trailing spaces made visible.
+#[tokio::test]
+async fn the_class_reports_open_in_a_browser() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let submissions = dir.path().join("submissions");
+    let student = common::fixture("students/student.py");
+    for (name, bug) in [
+        ("ann", None),
+        ("ben", Some("trailing-space")),
+        ("cy", Some("prompt")),
+    ] {
+        let folder = submissions.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::copy(&student, folder.join("student.py")).unwrap();
+        let argv = match bug {
+            Some(bug) => format!("['student.py', '--bug', '{bug}']"),
+            None => "['student.py']".to_owned(),
+        };
+        let main = format!(
+            "import runpy, sys\nsys.argv = {argv}\n\
+             runpy.run_path(__file__.rsplit('/', 1)[0] + '/student.py', run_name='__main__')\n"
+        );
+        std::fs::write(folder.join("main.py"), main).unwrap();
+    }
+    let out = dir.path().join("report");
+    let output = common::othello()
+        .arg("grade")
+        .arg(&submissions)
+        .args(["--generate", "5", "--timeout", "3"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let client = browser(&driver, "class-report", 1100, 900).await;
+    client
+        .goto(&format!("file://{}", out.join("index.html").display()))
+        .await
+        .unwrap();
+    let body = text_of(&client, "body").await;
+    for expected in [
+        "3 submissions",
+        "ann",
+        "trailing-whitespace",
+        "extra-output",
+    ] {
+        assert!(body.contains(expected), "{expected}: {body}");
+    }
+    screenshot(&client, "grade-class.png").await;
+    client
+        .find(Locator::LinkText("ben"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('.failure pre') !== null",
+        "a failure with its transcript",
+    )
+    .await;
+    let page = text_of(&client, "body").await;
+    assert!(
+        page.contains("Submission ben") && page.contains("expected"),
+        "{page}"
+    );
+    assert!(page.contains("·\""), "a trailing space shown: {page}");
+    screenshot(&client, "grade-submission.png").await;
+    client.close().await.unwrap();
 }

@@ -325,7 +325,12 @@ impl Sandbox {
                     // run instead.
                     let _ = empty_directory(&tmp);
                 }
-                confinement.environment = Some(environment(&tmp));
+                let mut environment = environment(&tmp);
+                // Every file is in view anyway: the caller's PATH finds what it finds.
+                if let Some(path) = std::env::var_os("PATH") {
+                    environment[0].1 = path.to_string_lossy().into_owned();
+                }
+                confinement.environment = Some(environment);
                 confinement.directory = Some(dir.to_owned());
                 (argv.to_vec(), confinement)
             }

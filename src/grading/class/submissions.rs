@@ -289,7 +289,11 @@ fn unzip(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackError> {
     for index in 0..archive.len() {
         let mut entry = archive.by_index(index).map_err(damaged)?;
         let name = PathBuf::from(entry.name().map_err(damaged)?.into_owned());
-        let Some(relative) = entry.enclosed_name() else {
+        // Absolute names are refused too (the crate would only make them relative).
+        let plain = name
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        let Some(relative) = entry.enclosed_name().filter(|_| plain) else {
             writer.skip(&name, "not a plain relative path");
             continue;
         };
