@@ -255,7 +255,10 @@ fn copy_directory(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackEr
         for entry in entries {
             let path = relative.join(entry.file_name());
             let meta = fs::symlink_metadata(entry.path()).map_err(damaged)?;
-            if meta.is_dir() {
+            if meta.is_dir() && entry.path().join(super::journal::DIRECTORY).is_dir() {
+                // A report directory of the grader's own (`--out` inside the submission).
+                writer.skip(&path, "a report directory of othello grade, left out");
+            } else if meta.is_dir() {
                 writer.directory(&path)?;
                 pending.push(path);
             } else if meta.is_file() {
