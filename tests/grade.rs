@@ -654,3 +654,34 @@ fn a_killed_run_resumes_without_grading_anything_twice() {
     let results = assert_gradescope(&out.join("submissions/slow/results.json"));
     assert_eq!(results["tests"].as_array().unwrap().len(), 6);
 }
+
+/// Regression: programs killed at a failure left their processes to the system to reap, so
+/// that the next cases of the same job ran out of processes ("bwrap: Can't fork") and a
+/// correct submission after a failing one crashed. Now the grader reaps them itself.
+#[test]
+fn regression_26_a_correct_submission_after_many_killed_cases_passes() {
+    if !ready() {
+        return;
+    }
+    let class = Class::new();
+    class.with_bug("prompt");
+    class.directory("zz-correct", &[("main.py", plain_py())]);
+    let out = class.out("report");
+    let output = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "24", "--timeout", "2", "--jobs", "1"])
+        .args(["--processes", "16"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let book = gradebook(&out.join("gradebook.csv"));
+    assert_eq!(
+        book["zz-correct"]["passed"], "24",
+        "{:?}",
+        book["zz-correct"]
+    );
+    assert!(book["bug-prompt"]["failure_classes"].starts_with("extra-output"));
+}

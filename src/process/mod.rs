@@ -147,6 +147,9 @@ pub struct Program<F: Framing> {
     stderr: Arc<Mutex<Stderr>>,
     /// Its exit status, once it has been reaped.
     status: Option<ExitStatus>,
+    /// Reap what is left of its group when it stops (a confined program: this process is
+    /// then the subreaper of whatever it started).
+    reap_group: bool,
 }
 
 impl<F: Framing> Program<F> {
@@ -167,6 +170,7 @@ impl<F: Framing> Program<F> {
         if let Some(confinement) = &options.confinement {
             // Before `own_group`: changing the user clears the parent-death signal it sets.
             confinement.apply(&mut command)?;
+            become_subreaper();
         }
         // A confined program gets a session of its own (and so a group): no controlling
         // terminal to reach the caller's through.
@@ -184,6 +188,7 @@ impl<F: Framing> Program<F> {
             output,
             stderr: Arc::default(),
             status: None,
+            reap_group: options.confinement.is_some(),
             child,
         };
         let (Some(stdout), Some(stderr)) = (stdout, stderr) else {
@@ -276,6 +281,9 @@ impl<F: Framing> Program<F> {
         let _ = self.child.kill();
         self.status = self.child.wait().ok();
         let id = self.child.id();
+        if self.reap_group {
+            reap_group(id);
+        }
         running.retain(|&pid| pid != id);
         self.status
     }
@@ -390,6 +398,41 @@ fn own_group(command: &mut Command, new_session: bool) {
             });
         }
     }
+}
+
+/// Makes this process the one that inherits (and must reap) the orphans of the programs it
+/// starts, instead of the system's init: what a confined program leaves behind is then
+/// reaped at once ([`reap_group`]), and stops counting against its user's process limit.
+fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a plain system call about this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+    }
+}
+
+/// How long [`reap_group`] waits for a killed group's last members.
+const REAP_GRACE: Duration = Duration::from_secs(2);
+
+/// Reaps the members of the (killed) group `group` that are this process's children now,
+/// until none is left or [`REAP_GRACE`] has passed.
+fn reap_group(group: u32) {
+    #[cfg(unix)]
+    if let Ok(group) = i32::try_from(group) {
+        let deadline = Instant::now() + REAP_GRACE;
+        loop {
+            // SAFETY: a plain system call; only members of this group, which this process
+            // started and has killed, are reaped.
+            let reaped = unsafe { libc::waitpid(-group, std::ptr::null_mut(), libc::WNOHANG) };
+            match reaped {
+                pid if pid > 0 => continue,
+                0 if Instant::now() < deadline => thread::sleep(Duration::from_millis(1)),
+                _ => return,
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = group;
 }
 
 /// Kills what is left of `child`'s process group. Called only while the child is unreaped
