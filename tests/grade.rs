@@ -247,6 +247,38 @@ fn a_class_is_graded_with_every_report() {
     for (bug, _) in bugs {
         class.with_bug(bug);
     }
+    // The classes student.py has no bug for: plain.py changed in one place each.
+    let plain = String::from_utf8(plain_py()).unwrap();
+    let variants = [
+        (
+            "counts-swapped",
+            r#"print(f"B: {black}  W: {white}")"#,
+            r#"print(f"B: {white}  W: {black}")"#,
+            "wrong-output",
+        ),
+        (
+            "stops-after-a-move",
+            r#"print("VALID")"#,
+            r#"print("VALID"); sys.exit(0)"#,
+            "early-exit",
+        ),
+        (
+            "exits-with-1",
+            "            return\n",
+            "            sys.exit(1)\n",
+            "wrong-exit-status",
+        ),
+    ];
+    for (name, from, to, _) in variants {
+        assert!(plain.contains(from), "{from}");
+        class.directory(name, &[("main.py", plain.replace(from, to).into_bytes())]);
+    }
+    // And an archive that is not one.
+    fs::write(
+        class.submissions().join("damaged.zip"),
+        b"PK\x03\x04 not really",
+    )
+    .unwrap();
     let points = class.dir.path().join("points.toml");
     fs::write(
         &points,
@@ -279,7 +311,7 @@ fn a_class_is_graded_with_every_report() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted, "in name order:\n{stdout}");
-    assert_eq!(names.len(), 11, "{stdout}");
+    assert_eq!(names.len(), 15, "{stdout}");
     assert!(stdout.contains("Sandbox: "), "{stdout}");
 
     // The gradebook: correct ones full marks (a case of each kind, passes at 2 points), each bug
@@ -305,6 +337,14 @@ fn a_class_is_graded_with_every_report() {
         );
         assert_ne!(row["failed"], "0");
     }
+    for (name, _, _, class_name) in variants {
+        assert!(
+            book[name]["failure_classes"].contains(class_name),
+            "{name}: {:?}",
+            book[name]
+        );
+    }
+    assert_eq!(book["damaged"]["failure_classes"], "bad-submission: 7");
     // Partial credit: trailing whitespace keeps half the points of the cases it fails.
     let trailing = &book["bug-trailing-space"];
     let failed: f64 = trailing["failed"].parse().unwrap();
@@ -348,7 +388,7 @@ fn a_class_is_graded_with_every_report() {
 
     // JUnit: valid, one test case per case, failures typed by class, as the gradebook says.
     let cases = junit_cases(&out.join("junit.xml"));
-    assert_eq!(cases.len(), 11 * 7);
+    assert_eq!(cases.len(), 15 * 7);
     for (name, row) in &book {
         let failed = cases
             .iter()

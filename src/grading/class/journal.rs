@@ -194,3 +194,47 @@ fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     fs::write(&temporary, bytes)?;
     fs::rename(&temporary, path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(case: &str) -> CaseResult {
+        CaseResult {
+            case: case.to_owned(),
+            class: None,
+            seconds: 0.5,
+            notes: Vec::new(),
+            failure: None,
+        }
+    }
+
+    #[test]
+    fn a_line_cut_short_is_run_again_and_other_settings_are_refused() {
+        let out = tempfile::tempdir().unwrap();
+        let journal = Journal::open(out.path(), "settings-1", false).unwrap();
+        assert!(journal.start("ann", "files-1").unwrap().is_empty());
+        journal.record("ann", &result("1.in")).unwrap();
+        // A kill in the middle of writing the second line.
+        let path = out.path().join(DIRECTORY).join("ann.jsonl");
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"case":"2.in","cla"#).unwrap();
+        drop(journal);
+
+        let journal = Journal::open(out.path(), "settings-1", false).unwrap();
+        let done = journal.start("ann", "files-1").unwrap();
+        assert_eq!(done.keys().collect::<Vec<_>>(), ["1.in"]);
+        journal.record("ann", &result("2.in")).unwrap();
+        let done = journal.start("ann", "files-1").unwrap();
+        assert_eq!(done.keys().collect::<Vec<_>>(), ["1.in", "2.in"]);
+        // Changed files: graded again from nothing.
+        assert!(journal.start("ann", "files-2").unwrap().is_empty());
+
+        assert!(matches!(
+            Journal::open(out.path(), "settings-2", false),
+            Err(JournalError::OtherRun(_))
+        ));
+        let journal = Journal::open(out.path(), "settings-2", true).unwrap();
+        assert!(journal.start("ann", "files-2").unwrap().is_empty());
+    }
+}
