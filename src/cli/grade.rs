@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Variant,
     grading::{
-        check::{Case, Mode, RulesChoice},
+        check::{Case, Mode, RulesChoice, numbered_scenarios},
         class::{
             ClassCase, ClassRun, GradeOptions, Progress,
             journal::Journal,
@@ -22,7 +22,6 @@ use othello::{
             sandbox::{Limits, Sandbox, SandboxChoice},
             submissions,
         },
-        scenario::{GenOptions, generate, parse_sizes},
     },
 };
 
@@ -304,22 +303,14 @@ fn read_cases(dir: &Path) -> Result<Vec<ClassCase>, CliError> {
     Ok(cases)
 }
 
-/// `count` generated cases for `variant`, as `othello gen` makes them.
+/// `count` generated cases for `variant`, named `NNNN-KIND.in`, of kind `KIND`.
 fn generated(count: u32, seed: u64, variant: Variant) -> Vec<ClassCase> {
-    let options = GenOptions {
-        variant,
-        sizes: parse_sizes("all").expect("a valid list"),
-        seed,
-        ..GenOptions::default()
-    };
-    let width = count.to_string().len().max(4);
-    (0..count)
-        .map(|index| {
-            let scenario = generate(&options, u64::from(index));
+    numbered_scenarios(variant, count, seed)
+        .map(|(number, scenario)| {
             let kind = scenario.kind.name().to_owned();
             ClassCase {
                 case: Case {
-                    name: format!("{:0width$}-{kind}.in", index + 1),
+                    name: format!("{number}-{kind}.in"),
                     input: scenario.input.into_bytes(),
                 },
                 kind,

@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use crate::{
     Square, Variant,
-    grading::scenario::{GenOptions, generate, parse_sizes},
+    grading::scenario::{GenOptions, Scenario, generate, parse_sizes},
     process::Confinement,
 };
 
@@ -321,6 +321,22 @@ pub fn generated_cases(
         RulesChoice::Fixed(variant) => variant,
         RulesChoice::Auto => probe_rules(program, timeout)?.unwrap_or(Variant::Full),
     };
+    Ok(numbered_scenarios(variant, count, seed)
+        .map(|(number, scenario)| Case {
+            name: format!("{number}.in"),
+            input: scenario.input.into_bytes(),
+        })
+        .collect())
+}
+
+/// `count` scenarios for `variant` as `othello check --generate` and `othello grade
+/// --generate` make them (all kinds, every even size from 4x4 to 16x16), each with its
+/// number as `gen` names its files (`0001`, ...).
+pub fn numbered_scenarios(
+    variant: Variant,
+    count: u32,
+    seed: u64,
+) -> impl Iterator<Item = (String, Scenario)> {
     let options = GenOptions {
         variant,
         sizes: parse_sizes("all").expect("a valid list"),
@@ -328,10 +344,8 @@ pub fn generated_cases(
         ..GenOptions::default()
     };
     let width = count.to_string().len().max(4);
-    Ok((0..count)
-        .map(|index| Case {
-            name: format!("{:0width$}.in", index + 1),
-            input: generate(&options, u64::from(index)).input.into_bytes(),
-        })
-        .collect())
+    (0..count).map(move |index| {
+        let number = format!("{:0width$}", index + 1);
+        (number, generate(&options, u64::from(index)))
+    })
 }
