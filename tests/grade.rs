@@ -725,3 +725,45 @@ fn regression_26_a_correct_submission_after_many_killed_cases_passes() {
     );
     assert!(book["bug-prompt"]["failure_classes"].starts_with("extra-output"));
 }
+
+/// Run as root in a container that forbids mounting and changing user (no CAP_SYS_ADMIN,
+/// CAP_SETUID, CAP_SETGID: dropped here with setpriv), the grader still grades, and every
+/// report says what it could not enforce.
+#[test]
+fn where_root_may_not_mount_or_change_user_the_reports_say_so() {
+    // SAFETY: a plain system call.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !ready() || !root || Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipped: needs root and setpriv");
+        return;
+    }
+    let class = Class::new();
+    class.directory("alice", &[("main.py", plain_py())]);
+    let out = class.out("report");
+    let caps = "-sys_admin,-setuid,-setgid";
+    let output = Command::new("setpriv")
+        .args(["--bounding-set", caps, "--inh-caps", caps])
+        .arg(othello_path())
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "3", "--timeout", "2", "--sandbox", "limits"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(
+        gradebook(&out.join("gradebook.csv"))["alice"]["passed"],
+        "3"
+    );
+    let results = assert_gradescope(&out.join("submissions/alice/results.json"));
+    let summary = results["output"].as_str().unwrap();
+    for missing in [
+        "Sandbox: limits only (weaker fallback)",
+        "the user cannot be changed here",
+        "no tmpfs may be mounted here",
+        "network isolation",
+    ] {
+        assert!(summary.contains(missing), "{missing}: {summary}");
+    }
+}

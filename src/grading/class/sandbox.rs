@@ -130,8 +130,12 @@ pub enum SandboxError {
 pub struct Sandbox {
     kind: SandboxKind,
     limits: Limits,
-    /// Run as root: each job as a user of its own, with a bounded `/tmp`.
-    root: bool,
+    /// Each job runs as a user of its own (run as root, where changing user works).
+    own_users: bool,
+    /// Each run gets a size-bounded tmpfs as `/tmp` (run as root, where mounting works).
+    bounded_tmp: bool,
+    /// Why a user of its own or a bounded `/tmp` is not used, if not.
+    root_notes: Vec<String>,
     /// Where the jobs' private directories are (each `job-N`).
     scratch: PathBuf,
     /// Extra host paths shown read-only inside the box (an interpreter under /opt, say).
@@ -176,18 +180,37 @@ impl Sandbox {
         fs::create_dir_all(scratch.join("trial")).map_err(scratch_error)?;
         open_to_all(scratch).map_err(scratch_error)?;
         let mut sandbox = Sandbox {
-            kind: SandboxKind::Bubblewrap,
+            kind: SandboxKind::LimitsOnly,
             limits,
-            root,
+            own_users: root,
+            bounded_tmp: root,
+            root_notes: Vec::new(),
             scratch: scratch.to_owned(),
             read_only,
             fallback_reason: None,
         };
+        // What root may do here (a container may forbid mounting, or even changing user):
+        // tried with the limits alone first.
+        if root && let Err(reason) = sandbox.trial() {
+            sandbox.bounded_tmp = false;
+            sandbox
+                .root_notes
+                .push(format!("no tmpfs may be mounted here ({reason})"));
+            if let Err(reason) = sandbox.trial() {
+                sandbox.own_users = false;
+                sandbox
+                    .root_notes
+                    .push(format!("the user cannot be changed here ({reason})"));
+            }
+        }
+        for job in 0..jobs.max(1) {
+            sandbox.give_tmp(job).map_err(scratch_error)?;
+        }
         if choice == SandboxChoice::Limits {
-            sandbox.kind = SandboxKind::LimitsOnly;
             sandbox.fallback_reason = Some("--sandbox limits was chosen".to_owned());
             return Ok(sandbox);
         }
+        sandbox.kind = SandboxKind::Bubblewrap;
         if let Err(reason) = sandbox.trial() {
             if choice == SandboxChoice::Bubblewrap {
                 return Err(SandboxError::NoBubblewrap(reason));
@@ -196,6 +219,17 @@ impl Sandbox {
             sandbox.fallback_reason = Some(format!("bubblewrap does not work here: {reason}"));
         }
         Ok(sandbox)
+    }
+
+    /// Gives job `job`'s temporary directory to its user (where it is not a tmpfs of its
+    /// own, the user must be able to write in it).
+    fn give_tmp(&self, job: usize) -> io::Result<()> {
+        match self.user_of(job) {
+            Some(user) if !self.bounded_tmp => {
+                change_owner(&self.scratch.join(format!("job-{job}/tmp")), user)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Runs `true` in the box as a case would be run.
@@ -245,7 +279,7 @@ impl Sandbox {
     pub fn user_of(&self, job: usize) -> Option<u32> {
         // Process ids are below 2^22 on Linux, jobs at most 256: below 2^31.
         let base = FIRST_USER + (std::process::id() % (1 << 22)) * 256;
-        self.root.then(|| base + job as u32 % 256)
+        self.own_users.then(|| base + job as u32 % 256)
     }
 
     /// The command line and confinement that run `argv` for the submission in `dir`, as
@@ -258,7 +292,7 @@ impl Sandbox {
         job: usize,
     ) -> (Vec<String>, Confinement) {
         let tmp = self.scratch.join(format!("job-{job}/tmp"));
-        let processes = if self.root {
+        let processes = if self.own_users {
             self.limits.processes
         } else {
             // The limit counts all of this user's processes: leave room for those running.
@@ -271,7 +305,9 @@ impl Sandbox {
             file_size: Some(self.limits.file_size),
             open_files: Some(self.limits.open_files),
             user: self.user_of(job),
-            private_tmpfs: self.root.then(|| (tmp.clone(), self.limits.tmp_size)),
+            private_tmpfs: self
+                .bounded_tmp
+                .then(|| (tmp.clone(), self.limits.tmp_size)),
             environment: None,
             directory: None,
         };
@@ -307,7 +343,7 @@ impl Sandbox {
                     Access::Writable => "--bind",
                 };
                 bind(submission, dir, Path::new(INSIDE));
-                if self.root {
+                if self.bounded_tmp {
                     bind("--bind", &tmp, Path::new("/tmp"));
                 } else {
                     command.extend(["--tmpfs".to_owned(), "/tmp".to_owned()]);
@@ -320,7 +356,7 @@ impl Sandbox {
                 (command, confinement)
             }
             SandboxKind::LimitsOnly => {
-                if !self.root {
+                if !self.bounded_tmp {
                     // Without a tmpfs of its own, the job's directory is emptied before each
                     // run instead.
                     let _ = empty_directory(&tmp);
@@ -367,16 +403,26 @@ impl Sandbox {
             "a clean environment".to_owned(),
         ];
         let mut missing = Vec::new();
-        if self.root {
-            holds.push(format!(
-                "a user of its own per job and a private /tmp of {} MiB",
-                mib(limits.tmp_size)
-            ));
+        if self.own_users {
+            holds.push("a user of its own per job".to_owned());
         } else {
-            missing.push(
-                "a size bound on the private /tmp and a user of its own (run as root for both)"
-                    .to_owned(),
-            );
+            missing.push(format!(
+                "a user of its own per job (the process limit counts the grader's user's \
+                 processes too): {}",
+                self.root_notes
+                    .last()
+                    .map_or("run as root for it", String::as_str)
+            ));
+        }
+        if self.bounded_tmp {
+            holds.push(format!("a private /tmp of {} MiB", mib(limits.tmp_size)));
+        } else {
+            missing.push(format!(
+                "a size bound on the private /tmp: {}",
+                self.root_notes
+                    .first()
+                    .map_or("run as root for it", String::as_str)
+            ));
         }
         match self.kind {
             SandboxKind::Bubblewrap => holds.push(
