@@ -114,6 +114,10 @@ pub fn list(dir: &Path, single: bool) -> Result<Vec<Submission>, ListError> {
             continue;
         }
         let is_dir = fs::metadata(entry.path()).map_err(read_error)?.is_dir();
+        if is_dir && entry.path().join(super::journal::DIRECTORY).is_dir() {
+            // A report directory of the grader's own (`--out` among the submissions).
+            continue;
+        }
         let (name, kind) = if is_dir {
             (file_name.clone(), SourceKind::Directory)
         } else if let Some(stem) = file_name.strip_suffix(".zip") {
