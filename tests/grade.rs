@@ -767,3 +767,46 @@ fn where_root_may_not_mount_or_change_user_the_reports_say_so() {
         assert!(summary.contains(missing), "{missing}: {summary}");
     }
 }
+
+/// SIGTERM (or Ctrl-C) stops a run at once: its programs killed, its scratch copies
+/// removed, what was graded kept for the next run, exit status 143.
+#[test]
+fn a_terminated_run_stops_cleanly() {
+    if !ready() {
+        return;
+    }
+    let class = Class::new();
+    class.directory("slow", &[("main.py", hostile("sleep_forever.py", &[]))]);
+    let out = class.out("report");
+    let marker = format!("terminated-{}", std::process::id());
+    let mut child = Command::new(othello_path())
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "6", "--timeout", "1", "--jobs", "1"])
+        .args(["--command", &format!("python3 {{dir}}/main.py {marker}")])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while journal_lines(&out, "slow").is_empty() {
+        assert!(Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child, not yet reaped.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(143));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(!journal_lines(&out, "slow").is_empty());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() {
+        assert!(Instant::now() < deadline, "its programs were killed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -233,6 +233,22 @@ impl GradeArgs {
             ProgressStyle::with_template("{bar:30} {pos}/{len} cases, {elapsed} {msg}")
                 .expect("a valid template"),
         );
+        {
+            let (bar, scratch, out) = (bar.clone(), scratch.path().to_owned(), self.out.clone());
+            // Without the handlers a run still grades; an interruption would only leave the
+            // scratch copies behind (the programs die with this process anyway).
+            let _ = crate::tournament::on_interrupt(move |status| {
+                bar.abandon();
+                let _ = std::fs::remove_dir_all(&scratch);
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "othello: interrupted; run the same command again to go on (the results so \
+                     far are kept in {})",
+                    out.display()
+                );
+                std::process::exit(i32::from(status));
+            });
+        }
         let graded = run.run(&|Progress::Cases {
                                    done,
                                    total,
