@@ -779,7 +779,7 @@ fn a_terminated_run_stops_cleanly() {
     class.directory("slow", &[("main.py", hostile("sleep_forever.py", &[]))]);
     let out = class.out("report");
     let marker = format!("terminated-{}", std::process::id());
-    let mut child = Command::new(othello_path())
+    let child = Command::new(othello_path())
         .arg("grade")
         .arg(class.submissions())
         .args(["--generate", "6", "--timeout", "1", "--jobs", "1"])
