@@ -810,3 +810,30 @@ fn a_terminated_run_stops_cleanly() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A command whose program is not there (a missing interpreter) stops the run before any
+/// case: it would fail every student for the grader's mistake.
+#[test]
+fn a_missing_interpreter_fails_the_run_not_the_students() {
+    if !ready() {
+        return;
+    }
+    let class = Class::new();
+    class.directory("alice", &[("main.py", plain_py())]);
+    let out = class.out("report");
+    let output = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "2", "--command", "python9 {dir}/main.py"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output).contains("python9 is not found"),
+        "{}",
+        text(&output)
+    );
+    assert!(!out.join("gradebook.csv").exists());
+}

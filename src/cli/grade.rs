@@ -15,7 +15,7 @@ use othello::{
     grading::{
         check::{Case, Mode, RulesChoice, numbered_scenarios},
         class::{
-            ClassCase, ClassRun, GradeOptions, Progress,
+            ClassCase, ClassRun, DIR_PLACEHOLDER, GradeOptions, Progress,
             journal::Journal,
             points::Points,
             report::{self, Scored},
@@ -198,6 +198,12 @@ impl GradeArgs {
             .tempdir_in(std::env::temp_dir())?;
         let sandbox = Sandbox::new(choice, limits, scratch.path(), jobs, self.allow_read)
             .map_err(|error| usage(error.to_string()))?;
+        // A missing interpreter or compiler fails the run, not every student.
+        for program in [Some(&command), build.as_ref()].into_iter().flatten() {
+            if !program[0].contains(DIR_PLACEHOLDER) {
+                sandbox.find(&program[0]).map_err(usage)?;
+            }
+        }
         let options = GradeOptions {
             command,
             build,

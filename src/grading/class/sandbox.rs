@@ -234,8 +234,34 @@ impl Sandbox {
 
     /// Runs `true` in the box as a case would be run.
     fn trial(&self) -> Result<(), String> {
+        self.run_in_trial(&["true".to_owned()])
+    }
+
+    /// Whether `program` (a command's first word that names no file of the submission's)
+    /// can be found inside the box, as a case would look for it: a missing interpreter is
+    /// the grader's problem, not a failure of every student.
+    ///
+    /// # Errors
+    /// What says it is not there.
+    pub fn find(&self, program: &str) -> Result<(), String> {
+        let look = ["sh", "-c", "command -v \"$1\"", "sh", program].map(str::to_owned);
+        self.run_in_trial(&look).map_err(|_| {
+            let inside = match self.kind {
+                SandboxKind::Bubblewrap => {
+                    " inside the sandbox (only the system's /usr, /bin \
+                                           and /lib are there: give the program's full path \
+                                           and --allow-read its directory)"
+                }
+                SandboxKind::LimitsOnly => "",
+            };
+            format!("{program} is not found{inside}")
+        })
+    }
+
+    /// Runs `argv` in the trial directory, confined as a case is; its failure, with stderr.
+    fn run_in_trial(&self, argv: &[String]) -> Result<(), String> {
         let dir = self.scratch.join("trial");
-        let (argv, confinement) = self.wrap(&["true".to_owned()], &dir, Access::ReadOnly, 0);
+        let (argv, confinement) = self.wrap(argv, &dir, Access::ReadOnly, 0);
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
@@ -246,7 +272,7 @@ impl Sandbox {
             .apply(&mut command)
             .map_err(|error| error.to_string())?;
         let output = command.output().map_err(|error| match error.kind() {
-            io::ErrorKind::NotFound => "bwrap is not installed".to_owned(),
+            io::ErrorKind::NotFound => format!("{} is not installed", argv[0]),
             _ => error.to_string(),
         })?;
         if output.status.success() {
