@@ -1,0 +1,223 @@
+//! A throwaway PostgreSQL for tests: a cluster made with `initdb` in a temporary directory,
+//! started with `pg_ctl` on a loopback port (and a Unix socket in that directory), stopped
+//! (fast, without waiting for clients) when dropped. PostgreSQL refuses to run as root: run
+//! as root, the cluster belongs to and runs as the `postgres` user.
+//!
+//! Needs Debian's `postgresql` (its programs in `/usr/lib/postgresql/VERSION/bin`), which
+//! `.ci/run` installs: without it [`Postgres::start`] says so and returns `None`, except
+//! under `CI=true`, where it fails.
+#![allow(dead_code)]
+
+use std::{
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+/// A running cluster with a database `othello` owned by the user `othello` (no password:
+/// trust on loopback).
+pub struct Postgres {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    port: u16,
+    /// The user the server runs as, when this process is root.
+    owner: Option<String>,
+}
+
+impl Postgres {
+    /// Makes and starts a cluster, or says why not (`None` only off CI).
+    pub fn start() -> Option<Postgres> {
+        let Some(bin) = programs() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PostgreSQL is needed: apt-get install postgresql"
+            );
+            eprintln!("skipped: install postgresql to run the PostgreSQL tests");
+            return None;
+        };
+        // SAFETY: a plain system call.
+        let root = unsafe { libc::geteuid() } == 0;
+        let dir = tempfile::Builder::new()
+            .prefix("othello-pg-")
+            .tempdir()
+            .unwrap();
+        let owner = root.then(|| "postgres".to_owned());
+        if let Some(owner) = &owner {
+            let status = Command::new("chown")
+                .arg(owner)
+                .arg(dir.path())
+                .status()
+                .unwrap();
+            assert!(status.success(), "chown {owner}");
+        }
+        let postgres = Postgres {
+            port: free_port(),
+            dir,
+            bin,
+            owner,
+        };
+        postgres.run(
+            "initdb",
+            &[
+                "-D",
+                &postgres.data(),
+                "-U",
+                "othello",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        postgres.start_server();
+        postgres.run(
+            "createdb",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &postgres.port.to_string(),
+                "-U",
+                "othello",
+                "othello",
+            ],
+        );
+        Some(postgres)
+    }
+
+    /// The database's URL, as `othello serve --db` takes it.
+    pub fn url(&self) -> String {
+        format!("postgres://othello@127.0.0.1:{}/othello", self.port)
+    }
+
+    /// Its port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops the server at once (connections are cut), keeping the cluster.
+    pub fn stop(&self) {
+        self.run(
+            "pg_ctl",
+            &["-D", &self.data(), "-m", "immediate", "-w", "stop"],
+        );
+    }
+
+    /// Starts it again after [`Postgres::stop`], on the same port.
+    pub fn start_server(&self) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.path().display()
+        );
+        let log = self.dir.path().join("server.log").display().to_string();
+        self.run(
+            "pg_ctl",
+            &[
+                "-D",
+                &self.data(),
+                "-l",
+                &log,
+                "-o",
+                &options,
+                "-w",
+                "start",
+            ],
+        );
+    }
+
+    /// Runs `sql` with psql and returns what it prints (unaligned, tuples only).
+    pub fn query(&self, sql: &str) -> String {
+        let output = self.run(
+            "psql",
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "othello",
+                "-d",
+                "othello",
+                "-At",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                sql,
+            ],
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn data(&self) -> String {
+        self.dir.path().join("data").display().to_string()
+    }
+
+    /// Runs one of PostgreSQL's programs (as its owner when root), which must succeed.
+    fn run(&self, program: &str, args: &[&str]) -> Output {
+        let output = self.command(program).args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{program} {args:?}: {}\n{}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// One of PostgreSQL's programs, to be run as the cluster's owner, in its directory.
+    fn command(&self, program: &str) -> Command {
+        let path = self.bin.join(program);
+        let mut command = match &self.owner {
+            Some(owner) => {
+                let mut command = Command::new("setpriv");
+                command
+                    .args(["--reuid", owner, "--regid", owner, "--init-groups"])
+                    .arg(&path);
+                command
+            }
+            None => Command::new(&path),
+        };
+        command.current_dir(self.dir.path());
+        command
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.data();
+        let _ = self
+            .command("pg_ctl")
+            .args(["-D", &data, "-m", "immediate", "-w", "stop"])
+            .output();
+    }
+}
+
+/// The directory of PostgreSQL's programs, the newest version installed.
+fn programs() -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path().join("bin"))
+        .filter(|bin| bin.join("initdb").is_file() && bin.join("pg_ctl").is_file())
+        .collect();
+    found.sort_by_key(|bin| version_of(bin));
+    found.pop()
+}
+
+fn version_of(bin: &Path) -> u32 {
+    bin.parent()
+        .and_then(Path::file_name)
+        .and_then(|name| name.to_str()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A port on 127.0.0.1 free a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
