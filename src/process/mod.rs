@@ -147,9 +147,6 @@ pub struct Program<F: Framing> {
     stderr: Arc<Mutex<Stderr>>,
     /// Its exit status, once it has been reaped.
     status: Option<ExitStatus>,
-    /// Reap what is left of its group when it stops (a confined program: this process is
-    /// then the subreaper of whatever it started).
-    reap_group: bool,
 }
 
 impl<F: Framing> Program<F> {
@@ -188,7 +185,6 @@ impl<F: Framing> Program<F> {
             output,
             stderr: Arc::default(),
             status: None,
-            reap_group: options.confinement.is_some(),
             child,
         };
         let (Some(stdout), Some(stderr)) = (stdout, stderr) else {
@@ -281,9 +277,9 @@ impl<F: Framing> Program<F> {
         let _ = self.child.kill();
         self.status = self.child.wait().ok();
         let id = self.child.id();
-        if self.reap_group {
-            reap_group(id);
-        }
+        // What is left of its group and was handed to this process (once it is a
+        // subreaper) is reaped too; elsewhere it went to init, and nothing waits here.
+        reap_group(id);
         running.retain(|&pid| pid != id);
         self.status
     }
