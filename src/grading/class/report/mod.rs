@@ -151,13 +151,6 @@ pub fn points_text(points: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// The report files written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Written {
-    /// Every file, in the order written.
-    pub files: Vec<PathBuf>,
-}
-
 /// Writes every report into `out`; with `single`, the one submission's files at the top.
 ///
 /// # Errors
@@ -166,9 +159,8 @@ pub fn write_all(
     out: &Path,
     scored: &Scored<'_>,
     single: bool,
-) -> Result<Written, (PathBuf, io::Error)> {
-    let mut written = Written::default();
-    let mut write = |path: PathBuf, bytes: Vec<u8>| {
+) -> Result<(), (PathBuf, io::Error)> {
+    let write = |path: PathBuf, bytes: Vec<u8>| {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(|error| (parent.to_owned(), error))?;
         }
@@ -176,7 +168,6 @@ pub fn write_all(
         fs::write(&temporary, &bytes)
             .and_then(|()| fs::rename(&temporary, &path))
             .map_err(|error| (path.clone(), error))?;
-        written.files.push(path);
         Ok::<(), (PathBuf, io::Error)>(())
     };
     for submission in &scored.submissions {
@@ -206,5 +197,5 @@ pub fn write_all(
         )?;
         write(out.join("index.html"), html::class_page(scored))?;
     }
-    Ok(written)
+    Ok(())
 }
