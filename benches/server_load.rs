@@ -233,7 +233,7 @@ fn main() {
     let clock_s: u64 = arguments.get(4).and_then(|a| a.parse().ok()).unwrap_or(600);
     raise_file_limit();
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("load.db"));
+    let server = Server::start(dir.path().join("load.db"));
     let pid = server.child.id();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

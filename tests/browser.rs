@@ -215,7 +215,7 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let client = browser(&driver, "solo", 1280, 1000).await;
     client.goto(&format!("{}/", server.url)).await.unwrap();
     wait_for(
@@ -330,7 +330,7 @@ async fn two_browsers_play_each_other_and_see_each_others_moves() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let game = create(&server, json!({})).await;
     let black_url = game["seats"]["black"]["url"].as_str().unwrap().to_owned();
     let white_url = game["seats"]["white"]["url"].as_str().unwrap().to_owned();
@@ -436,7 +436,7 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let client = browser(&driver, "engines", 1280, 1000).await;
     client.goto(&format!("{}/", server.url)).await.unwrap();
     wait_for(
@@ -603,7 +603,7 @@ async fn between_two_browsers_an_undo_waits_for_the_other_player() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let game = create(&server, json!({"rows": 6, "columns": 6})).await;
     let black = browser(&driver, "undo-black", 1280, 1000).await;
     let white = browser(&driver, "undo-white", 1280, 1000).await;
@@ -683,7 +683,7 @@ async fn regression_21_9_and_10_boards_fit_the_window_and_hints_sit_on_the_board
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let client = browser(&driver, "shapes", 1280, 900).await;
     for (rows, columns) in [(10, 6), (16, 4), (4, 16), (16, 16)] {
         let game = create(
@@ -1017,7 +1017,7 @@ async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let ann = browser(&driver, "lobby-ann", 1100, 900).await;
     let bob = browser(&driver, "lobby-bob", 1100, 900).await;
     for client in [&ann, &bob] {
@@ -1144,7 +1144,7 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&dir.path().join("games.db"));
+    let server = Server::start(dir.path().join("games.db"));
     let ann = browser(&driver, "member-ann", 1100, 900).await;
     let bob = browser(&driver, "member-bob", 1100, 900).await;
     for (client, name) in [(&ann, "ann"), (&bob, "bob")] {

@@ -2,19 +2,16 @@
 //! move after the flag, increments, reconnection, a restart, an engine on the clock),
 //! aborts.
 
+#[path = "common/postgres.rs"]
+mod postgres;
 #[path = "common/server.rs"]
 mod server;
 
 use std::time::{Duration, Instant};
 
+use postgres::TestDb;
 use serde_json::{Value, json};
 use server::{Live, Server, client, create, send};
-
-fn database() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("games.db");
-    (dir, path)
-}
 
 fn secret(game: &Value, seat: &str) -> String {
     game["seats"][seat]["secret"].as_str().unwrap().to_owned()
@@ -64,9 +61,7 @@ async fn state(server: &Server, game: &str) -> Value {
     state
 }
 
-#[tokio::test]
-async fn the_server_keeps_the_clock_and_adds_the_increment() {
-    let (_dir, db) = database();
+async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
     let server = Server::start(&db);
     // Black's clock starts with the game.
     let start = Instant::now();
@@ -131,9 +126,7 @@ async fn the_server_keeps_the_clock_and_adds_the_increment() {
     }
 }
 
-#[tokio::test]
-async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused() {
-    let (_dir, db) = database();
+async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({"clock": {"base_ms": 1_000}})).await;
     let (game_id, black) = (id(&game), secret(&game, "black"));
@@ -159,9 +152,7 @@ async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused() {
     assert_eq!(again["moves"], json!([]), "nothing played after the flag");
 }
 
-#[tokio::test]
-async fn reconnecting_and_restarting_show_the_clock_as_it_ran() {
-    let (_dir, db) = database();
+async fn reconnecting_and_restarting_show_the_clock_as_it_ran(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({"clock": {"base_ms": 120_000}})).await;
     let (game_id, black) = (id(&game), secret(&game, "black"));
@@ -187,9 +178,7 @@ async fn reconnecting_and_restarting_show_the_clock_as_it_ran() {
     assert_eq!(status, 200);
 }
 
-#[tokio::test]
-async fn an_engine_plays_on_its_clock() {
-    let (_dir, db) = database();
+async fn an_engine_plays_on_its_clock(db: TestDb) {
     let server = Server::start(&db);
     let game = create(
         &server,
@@ -209,9 +198,7 @@ async fn an_engine_plays_on_its_clock() {
     assert!((3_000..=4_100).contains(&white), "{white}");
 }
 
-#[tokio::test]
-async fn a_game_aborts_only_before_its_second_move() {
-    let (_dir, db) = database();
+async fn a_game_aborts_only_before_its_second_move(db: TestDb) {
     let server = Server::start(&db);
     let abort = |game: &str| format!("/games/{game}/abort");
     let game = create(&server, json!({})).await;
@@ -274,9 +261,7 @@ async fn me(server: &Server, cookie: &str) -> Value {
     body["user"].clone()
 }
 
-#[tokio::test]
-async fn accounts_register_log_in_and_out_with_an_http_only_cookie() {
-    let (_dir, db) = database();
+async fn accounts_register_log_in_and_out_with_an_http_only_cookie(db: TestDb) {
     let server = Server::start(&db);
     let response = client()
         .post(server.api("/accounts"))
@@ -342,9 +327,7 @@ async fn accounts_register_log_in_and_out_with_an_http_only_cookie() {
     );
 }
 
-#[tokio::test]
-async fn a_failed_login_tells_nothing_and_repeated_ones_are_limited() {
-    let (_dir, db) = database();
+async fn a_failed_login_tells_nothing_and_repeated_ones_are_limited(db: TestDb) {
     let server = Server::start(&db);
     let (status, _, _) = account(&server, "/accounts", "carol", "a good password").await;
     assert_eq!(status, 201);
@@ -386,9 +369,7 @@ async fn a_failed_login_tells_nothing_and_repeated_ones_are_limited() {
     assert_eq!(status, 200);
 }
 
-#[tokio::test]
-async fn sessions_expire() {
-    let (_dir, db) = database();
+async fn sessions_expire(db: TestDb) {
     let server = Server::start_with(&db, &["--session-ttl", "1500ms"]);
     let (status, _, cookie) = account(&server, "/accounts", "erin", "a good password").await;
     assert_eq!(status, 201);
@@ -484,9 +465,7 @@ fn seek_ids(lobby: &Value) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_challenge_appears_live_and_exactly_one_of_two_takers_gets_the_game() {
-    let (_dir, db) = database();
+async fn a_challenge_appears_live_and_exactly_one_of_two_takers_gets_the_game(db: TestDb) {
     let server = Server::start(&db);
     let mut watcher = LobbyLive::connect(&server, &[], None).await;
     let empty = watcher.lobby_where(|_| true).await;
@@ -580,9 +559,7 @@ async fn a_challenge_appears_live_and_exactly_one_of_two_takers_gets_the_game() 
     );
 }
 
-#[tokio::test]
-async fn challenges_are_withdrawn_by_their_poster_only_and_survive_a_restart() {
-    let (_dir, db) = database();
+async fn challenges_are_withdrawn_by_their_poster_only_and_survive_a_restart(db: TestDb) {
     let server = Server::start(&db);
     let (_, posted) = post_seek(&server, Auth::Nobody, json!({"name": "Ann"})).await;
     let seek = posted["seek"]["id"].as_str().unwrap().to_owned();
@@ -626,9 +603,7 @@ async fn challenges_are_withdrawn_by_their_poster_only_and_survive_a_restart() {
     assert_eq!((status, error_code(&body)), (401, "login_needed"));
 }
 
-#[tokio::test]
-async fn rated_and_named_challenges_are_between_members() {
-    let (_dir, db) = database();
+async fn rated_and_named_challenges_are_between_members(db: TestDb) {
     let server = Server::start(&db);
     let mut members = Vec::new();
     for name in ["ann", "bob", "cyd"] {
@@ -723,9 +698,7 @@ async fn member(server: &Server, name: &str) -> (String, String) {
     (cookie, body["csrf"].as_str().unwrap().to_owned())
 }
 
-#[tokio::test]
-async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it() {
-    let (_dir, db) = database();
+async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db: TestDb) {
     let server = Server::start(&db);
     let ann = member(&server, "ann").await;
     let bob = member(&server, "bob").await;
@@ -796,9 +769,7 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it() {
     assert_eq!((status, error_code(&body)), (404, "no_such_player"));
 }
 
-#[tokio::test]
-async fn a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed() {
-    let (_dir, db) = database();
+async fn a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed(db: TestDb) {
     let server = Server::start_with(&db, &["--abandon-after", "1s"]);
     let game = create(&server, json!({"black_name": "Ann", "white_name": "Bob", "clock": {"base_ms": 60_000, "increment_ms": 1_000}})).await;
     let (game_id, ann, bob) = (id(&game), secret(&game, "black"), secret(&game, "white"));
@@ -872,9 +843,7 @@ async fn a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claime
     );
 }
 
-#[tokio::test]
-async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating() {
-    let (_dir, db) = database();
+async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating(db: TestDb) {
     let server = Server::start(&db);
     let ann = member(&server, "ann").await;
     let rated =
@@ -931,3 +900,20 @@ async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_ratin
     let (status, body, _) = account(&server, "/session", "engine:1", "").await;
     assert_eq!((status, error_code(&body)), (401, "wrong_login"));
 }
+
+on_both_databases!(
+    the_server_keeps_the_clock_and_adds_the_increment,
+    a_flag_falls_by_itself_and_a_move_after_it_is_refused,
+    reconnecting_and_restarting_show_the_clock_as_it_ran,
+    an_engine_plays_on_its_clock,
+    a_game_aborts_only_before_its_second_move,
+    accounts_register_log_in_and_out_with_an_http_only_cookie,
+    a_failed_login_tells_nothing_and_repeated_ones_are_limited,
+    sessions_expire,
+    a_challenge_appears_live_and_exactly_one_of_two_takers_gets_the_game,
+    challenges_are_withdrawn_by_their_poster_only_and_survive_a_restart,
+    rated_and_named_challenges_are_between_members,
+    a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it,
+    a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed,
+    a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating,
+);

@@ -3,11 +3,14 @@
 //! with moves crossing live, games against the engine and between engines, secrets, a
 //! restart after SIGKILL, and malformed requests of every kind.
 
+#[path = "common/postgres.rs"]
+mod postgres;
 #[path = "common/server.rs"]
 mod server;
 
 use std::time::Duration;
 
+use postgres::TestDb;
 use serde_json::{Value, json};
 use server::{Live, Server, client, create, send};
 
@@ -48,9 +51,7 @@ fn error_code(body: &Value) -> &str {
     body["error"]["code"].as_str().unwrap_or("(no error code)")
 }
 
-#[tokio::test]
-async fn creating_and_reading_a_game() {
-    let (_dir, db) = database();
+async fn creating_and_reading_a_game(db: TestDb) {
     let server = Server::start(&db);
     let (status, health) = send(client().get(format!("{}/healthz", server.url))).await;
     assert_eq!((status, &health["status"]), (200, &json!("ok")));
@@ -200,9 +201,7 @@ async fn people(server: &Server) -> (String, String, String) {
     (id(&game), secret(&game, "black"), secret(&game, "white"))
 }
 
-#[tokio::test]
-async fn a_move_is_refused_by_the_rule_it_breaks_and_changes_nothing() {
-    let (_dir, db) = database();
+async fn a_move_is_refused_by_the_rule_it_breaks_and_changes_nothing(db: TestDb) {
     let server = Server::start(&db);
     let (game_id, black, white) = people(&server).await;
     let moves = server.api(&format!("/games/{game_id}/moves"));
@@ -277,9 +276,7 @@ async fn a_move_is_refused_by_the_rule_it_breaks_and_changes_nothing() {
     assert_eq!(state["moves"], json!([]));
 }
 
-#[tokio::test]
-async fn a_body_that_is_not_the_json_asked_for_is_refused() {
-    let (_dir, db) = database();
+async fn a_body_that_is_not_the_json_asked_for_is_refused(db: TestDb) {
     let server = Server::start(&db);
     let (game_id, black, _) = people(&server).await;
     let moves = server.api(&format!("/games/{game_id}/moves"));
@@ -330,9 +327,7 @@ async fn a_body_that_is_not_the_json_asked_for_is_refused() {
     assert_eq!(state["moves"], json!([]));
 }
 
-#[tokio::test]
-async fn a_game_is_created_only_from_settings_that_make_sense() {
-    let (_dir, db) = database();
+async fn a_game_is_created_only_from_settings_that_make_sense(db: TestDb) {
     let server = Server::start(&db);
     assert_refused(vec![
         (
@@ -419,9 +414,7 @@ async fn a_game_is_created_only_from_settings_that_make_sense() {
     assert_eq!(listing["games"], json!([]), "{listing}");
 }
 
-#[tokio::test]
-async fn unknown_paths_methods_and_parameters_are_refused() {
-    let (_dir, db) = database();
+async fn unknown_paths_methods_and_parameters_are_refused(db: TestDb) {
     let server = Server::start(&db);
     let (game_id, _, _) = people(&server).await;
     assert_refused(vec![
@@ -476,9 +469,7 @@ async fn unknown_paths_methods_and_parameters_are_refused() {
     .await;
 }
 
-#[tokio::test]
-async fn two_people_play_a_whole_game_with_moves_crossing_live() {
-    let (_dir, db) = database();
+async fn two_people_play_a_whole_game_with_moves_crossing_live(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({"rows": 6, "columns": 6})).await;
     let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
@@ -545,9 +536,7 @@ async fn two_people_play_a_whole_game_with_moves_crossing_live() {
     assert_eq!((status, error_code(&body)), (409, "game_over"));
 }
 
-#[tokio::test]
-async fn between_people_undo_needs_the_other_seat() {
-    let (_dir, db) = database();
+async fn between_people_undo_needs_the_other_seat(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({})).await;
     let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
@@ -593,9 +582,7 @@ async fn between_people_undo_needs_the_other_seat() {
     );
 }
 
-#[tokio::test]
-async fn against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_person() {
-    let (_dir, db) = database();
+async fn against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_person(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({"white": "engine:2", "time_ms": 50})).await;
     let (game_id, black) = (id(&game), secret(&game, "black"));
@@ -669,9 +656,7 @@ async fn against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_perso
     assert_eq!(review["to_move"], "W");
 }
 
-#[tokio::test]
-async fn engines_play_each_other_while_watched_and_can_be_paused_and_stepped() {
-    let (_dir, db) = database();
+async fn engines_play_each_other_while_watched_and_can_be_paused_and_stepped(db: TestDb) {
     let server = Server::start(&db);
     let game = create(
         &server,
@@ -739,9 +724,7 @@ async fn engines_play_each_other_while_watched_and_can_be_paused_and_stepped() {
     live.state_where(|s| s["status"] == "over").await;
 }
 
-#[tokio::test]
-async fn a_server_killed_mid_game_keeps_every_acknowledged_move() {
-    let (_dir, db) = database();
+async fn a_server_killed_mid_game_keeps_every_acknowledged_move(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({})).await;
     let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
@@ -818,10 +801,8 @@ async fn a_server_killed_mid_game_keeps_every_acknowledged_move() {
 }
 
 /// Random and malformed requests: never a server error, never a crash.
-#[tokio::test]
-async fn random_and_malformed_requests_get_4xx_and_never_break_the_server() {
+async fn random_and_malformed_requests_get_4xx_and_never_break_the_server(db: TestDb) {
     use rand::{RngExt, SeedableRng, rngs::StdRng};
-    let (_dir, db) = database();
     let server = Server::start(&db);
     let game = create(&server, json!({})).await;
     let game_id = id(&game);
@@ -906,9 +887,7 @@ async fn random_and_malformed_requests_get_4xx_and_never_break_the_server() {
     assert_eq!(status, 200);
 }
 
-#[tokio::test]
-async fn an_undo_stops_the_engine_search_it_makes_useless() {
-    let (_dir, db) = database();
+async fn an_undo_stops_the_engine_search_it_makes_useless(db: TestDb) {
     // One engine thread, and an engine given 30 s a move.
     let server = Server::start_with(&db, &["--engines", "1"]);
     let game = create(&server, json!({"white": "engine", "time_ms": 30_000})).await;
@@ -970,9 +949,7 @@ async fn hints_beyond_what_can_wait_are_refused_as_busy() {
 /// Issue 21.4: seats whose specs ask for more than their time (minimax:60, a million
 /// playouts) stop at their time per move, so two of them cannot hold both engine threads
 /// and everyone else's engine work still gets done.
-#[tokio::test]
-async fn regression_21_4_no_engine_seat_outlives_its_time() {
-    let (_dir, db) = database();
+async fn regression_21_4_no_engine_seat_outlives_its_time(db: TestDb) {
     let server = Server::start_with(&db, &["--engines", "2"]);
     let mut games = Vec::new();
     for (spec, rows) in [("minimax:60", 8), ("mcts:1000000", 16), ("minimax:60", 16)] {
@@ -1114,7 +1091,7 @@ async fn regression_21_6_no_connection_outstays_its_welcome() {
 
     // The cap: five open connections, the sixth is refused with a reason.
     let capped = Server::start_with(
-        &db.with_file_name("capped.db"),
+        db.with_file_name("capped.db"),
         &["--client-timeout", "30", "--max-connections", "5"],
     );
     let address = capped.url.trim_start_matches("http://").to_owned();
@@ -1359,9 +1336,7 @@ async fn regression_21_12_health_tells_a_failing_database() {
 /// game was created with help, never for spectators while it is played, and hints never
 /// on the opponent's turn; once over, the graph is everyone's. Games with an engine help
 /// everyone, as before.
-#[tokio::test]
-async fn regression_21_11_help_between_people_is_opt_in_and_never_for_the_opponent() {
-    let (_dir, db) = database();
+async fn regression_21_11_help_between_people_is_opt_in_and_never_for_the_opponent(db: TestDb) {
     let server = Server::start(&db);
     let ask = |game: &str, what: &str, secret: Option<&str>| {
         let mut request = client().get(server.api(&format!("/games/{game}/{what}")));
@@ -1447,3 +1422,20 @@ async fn regression_22_15_all_interfaces_print_an_address_to_open() {
     );
     assert!(!first.contains("0.0.0.0"), "{first}");
 }
+
+on_both_databases!(
+    creating_and_reading_a_game,
+    a_move_is_refused_by_the_rule_it_breaks_and_changes_nothing,
+    a_body_that_is_not_the_json_asked_for_is_refused,
+    a_game_is_created_only_from_settings_that_make_sense,
+    unknown_paths_methods_and_parameters_are_refused,
+    two_people_play_a_whole_game_with_moves_crossing_live,
+    between_people_undo_needs_the_other_seat,
+    against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_person,
+    engines_play_each_other_while_watched_and_can_be_paused_and_stepped,
+    a_server_killed_mid_game_keeps_every_acknowledged_move,
+    random_and_malformed_requests_get_4xx_and_never_break_the_server,
+    an_undo_stops_the_engine_search_it_makes_useless,
+    regression_21_4_no_engine_seat_outlives_its_time,
+    regression_21_11_help_between_people_is_opt_in_and_never_for_the_opponent,
+);

@@ -1,13 +1,13 @@
 //! `othello serve`: the web server's arguments; the server itself is [`crate::server`].
 
-use std::{io::Write, net::SocketAddr, path::PathBuf, time::Duration};
+use std::{io::Write, net::SocketAddr, time::Duration};
 
 use clap::Args;
 
 use super::CliError;
 use crate::server::{self, ServeOptions, store};
 
-/// `othello serve [--addr 127.0.0.1:8080] [--db PATH] [--engines N] [--client-timeout SECS]
+/// `othello serve [--addr 127.0.0.1:8080] [--db PATH|URL] [--db-connections N] [--engines N] [--client-timeout SECS]
 /// [--max-connections N] [--session-ttl DURATION]
 /// [--abandon-after DURATION]`.
 #[derive(Debug, Args)]
@@ -16,9 +16,18 @@ pub struct ServeArgs {
     /// the local network too (port 0: any free port).
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// The SQLite database of games (created if missing).
-    #[arg(long, value_name = "PATH", default_value_os_t = store::default_path())]
-    db: PathBuf,
+    /// Where games are kept: a SQLite file (created if missing), or a PostgreSQL database
+    /// (`postgres://user:password@host:port/name`) that several servers may share.
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "DATABASE_URL",
+        default_value = "othello.db"
+    )]
+    db: store::Target,
+    /// PostgreSQL: connections to the database at most (per server).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    db_connections: u16,
     /// Engine searches at once (default: one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     engines: Option<u16>,
@@ -49,6 +58,7 @@ impl ServeArgs {
         let options = ServeOptions {
             addr: self.addr,
             db: self.db,
+            db_connections: usize::from(self.db_connections),
             engines: self.engines.map(usize::from),
             client_timeout: Duration::from_secs(self.client_timeout),
             max_connections: self.max_connections.map(|n| n as usize),

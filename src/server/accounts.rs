@@ -119,13 +119,7 @@ impl Accounts {
             password_hash,
             created_at: now_ms(),
         };
-        self.store
-            .commit(vec![Change::NewUser(user)])
-            .await
-            .map_err(|error| match &*error {
-                super::store::StoreError::NameTaken(name) => ApiError::NameTaken(name.clone()),
-                other => ApiError::Storage(other.to_string()),
-            })?;
+        self.store.commit(vec![Change::NewUser(user)]).await?;
         let user = self
             .read_user(name)
             .await?
@@ -188,7 +182,7 @@ impl Accounts {
         self.store
             .commit(vec![Change::EndSession { token_hash }])
             .await
-            .map_err(|error| ApiError::Storage(error.to_string()))
+            .map_err(ApiError::from)
     }
 
     /// The member whose session `token` is, if it is open and not expired.
@@ -208,12 +202,7 @@ impl Accounts {
             Some(cached) => cached,
             None => {
                 let key = token_hash.clone();
-                let Some((session, user)) = self
-                    .store
-                    .read(move |backend| backend.session(&key))
-                    .await
-                    .map_err(|error| ApiError::Storage(error.to_string()))?
-                else {
+                let Some((session, user)) = self.store.session(&key).await? else {
                     return Ok(None);
                 };
                 let cached = Cached {
@@ -243,10 +232,7 @@ impl Accounts {
     /// The account named `name` (any case).
     async fn read_user(&self, name: &str) -> Result<Option<StoredUser>, ApiError> {
         let name = name.to_owned();
-        self.store
-            .read(move |backend| backend.user(&name))
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))
+        self.store.user(&name).await.map_err(ApiError::from)
     }
 
     async fn open_session(&self, user: StoredUser) -> Result<(Member, String), ApiError> {
@@ -264,10 +250,7 @@ impl Accounts {
             name: user.name,
             csrf: session.csrf.clone(),
         };
-        self.store
-            .commit(vec![Change::NewSession(session)])
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        self.store.commit(vec![Change::NewSession(session)]).await?;
         Ok((member, token))
     }
 

@@ -9,7 +9,7 @@ use axum::{
 use serde::Serialize;
 use thiserror::Error;
 
-use super::table::TableError;
+use super::{store::StoreError, table::TableError};
 
 /// What went wrong with a request.
 #[derive(Clone, Debug, Error)]
@@ -59,6 +59,9 @@ pub enum ApiError {
     /// The database failed.
     #[error("storage failed: {0}")]
     Storage(String),
+    /// The database cannot be reached for now (a shared one): ask again shortly.
+    #[error("the database cannot be reached for now: {0}")]
+    Unavailable(String),
     /// An account of that name exists.
     #[error("the name {0} is taken")]
     NameTaken(String),
@@ -99,7 +102,7 @@ impl ApiError {
             }
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Busy | ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::NameTaken(_) => StatusCode::CONFLICT,
             ApiError::WrongLogin => StatusCode::UNAUTHORIZED,
@@ -131,6 +134,7 @@ impl ApiError {
             ApiError::Busy => "busy",
             ApiError::NoHelp(_) => "no_help",
             ApiError::Storage(_) => "storage",
+            ApiError::Unavailable(_) => "unavailable",
             ApiError::NameTaken(_) => "name_taken",
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
@@ -179,6 +183,8 @@ impl IntoResponse for ApiError {
         let retry = match self {
             // When to ask again, in seconds: a search or two will have finished.
             ApiError::Busy => Some(HeaderValue::from_static("2")),
+            // A restarting database is usually back within a second or two.
+            ApiError::Unavailable(_) => Some(HeaderValue::from_static("1")),
             ApiError::TooManyAttempts(seconds) => HeaderValue::from_str(&seconds.to_string()).ok(),
             _ => None,
         };
@@ -186,6 +192,26 @@ impl IntoResponse for ApiError {
             response.headers_mut().insert(header::RETRY_AFTER, retry);
         }
         response
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        match error {
+            StoreError::Unavailable(_) => ApiError::Unavailable(error.to_string()),
+            StoreError::NameTaken(name) => ApiError::NameTaken(name),
+            other => ApiError::Storage(other.to_string()),
+        }
+    }
+}
+
+impl From<std::sync::Arc<StoreError>> for ApiError {
+    fn from(error: std::sync::Arc<StoreError>) -> ApiError {
+        match &*error {
+            StoreError::Unavailable(_) => ApiError::Unavailable(error.to_string()),
+            StoreError::NameTaken(name) => ApiError::NameTaken(name.clone()),
+            other => ApiError::Storage(other.to_string()),
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use super::{
         new_secret, next_version, now_ms, revive, stored,
     },
     ratings::{self, Rating},
-    store::{Change, Store, StoreError, StoredRating},
+    store::{Change, Store, StoredRating},
     table::{Clock, EngineTurn, Seat, Table, TableError, UndoAction},
 };
 use crate::play::Occupant;
@@ -133,7 +133,7 @@ impl Hub {
     /// # Errors
     /// What is wrong with it.
     pub async fn health(&self) -> Result<(), String> {
-        self.store.health().await
+        self.store.health().await.map_err(|error| error.to_string())
     }
 
     /// How many games are in memory.
@@ -181,12 +181,7 @@ impl Hub {
         if id.len() > 64 {
             return Err(ApiError::NotFound);
         }
-        let stored = self
-            .store
-            .load(id)
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))?
-            .ok_or(ApiError::NotFound)?;
+        let stored = self.store.load(id).await?.ok_or(ApiError::NotFound)?;
         let (table, version) = revive(stored).ok_or_else(|| {
             ApiError::Storage(format!("game {id} is stored but cannot be replayed"))
         })?;
@@ -269,10 +264,7 @@ impl Hub {
     }
 
     async fn commit(&self, changes: Vec<Change>) -> Result<(), ApiError> {
-        self.store
-            .commit(changes)
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))
+        self.store.commit(changes).await.map_err(ApiError::from)
     }
 
     /// Stores the change from the game's table to `table` and makes it the game's; on
@@ -328,28 +320,21 @@ impl Hub {
             table.game.board().shape(),
             clock.control,
         );
-        let wanted = category.clone();
-        let current = self
-            .store
-            .read(move |backend| {
-                let of = |backend: &mut dyn super::store::Backend, user| {
-                    Ok::<_, StoreError>(
-                        backend
-                            .ratings(user)?
-                            .into_iter()
-                            .find(|rating| rating.category == wanted)
-                            .map_or_else(Rating::default, |stored| Rating {
-                                rating: stored.rating,
-                                deviation: stored.deviation,
-                                volatility: stored.volatility,
-                                games: stored.games,
-                            }),
-                    )
-                };
-                Ok((of(backend, black)?, of(backend, white)?))
-            })
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        let of = |ratings: Vec<StoredRating>| {
+            ratings
+                .into_iter()
+                .find(|rating| rating.category == category)
+                .map_or_else(Rating::default, |stored| Rating {
+                    rating: stored.rating,
+                    deviation: stored.deviation,
+                    volatility: stored.volatility,
+                    games: stored.games,
+                })
+        };
+        let current = (
+            of(self.store.ratings(black).await?),
+            of(self.store.ratings(white).await?),
+        );
         let (new_black, new_white) = ratings::update(current.0, current.1, winner);
         let at = table.updated_at;
         Ok([(black, new_black), (white, new_white)]
@@ -837,10 +822,7 @@ impl Hub {
     /// # Errors
     /// [`ApiError::Storage`] if the store fails.
     pub async fn playing(&self, limit: usize) -> Result<Vec<String>, ApiError> {
-        self.store
-            .playing(limit)
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))
+        self.store.playing(limit).await.map_err(ApiError::from)
     }
 }
 

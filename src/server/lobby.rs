@@ -231,10 +231,7 @@ impl Lobby {
     /// # Errors
     /// [`ApiError::Storage`] if they cannot be read.
     pub async fn open(store: Store) -> Result<Lobby, ApiError> {
-        let stored = store
-            .read(|backend| backend.seeks())
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))?;
+        let stored = store.seeks().await?;
         let seeks = stored
             .into_iter()
             .filter_map(Seek::revive)
@@ -316,8 +313,7 @@ impl Lobby {
         }
         self.store
             .commit(vec![Change::NewSeek(seek.stored())])
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))?;
+            .await?;
         self.seeks
             .lock()
             .expect("not poisoned")
@@ -349,7 +345,7 @@ impl Lobby {
                 .lock()
                 .expect("not poisoned")
                 .insert(seek.id.clone(), seek);
-            return Err(ApiError::Storage(error.to_string()));
+            return Err(error.into());
         }
         self.notify();
         Ok(())
@@ -413,8 +409,7 @@ impl Lobby {
             .commit(vec![Change::EndSeek {
                 id: seek.id.clone(),
             }])
-            .await
-            .map_err(|error| ApiError::Storage(error.to_string()))?;
+            .await?;
         let poster_color = match seek.color {
             ColorChoice::Is(color) => color,
             ColorChoice::Random => {

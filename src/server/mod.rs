@@ -47,8 +47,10 @@ use store::{Store, StoreError};
 pub struct ServeOptions {
     /// Where to listen.
     pub addr: SocketAddr,
-    /// The database file.
-    pub db: PathBuf,
+    /// The database: a SQLite file, or a PostgreSQL server.
+    pub db: store::Target,
+    /// PostgreSQL: connections at most.
+    pub db_connections: usize,
     /// Engine searches at once (default: one per core).
     pub engines: Option<usize>,
     /// How long a client may take over a request or stay idle; how long a live channel
@@ -66,10 +68,10 @@ pub struct ServeOptions {
 #[derive(Debug, Error)]
 pub enum ServeError {
     /// The database could not be opened.
-    #[error("cannot open the database {}: {source}", path.display())]
+    #[error("cannot open the database {target}: {source}")]
     Store {
-        /// The file.
-        path: PathBuf,
+        /// The database.
+        target: store::Target,
         /// Why.
         source: StoreError,
     },
@@ -117,7 +119,10 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
     let open_files = raise_file_limit();
     // One server per database, for as long as it runs (the system lets go of the lock
     // however the process ends).
-    let _lock = lock_database(&options.db)?;
+    let _lock = match &options.db {
+        store::Target::Sqlite(path) => Some(lock_database(path)?),
+        store::Target::Postgres(_) => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -125,8 +130,16 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             addr: options.addr,
             source,
         })?;
-    let (store, writer) = Store::sqlite(&options.db).map_err(|source| ServeError::Store {
-        path: options.db.clone(),
+    let (store, writer) = match &options.db {
+        store::Target::Sqlite(path) => {
+            Store::sqlite(path).map(|(store, writer)| (store, Some(writer)))
+        }
+        store::Target::Postgres(url) => runtime
+            .block_on(Store::postgres(url, options.db_connections))
+            .map(|store| (store, None)),
+    }
+    .map_err(|source| ServeError::Store {
+        target: options.db.clone(),
         source,
     })?;
     runtime.block_on(async {
@@ -151,7 +164,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
                 Lobby::open(store.clone())
                     .await
                     .map_err(|error| ServeError::Store {
-                        path: options.db.clone(),
+                        target: options.db.clone(),
                         source: StoreError::Damaged(error.to_string()),
                     })?,
             );
@@ -208,7 +221,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         let _ = writeln!(
             out,
             "games in {}; {} at once; Ctrl-C stops",
-            options.db.display(),
+            options.db,
             crate::words::count(engines as u64, "engine thread")
         );
         let _ = out.flush();
@@ -234,7 +247,9 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
     })?;
     runtime.shutdown_timeout(GRACE);
     // Every handle on the store is gone: the writer commits what it has and ends.
-    let _ = writer.join();
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
     Ok(())
 }
 
@@ -250,7 +265,7 @@ fn lock_database(db: &Path) -> Result<crate::files::Lock, ServeError> {
             holder: held.holder(),
         }),
         Err(error) => Err(ServeError::Store {
-            path: db.to_owned(),
+            target: store::Target::Sqlite(db.to_owned()),
             source: StoreError::Lock(error),
         }),
     }

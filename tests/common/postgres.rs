@@ -9,10 +9,84 @@
 #![allow(dead_code)]
 
 use std::{
+    ffi::OsStr,
     net::TcpListener,
     path::{Path, PathBuf},
     process::{Command, Output},
+    sync::{
+        OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
 };
+
+/// A fresh database for one test: a SQLite file in a temporary directory, or a database of
+/// its own on the test binary's PostgreSQL cluster. As an argument it is what
+/// `othello serve --db` takes.
+pub enum TestDb {
+    /// The file, and the directory that holds it (removed when dropped).
+    Sqlite(tempfile::TempDir, PathBuf),
+    /// The URL.
+    Postgres(String),
+}
+
+impl TestDb {
+    /// A SQLite file that does not exist yet.
+    pub fn sqlite() -> TestDb {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.db");
+        TestDb::Sqlite(dir, path)
+    }
+
+    /// An empty PostgreSQL database (`None` where PostgreSQL is not installed, off CI).
+    pub fn postgres() -> Option<TestDb> {
+        Some(TestDb::Postgres(shared()?.create_database()))
+    }
+
+    /// The SQLite file's path (panics on PostgreSQL).
+    pub fn path(&self) -> &Path {
+        match self {
+            TestDb::Sqlite(_, path) => path,
+            TestDb::Postgres(_) => panic!("a SQLite test"),
+        }
+    }
+}
+
+impl AsRef<OsStr> for TestDb {
+    fn as_ref(&self) -> &OsStr {
+        match self {
+            TestDb::Sqlite(_, path) => path.as_os_str(),
+            TestDb::Postgres(url) => OsStr::new(url),
+        }
+    }
+}
+
+static SHARED: OnceLock<Option<Postgres>> = OnceLock::new();
+
+/// The test binary's cluster, started on first use, stopped and removed when the binary
+/// exits.
+pub fn shared() -> Option<&'static Postgres> {
+    SHARED
+        .get_or_init(|| {
+            let cluster = Postgres::start()?;
+            // SAFETY: registers a plain function to run at exit.
+            unsafe {
+                libc::atexit(stop_shared);
+            }
+            Some(cluster)
+        })
+        .as_ref()
+}
+
+extern "C" fn stop_shared() {
+    if let Some(Some(cluster)) = SHARED.get() {
+        let data = cluster.data();
+        let _ = cluster
+            .command("pg_ctl")
+            .args(["-D", &data, "-m", "immediate", "-w", "stop"])
+            .output();
+        let _ = std::fs::remove_dir_all(cluster.dir.path());
+    }
+}
 
 /// A running cluster with a database `othello` owned by the user `othello` (no password:
 /// trust on loopback).
@@ -90,6 +164,14 @@ impl Postgres {
         format!("postgres://othello@127.0.0.1:{}/othello", self.port)
     }
 
+    /// Makes a new empty database on this cluster; its URL.
+    pub fn create_database(&self) -> String {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("test_{}", MADE.fetch_add(1, Ordering::Relaxed));
+        self.query(&format!("CREATE DATABASE {name}"));
+        format!("postgres://othello@127.0.0.1:{}/{name}", self.port)
+    }
+
     /// Its port on 127.0.0.1.
     pub fn port(&self) -> u16 {
         self.port
@@ -106,7 +188,7 @@ impl Postgres {
     /// Starts it again after [`Postgres::stop`], on the same port.
     pub fn start_server(&self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300",
             self.port,
             self.dir.path().display()
         );
@@ -126,25 +208,17 @@ impl Postgres {
         );
     }
 
-    /// Runs `sql` with psql and returns what it prints (unaligned, tuples only).
+    /// Runs `sql` with psql on the database `othello` and returns what it prints
+    /// (unaligned, tuples only).
     pub fn query(&self, sql: &str) -> String {
+        self.query_in(&self.url(), sql)
+    }
+
+    /// [`Postgres::query`] on the database at `url` (one of this cluster's).
+    pub fn query_in(&self, url: &str, sql: &str) -> String {
         let output = self.run(
             "psql",
-            &[
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "othello",
-                "-d",
-                "othello",
-                "-At",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-c",
-                sql,
-            ],
+            &["-d", url, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
         );
         String::from_utf8(output.stdout).unwrap()
     }
@@ -220,4 +294,31 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// Runs each listed test, an `async fn NAME(db: TestDb)` of the file (which imports
+/// `TestDb`), on both databases: as `on_sqlite::NAME` and as `on_postgres::NAME`.
+#[macro_export]
+macro_rules! on_both_databases {
+    ($($name:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    super::$name(super::TestDb::sqlite()).await
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let Some(db) = super::TestDb::postgres() else {
+                        return;
+                    };
+                    super::$name(db).await
+                }
+            )*
+        }
+    };
 }

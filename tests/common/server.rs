@@ -2,8 +2,8 @@
 //! A real `othello serve` on a free loopback port, for the API, browser and load tests.
 
 use std::{
+    ffi::OsStr,
     io::{BufRead, BufReader},
-    path::Path,
     process::{Child, Command, Stdio},
     sync::mpsc,
     time::Duration,
@@ -23,27 +23,28 @@ pub struct Server {
 
 impl Server {
     /// Starts `othello serve --addr 127.0.0.1:0 --db DB` and waits for its address.
-    pub fn start(db: &Path) -> Server {
+    pub fn start(db: impl AsRef<OsStr>) -> Server {
         Server::start_with(db, &[])
     }
 
     /// [`Server::start`] with more arguments.
-    pub fn start_with(db: &Path, extra: &[&str]) -> Server {
+    pub fn start_with(db: impl AsRef<OsStr>, extra: &[&str]) -> Server {
         Server::start_command(Server::command(db, extra))
     }
 
     /// The command that [`Server::start_with`] runs, to adjust before starting it.
-    pub fn command(db: &Path, extra: &[&str]) -> Command {
+    pub fn command(db: impl AsRef<OsStr>, extra: &[&str]) -> Command {
         Server::command_at(db, "127.0.0.1:0", extra)
     }
 
     /// [`Server::command`] on `addr` (to start again where a server was).
-    pub fn command_at(db: &Path, addr: &str, extra: &[&str]) -> Command {
+    pub fn command_at(db: impl AsRef<OsStr>, addr: &str, extra: &[&str]) -> Command {
         let mut command = Command::new(assert_cmd::cargo::cargo_bin!("othello"));
         command
             .args(["serve", "--addr", addr, "--db"])
             .arg(db)
             .args(extra)
+            .env_remove("DATABASE_URL")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());

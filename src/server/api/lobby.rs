@@ -252,14 +252,8 @@ async fn lists(app: &App, origin: &str) -> Result<Arc<Lists>, ApiError> {
         return Ok(Arc::clone(lists));
     }
     let store = app.hub.store();
-    let playing = store
-        .playing(LISTED)
-        .await
-        .map_err(|error| ApiError::Storage(error.to_string()))?;
-    let finished = store
-        .read(|backend| backend.finished(LISTED))
-        .await
-        .map_err(|error| ApiError::Storage(error.to_string()))?;
+    let playing = store.playing(LISTED).await?;
+    let finished = store.finished(LISTED).await?;
     let lists = Arc::new(Lists {
         playing: games(app, playing, origin).await,
         finished: games(app, finished, origin).await,

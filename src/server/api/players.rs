@@ -70,21 +70,15 @@ pub(super) async fn show_player(
     let store = app.hub.store();
     let wanted = name.clone();
     let user = store
-        .read(move |backend| backend.user(&wanted))
-        .await
-        .map_err(|error| ApiError::Storage(error.to_string()))?
+        .user(&wanted)
+        .await?
         .ok_or_else(|| ApiError::NoSuchPlayer(name.chars().take(40).collect()))?;
     let id = user.id;
-    let (stored_ratings, history, game_ids) = store
-        .read(move |backend| {
-            Ok((
-                backend.ratings(id)?,
-                backend.rating_history(id)?,
-                backend.games_of(id, GAMES)?,
-            ))
-        })
-        .await
-        .map_err(|error| ApiError::Storage(error.to_string()))?;
+    let (stored_ratings, history, game_ids) = (
+        store.ratings(id).await?,
+        store.rating_history(id).await?,
+        store.games_of(id, GAMES).await?,
+    );
     let origin = origin(&app, &headers);
     let mut games = Vec::new();
     for game in game_ids {
