@@ -185,6 +185,18 @@ impl Accounts {
             .map_err(ApiError::from)
     }
 
+    /// Forgets the session whose token hashes to `token_hash` (closed on another server);
+    /// `None`: every session (announcements may have been missed): they are read again.
+    pub fn forget(&self, token_hash: Option<&str>) {
+        let mut sessions = self.sessions.lock().expect("not poisoned");
+        match token_hash {
+            Some(hash) => {
+                sessions.remove(hash);
+            }
+            None => sessions.clear(),
+        }
+    }
+
     /// The member whose session `token` is, if it is open and not expired.
     ///
     /// # Errors

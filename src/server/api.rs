@@ -264,6 +264,16 @@ async fn state_for(cell: &GameCell, caller: &Caller) -> GameView {
         .expect("the position now is always there")
 }
 
+/// A change the game's rules refuse (409, or 422 for an illegal move) carries the game
+/// as the caller sees it now: a page that missed a change (made on another server, say)
+/// catches up.
+async fn in_state(error: ApiError, cell: &GameCell, caller: &Caller) -> ApiError {
+    if !matches!(error, ApiError::Rule(_) | ApiError::Stale) {
+        return error;
+    }
+    ApiError::InState(Box::new(error), Arc::new(state_for(cell, caller).await))
+}
+
 /// `http://host` for links: the host the request named, else the address served.
 fn origin(app: &App, headers: &HeaderMap) -> String {
     headers
@@ -800,7 +810,9 @@ async fn play(
             request.square
         ))
     })?;
-    app.hub.play(&cell, color, square).await?;
+    if let Err(error) = app.hub.play(&cell, color, square).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 
@@ -819,7 +831,9 @@ async fn undo(
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &caller).await?;
     let action = request.action.unwrap_or(UndoAction::Request);
-    app.hub.undo(&cell, color, action).await?;
+    if let Err(error) = app.hub.undo(&cell, color, action).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 
@@ -835,7 +849,9 @@ async fn redo(
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &caller).await?;
-    app.hub.redo(&cell, color).await?;
+    if let Err(error) = app.hub.redo(&cell, color).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 
@@ -846,7 +862,9 @@ async fn resign(
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &caller).await?;
-    app.hub.resign(&cell, color).await?;
+    if let Err(error) = app.hub.resign(&cell, color).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 
@@ -857,7 +875,9 @@ async fn abort(
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
     seat(&cell, &caller).await?;
-    app.hub.abort(&cell).await?;
+    if let Err(error) = app.hub.abort(&cell).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 
@@ -868,7 +888,9 @@ async fn rematch(
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &caller).await?;
-    app.hub.rematch(&cell, color).await?;
+    if let Err(error) = app.hub.rematch(&cell, color).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 
@@ -879,7 +901,9 @@ async fn claim(
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &caller).await?;
-    app.hub.claim(&cell, color).await?;
+    if let Err(error) = app.hub.claim(&cell, color).await {
+        return Err(in_state(error, &cell, &caller).await);
+    }
     Ok(Json(state_for(&cell, &caller).await))
 }
 

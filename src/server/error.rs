@@ -9,7 +9,9 @@ use axum::{
 use serde::Serialize;
 use thiserror::Error;
 
-use super::{store::StoreError, table::TableError};
+use std::sync::Arc;
+
+use super::{store::StoreError, table::TableError, views::GameView};
 
 /// What went wrong with a request.
 #[derive(Clone, Debug, Error)]
@@ -59,6 +61,10 @@ pub enum ApiError {
     /// The database failed.
     #[error("storage failed: {0}")]
     Storage(String),
+    /// The game changed under the request (on another server) in a way the request no
+    /// longer fits.
+    #[error("the game changed meanwhile: look at it again")]
+    Stale,
     /// The database cannot be reached for now (a shared one): ask again shortly.
     #[error("the database cannot be reached for now: {0}")]
     Unavailable(String),
@@ -81,12 +87,16 @@ pub enum ApiError {
     /// A challenge cannot be taken, withdrawn or posted.
     #[error(transparent)]
     Seek(#[from] SeekError),
+    /// A change the game's rules refuse, answered with the game as it is now.
+    #[error("{0}")]
+    InState(Box<ApiError>, Arc<GameView>),
 }
 
 impl ApiError {
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {
+            ApiError::InState(error, _) => error.status(),
             ApiError::NotFound | ApiError::NoRoute(_) | ApiError::NoSuchPlayer(_) => {
                 StatusCode::NOT_FOUND
             }
@@ -96,7 +106,7 @@ impl ApiError {
             ApiError::Rule(TableError::IllegalMove { .. }) | ApiError::BadPosition(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            ApiError::Rule(_) => StatusCode::CONFLICT,
+            ApiError::Rule(_) | ApiError::Stale => StatusCode::CONFLICT,
             ApiError::MalformedJson(_) | ApiError::InvalidJson(_) | ApiError::BadRequest(_) => {
                 StatusCode::BAD_REQUEST
             }
@@ -119,6 +129,7 @@ impl ApiError {
     /// The machine-readable code.
     pub fn code(&self) -> &'static str {
         match self {
+            ApiError::InState(error, _) => error.code(),
             ApiError::NotFound => "not_found",
             ApiError::NoRoute(_) => "no_route",
             ApiError::Method => "method_not_allowed",
@@ -135,6 +146,7 @@ impl ApiError {
             ApiError::NoHelp(_) => "no_help",
             ApiError::Storage(_) => "storage",
             ApiError::Unavailable(_) => "unavailable",
+            ApiError::Stale => "stale",
             ApiError::NameTaken(_) => "name_taken",
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
@@ -162,11 +174,18 @@ struct Inner<'a> {
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     legal: Option<Vec<String>>,
+    /// The game now, for a change refused because of where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a GameView>,
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let legal = match &self {
+        let (error, state) = match &self {
+            ApiError::InState(error, state) => (error.as_ref(), Some(state.as_ref())),
+            error => (error, None),
+        };
+        let legal = match error {
             ApiError::Rule(TableError::IllegalMove { legal, .. }) => {
                 Some(legal.iter().map(ToString::to_string).collect())
             }
@@ -177,6 +196,7 @@ impl IntoResponse for ApiError {
                 code: self.code(),
                 message: self.to_string(),
                 legal,
+                state,
             },
         };
         let mut response = (self.status(), Json(body)).into_response();
@@ -199,6 +219,8 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         match error {
             StoreError::Unavailable(_) => ApiError::Unavailable(error.to_string()),
+            StoreError::Conflict(_) => ApiError::Stale,
+            StoreError::SeekGone(_) => ApiError::Seek(SeekError::Gone),
             StoreError::NameTaken(name) => ApiError::NameTaken(name),
             other => ApiError::Storage(other.to_string()),
         }
@@ -209,6 +231,8 @@ impl From<std::sync::Arc<StoreError>> for ApiError {
     fn from(error: std::sync::Arc<StoreError>) -> ApiError {
         match &*error {
             StoreError::Unavailable(_) => ApiError::Unavailable(error.to_string()),
+            StoreError::Conflict(_) => ApiError::Stale,
+            StoreError::SeekGone(_) => ApiError::Seek(SeekError::Gone),
             StoreError::NameTaken(name) => ApiError::NameTaken(name.clone()),
             other => ApiError::Storage(other.to_string()),
         }

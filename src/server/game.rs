@@ -540,29 +540,20 @@ pub(super) fn stored(id: &str, table: &Table, version: u64) -> StoredGame {
 
 /// The changes that take game `id`'s stored table from `before` to `after`, at `version`:
 /// the moves taken back, the moves added, and the table's own fields.
-pub(super) fn changes(id: &str, before: &Table, after: &Table, version: u64) -> Vec<Change> {
+pub(super) fn changes(id: &str, before: (&Table, u64), after: &Table, version: u64) -> Vec<Change> {
+    let (before, expected) = before;
     let kept = before
         .game
         .moves()
         .zip(after.game.moves())
         .take_while(|(a, b)| a == b)
         .count();
-    let mut changes = Vec::new();
-    if kept < before.game.history().len() {
-        changes.push(Change::Truncate {
-            game: id.to_owned(),
-            keep: kept,
-        });
-    }
-    for (ply, played) in after.game.history().iter().enumerate().skip(kept) {
-        changes.push(Change::Move {
-            game: id.to_owned(),
-            ply,
-            mv: stored_move(played.square(), played.side(), &after.meta[ply]),
-        });
-    }
-    changes.push(Change::Meta {
+    // The game's own row first: its version check comes before any move is written (on a
+    // shared database, a second writer waits for the first here, then finds the version
+    // moved).
+    let mut changes = vec![Change::Meta {
         game: id.to_owned(),
+        expected,
         status: status_text(after).to_owned(),
         ending: after.ended.map(Ended::to_text),
         clock: after.clock.map(stored_clock),
@@ -578,7 +569,20 @@ pub(super) fn changes(id: &str, before: &Table, after: &Table, version: u64) -> 
         speed_ms: after.speed_ms,
         updated_at: after.updated_at,
         version,
-    });
+    }];
+    if kept < before.game.history().len() {
+        changes.push(Change::Truncate {
+            game: id.to_owned(),
+            keep: kept,
+        });
+    }
+    for (ply, played) in after.game.history().iter().enumerate().skip(kept) {
+        changes.push(Change::Move {
+            game: id.to_owned(),
+            ply,
+            mv: stored_move(played.square(), played.side(), &after.meta[ply]),
+        });
+    }
     changes
 }
 
@@ -649,7 +653,8 @@ pub(super) fn revive(stored: StoredGame) -> Option<(Table, u64)> {
         created_at: stored.created_at,
         updated_at: stored.updated_at,
     };
-    Some((table, stored.version.max(stored.updated_at.max(0) as u64)))
+    // The stored version as it is: the next change is checked against it.
+    Some((table, stored.version))
 }
 
 /// The legal moves, in standard notation.

@@ -136,6 +136,51 @@ impl Hub {
         self.store.health().await.map_err(|error| error.to_string())
     }
 
+    /// Another server changed the game `id` to `version` (a shared database says so): if
+    /// it is in memory and older, it is read again and its watchers told.
+    pub async fn refresh(self: &Arc<Hub>, id: &str, version: u64) {
+        let Some(cell) = self.games.lock().expect("not poisoned").get(id).cloned() else {
+            return;
+        };
+        let flag = {
+            let mut live = cell.lock().await;
+            if live.version >= version {
+                return;
+            }
+            match self.reload(&cell, &mut live).await {
+                Ok(true) => plan_flag(&live),
+                Ok(false) => return,
+                Err(error) => {
+                    eprintln!("othello serve: game {id}: {error}");
+                    return;
+                }
+            }
+        };
+        cell.notify();
+        self.watch_flag(&cell, flag);
+    }
+
+    /// Every game in memory read again where it changed (after the shared database's
+    /// announcements may have been missed).
+    pub async fn refresh_all(self: &Arc<Hub>) {
+        let ids: Vec<String> = self
+            .games
+            .lock()
+            .expect("not poisoned")
+            .keys()
+            .cloned()
+            .collect();
+        for id in ids {
+            self.refresh(&id, u64::MAX).await;
+        }
+        self.started_or_ended();
+    }
+
+    /// A game started or ended on another server: the lobby's lists change.
+    pub fn lists_changed(&self) {
+        self.started_or_ended();
+    }
+
     /// How many games are in memory.
     pub fn live_games(&self) -> usize {
         self.games.lock().expect("not poisoned").len()
@@ -168,15 +213,23 @@ impl Hub {
         Arc::clone(games.entry(id).or_insert(cell))
     }
 
-    /// The game `id`, from memory or the store. A game loaded from the store whose engine
-    /// is to move (it was thinking when the server stopped) gets its reply started.
+    /// The game `id`, from memory or the store (on a shared database, as fresh as the
+    /// store's). A game loaded from the store whose engine is to move (it was thinking
+    /// when the server stopped) gets its reply started.
     ///
     /// # Errors
     /// [`ApiError::NotFound`] if there is no such game; [`ApiError::Storage`] if the store
     /// fails.
     pub async fn get(self: &Arc<Hub>, id: &str) -> Result<Arc<GameCell>, ApiError> {
-        if let Some(cell) = self.games.lock().expect("not poisoned").get(id) {
-            return Ok(Arc::clone(cell));
+        let held = self.games.lock().expect("not poisoned").get(id).cloned();
+        if let Some(cell) = held {
+            // On a shared database, another server may have changed it a moment ago (its
+            // announcement on its way): a request sees at least what was committed before
+            // it came.
+            if let Some(version) = self.store.shared_version(id).await? {
+                self.refresh(id, version).await;
+            }
+            return Ok(cell);
         }
         if id.len() > 64 {
             return Err(ApiError::NotFound);
@@ -276,7 +329,7 @@ impl Hub {
         table: Table,
     ) -> Result<(), ApiError> {
         let version = next_version(live.version);
-        let mut changes = changes(&cell.id, &live.table, &table, version);
+        let mut changes = changes(&cell.id, (&live.table, live.version), &table, version);
         // A rated game that ends moves both ratings, in the same commit as its ending.
         let _ratings = if !live.table.is_over() && table.rated && table.is_over() {
             let lock = self.ratings.lock().await;
@@ -357,33 +410,99 @@ impl Hub {
     /// Applies one of the table's rules to the game: on a copy of its table (with the time
     /// now and how long the side to move has thought), stored, then made the game's; then
     /// watchers are told and an engine's turn is started if one is due. The rule's refusal
-    /// leaves the game as it was.
+    /// leaves the game as it was. When another server changed the game meanwhile (a shared
+    /// database), the game is read again and the rule applied once more to what it is now.
     async fn change(
         self: &Arc<Hub>,
         cell: &Arc<GameCell>,
-        rule: impl FnOnce(&mut Table, i64, u64) -> Result<(), TableError>,
+        rule: impl Fn(&mut Table, i64, u64) -> Result<(), TableError>,
     ) -> Result<(), ApiError> {
-        let (job, flag, outcome) = {
+        let mut reloaded = false;
+        let result = {
             let mut live = cell.lock().await;
-            let mut table = live.table.clone();
-            let now = now_ms();
-            // Whatever is asked, a flag that has fallen comes first: the game is lost on
-            // time, and that is stored and answered.
-            let outcome = match table.to_move() {
-                Some(side) if table.flag(now) => Err(ApiError::Rule(TableError::OutOfTime(side))),
-                _ => {
-                    let think_ms = live.turn_started.elapsed().as_millis() as u64;
-                    rule(&mut table, now, think_ms)?;
-                    Ok(())
+            loop {
+                let mut table = live.table.clone();
+                let now = now_ms();
+                // Whatever is asked, a flag that has fallen comes first: the game is lost on
+                // time, and that is stored and answered.
+                let outcome = match table.to_move() {
+                    Some(side) if table.flag(now) => {
+                        Err(ApiError::Rule(TableError::OutOfTime(side)))
+                    }
+                    _ => {
+                        let think_ms = live.turn_started.elapsed().as_millis() as u64;
+                        match rule(&mut table, now, think_ms).map_err(ApiError::Rule) {
+                            Ok(()) => Ok(()),
+                            // Asked of the game as it was: it moved under the request.
+                            Err(refused)
+                                if reloaded
+                                    && refused.status() != axum::http::StatusCode::CONFLICT =>
+                            {
+                                break Err(ApiError::Stale);
+                            }
+                            Err(refused) => break Err(refused),
+                        }
+                    }
+                };
+                match self.store_table(cell, &mut live, table).await {
+                    Ok(()) => {
+                        break Ok((plan_engine_turn(cell, &mut live), plan_flag(&live), outcome));
+                    }
+                    Err(ApiError::Stale) if !reloaded => {
+                        self.reload(cell, &mut live).await?;
+                        reloaded = true;
+                    }
+                    Err(error) => break Err(error),
                 }
-            };
-            self.store_table(cell, &mut live, table).await?;
-            (plan_engine_turn(cell, &mut live), plan_flag(&live), outcome)
+            }
+        };
+        let (job, flag, outcome) = match result {
+            Ok(planned) => planned,
+            Err(error) => {
+                if reloaded {
+                    cell.notify();
+                }
+                return Err(error);
+            }
         };
         cell.notify();
         self.launch(cell, job);
         self.watch_flag(cell, flag);
         outcome
+    }
+
+    /// Reads the game again from the store, where another server changed it: its table and
+    /// version become the stored ones, and a search of the position before is stopped.
+    /// Returns whether it had changed.
+    ///
+    /// # Errors
+    /// [`ApiError`] if the store fails or the game is gone.
+    async fn reload(&self, cell: &GameCell, live: &mut LiveGame) -> Result<bool, ApiError> {
+        let stored = self.store.load(&cell.id).await?.ok_or(ApiError::NotFound)?;
+        if stored.version <= live.version {
+            return Ok(false);
+        }
+        let (table, version) = revive(stored).ok_or_else(|| {
+            ApiError::Storage(format!("game {} is stored but cannot be replayed", cell.id))
+        })?;
+        if let Some(signal) = &live.engine_signal {
+            signal.stop();
+        }
+        if live.table.is_over() != table.is_over() {
+            self.started_or_ended();
+        }
+        let turn_changed = live.table.game.history().len() != table.game.history().len()
+            || live.table.to_move() != table.to_move();
+        if turn_changed {
+            // The turn began when the other server changed the game.
+            let ago = u64::try_from(now_ms() - table.updated_at).unwrap_or(0);
+            live.turn_started = Instant::now()
+                .checked_sub(Duration::from_millis(ago))
+                .unwrap_or_else(Instant::now);
+        }
+        live.table = table;
+        live.version = version;
+        Ok(true)
     }
 
     /// Ends the game on time when the flag planned at `version` falls, if nothing changed
@@ -410,7 +529,11 @@ impl Hub {
                     hub.watch_flag(&cell, flag);
                     return;
                 }
-                hub.store_table(&cell, &mut live, table).await
+                match hub.store_table(&cell, &mut live, table).await {
+                    // Another server ended it, or changed it first: as it is now.
+                    Err(ApiError::Stale) => hub.reload(&cell, &mut live).await.map(|_| ()),
+                    stored => stored,
+                }
             };
             cell.notify();
             if let Err(error) = stored {
@@ -659,7 +782,7 @@ impl Hub {
             live.engine_signal = None;
             let table = &live.table;
             let wanted = !table.engines_only() || !table.paused || table.step;
-            match chosen {
+            let played = match chosen {
                 // Still the position it searched (no undo, no pause meanwhile).
                 Some(square) if live.version == version && wanted => {
                     let mut table = live.table.clone();
@@ -676,6 +799,11 @@ impl Hub {
                     }
                 }
                 _ => Ok(()),
+            };
+            match played {
+                // Another server changed the game under the search: its result is dropped.
+                Err(ApiError::Stale) => self.reload(&cell, &mut live).await.map(|_| ()),
+                stored => stored,
             }
             .map(|()| plan_flag(&live))
         };

@@ -245,6 +245,24 @@ impl Lobby {
         })
     }
 
+    /// Reads the challenges again (another server posted, took or withdrew one).
+    ///
+    /// # Errors
+    /// [`ApiError::Storage`] if they cannot be read.
+    pub async fn reload(&self) -> Result<(), ApiError> {
+        let seeks = self
+            .store
+            .seeks()
+            .await?
+            .into_iter()
+            .filter_map(Seek::revive)
+            .map(|seek| (seek.id.clone(), seek))
+            .collect();
+        *self.seeks.lock().expect("not poisoned") = seeks;
+        self.notify();
+        Ok(())
+    }
+
     /// A receiver that wakes when a challenge comes or goes.
     pub fn watch(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()

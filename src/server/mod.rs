@@ -159,6 +159,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         };
         let engines = pool.size();
         let accounts = Arc::new(Accounts::new(store.clone(), options.session_ttl));
+        let store_notices = store.listen();
         let lobby =
             Arc::new(
                 Lobby::open(store.clone())
@@ -171,6 +172,15 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         // The store moves into the hub: once the hub and the accounts are gone, the writer
         // commits what it has and ends.
         let hub = Arc::new(Hub::new(store, pool).abandon_after(options.abandon_after));
+        // On a shared database: what the other servers change, as they change it.
+        if let Some(notices) = store_notices {
+            tokio::spawn(follow(
+                notices,
+                Arc::clone(&hub),
+                Arc::clone(&lobby),
+                Arc::clone(&accounts),
+            ));
+        }
         // Engines that were to move when the server last stopped move again.
         tokio::spawn({
             let hub = Arc::clone(&hub);
@@ -251,6 +261,36 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         let _ = writer.join();
     }
     Ok(())
+}
+
+/// Follows what other servers on the same database commit: games they change are read
+/// again (and their watchers here told), as are the lobby's challenges and lists, and a
+/// logout there ends the session here.
+async fn follow(
+    mut notices: tokio::sync::mpsc::UnboundedReceiver<store::Notice>,
+    hub: Arc<Hub>,
+    lobby: Arc<Lobby>,
+    accounts: Arc<Accounts>,
+) {
+    while let Some(notice) = notices.recv().await {
+        match notice {
+            store::Notice::Game { id, version } => {
+                let hub = Arc::clone(&hub);
+                tokio::spawn(async move { hub.refresh(&id, version).await });
+            }
+            store::Notice::Lists => hub.lists_changed(),
+            store::Notice::Seeks => {
+                let _ = lobby.reload().await;
+            }
+            store::Notice::Logout(hash) => accounts.forget(Some(&hash)),
+            store::Notice::Resync => {
+                accounts.forget(None);
+                let _ = lobby.reload().await;
+                let hub = Arc::clone(&hub);
+                tokio::spawn(async move { hub.refresh_all().await });
+            }
+        }
+    }
 }
 
 /// The lock file beside the database (`othello.db.lock`), taken for this server.

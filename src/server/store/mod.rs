@@ -231,10 +231,13 @@ pub enum Change {
         /// Moves kept.
         keep: usize,
     },
-    /// The game's own fields.
+    /// The game's own fields, if the game is still at version `expected` (else the whole
+    /// commit fails with [`StoreError::Conflict`]).
     Meta {
         /// The game.
         game: String,
+        /// The version the change was made from.
+        expected: u64,
         /// `playing` or `over`.
         status: String,
         /// How it ended other than by play.
@@ -328,6 +331,14 @@ pub enum StoreError {
     /// the change was not applied, or the answer was lost with the connection.
     #[error("the database cannot be reached: {0}")]
     Unavailable(String),
+    /// The challenge was taken or withdrawn already (on a shared database, through
+    /// another server).
+    #[error("challenge {0} is gone")]
+    SeekGone(String),
+    /// The game changed since the change was made from it (on a shared database, another
+    /// server changed it): nothing was applied.
+    #[error("game {0} changed meanwhile")]
+    Conflict(String),
     /// The database's address is not one.
     #[error("{0}")]
     Url(String),
@@ -463,6 +474,96 @@ fn join(squares: &[String]) -> String {
 
 fn split(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_owned).collect()
+}
+
+/// What a commit on a shared database announces to the other servers on it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Notice {
+    /// The game `id` is at `version` now.
+    Game {
+        /// Its id.
+        id: String,
+        /// Its version.
+        version: u64,
+    },
+    /// A game started or ended: the lobby's lists change.
+    Lists,
+    /// A challenge was posted, taken or withdrawn.
+    Seeks,
+    /// A session was closed (by its hash).
+    Logout(String),
+    /// The listening connection was made (again): anything may have changed unseen.
+    Resync,
+}
+
+impl Notice {
+    /// What `change` announces.
+    fn of(change: &Change) -> Vec<Notice> {
+        match change {
+            Change::Create(game) => vec![
+                Notice::Game {
+                    id: game.id.clone(),
+                    version: game.version,
+                },
+                Notice::Lists,
+            ],
+            Change::Meta {
+                game,
+                version,
+                status,
+                ..
+            } => {
+                let game = Notice::Game {
+                    id: game.clone(),
+                    version: *version,
+                };
+                if status == "over" {
+                    vec![game, Notice::Lists]
+                } else {
+                    vec![game]
+                }
+            }
+            Change::NewSeek(_) | Change::EndSeek { .. } => vec![Notice::Seeks],
+            Change::EndSession { token_hash } => vec![Notice::Logout(token_hash.clone())],
+            Change::Move { .. }
+            | Change::Truncate { .. }
+            | Change::Eval { .. }
+            | Change::NewUser(_)
+            | Change::NewSession(_)
+            | Change::Rating(_) => Vec::new(),
+        }
+    }
+
+    /// The notice of a payload (`None` for one not understood).
+    fn parse(payload: &str) -> Option<Notice> {
+        let (kind, rest) = payload.split_once(':').unwrap_or((payload, ""));
+        match kind {
+            "g" => {
+                let (id, version) = rest.rsplit_once(':')?;
+                Some(Notice::Game {
+                    id: id.to_owned(),
+                    version: version.parse().ok()?,
+                })
+            }
+            "l" => Some(Notice::Lists),
+            "s" => Some(Notice::Seeks),
+            "x" => Some(Notice::Logout(rest.to_owned())),
+            _ => None,
+        }
+    }
+}
+
+/// The payload: short, ids only (PostgreSQL's limit is 8000 bytes).
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::Game { id, version } => write!(f, "g:{id}:{version}"),
+            Notice::Lists => f.write_str("l"),
+            Notice::Seeks => f.write_str("s"),
+            Notice::Logout(hash) => write!(f, "x:{hash}"),
+            Notice::Resync => f.write_str("r"),
+        }
+    }
 }
 
 /// A batch of changes waiting for the writer, and who waits for its commit.
@@ -605,6 +706,27 @@ impl Store {
                 wait.await.map_err(|_| Arc::new(StoreError::Closed))?
             }
             Kind::Postgres(postgres) => postgres.apply(&changes).await.map_err(Arc::new),
+        }
+    }
+
+    /// What other servers on the same database commit, as they commit it (`None` on
+    /// SQLite, where this server is alone).
+    pub fn listen(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Notice>> {
+        match &self.kind {
+            Kind::Sqlite { .. } => None,
+            Kind::Postgres(postgres) => Some(postgres.listen()),
+        }
+    }
+
+    /// The game `id`'s version in a shared database, where other servers may have changed
+    /// it (`None` on SQLite, where this server's memory is the truth, or for no game).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn shared_version(&self, id: &str) -> Result<Option<u64>, StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(None),
+            Kind::Postgres(postgres) => postgres.version(id).await,
         }
     }
 

@@ -5,14 +5,15 @@
 //! PostgreSQL's types: integers are `BIGINT`, flags `BOOLEAN`, times milliseconds since the
 //! Unix epoch as everywhere in the store.
 
-use std::time::Duration;
+use std::{collections::BTreeSet, time::Duration};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
-use tokio_postgres::{NoTls, Row, error::SqlState};
+use tokio::sync::mpsc;
+use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
-    Change, ClockColumns, StoreError, StoredGame, StoredMove, StoredRating, StoredSeat, StoredSeek,
-    StoredSession, StoredUser, join, split,
+    Change, ClockColumns, Notice, StoreError, StoredGame, StoredMove, StoredRating, StoredSeat,
+    StoredSeek, StoredSession, StoredUser, join, split,
 };
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
@@ -134,9 +135,13 @@ const GAME_COLUMNS: &str = "id, rules, board, first, win, black, black_time_ms, 
     black_clock_ms, white_clock_ms, clock_since, black_name, white_name, black_user,
     white_user, rated, rematch_offer, rematch";
 
+/// The channel every commit announces its changes on (`LISTEN othello`).
+const CHANNEL: &str = "othello";
+
 /// A PostgreSQL database, through a pool of connections.
 pub struct Postgres {
     pool: Pool,
+    config: tokio_postgres::Config,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -198,7 +203,7 @@ impl Postgres {
             config.application_name("othello serve");
         }
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -212,7 +217,7 @@ impl Postgres {
             .recycle_timeout(Some(WAIT))
             .build()
             .map_err(|error| StoreError::Url(error.to_string()))?;
-        let postgres = Postgres { pool };
+        let postgres = Postgres { pool, config };
         postgres.migrate().await?;
         Ok(postgres)
     }
@@ -264,7 +269,9 @@ impl Postgres {
     pub async fn apply(&self, changes: &[Change]) -> Result<(), StoreError> {
         let mut client = self.pool.get().await?;
         let transaction = client.transaction().await?;
+        let mut notices = BTreeSet::new();
         for change in changes {
+            notices.extend(Notice::of(change));
             match change {
                 Change::Create(game) => {
                     let [black, white] = &game.seats;
@@ -337,6 +344,7 @@ impl Postgres {
                 }
                 Change::Meta {
                     game,
+                    expected,
                     status,
                     ending,
                     clock,
@@ -350,13 +358,13 @@ impl Postgres {
                     version,
                 } => {
                     let clock = ClockColumns::of(clock.as_ref());
-                    transaction
+                    let updated = transaction
                         .execute(
                             "UPDATE games SET status = $2, ending = $3, undo_request = $4,
                                 undone = $5, paused = $6, speed_ms = $7, updated_at = $8,
                                 version = $9, black_clock_ms = $10, white_clock_ms = $11,
                                 clock_since = $12, rematch_offer = $13, rematch = $14
-                             WHERE id = $1",
+                             WHERE id = $1 AND version = $15",
                             &[
                                 game,
                                 status,
@@ -372,9 +380,13 @@ impl Postgres {
                                 &clock.since,
                                 rematch_offer,
                                 rematch,
+                                &big(*expected),
                             ],
                         )
                         .await?;
+                    if updated == 0 {
+                        return Err(StoreError::Conflict(game.clone()));
+                    }
                 }
                 Change::Eval {
                     game,
@@ -435,9 +447,12 @@ impl Postgres {
                         .await?;
                 }
                 Change::EndSeek { id } => {
-                    transaction
+                    let deleted = transaction
                         .execute("DELETE FROM seeks WHERE id = $1", &[id])
                         .await?;
+                    if deleted == 0 {
+                        return Err(StoreError::SeekGone(id.clone()));
+                    }
                 }
                 Change::Rating(rating) => {
                     transaction
@@ -497,8 +512,73 @@ impl Postgres {
                 }
             }
         }
+        // Told to every server listening when (and only if) the commit succeeds.
+        for notice in notices {
+            transaction
+                .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &notice.to_string()])
+                .await?;
+        }
         transaction.commit().await?;
         Ok(())
+    }
+
+    /// What other servers commit, as it is committed: a connection of its own that
+    /// listens, made again whenever it is lost (each time [`Notice::Resync`] comes first:
+    /// what was announced meanwhile is lost, and must be read again).
+    pub fn listen(&self) -> mpsc::UnboundedReceiver<Notice> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let config = self.config.clone();
+        tokio::spawn(async move {
+            let mut backoff = Duration::from_millis(50);
+            while !sender.is_closed() {
+                if let Ok((client, mut connection)) = config.connect(NoTls).await {
+                    backoff = Duration::from_millis(50);
+                    let forward = sender.clone();
+                    let messages = tokio::spawn(async move {
+                        while let Some(Ok(message)) =
+                            std::future::poll_fn(|cx| connection.poll_message(cx)).await
+                        {
+                            if let AsyncMessage::Notification(notification) = message
+                                && let Some(notice) = Notice::parse(notification.payload())
+                                && forward.send(notice).is_err()
+                            {
+                                return;
+                            }
+                        }
+                    });
+                    if client
+                        .batch_execute(&format!("LISTEN {CHANNEL}"))
+                        .await
+                        .is_ok()
+                        && sender.send(Notice::Resync).is_ok()
+                    {
+                        // Until the connection is lost (or nobody listens any more).
+                        let _ = messages.await;
+                    } else {
+                        messages.abort();
+                    }
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+            }
+        });
+        receiver
+    }
+
+    /// The game `id`'s version, if there is such a game.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn version(&self, id: &str) -> Result<Option<u64>, StoreError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached("SELECT version FROM games WHERE id = $1")
+            .await?;
+        let row = client.query_opt(&statement, &[&id]).await?;
+        Ok(row
+            .map(|row| row.try_get::<_, i64>(0))
+            .transpose()?
+            .map(small))
     }
 
     /// The game `id`, if there is one.

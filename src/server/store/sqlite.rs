@@ -264,6 +264,7 @@ impl Backend for Sqlite {
                 }
                 Change::Meta {
                     game,
+                    expected,
                     status,
                     ending,
                     clock,
@@ -277,12 +278,12 @@ impl Backend for Sqlite {
                     version,
                 } => {
                     let clock = ClockColumns::of(clock.as_ref());
-                    transaction.execute(
+                    let updated = transaction.execute(
                         "UPDATE games SET status = ?2, ending = ?3, undo_request = ?4,
                             undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8,
                             version = ?9, black_clock_ms = ?10, white_clock_ms = ?11,
                             clock_since = ?12, rematch_offer = ?13, rematch = ?14
-                         WHERE id = ?1",
+                         WHERE id = ?1 AND version = ?15",
                         params![
                             game,
                             status,
@@ -298,8 +299,12 @@ impl Backend for Sqlite {
                             clock.since,
                             rematch_offer,
                             rematch,
+                            *expected as i64,
                         ],
                     )?;
+                    if updated == 0 {
+                        return Err(StoreError::Conflict(game.clone()));
+                    }
                 }
                 Change::Eval {
                     game,
@@ -352,7 +357,9 @@ impl Backend for Sqlite {
                     )?;
                 }
                 Change::EndSeek { id } => {
-                    transaction.execute("DELETE FROM seeks WHERE id = ?1", [id])?;
+                    if transaction.execute("DELETE FROM seeks WHERE id = ?1", [id])? == 0 {
+                        return Err(StoreError::SeekGone(id.clone()));
+                    }
                 }
                 Change::Rating(rating) => {
                     transaction.execute(
@@ -841,6 +848,7 @@ mod tests {
             },
             Change::Meta {
                 game: "g1".into(),
+                expected: 7,
                 status: "over".into(),
                 ending: Some("resign:W".into()),
                 clock: Some(StoredClock {
