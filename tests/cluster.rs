@@ -287,3 +287,58 @@ async fn a_challenge_taken_on_two_instances_at_once_makes_one_game_and_a_logout_
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// The engine's reply is leased to the instance that made it due; when that instance
+/// dies (SIGKILL) or stops (SIGTERM) while the engine thinks, another one replies, and
+/// every move the dead one acknowledged is there.
+async fn an_engine_reply_outlives_its_instance(kill: bool) {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let [first, second, third] = three(&db);
+    let game = create(&first, json!({"white": "mcts:1000000", "time_ms": 2_000})).await;
+    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let mut live = Live::connect(&second, &game_id, Some(&black)).await;
+    live.state_where(|_| true).await;
+    let (status, after) = play(&first, &game_id, &black, "d3").await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["thinking"], true, "the first replies: {after}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stopped = Instant::now();
+    if kill {
+        first.kill();
+    } else {
+        assert!(first.terminate().success());
+    }
+    let replied = live
+        .state_where(|s| s["moves"].as_array().is_some_and(|m| m.len() == 2))
+        .await;
+    eprintln!(
+        "the reply came {:?} after the instance {}",
+        stopped.elapsed(),
+        if kill { "died" } else { "stopped" }
+    );
+    assert_eq!(replied["moves"][0], "d3", "the acknowledged move is kept");
+    assert_eq!(replied["to_move"], "B");
+    // Exactly one reply: the third sees the same two moves.
+    let (_, seen) = send(client().get(third.api(&format!("/games/{game_id}")))).await;
+    assert_eq!(seen["moves"], replied["moves"]);
+    let (status, after) = play(
+        &third,
+        &game_id,
+        &black,
+        replied["legal"][0].as_str().unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{after}");
+}
+
+#[tokio::test]
+async fn an_engine_reply_is_taken_over_when_its_instance_is_killed() {
+    an_engine_reply_outlives_its_instance(true).await;
+}
+
+#[tokio::test]
+async fn an_engine_reply_is_handed_over_when_its_instance_stops() {
+    an_engine_reply_outlives_its_instance(false).await;
+}

@@ -59,9 +59,9 @@ fn serve_takes_its_database_from_the_url_or_database_url() {
     drop(from_env);
     assert_eq!(
         cluster
-            .query_in(&url, "SELECT count(*) FROM othello_schema")
+            .query_in(&url, "SELECT to_regclass('games') IS NOT NULL")
             .trim(),
-        "1",
+        "t",
         "DATABASE_URL's database got the schema"
     );
     // Nothing listens on the port of a stopped cluster's neighbour: refused at once.
@@ -99,4 +99,78 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// PostgreSQL restarted mid-game under two instances: meanwhile every request that needs
+/// it gets 503 `unavailable` (never another 5xx) and `/healthz` says so; then both recover
+/// by themselves, live channels get what comes next, and no acknowledged move is lost.
+#[tokio::test]
+async fn a_database_restart_gets_503_meanwhile_and_loses_no_acknowledged_move() {
+    use serde_json::json;
+    use server::{Live, Server, client, create, send};
+    use std::time::{Duration, Instant};
+    // A cluster of its own: the other tests' shared one keeps running.
+    let Some(cluster) = Postgres::start() else {
+        return;
+    };
+    let servers = [Server::start(cluster.url()), Server::start(cluster.url())];
+    let game = create(&servers[0], json!({})).await;
+    let id = game["id"].as_str().unwrap().to_owned();
+    let black = game["seats"]["black"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let white = game["seats"]["white"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let play = |server: &Server, secret: &str, square: &str| {
+        let request = client()
+            .post(server.api(&format!("/games/{id}/moves")))
+            .bearer_auth(secret)
+            .json(&json!({ "square": square }));
+        async move { send(request).await }
+    };
+    let health = |server: &Server| {
+        let request = client().get(format!("{}/healthz", server.url));
+        async move { send(request).await }
+    };
+    let mut white_live = Live::connect(&servers[1], &id, Some(&white)).await;
+    white_live.state_where(|_| true).await;
+    assert_eq!(play(&servers[0], &black, "d3").await.0, 200);
+    assert_eq!(play(&servers[1], &white, "c5").await.0, 200);
+
+    cluster.stop();
+    for server in &servers {
+        let (status, body) = play(server, &black, "e6").await;
+        assert_eq!(status, 503, "{body}");
+        assert_eq!(body["error"]["code"], "unavailable", "{body}");
+        let (status, body) = health(server).await;
+        assert_eq!(
+            (status, &body["status"]),
+            (503, &json!("failing")),
+            "{body}"
+        );
+        let (status, body) = send(client().get(server.api(&format!("/games/{id}")))).await;
+        assert_eq!(status, 503, "{body}");
+    }
+
+    cluster.start_server();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    for server in &servers {
+        while health(server).await.0 != 200 {
+            assert!(Instant::now() < deadline, "recovers by itself");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let (status, after) = play(&servers[0], &black, "e6").await;
+    assert_eq!(status, 200, "{after}");
+    // The move made on the first reaches White's channel on the second, reconnected to
+    // the database meanwhile.
+    let seen = white_live
+        .state_where(|s| s["version"] == after["version"])
+        .await;
+    assert_eq!(seen["moves"], json!(["d3", "c5", "e6"]));
+    let (_, stored) = send(client().get(servers[1].api(&format!("/games/{id}")))).await;
+    assert_eq!(stored["moves"], json!(["d3", "c5", "e6"]));
 }

@@ -39,6 +39,35 @@ pub const DEFAULT_TIME_MS: u64 = 1_000;
 /// How long past its time an engine's search is stopped from outside, should it not stop.
 const ENGINE_GRACE: Duration = Duration::from_secs(1);
 
+/// On a shared database, how much longer than its search an engine reply is leased to the
+/// server that makes it (its grace, plus room for a busy pool): past that, another server
+/// replies.
+const LEASE_SLACK_MS: u64 = 3_000;
+
+/// How long a server that takes over an orphaned engine reply holds it before trying.
+const TAKE_OVER_MS: u64 = 5_000;
+
+/// The engine reply `table` leaves due at `version` (or none), as a shared database
+/// leases it.
+fn engine_turn_change(id: &str, table: &Table, version: u64) -> Change {
+    let due = table
+        .engine_turn()
+        .filter(|_| !table.engines_only() || !table.paused || table.step)
+        .map(|turn| {
+            let delay = if table.engines_only() && !table.step {
+                table.speed_ms
+            } else {
+                0
+            };
+            let lease = delay + table.engine_budget(&turn, now_ms()) + LEASE_SLACK_MS;
+            (version, lease)
+        });
+    Change::EngineTurn {
+        game: id.to_owned(),
+        due,
+    }
+}
+
 /// The longest pause between two moves of a game between engines, in milliseconds.
 pub const MAX_SPEED_MS: u64 = 60_000;
 
@@ -249,6 +278,25 @@ impl Hub {
         Ok(cell)
     }
 
+    /// On a shared database: replies for the engines whose server is gone (their lease ran
+    /// out), a few at a time. Returns how many were taken over.
+    pub async fn take_over_engine_turns(self: &Arc<Hub>) -> usize {
+        let Ok(ids) = self.store.orphaned_engine_turns(16, TAKE_OVER_MS).await else {
+            return 0;
+        };
+        for id in &ids {
+            if let Ok(cell) = self.get(id).await {
+                self.advance(&cell);
+            }
+        }
+        ids.len()
+    }
+
+    /// The server is stopping: its engine replies go to the others at once.
+    pub async fn release_engine_turns(&self) {
+        let _ = self.store.release_engine_turns().await;
+    }
+
     /// After a start: loads the games being played (the most recent `limit`), so that an
     /// engine that was to move in one replies without waiting for someone to look.
     pub async fn resume(self: &Arc<Hub>, limit: usize) {
@@ -299,8 +347,11 @@ impl Hub {
         table.rated = new.rated;
         table.clock = new.clock.map(|control| Clock::start(control, now));
         let version = next_version(0);
-        self.commit(vec![Change::Create(Box::new(stored(&id, &table, version)))])
-            .await?;
+        let mut changes = vec![Change::Create(Box::new(stored(&id, &table, version)))];
+        if self.store.is_shared() {
+            changes.push(engine_turn_change(&id, &table, version));
+        }
+        self.commit(changes).await?;
         let cell = self.insert(id, LiveGame::new(table, version));
         self.started_or_ended();
         let (job, flag) = {
@@ -330,6 +381,9 @@ impl Hub {
     ) -> Result<(), ApiError> {
         let version = next_version(live.version);
         let mut changes = changes(&cell.id, (&live.table, live.version), &table, version);
+        if self.store.is_shared() {
+            changes.push(engine_turn_change(&cell.id, &table, version));
+        }
         // A rated game that ends moves both ratings, in the same commit as its ending.
         let _ratings = if !live.table.is_over() && table.rated && table.is_over() {
             let lock = self.ratings.lock().await;
@@ -747,6 +801,17 @@ impl Hub {
             signal,
             lane,
         } = job;
+        // On a shared database, one server replies: the one whose lease runs.
+        let lease = delay.as_millis() as u64 + turn.time_ms + LEASE_SLACK_MS;
+        let claimed = self.store.claim_engine_turn(&cell.id, version, lease).await;
+        if !matches!(claimed, Ok(true)) {
+            let mut live = cell.lock().await;
+            if live.version == version {
+                live.thinking = false;
+                live.engine_signal = None;
+            }
+            return;
+        }
         // Watchers see that the engine is thinking.
         cell.notify();
         if !delay.is_zero() {

@@ -101,6 +101,9 @@ pub enum ServeError {
 /// for a visitor); older ones come back when someone asks for them.
 const RESUMED_GAMES: usize = 1000;
 
+/// On a shared database, how often engine replies whose server is gone are looked for.
+const TAKE_OVER_EVERY: Duration = Duration::from_millis(500);
+
 /// How often idle games are let go of, and after how long unused.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 const IDLE: Duration = Duration::from_secs(15 * 60);
@@ -160,6 +163,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         let engines = pool.size();
         let accounts = Arc::new(Accounts::new(store.clone(), options.session_ttl));
         let store_notices = store.listen();
+        let store_shared = store.is_shared();
         let lobby =
             Arc::new(
                 Lobby::open(store.clone())
@@ -181,11 +185,21 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
                 Arc::clone(&accounts),
             ));
         }
-        // Engines that were to move when the server last stopped move again.
-        tokio::spawn({
+        let engine_sweeper = if store_shared {
+            // On a shared database: engine replies whose server is gone (or that were due
+            // when every server stopped) are taken over once their lease runs out.
             let hub = Arc::clone(&hub);
-            async move { hub.resume(RESUMED_GAMES).await }
-        });
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(TAKE_OVER_EVERY).await;
+                    hub.take_over_engine_turns().await;
+                }
+            })
+        } else {
+            // Engines that were to move when the server last stopped move again.
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move { hub.resume(RESUMED_GAMES).await })
+        };
         let (stop, stopping) = tokio::sync::watch::channel(false);
         // An address to open: on all interfaces, this machine's own (loopback) one.
         let local = if addr.ip().is_unspecified() {
@@ -252,6 +266,8 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         };
         http::serve(listener, router, limits, shutdown).await;
         sweeper.abort();
+        engine_sweeper.abort();
+        hub.release_engine_turns().await;
         drop(hub);
         Ok::<(), ServeError>(())
     })?;

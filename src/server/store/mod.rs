@@ -279,6 +279,16 @@ pub enum Change {
         /// The hash of its token.
         token_hash: String,
     },
+    /// Whether an engine is to move in the game, and for how long at most its reply may
+    /// take (a shared database leases the turn to this server: if the server is gone when
+    /// the lease ends, another one replies).
+    EngineTurn {
+        /// The game.
+        game: String,
+        /// The game's version the engine replies to, and the lease's length in
+        /// milliseconds; `None`: no engine is to move.
+        due: Option<(u64, u64)>,
+    },
     /// The evaluation after the `ply`-th move.
     Eval {
         /// The game.
@@ -527,6 +537,7 @@ impl Notice {
             Change::EndSession { token_hash } => vec![Notice::Logout(token_hash.clone())],
             Change::Move { .. }
             | Change::Truncate { .. }
+            | Change::EngineTurn { .. }
             | Change::Eval { .. }
             | Change::NewUser(_)
             | Change::NewSession(_)
@@ -728,6 +739,55 @@ impl Store {
             Kind::Sqlite { .. } => Ok(None),
             Kind::Postgres(postgres) => postgres.version(id).await,
         }
+    }
+
+    /// Claims the engine's reply to game `id` at `version` for `lease_ms` (a shared
+    /// database: unless another server holds it and its lease runs; SQLite: always).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn claim_engine_turn(
+        &self,
+        id: &str,
+        version: u64,
+        lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(true),
+            Kind::Postgres(postgres) => postgres.claim_engine_turn(id, version, lease_ms).await,
+        }
+    }
+
+    /// The games whose engine turn's lease ran out (its server gone, or never started),
+    /// now leased to this server for `lease_ms` to look at: at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn orphaned_engine_turns(
+        &self,
+        limit: usize,
+        lease_ms: u64,
+    ) -> Result<Vec<String>, StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(Vec::new()),
+            Kind::Postgres(postgres) => postgres.orphaned_engine_turns(limit, lease_ms).await,
+        }
+    }
+
+    /// Hands back this server's engine leases (it is stopping): others take them at once.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn release_engine_turns(&self) -> Result<(), StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(()),
+            Kind::Postgres(postgres) => postgres.release_engine_turns().await,
+        }
+    }
+
+    /// Whether other servers may share the database (PostgreSQL).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.kind, Kind::Postgres(_))
     }
 
     /// Runs `read` on SQLite's reading connection, on a blocking thread.

@@ -18,7 +18,8 @@ use super::{
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-const MIGRATIONS: [&str; 1] = ["CREATE TABLE games (
+const MIGRATIONS: [&str; 2] = [
+    "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
         board TEXT NOT NULL,
@@ -119,7 +120,16 @@ const MIGRATIONS: [&str; 1] = ["CREATE TABLE games (
         deviation DOUBLE PRECISION NOT NULL,
         at BIGINT NOT NULL,
         PRIMARY KEY (user_id, game_id)
-    );"];
+    );",
+    // Engine replies leased to one server at a time (the database's clock).
+    "CREATE TABLE engine_turns (
+        game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        version BIGINT NOT NULL,
+        holder TEXT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+    );
+    CREATE INDEX engine_turns_by_expiry ON engine_turns (expires_at);",
+];
 
 /// The advisory lock that lets one instance at a time migrate (any number, the same).
 const MIGRATION_LOCK: i64 = 0x07e1_1000;
@@ -142,6 +152,8 @@ const CHANNEL: &str = "othello";
 pub struct Postgres {
     pool: Pool,
     config: tokio_postgres::Config,
+    /// This server, as engine leases name their holder.
+    instance: String,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -154,9 +166,12 @@ impl From<tokio_postgres::Error> for StoreError {
     fn from(error: tokio_postgres::Error) -> StoreError {
         // A lost or refused connection, or a server shutting down: the database is out of
         // reach for now, not refusing this change.
+        let io =
+            std::error::Error::source(&error).is_some_and(|source| source.is::<std::io::Error>());
         let unreachable = error.is_closed()
+            || io
             || match error.code() {
-                None => true,
+                None => false,
                 Some(code) => {
                     code.code().starts_with("08")
                         || [
@@ -217,7 +232,12 @@ impl Postgres {
             .recycle_timeout(Some(WAIT))
             .build()
             .map_err(|error| StoreError::Url(error.to_string()))?;
-        let postgres = Postgres { pool, config };
+        let instance = format!("{:016x}", rand::random::<u64>());
+        let postgres = Postgres {
+            pool,
+            config,
+            instance,
+        };
         postgres.migrate().await?;
         Ok(postgres)
     }
@@ -510,6 +530,25 @@ impl Postgres {
                         .execute("DELETE FROM sessions WHERE token_hash = $1", &[token_hash])
                         .await?;
                 }
+                Change::EngineTurn {
+                    game,
+                    due: Some((version, lease_ms)),
+                } => {
+                    transaction
+                        .execute(
+                            "INSERT INTO engine_turns (game_id, version, holder, expires_at)
+                             VALUES ($1, $2, $3, now() + $4 ::bigint * interval '1 millisecond')
+                             ON CONFLICT (game_id) DO UPDATE SET version = $2, holder = $3,
+                                expires_at = now() + $4 ::bigint * interval '1 millisecond'",
+                            &[game, &big(*version), &self.instance, &big(*lease_ms)],
+                        )
+                        .await?;
+                }
+                Change::EngineTurn { game, due: None } => {
+                    transaction
+                        .execute("DELETE FROM engine_turns WHERE game_id = $1", &[game])
+                        .await?;
+                }
             }
         }
         // Told to every server listening when (and only if) the commit succeeds.
@@ -563,6 +602,76 @@ impl Postgres {
             }
         });
         receiver
+    }
+
+    /// Claims the engine's reply to game `id` at `version` for `lease_ms`: unless another
+    /// server holds it and its lease runs, or the game has moved on.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn claim_engine_turn(
+        &self,
+        id: &str,
+        version: u64,
+        lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let client = self.pool.get().await?;
+        let claimed = client
+            .execute(
+                "INSERT INTO engine_turns (game_id, version, holder, expires_at)
+                 SELECT id, version, $3, now() + $4 ::bigint * interval '1 millisecond' FROM games
+                 WHERE id = $1 AND version = $2
+                 ON CONFLICT (game_id) DO UPDATE SET version = excluded.version,
+                    holder = excluded.holder, expires_at = excluded.expires_at
+                 WHERE engine_turns.holder = excluded.holder
+                    OR engine_turns.expires_at < now()
+                    OR engine_turns.version < excluded.version",
+                &[&id, &big(version), &self.instance, &big(lease_ms)],
+            )
+            .await?;
+        Ok(claimed == 1)
+    }
+
+    /// The games whose engine lease ran out, leased to this server for `lease_ms`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn orphaned_engine_turns(
+        &self,
+        limit: usize,
+        lease_ms: u64,
+    ) -> Result<Vec<String>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query(
+                "UPDATE engine_turns SET holder = $2,
+                    expires_at = now() + $3 ::bigint * interval '1 millisecond'
+                 WHERE game_id IN (SELECT game_id FROM engine_turns WHERE expires_at < now()
+                    ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+                 RETURNING game_id",
+                &[&(limit as i64), &self.instance, &big(lease_ms)],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// Ends this server's engine leases now.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn release_engine_turns(&self) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                "UPDATE engine_turns SET expires_at = now() - interval '1 second'
+                 WHERE holder = $1",
+                &[&self.instance],
+            )
+            .await?;
+        Ok(())
     }
 
     /// The game `id`'s version, if there is such a game.

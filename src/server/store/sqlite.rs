@@ -409,6 +409,8 @@ impl Backend for Sqlite {
                     transaction
                         .execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
                 }
+                // One server per file: its memory knows whose turn it is.
+                Change::EngineTurn { .. } => {}
             }
         }
         transaction.commit()?;
