@@ -342,3 +342,52 @@ async fn an_engine_reply_is_taken_over_when_its_instance_is_killed() {
 async fn an_engine_reply_is_handed_over_when_its_instance_stops() {
     an_engine_reply_outlives_its_instance(false).await;
 }
+
+/// Who is connected is known across instances: a seat connected on one is "connected" on
+/// the other, the win cannot be claimed against it there, and once its page closes the
+/// other sees it away and may claim.
+#[tokio::test]
+async fn a_seat_connected_on_one_instance_is_present_on_the_others() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let first = Server::start_with(&db, &["--abandon-after", "1s"]);
+    let second = Server::start_with(&db, &["--abandon-after", "1s"]);
+    let game = create(&first, json!({})).await;
+    let (game_id, ann, bob) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    let mut ann_live = Live::connect(&first, &game_id, Some(&ann)).await;
+    let bob_live = Live::connect(&second, &game_id, Some(&bob)).await;
+    // Ann's page, on the first, sees Bob connected to the second.
+    ann_live
+        .state_where(|s| s["seats"]["white"]["connected"] == true)
+        .await;
+    // Long enough to be claimable, were Bob away.
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let claim = || {
+        client()
+            .post(first.api(&format!("/games/{game_id}/claim")))
+            .bearer_auth(&ann)
+            .json(&json!({}))
+    };
+    let (status, body) = send(claim()).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "not_abandoned"),
+        "{body}"
+    );
+    drop(bob_live);
+    let away = ann_live
+        .state_where(|s| s["seats"]["white"]["connected"] == false)
+        .await;
+    assert!(
+        away["seats"]["white"]["away_ms"].as_u64().unwrap() < 1_000,
+        "{away}"
+    );
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let (status, claimed) = send(claim()).await;
+    assert_eq!(status, 200, "{claimed}");
+    assert_eq!(
+        (&claimed["winner"], &claimed["ending"]),
+        (&json!("B"), &json!("abandon"))
+    );
+}

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{MutexGuard, watch};
 
 use super::{
-    store::{Change, StoredClock, StoredGame, StoredMove, StoredSeat},
+    store::{Change, StoredClock, StoredGame, StoredMove, StoredPresence, StoredSeat},
     table::{Clock, Ended, Help, MoveMeta, Seat, Table, TimeControl},
 };
 use crate::play::Occupant;
@@ -66,14 +66,20 @@ impl LiveGame {
     }
 }
 
-/// Who is connected to a game's live channel, and since when each seat has been away.
+/// Who is connected to a game's live channel, and since when each seat has been away:
+/// here, and (on a shared database) on the other servers.
 #[derive(Debug)]
 pub struct Presence {
     seats: ByColor<AtomicUsize>,
     spectators: AtomicUsize,
-    /// When each seat's last connection closed (from when the game came into memory for
-    /// a seat never connected since); `None` while connected.
+    /// When each seat's last connection here closed (from when the game came into memory
+    /// for a seat never connected since); `None` while connected.
     away_since: ByColor<std::sync::Mutex<Option<Instant>>>,
+    /// When each seat's last connection here closed, in milliseconds since the Unix
+    /// epoch (`None`: never, or connected).
+    left_here: ByColor<std::sync::Mutex<Option<i64>>>,
+    /// The other servers' connections, as last read.
+    elsewhere: std::sync::Mutex<StoredPresence>,
 }
 
 impl Default for Presence {
@@ -86,17 +92,57 @@ impl Default for Presence {
                 std::sync::Mutex::new(Some(now)),
                 std::sync::Mutex::new(Some(now)),
             ),
+            left_here: ByColor::default(),
+            elsewhere: std::sync::Mutex::default(),
         }
     }
 }
 
 impl Presence {
-    /// How long `color`'s seat has had no connection (`None`: connected now).
+    /// How long `color`'s seat has had no connection, here or on another server (`None`:
+    /// connected now): since the latest one closed.
     pub fn away(&self, color: Color) -> Option<Duration> {
-        self.away_since[color]
+        let here = self.away_since[color]
             .lock()
             .expect("not poisoned")
-            .map(|since| since.elapsed())
+            .map(|since| since.elapsed())?;
+        let elsewhere = self.elsewhere.lock().expect("not poisoned");
+        if elsewhere.seats[color as usize] > 0 {
+            return None;
+        }
+        Some(match elsewhere.left_at[color as usize] {
+            Some(left_at) => {
+                let ago = u64::try_from(now_ms() - left_at).unwrap_or(0);
+                here.min(Duration::from_millis(ago))
+            }
+            None => here,
+        })
+    }
+
+    /// This server's connections, as other servers read them: counts, and when each
+    /// seat's last one closed (milliseconds since the Unix epoch).
+    pub fn here(&self) -> StoredPresence {
+        let left_at = |color: Color| *self.left_here[color].lock().expect("not poisoned");
+        StoredPresence {
+            seats: [
+                self.seats[Color::Black].load(Ordering::Relaxed) as u64,
+                self.seats[Color::White].load(Ordering::Relaxed) as u64,
+            ],
+            spectators: self.spectators.load(Ordering::Relaxed) as u64,
+            left_at: [left_at(Color::Black), left_at(Color::White)],
+        }
+    }
+
+    /// What the other servers have (read from the shared database).
+    pub fn set_elsewhere(&self, elsewhere: StoredPresence) {
+        *self.elsewhere.lock().expect("not poisoned") = elsewhere;
+    }
+
+    /// Connections to this server.
+    pub fn local_total(&self) -> usize {
+        self.seats[Color::Black].load(Ordering::Relaxed)
+            + self.seats[Color::White].load(Ordering::Relaxed)
+            + self.spectators.load(Ordering::Relaxed)
     }
 
     /// Counts a connection in (`true`) or out, and keeps when a seat went away.
@@ -112,22 +158,27 @@ impl Presence {
         };
         // Under the seat's lock, so the count and the time agree.
         let mut away = self.away_since[color].lock().expect("not poisoned");
+        let mut left = self.left_here[color].lock().expect("not poisoned");
         if arriving {
             counter.fetch_add(1, Ordering::Relaxed);
             *away = None;
+            *left = None;
         } else if counter.fetch_sub(1, Ordering::Relaxed) == 1 {
             *away = Some(Instant::now());
+            *left = Some(now_ms());
         }
     }
 
-    /// Connections of `color`'s seat.
+    /// Connections of `color`'s seat, on every server.
     pub fn seat(&self, color: Color) -> usize {
-        self.seats[color].load(Ordering::Relaxed)
+        let elsewhere = self.elsewhere.lock().expect("not poisoned").seats[color as usize];
+        self.seats[color].load(Ordering::Relaxed) + elsewhere as usize
     }
 
-    /// Connections without a seat.
+    /// Connections without a seat, on every server.
     pub fn spectators(&self) -> usize {
-        self.spectators.load(Ordering::Relaxed)
+        let elsewhere = self.elsewhere.lock().expect("not poisoned").spectators;
+        self.spectators.load(Ordering::Relaxed) + elsewhere as usize
     }
 
     /// Connections in all.
@@ -302,16 +353,27 @@ impl GameCell {
 pub struct Attendance {
     cell: Arc<GameCell>,
     seat: Option<Color>,
+    /// Where to say the game's presence changed (a shared database tells the others).
+    announce: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 impl Attendance {
-    /// Counts a connection to `cell` (for `seat`, or a spectator) until dropped.
-    pub(super) fn new(cell: &Arc<GameCell>, seat: Option<Color>) -> Attendance {
+    /// Counts a connection to `cell` (for `seat`, or a spectator) until dropped; each
+    /// change is sent to `announce`.
+    pub(super) fn new(
+        cell: &Arc<GameCell>,
+        seat: Option<Color>,
+        announce: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    ) -> Attendance {
         cell.presence.count(seat, true);
         cell.notify();
+        if let Some(announce) = &announce {
+            let _ = announce.send(cell.id.clone());
+        }
         Attendance {
             cell: Arc::clone(cell),
             seat,
+            announce,
         }
     }
 }
@@ -320,6 +382,9 @@ impl Drop for Attendance {
     fn drop(&mut self) {
         self.cell.presence.count(self.seat, false);
         self.cell.notify();
+        if let Some(announce) = &self.announce {
+            let _ = announce.send(self.cell.id.clone());
+        }
     }
 }
 

@@ -44,6 +44,9 @@ const ENGINE_GRACE: Duration = Duration::from_secs(1);
 /// replies.
 const LEASE_SLACK_MS: u64 = 3_000;
 
+/// On a shared database, how often a server says its published connections still count.
+const PRESENCE_HEARTBEAT: Duration = Duration::from_secs(5);
+
 /// How long a server that takes over an orphaned engine reply holds it before trying.
 const TAKE_OVER_MS: u64 = 5_000;
 
@@ -111,6 +114,9 @@ pub struct Hub {
     ratings: tokio::sync::Mutex<()>,
     /// How long a person must be away from an untimed game before the other may claim it.
     abandon_after: Duration,
+    /// On a shared database: where live channels' comings and goings are sent, to be
+    /// published to the other servers.
+    presence_changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// How long a person must be away from an untimed game (no page open on it) before the
@@ -127,6 +133,7 @@ impl Hub {
             starts_and_ends: tokio::sync::watch::Sender::new(0),
             ratings: tokio::sync::Mutex::new(()),
             abandon_after: ABANDON_AFTER,
+            presence_changes: std::sync::OnceLock::new(),
         }
     }
 
@@ -201,8 +208,76 @@ impl Hub {
             .collect();
         for id in ids {
             self.refresh(&id, u64::MAX).await;
+            self.publish_presence(&id).await;
+            self.refresh_presence(&id).await;
         }
         self.started_or_ended();
+    }
+
+    /// On a shared database: publishes who is connected here, as it changes, and keeps
+    /// it alive; runs until the hub is dropped.
+    pub fn share_presence(self: &Arc<Hub>) {
+        let (sender, mut changes) = tokio::sync::mpsc::unbounded_channel::<String>();
+        if self.presence_changes.set(sender).is_err() {
+            return;
+        }
+        let hub = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut heartbeat = tokio::time::interval(PRESENCE_HEARTBEAT);
+            loop {
+                let first = tokio::select! {
+                    id = changes.recv() => match id {
+                        Some(id) => Some(id),
+                        None => return,
+                    },
+                    _ = heartbeat.tick() => None,
+                };
+                let Some(hub) = hub.upgrade() else {
+                    return;
+                };
+                let Some(first) = first else {
+                    let _ = hub.store.presence_heartbeat(false).await;
+                    continue;
+                };
+                // Each game once, however many came and went meanwhile.
+                let mut ids = std::collections::BTreeSet::from([first]);
+                while let Ok(id) = changes.try_recv() {
+                    ids.insert(id);
+                }
+                for id in ids {
+                    hub.publish_presence(&id).await;
+                }
+            }
+        });
+    }
+
+    async fn publish_presence(&self, id: &str) {
+        let cell = self.games.lock().expect("not poisoned").get(id).cloned();
+        if let Some(cell) = cell {
+            let here = cell.presence.here();
+            if let Err(error) = self.store.publish_presence(id, &here).await {
+                eprintln!("othello serve: game {id}: presence not shared: {error}");
+            }
+        }
+    }
+
+    /// Who is connected to game `id` changed on another server: read it again.
+    pub async fn refresh_presence(self: &Arc<Hub>, id: &str) {
+        let cell = self.games.lock().expect("not poisoned").get(id).cloned();
+        let Some(cell) = cell else {
+            return;
+        };
+        if let Ok(elsewhere) = self.store.presence_elsewhere(id).await {
+            cell.presence.set_elsewhere(elsewhere);
+            cell.notify();
+            // A game between engines goes on while watched anywhere.
+            self.advance(&cell);
+        }
+    }
+
+    /// This server stops: its connections end for the others too.
+    pub async fn withdraw_presence(&self) {
+        let _ = self.store.presence_heartbeat(true).await;
     }
 
     /// A game started or ended on another server: the lobby's lists change.
@@ -225,7 +300,7 @@ impl Hub {
         games.retain(|_, cell| {
             // Only the map holds it: no handler, live channel or engine task has it, and
             // none can take it while the map is locked.
-            if Arc::strong_count(cell) > 1 || cell.presence.total() > 0 {
+            if Arc::strong_count(cell) > 1 || cell.presence.local_total() > 0 {
                 return true;
             }
             match cell.try_lock() {
@@ -268,6 +343,11 @@ impl Hub {
             ApiError::Storage(format!("game {id} is stored but cannot be replayed"))
         })?;
         let cell = self.insert(id.to_owned(), LiveGame::new(table, version));
+        if self.store.is_shared()
+            && let Ok(elsewhere) = self.store.presence_elsewhere(id).await
+        {
+            cell.presence.set_elsewhere(elsewhere);
+        }
         // Planned before answering, so the first state read already says it is thinking.
         let (job, flag) = {
             let mut live = cell.lock().await;
@@ -759,7 +839,7 @@ impl Hub {
     /// Registers a connection to the live channel (for `seat`, or a spectator) until the
     /// returned guard is dropped; a game between engines resumes when watched.
     pub async fn attend(self: &Arc<Hub>, cell: &Arc<GameCell>, seat: Option<Color>) -> Attendance {
-        let attendance = Attendance::new(cell, seat);
+        let attendance = Attendance::new(cell, seat, self.presence_changes.get().cloned());
         self.advance(cell);
         attendance
     }

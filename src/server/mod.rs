@@ -185,6 +185,9 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
                 Arc::clone(&accounts),
             ));
         }
+        if store_shared {
+            hub.share_presence();
+        }
         let engine_sweeper = if store_shared {
             // On a shared database: engine replies whose server is gone (or that were due
             // when every server stopped) are taken over once their lease runs out.
@@ -268,6 +271,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         sweeper.abort();
         engine_sweeper.abort();
         hub.release_engine_turns().await;
+        hub.withdraw_presence().await;
         drop(hub);
         Ok::<(), ServeError>(())
     })?;
@@ -299,6 +303,10 @@ async fn follow(
                 let _ = lobby.reload().await;
             }
             store::Notice::Logout(hash) => accounts.forget(Some(&hash)),
+            store::Notice::Presence(id) => {
+                let hub = Arc::clone(&hub);
+                tokio::spawn(async move { hub.refresh_presence(&id).await });
+            }
             store::Notice::Resync => {
                 accounts.forget(None);
                 let _ = lobby.reload().await;

@@ -486,6 +486,19 @@ fn split(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_owned).collect()
 }
 
+/// One server's connections to a game's live channel, as a shared database keeps them
+/// (or the sum of the other servers').
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoredPresence {
+    /// Black's then White's connections.
+    pub seats: [u64; 2],
+    /// Connections without a seat.
+    pub spectators: u64,
+    /// When each seat's last connection closed, in milliseconds since the Unix epoch
+    /// (`None`: never, or connected).
+    pub left_at: [Option<i64>; 2],
+}
+
 /// What a commit on a shared database announces to the other servers on it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Notice {
@@ -502,6 +515,8 @@ pub enum Notice {
     Seeks,
     /// A session was closed (by its hash).
     Logout(String),
+    /// Who is connected to the game `id` changed on some server.
+    Presence(String),
     /// The listening connection was made (again): anything may have changed unseen.
     Resync,
 }
@@ -559,6 +574,7 @@ impl Notice {
             "l" => Some(Notice::Lists),
             "s" => Some(Notice::Seeks),
             "x" => Some(Notice::Logout(rest.to_owned())),
+            "p" => Some(Notice::Presence(rest.to_owned())),
             _ => None,
         }
     }
@@ -572,6 +588,7 @@ impl std::fmt::Display for Notice {
             Notice::Lists => f.write_str("l"),
             Notice::Seeks => f.write_str("s"),
             Notice::Logout(hash) => write!(f, "x:{hash}"),
+            Notice::Presence(id) => write!(f, "p:{id}"),
             Notice::Resync => f.write_str("r"),
         }
     }
@@ -782,6 +799,46 @@ impl Store {
         match &self.kind {
             Kind::Sqlite { .. } => Ok(()),
             Kind::Postgres(postgres) => postgres.release_engine_turns().await,
+        }
+    }
+
+    /// Publishes this server's connections to game `id` to the others (a shared
+    /// database; SQLite: nothing to do).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn publish_presence(
+        &self,
+        id: &str,
+        here: &StoredPresence,
+    ) -> Result<(), StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(()),
+            Kind::Postgres(postgres) => postgres.publish_presence(id, here).await,
+        }
+    }
+
+    /// The other servers' connections to game `id`, summed (a server not heard from for
+    /// a while counts as gone: its seats as left when it was last heard from).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn presence_elsewhere(&self, id: &str) -> Result<StoredPresence, StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(StoredPresence::default()),
+            Kind::Postgres(postgres) => postgres.presence_elsewhere(id).await,
+        }
+    }
+
+    /// Says this server is alive (its published connections count), and forgets servers
+    /// long gone. `leaving`: this server stops, its connections with it.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn presence_heartbeat(&self, leaving: bool) -> Result<(), StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(()),
+            Kind::Postgres(postgres) => postgres.presence_heartbeat(leaving).await,
         }
     }
 

@@ -12,13 +12,13 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
-    Change, ClockColumns, Notice, StoreError, StoredGame, StoredMove, StoredRating, StoredSeat,
-    StoredSeek, StoredSession, StoredUser, join, split,
+    Change, ClockColumns, Notice, StoreError, StoredGame, StoredMove, StoredPresence, StoredRating,
+    StoredSeat, StoredSeek, StoredSession, StoredUser, join, split,
 };
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -129,6 +129,20 @@ const MIGRATIONS: [&str; 2] = [
         expires_at TIMESTAMPTZ NOT NULL
     );
     CREATE INDEX engine_turns_by_expiry ON engine_turns (expires_at);",
+    // Who is connected to which game on which server (each server's own rows, kept alive
+    // by its heartbeat).
+    "CREATE TABLE presence (
+        game_id TEXT NOT NULL,
+        instance TEXT NOT NULL,
+        black BIGINT NOT NULL,
+        white BIGINT NOT NULL,
+        spectators BIGINT NOT NULL,
+        black_left_at BIGINT,
+        white_left_at BIGINT,
+        heartbeat_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (game_id, instance)
+    );
+    CREATE INDEX presence_by_instance ON presence (instance);",
 ];
 
 /// The advisory lock that lets one instance at a time migrate (any number, the same).
@@ -144,6 +158,9 @@ const GAME_COLUMNS: &str = "id, rules, board, first, win, black, black_time_ms, 
     paused, speed_ms, created_at, updated_at, version, help, clock_base_ms, clock_increment_ms,
     black_clock_ms, white_clock_ms, clock_since, black_name, white_name, black_user,
     white_user, rated, rematch_offer, rematch";
+
+/// A server whose heartbeat is older than this is gone (its connections with it).
+const GONE_AFTER_MS: u64 = 15_000;
 
 /// The channel every commit announces its changes on (`LISTEN othello`).
 const CHANNEL: &str = "othello";
@@ -669,6 +686,127 @@ impl Postgres {
                 "UPDATE engine_turns SET expires_at = now() - interval '1 second'
                  WHERE holder = $1",
                 &[&self.instance],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Publishes this server's connections to game `id`, and tells the others.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn publish_presence(
+        &self,
+        id: &str,
+        here: &StoredPresence,
+    ) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        let count = |n: u64| big(n);
+        client
+            .execute(
+                "WITH written AS (
+                    INSERT INTO presence (game_id, instance, black, white, spectators,
+                        black_left_at, white_left_at, heartbeat_at)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+                    ON CONFLICT (game_id, instance) DO UPDATE SET black = $3, white = $4,
+                        spectators = $5, black_left_at = $6, white_left_at = $7,
+                        heartbeat_at = now()
+                    RETURNING 1)
+                 SELECT pg_notify($8, $9) FROM written",
+                &[
+                    &id,
+                    &self.instance,
+                    &count(here.seats[0]),
+                    &count(here.seats[1]),
+                    &count(here.spectators),
+                    &here.left_at[0],
+                    &here.left_at[1],
+                    &CHANNEL,
+                    &Notice::Presence(id.to_owned()).to_string(),
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The other servers' connections to game `id`, summed.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn presence_elsewhere(&self, id: &str) -> Result<StoredPresence, StoreError> {
+        let client = self.pool.get().await?;
+        let statement = client
+            .prepare_cached(
+                "SELECT black, white, spectators, black_left_at, white_left_at,
+                    heartbeat_at > now() - $3::bigint * interval '1 millisecond',
+                    (extract(epoch FROM heartbeat_at) * 1000)::bigint
+                 FROM presence WHERE game_id = $1 AND instance <> $2",
+            )
+            .await?;
+        let rows = client
+            .query(&statement, &[&id, &self.instance, &big(GONE_AFTER_MS)])
+            .await?;
+        let mut sum = StoredPresence::default();
+        for row in rows {
+            let alive: bool = row.try_get(5)?;
+            let heard_at: i64 = row.try_get(6)?;
+            for seat in 0..2 {
+                let connected = small(row.try_get(seat)?);
+                let left_at: Option<i64> = row.try_get(3 + seat)?;
+                // A server gone silent: its seats left when it was last heard from.
+                let left_at = if alive || connected == 0 {
+                    left_at
+                } else {
+                    Some(heard_at)
+                };
+                if alive {
+                    sum.seats[seat] += connected;
+                }
+                sum.left_at[seat] = sum.left_at[seat].max(left_at);
+            }
+            if alive {
+                sum.spectators += small(row.try_get(2)?);
+            }
+        }
+        Ok(sum)
+    }
+
+    /// Keeps this server's published connections alive (or, `leaving`, ends them) and
+    /// forgets servers gone long ago.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn presence_heartbeat(&self, leaving: bool) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        if leaving {
+            client
+                .execute(
+                    "WITH left_games AS (
+                        UPDATE presence SET black = 0, white = 0, spectators = 0,
+                            black_left_at = CASE WHEN black > 0
+                                THEN (extract(epoch FROM now()) * 1000)::bigint
+                                ELSE black_left_at END,
+                            white_left_at = CASE WHEN white > 0
+                                THEN (extract(epoch FROM now()) * 1000)::bigint
+                                ELSE white_left_at END,
+                            heartbeat_at = now()
+                        WHERE instance = $1 RETURNING game_id)
+                     SELECT pg_notify($2, 'p:' || game_id) FROM left_games",
+                    &[&self.instance, &CHANNEL],
+                )
+                .await?;
+        } else {
+            client
+                .execute(
+                    "UPDATE presence SET heartbeat_at = now() WHERE instance = $1",
+                    &[&self.instance],
+                )
+                .await?;
+        }
+        client
+            .execute(
+                "DELETE FROM presence WHERE heartbeat_at < now() - interval '1 day'",
+                &[],
             )
             .await?;
         Ok(())
