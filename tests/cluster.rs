@@ -241,8 +241,28 @@ async fn a_challenge_taken_on_two_instances_at_once_makes_one_game_and_a_logout_
     let mut statuses = [first.0, second.0];
     statuses.sort_unstable();
     assert_eq!(statuses, [201, 409], "{first:?} {second:?}");
-    let lost = if first.0 == 409 { &first.1 } else { &second.1 };
+    let (lost, won) = if first.0 == 409 {
+        (&first.1, &second.1)
+    } else {
+        (&second.1, &first.1)
+    };
     assert_eq!(error_code(lost), "seek_gone");
+    // The poster's lobby, on the first, learns the game made on another instance.
+    let ann = posted["secret"].as_str().unwrap().to_owned();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, lobby) = send(client().get(servers[0].api("/lobby")).bearer_auth(&ann)).await;
+        if let Some(matched) = lobby["matched"].as_array().and_then(|m| m.first()) {
+            assert_eq!(matched["seek"], json!(seek_id));
+            assert_eq!(matched["game"], won["game"]);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the poster learns the game: {lobby}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     // An account registered on the first, logged out on the second: its cookie opens
     // nothing on the third.

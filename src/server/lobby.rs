@@ -21,7 +21,7 @@ use super::{
     error::{ApiError, SeekError},
     game::{Created, color_of, color_text, new_id, now_ms},
     hub::Hub,
-    store::{Change, Store, StoredSeek},
+    store::{Change, Store, StoredMatch, StoredSeek},
     table::TimeControl,
 };
 use crate::{play::Occupant, server::game::NewGame, server::game::NewSeat};
@@ -201,13 +201,15 @@ pub struct Viewer {
 impl Viewer {
     /// Whether `seek` is this viewer's own.
     pub fn is_poster(&self, seek: &Seek) -> bool {
-        match seek.poster.user_id {
+        self.is(seek.poster.user_id, seek.poster.secret_hash.as_deref())
+    }
+
+    /// Whether the viewer is the member `user_id`, or else holds the guest secret of
+    /// hash `secret_hash`.
+    fn is(&self, user_id: Option<i64>, secret_hash: Option<&str>) -> bool {
+        match user_id {
             Some(id) => self.member == Some(id),
-            None => seek
-                .poster
-                .secret_hash
-                .as_ref()
-                .is_some_and(|hash| self.secret_hashes.contains(hash)),
+            None => secret_hash.is_some_and(|hash| self.secret_hashes.iter().any(|h| h == hash)),
         }
     }
 }
@@ -218,7 +220,7 @@ pub struct Lobby {
     store: Store,
     seeks: Mutex<BTreeMap<String, Seek>>,
     /// Challenges accepted lately, seek id to game id: the poster's page learns its game.
-    matched: Mutex<Vec<(Seek, String, i64)>>,
+    matched: Mutex<Vec<StoredMatch>>,
     changed: watch::Sender<u64>,
 }
 
@@ -258,7 +260,16 @@ impl Lobby {
             .filter_map(Seek::revive)
             .map(|seek| (seek.id.clone(), seek))
             .collect();
+        let matched = self.store.matches_since(now_ms() - MATCHED_FOR_MS).await?;
         *self.seeks.lock().expect("not poisoned") = seeks;
+        {
+            let mut known = self.matched.lock().expect("not poisoned");
+            for new in matched {
+                if !known.iter().any(|old| old.seek_id == new.seek_id) {
+                    known.push(new);
+                }
+            }
+        }
         self.notify();
         Ok(())
     }
@@ -295,11 +306,11 @@ impl Lobby {
     pub fn matched_for(&self, viewer: &Viewer) -> Vec<(String, String)> {
         let cutoff = now_ms() - MATCHED_FOR_MS;
         let mut matched = self.matched.lock().expect("not poisoned");
-        matched.retain(|(_, _, at)| *at > cutoff);
+        matched.retain(|matched| matched.at > cutoff);
         matched
             .iter()
-            .filter(|(seek, _, _)| viewer.is_poster(seek))
-            .map(|(seek, game, _)| (seek.id.clone(), game.clone()))
+            .filter(|matched| viewer.is(matched.poster_user, matched.poster_secret.as_deref()))
+            .map(|matched| (matched.seek_id.clone(), matched.game_id.clone()))
             .collect()
     }
 
@@ -398,11 +409,24 @@ impl Lobby {
         };
         match self.start_game(hub, &seek, taker).await {
             Ok(created) => {
-                let game = created.cell.id.clone();
-                self.matched
-                    .lock()
-                    .expect("not poisoned")
-                    .push((seek.clone(), game, now_ms()));
+                let matched = StoredMatch {
+                    seek_id: seek.id.clone(),
+                    game_id: created.cell.id.clone(),
+                    poster_user: seek.poster.user_id,
+                    poster_secret: seek.poster.secret_hash.clone(),
+                    at: now_ms(),
+                };
+                if self.store.is_shared() {
+                    // The poster's page may be on another server.
+                    if let Err(error) = self
+                        .store
+                        .commit(vec![Change::Matched(matched.clone())])
+                        .await
+                    {
+                        eprintln!("othello serve: challenge {}: {error}", matched.seek_id);
+                    }
+                }
+                self.matched.lock().expect("not poisoned").push(matched);
                 self.notify();
                 Ok(created)
             }

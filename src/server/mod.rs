@@ -300,7 +300,9 @@ async fn follow(
             }
             store::Notice::Lists => hub.lists_changed(),
             store::Notice::Seeks => {
-                let _ = lobby.reload().await;
+                if let Err(error) = lobby.reload().await {
+                    eprintln!("othello serve: the lobby could not be read again: {error}");
+                }
             }
             store::Notice::Logout(hash) => accounts.forget(Some(&hash)),
             store::Notice::Presence(id) => {

@@ -267,6 +267,9 @@ pub enum Change {
     NewSession(StoredSession),
     /// A challenge posted in the lobby.
     NewSeek(StoredSeek),
+    /// A challenge taken, and the game made of it (a shared database tells the poster's
+    /// server).
+    Matched(StoredMatch),
     /// A challenge accepted or withdrawn.
     EndSeek {
         /// Its id.
@@ -486,6 +489,21 @@ fn split(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_owned).collect()
 }
 
+/// A challenge taken lately: its poster's page learns the game (on any server).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredMatch {
+    /// The challenge.
+    pub seek_id: String,
+    /// The game made of it.
+    pub game_id: String,
+    /// The poster's account.
+    pub poster_user: Option<i64>,
+    /// The hash of a guest poster's secret.
+    pub poster_secret: Option<String>,
+    /// When, in milliseconds since the Unix epoch.
+    pub at: i64,
+}
+
 /// One server's connections to a game's live channel, as a shared database keeps them
 /// (or the sum of the other servers').
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -548,7 +566,9 @@ impl Notice {
                     vec![game]
                 }
             }
-            Change::NewSeek(_) | Change::EndSeek { .. } => vec![Notice::Seeks],
+            Change::NewSeek(_) | Change::EndSeek { .. } | Change::Matched(_) => {
+                vec![Notice::Seeks]
+            }
             Change::EndSession { token_hash } => vec![Notice::Logout(token_hash.clone())],
             Change::Move { .. }
             | Change::Truncate { .. }
@@ -839,6 +859,17 @@ impl Store {
         match &self.kind {
             Kind::Sqlite { .. } => Ok(()),
             Kind::Postgres(postgres) => postgres.presence_heartbeat(leaving).await,
+        }
+    }
+
+    /// Challenges taken since `since` (a shared database; SQLite: this server knows them).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn matches_since(&self, since: i64) -> Result<Vec<StoredMatch>, StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok(Vec::new()),
+            Kind::Postgres(postgres) => postgres.matches_since(since).await,
         }
     }
 

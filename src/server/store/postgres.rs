@@ -12,13 +12,13 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
-    Change, ClockColumns, Notice, StoreError, StoredGame, StoredMove, StoredPresence, StoredRating,
-    StoredSeat, StoredSeek, StoredSession, StoredUser, join, split,
+    Change, ClockColumns, Notice, StoreError, StoredGame, StoredMatch, StoredMove, StoredPresence,
+    StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser, join, split,
 };
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -143,6 +143,15 @@ const MIGRATIONS: [&str; 3] = [
         PRIMARY KEY (game_id, instance)
     );
     CREATE INDEX presence_by_instance ON presence (instance);",
+    // Challenges taken lately, for their posters' pages on any server.
+    "CREATE TABLE seek_matches (
+        seek_id TEXT PRIMARY KEY,
+        game_id TEXT NOT NULL,
+        poster_user BIGINT,
+        poster_secret TEXT,
+        at BIGINT NOT NULL
+    );
+    CREATE INDEX seek_matches_by_time ON seek_matches (at);",
 ];
 
 /// The advisory lock that lets one instance at a time migrate (any number, the same).
@@ -547,6 +556,28 @@ impl Postgres {
                         .execute("DELETE FROM sessions WHERE token_hash = $1", &[token_hash])
                         .await?;
                 }
+                Change::Matched(matched) => {
+                    transaction
+                        .execute(
+                            "INSERT INTO seek_matches (seek_id, game_id, poster_user,
+                                poster_secret, at)
+                             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (seek_id) DO NOTHING",
+                            &[
+                                &matched.seek_id,
+                                &matched.game_id,
+                                &matched.poster_user,
+                                &matched.poster_secret,
+                                &matched.at,
+                            ],
+                        )
+                        .await?;
+                    transaction
+                        .execute(
+                            "DELETE FROM seek_matches WHERE at < $1::bigint - 3600000",
+                            &[&matched.at],
+                        )
+                        .await?;
+                }
                 Change::EngineTurn {
                     game,
                     due: Some((version, lease_ms)),
@@ -810,6 +841,34 @@ impl Postgres {
             )
             .await?;
         Ok(())
+    }
+
+    /// Challenges taken since `since`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn matches_since(&self, since: i64) -> Result<Vec<StoredMatch>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query(
+                "SELECT seek_id, game_id, poster_user, poster_secret, at FROM seek_matches
+                 WHERE at > $1 ORDER BY at",
+                &[&since],
+            )
+            .await?;
+        let matches = rows
+            .iter()
+            .map(|row| {
+                Ok(StoredMatch {
+                    seek_id: row.try_get(0)?,
+                    game_id: row.try_get(1)?,
+                    poster_user: row.try_get(2)?,
+                    poster_secret: row.try_get(3)?,
+                    at: row.try_get(4)?,
+                })
+            })
+            .collect::<Result<_, tokio_postgres::Error>>()?;
+        Ok(matches)
     }
 
     /// The game `id`'s version, if there is such a game.

@@ -409,8 +409,9 @@ impl Backend for Sqlite {
                     transaction
                         .execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
                 }
-                // One server per file: its memory knows whose turn it is.
-                Change::EngineTurn { .. } => {}
+                // One server per file: its memory knows whose turn it is, and which
+                // challenges were taken.
+                Change::EngineTurn { .. } | Change::Matched(_) => {}
             }
         }
         transaction.commit()?;
