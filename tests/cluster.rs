@@ -411,3 +411,105 @@ async fn a_seat_connected_on_one_instance_is_present_on_the_others() {
         (&json!("B"), &json!("abandon"))
     );
 }
+
+/// The login limits count across instances (five failures for a name, wherever they were
+/// tried), and behind a trusted proxy by the client's address from X-Forwarded-For, which
+/// a client cannot forge past the proxy's own entry.
+#[tokio::test]
+async fn login_limits_hold_across_instances_and_behind_a_trusted_proxy() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let servers = [(); 3].map(|()| Server::start_with(&db, &["--trusted-proxy", "127.0.0.1"]));
+    let account = |server: &Server, path: &str, name: &str, password: &str, from: &str| {
+        let request = client()
+            .post(server.api(path))
+            .header("x-forwarded-for", from)
+            .json(&json!({ "name": name, "password": password }));
+        async move { send(request).await }
+    };
+    let (status, body) = account(
+        &servers[0],
+        "/accounts",
+        "carol",
+        "a good password",
+        "192.0.2.1",
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    for attempt in 0..5 {
+        let (status, body) = account(
+            &servers[attempt % 3],
+            "/session",
+            "carol",
+            "not her password",
+            &format!("198.51.100.{attempt}"),
+        )
+        .await;
+        assert_eq!((status, error_code(&body)), (401, "wrong_login"));
+    }
+    for server in &servers {
+        let (status, body) = account(
+            server,
+            "/session",
+            "carol",
+            "a good password",
+            "203.0.113.9",
+        )
+        .await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (429, "too_many_attempts"),
+            "{body}"
+        );
+    }
+    // Ten registrations from one address, spread over the instances: the eleventh is
+    // refused, also when the client writes another address before the proxy's entry;
+    // another address may still register.
+    for n in 1..10 {
+        let (status, body) = account(
+            &servers[n % 3],
+            "/accounts",
+            &format!("user{n}"),
+            "long enough",
+            "192.0.2.1",
+        )
+        .await;
+        assert_eq!(status, 201, "{n}: {body}");
+    }
+    let (status, body) = account(
+        &servers[1],
+        "/accounts",
+        "user10",
+        "long enough",
+        "192.0.2.1",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (429, "too_many_attempts"),
+        "{body}"
+    );
+    let (status, body) = account(
+        &servers[2],
+        "/accounts",
+        "user10",
+        "long enough",
+        "192.0.2.77, 192.0.2.1",
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (429, "too_many_attempts"),
+        "{body}"
+    );
+    let (status, body) = account(
+        &servers[2],
+        "/accounts",
+        "user10",
+        "long enough",
+        "192.0.2.2",
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+}

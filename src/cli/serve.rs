@@ -9,7 +9,7 @@ use crate::server::{self, ServeOptions, store};
 
 /// `othello serve [--addr 127.0.0.1:8080] [--db PATH|URL] [--db-connections N] [--engines N] [--client-timeout SECS]
 /// [--max-connections N] [--session-ttl DURATION]
-/// [--abandon-after DURATION]`.
+/// [--abandon-after DURATION] [--trusted-proxy IP]...`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Where to listen. The default serves this machine only; --addr 0.0.0.0:8080 serves
@@ -47,6 +47,11 @@ pub struct ServeArgs {
     /// on it) before the other may claim the win: `5min`.
     #[arg(long, value_name = "DURATION", default_value = "5min", value_parser = humantime::parse_duration)]
     abandon_after: Duration,
+    /// A proxy in front of this server (nginx's address, say): the client's address, which
+    /// the login limits count by, is then taken from its X-Forwarded-For header (repeat for
+    /// several).
+    #[arg(long, value_name = "IP")]
+    trusted_proxy: Vec<std::net::IpAddr>,
 }
 
 impl ServeArgs {
@@ -64,6 +69,7 @@ impl ServeArgs {
             max_connections: self.max_connections.map(|n| n as usize),
             session_ttl: self.session_ttl,
             abandon_after: self.abandon_after,
+            trusted_proxies: self.trusted_proxy,
         };
         server::run(&options, out)?;
         Ok(())

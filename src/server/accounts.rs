@@ -107,8 +107,8 @@ impl Accounts {
         check_name(name)?;
         check_password(password)?;
         let key = format!("register {peer}");
-        self.limiter.check(&key, REGISTRATIONS_PER_ADDRESS)?;
-        self.limiter.record(&key);
+        self.check_limit(&key, REGISTRATIONS_PER_ADDRESS).await?;
+        self.record_attempt(&key).await?;
         let password = password.to_owned();
         let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
             .await
@@ -141,8 +141,8 @@ impl Accounts {
     ) -> Result<(Member, String), ApiError> {
         let name_key = format!("name {}", name.to_lowercase());
         let address_key = format!("address {peer}");
-        self.limiter.check(&name_key, FAILURES_PER_NAME)?;
-        self.limiter.check(&address_key, FAILURES_PER_ADDRESS)?;
+        self.check_limit(&name_key, FAILURES_PER_NAME).await?;
+        self.check_limit(&address_key, FAILURES_PER_ADDRESS).await?;
         let user = if password.chars().count() <= *PASSWORD_CHARS.end() {
             self.read_user(name).await?
         } else {
@@ -158,15 +158,62 @@ impl Accounts {
             .unwrap_or(false);
         match user {
             Some(user) if verified => {
-                self.limiter.forget(&name_key);
+                self.forget_attempts(&name_key).await?;
                 self.open_session(user).await
             }
             _ => {
-                self.limiter.record(&name_key);
-                self.limiter.record(&address_key);
+                self.record_attempt(&name_key).await?;
+                self.record_attempt(&address_key).await?;
                 Err(ApiError::WrongLogin)
             }
         }
+    }
+
+    /// Refuses when `key` has had `limit` attempts within the window: counted here, or on
+    /// a shared database by every server (else each would allow as many).
+    async fn check_limit(&self, key: &str, limit: usize) -> Result<(), ApiError> {
+        if !self.store.is_shared() {
+            return self.limiter.check(key, limit);
+        }
+        let window = WINDOW.as_millis() as i64;
+        let (count, oldest) = self.store.attempts(key, now_ms() - window).await?;
+        if count < limit as u64 {
+            return Ok(());
+        }
+        let wait_ms = oldest.map_or(window, |oldest| oldest + window - now_ms());
+        Err(ApiError::TooManyAttempts(
+            (wait_ms.max(0) as u64 / 1000).max(1),
+        ))
+    }
+
+    /// Counts an attempt for `key`.
+    async fn record_attempt(&self, key: &str) -> Result<(), ApiError> {
+        if self.store.is_shared() {
+            self.store
+                .commit(vec![Change::Attempt {
+                    key: key.to_owned(),
+                    at: now_ms(),
+                    window_ms: WINDOW.as_millis() as i64,
+                }])
+                .await?;
+        } else {
+            self.limiter.record(key);
+        }
+        Ok(())
+    }
+
+    /// Forgets `key`'s attempts (a successful login clears its name's failures).
+    async fn forget_attempts(&self, key: &str) -> Result<(), ApiError> {
+        if self.store.is_shared() {
+            self.store
+                .commit(vec![Change::ForgetAttempts {
+                    key: key.to_owned(),
+                }])
+                .await?;
+        } else {
+            self.limiter.forget(key);
+        }
+        Ok(())
     }
 
     /// Ends the session of `token` (nothing if there is none).

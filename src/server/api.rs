@@ -70,6 +70,8 @@ pub struct App {
     /// How long a client may take to send a request's body; how long a live channel may
     /// stay silent.
     pub client_timeout: Duration,
+    /// Proxies whose `X-Forwarded-For` names the client (for the login limits).
+    pub trusted_proxies: Arc<[std::net::IpAddr]>,
 }
 
 /// The router: the page, its assets, the API and the live channel.
@@ -1185,6 +1187,7 @@ mod tests {
                 origin: "http://127.0.0.1:1".into(),
                 stopping,
                 client_timeout: Duration::from_secs(5),
+                trusted_proxies: Arc::from([]),
             };
             Fixture {
                 router: router(app),

@@ -62,6 +62,9 @@ pub struct ServeOptions {
     pub session_ttl: Duration,
     /// How long a person must be away from an untimed game before the other may claim it.
     pub abandon_after: Duration,
+    /// Proxies (nginx in front of several servers) whose `X-Forwarded-For` names the
+    /// client.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// Why the server could not run.
@@ -224,6 +227,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             origin: origin.clone(),
             stopping,
             client_timeout: options.client_timeout,
+            trusted_proxies: options.trusted_proxies.clone().into(),
         };
         let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
         if let Some(max) = options.max_connections {

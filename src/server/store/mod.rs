@@ -292,6 +292,21 @@ pub enum Change {
         /// milliseconds; `None`: no engine is to move.
         due: Option<(u64, u64)>,
     },
+    /// A failed login or a registration, counted against `key` (a shared database:
+    /// every server's count; older ones than the window are let go of).
+    Attempt {
+        /// What is limited: `name ann`, `address 192.0.2.1`.
+        key: String,
+        /// When, in milliseconds since the Unix epoch.
+        at: i64,
+        /// The window the limits count within.
+        window_ms: i64,
+    },
+    /// `key`'s attempts forgotten (a successful login).
+    ForgetAttempts {
+        /// What was limited.
+        key: String,
+    },
     /// The evaluation after the `ply`-th move.
     Eval {
         /// The game.
@@ -573,6 +588,8 @@ impl Notice {
             Change::Move { .. }
             | Change::Truncate { .. }
             | Change::EngineTurn { .. }
+            | Change::Attempt { .. }
+            | Change::ForgetAttempts { .. }
             | Change::Eval { .. }
             | Change::NewUser(_)
             | Change::NewSession(_)
@@ -870,6 +887,18 @@ impl Store {
         match &self.kind {
             Kind::Sqlite { .. } => Ok(Vec::new()),
             Kind::Postgres(postgres) => postgres.matches_since(since).await,
+        }
+    }
+
+    /// How many attempts `key` has had since `since`, and the oldest's time (a shared
+    /// database; SQLite: none, this server counts them itself).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn attempts(&self, key: &str, since: i64) -> Result<(u64, Option<i64>), StoreError> {
+        match &self.kind {
+            Kind::Sqlite { .. } => Ok((0, None)),
+            Kind::Postgres(postgres) => postgres.attempts(key, since).await,
         }
     }
 

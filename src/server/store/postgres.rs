@@ -18,7 +18,7 @@ use super::{
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -152,6 +152,12 @@ const MIGRATIONS: [&str; 4] = [
         at BIGINT NOT NULL
     );
     CREATE INDEX seek_matches_by_time ON seek_matches (at);",
+    // Failed logins and registrations, counted by every server.
+    "CREATE TABLE attempts (
+        key TEXT NOT NULL,
+        at BIGINT NOT NULL
+    );
+    CREATE INDEX attempts_by_key ON attempts (key, at);",
 ];
 
 /// The advisory lock that lets one instance at a time migrate (any number, the same).
@@ -556,6 +562,22 @@ impl Postgres {
                         .execute("DELETE FROM sessions WHERE token_hash = $1", &[token_hash])
                         .await?;
                 }
+                Change::Attempt { key, at, window_ms } => {
+                    transaction
+                        .execute("INSERT INTO attempts (key, at) VALUES ($1, $2)", &[key, at])
+                        .await?;
+                    transaction
+                        .execute(
+                            "DELETE FROM attempts WHERE key = $1 AND at <= $2::bigint - $3::bigint",
+                            &[key, at, window_ms],
+                        )
+                        .await?;
+                }
+                Change::ForgetAttempts { key } => {
+                    transaction
+                        .execute("DELETE FROM attempts WHERE key = $1", &[key])
+                        .await?;
+                }
                 Change::Matched(matched) => {
                     transaction
                         .execute(
@@ -834,13 +856,30 @@ impl Postgres {
                 )
                 .await?;
         }
+        // Housekeeping: servers gone a day ago, attempts too old to count.
         client
-            .execute(
-                "DELETE FROM presence WHERE heartbeat_at < now() - interval '1 day'",
-                &[],
+            .batch_execute(
+                "DELETE FROM presence WHERE heartbeat_at < now() - interval '1 day';
+                 DELETE FROM attempts
+                 WHERE at < (extract(epoch FROM now() - interval '1 day') * 1000)::bigint;",
             )
             .await?;
         Ok(())
+    }
+
+    /// How many attempts `key` has had since `since`, and the oldest's time.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub async fn attempts(&self, key: &str, since: i64) -> Result<(u64, Option<i64>), StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_one(
+                "SELECT count(*), min(at) FROM attempts WHERE key = $1 AND at > $2",
+                &[&key, &since],
+            )
+            .await?;
+        Ok((small(row.try_get(0)?), row.try_get(1)?))
     }
 
     /// Challenges taken since `since`.

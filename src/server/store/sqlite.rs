@@ -409,9 +409,12 @@ impl Backend for Sqlite {
                     transaction
                         .execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
                 }
-                // One server per file: its memory knows whose turn it is, and which
-                // challenges were taken.
-                Change::EngineTurn { .. } | Change::Matched(_) => {}
+                // One server per file: its memory knows whose turn it is, which
+                // challenges were taken and who tried to log in.
+                Change::EngineTurn { .. }
+                | Change::Matched(_)
+                | Change::Attempt { .. }
+                | Change::ForgetAttempts { .. } => {}
             }
         }
         transaction.commit()?;
