@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Transcript(args)) => args.run(out),
         Some(Command::Match(args)) => args.run(out),
         Some(Command::Serve(args)) => args.run(out),
+        Some(Command::Db(args)) => args.run(out),
         Some(Command::Train(args)) => args.run(out),
         Some(Command::Book(args)) => args.run(out),
         Some(Command::Analyze(args)) => args.run(out),

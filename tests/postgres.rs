@@ -174,3 +174,146 @@ async fn a_database_restart_gets_503_meanwhile_and_loses_no_acknowledged_move() 
     let (_, stored) = send(client().get(servers[1].api(&format!("/games/{id}")))).await;
     assert_eq!(stored["moves"], json!(["d3", "c5", "e6"]));
 }
+
+/// A server's SQLite file moves into PostgreSQL with `othello db copy`: the same games
+/// (at the same versions), accounts that log in with their passwords, open challenges,
+/// and an engine that was to reply replies from the server on PostgreSQL. A database
+/// that holds games already is refused.
+#[tokio::test]
+async fn db_copy_moves_a_sqlite_server_into_postgresql() {
+    use serde_json::json;
+    use server::{Server, client, create, send};
+    use std::time::{Duration, Instant};
+    let Some(cluster) = postgres::shared() else {
+        return;
+    };
+    let sqlite = postgres::TestDb::sqlite();
+    let before = Server::start(&sqlite);
+    let (status, _) = send(
+        client()
+            .post(before.api("/accounts"))
+            .json(&json!({"name": "Ann", "password": "correct horse"})),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let people = create(&before, json!({"black_name": "Bo"})).await;
+    let people_id = people["id"].as_str().unwrap().to_owned();
+    let black = people["seats"]["black"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, played) = send(
+        client()
+            .post(before.api(&format!("/games/{people_id}/moves")))
+            .bearer_auth(&black)
+            .json(&json!({"square": "d3"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{played}");
+    let (status, _) = send(
+        client()
+            .post(before.api("/seeks"))
+            .json(&json!({"name": "Cy", "color": "W"})),
+    )
+    .await;
+    assert_eq!(status, 201);
+    // An engine thinking for seconds when the server stops: its reply is due.
+    let engine = create(&before, json!({"white": "mcts:1000000", "time_ms": 5_000})).await;
+    let engine_id = engine["id"].as_str().unwrap().to_owned();
+    let engine_black = engine["seats"]["black"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, _) = send(
+        client()
+            .post(before.api(&format!("/games/{engine_id}/moves")))
+            .bearer_auth(&engine_black)
+            .json(&json!({"square": "d3"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(before.terminate().success());
+
+    let url = cluster.create_database();
+    let othello = || {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"));
+        command.env_remove("DATABASE_URL");
+        command
+    };
+    let output = othello()
+        .args(["db", "copy", "--from"])
+        .arg(sqlite.path())
+        .args(["--to", &url])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("users 1, sessions 1, games 2, moves 2, seeks 1"),
+        "{stdout}"
+    );
+
+    let after = Server::start(&url);
+    let (status, seen) = send(client().get(after.api(&format!("/games/{people_id}")))).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (
+            &seen["moves"],
+            &seen["version"],
+            &seen["seats"]["black"]["name"]
+        ),
+        (&played["moves"], &played["version"], &json!("Bo"))
+    );
+    let (status, body) = send(
+        client()
+            .post(after.api("/session"))
+            .json(&json!({"name": "ann", "password": "correct horse"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, lobby) = send(client().get(after.api("/lobby"))).await;
+    assert_eq!(lobby["seeks"][0]["poster"], "Cy", "{lobby}");
+    // A new account is numbered after the copied one.
+    let (status, body) = send(
+        client()
+            .post(after.api("/accounts"))
+            .json(&json!({"name": "Dee", "password": "correct horse"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, state) = send(client().get(after.api(&format!("/games/{engine_id}")))).await;
+        if state["moves"]
+            .as_array()
+            .is_some_and(|moves| moves.len() == 2)
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the engine replies: {state}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let again = othello()
+        .args(["db", "copy", "--from"])
+        .arg(sqlite.path())
+        .args(["--to", &url])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("holds games or accounts already"),
+        "{stderr}"
+    );
+    let migrated = othello()
+        .args(["db", "migrate", "--db", &url])
+        .output()
+        .unwrap();
+    assert!(migrated.status.success());
+    assert!(String::from_utf8_lossy(&migrated.stdout).ends_with("up to date\n"));
+}

@@ -18,6 +18,7 @@ use thiserror::Error;
 pub mod analyze;
 pub mod book;
 pub mod check;
+pub mod db;
 pub mod generate;
 pub mod grade;
 pub mod grader;
@@ -113,6 +114,9 @@ pub enum Command {
     ///
     /// Prints the address to open. Ctrl-C or SIGTERM stops it gracefully.
     Serve(serve::ServeArgs),
+    /// The web server's database: bring its schema up to date, or copy a SQLite file into
+    /// PostgreSQL (to run several servers on it).
+    Db(db::DbArgs),
     /// Train the learned evaluation: play games, score their positions, fit weights,
     /// measure them.
     ///

@@ -13,6 +13,7 @@
 pub mod accounts;
 pub mod api;
 pub mod assets;
+pub mod database;
 pub mod engine_pool;
 pub mod error;
 pub mod game;

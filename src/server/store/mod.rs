@@ -19,6 +19,7 @@ use std::{
 
 use thiserror::Error;
 
+mod copy;
 mod postgres;
 mod sqlite;
 
@@ -353,7 +354,7 @@ pub enum StoreError {
     #[error("the latest commit failed: {0}")]
     Failing(String),
     /// PostgreSQL failed.
-    #[error("database: {0}")]
+    #[error("database: {}", postgres_message(.0))]
     Postgres(tokio_postgres::Error),
     /// PostgreSQL cannot be reached (the connection was lost, or none could be made):
     /// the change was not applied, or the answer was lost with the connection.
@@ -367,9 +368,20 @@ pub enum StoreError {
     /// server changed it): nothing was applied.
     #[error("game {0} changed meanwhile")]
     Conflict(String),
+    /// A copy's target holds games or accounts already.
+    #[error("it holds games or accounts already: copy into an empty database")]
+    NotEmpty,
     /// The database's address is not one.
     #[error("{0}")]
     Url(String),
+}
+
+/// PostgreSQL's own words where it gave some ("db error" alone says nothing).
+fn postgres_message(error: &tokio_postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => error.to_string(),
+    }
 }
 
 impl StoreError {

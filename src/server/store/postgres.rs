@@ -182,7 +182,7 @@ const CHANNEL: &str = "othello";
 
 /// A PostgreSQL database, through a pool of connections.
 pub struct Postgres {
-    pool: Pool,
+    pub(super) pool: Pool,
     config: tokio_postgres::Config,
     /// This server, as engine leases name their holder.
     instance: String,
@@ -719,7 +719,7 @@ impl Postgres {
                  WHERE game_id IN (SELECT game_id FROM engine_turns WHERE expires_at < now()
                     ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
                  RETURNING game_id",
-                &[&(limit as i64), &self.instance, &big(lease_ms)],
+                &[&big(limit as u64), &self.instance, &big(lease_ms)],
             )
             .await?;
         Ok(rows
@@ -985,7 +985,7 @@ impl Postgres {
     pub async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE status = 'playing' ORDER BY updated_at DESC LIMIT $1",
-            &[&(limit as i64)],
+            &[&big(limit as u64)],
         )
         .await
     }
@@ -997,7 +997,7 @@ impl Postgres {
     pub async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE status = 'over' ORDER BY updated_at DESC LIMIT $1",
-            &[&(limit as i64)],
+            &[&big(limit as u64)],
         )
         .await
     }
@@ -1010,7 +1010,7 @@ impl Postgres {
         self.ids(
             "SELECT id FROM games WHERE black_user = $2 OR white_user = $2
              ORDER BY updated_at DESC LIMIT $1",
-            &[&(limit as i64), &user_id],
+            &[&big(limit as u64), &user_id],
         )
         .await
     }

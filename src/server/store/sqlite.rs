@@ -175,6 +175,22 @@ impl Sqlite {
         }
     }
 
+    /// Every row `query` selects, `columns` values each (for copying).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    pub(super) fn rows(
+        &self,
+        query: &str,
+        columns: usize,
+    ) -> Result<Vec<Vec<rusqlite::types::Value>>, StoreError> {
+        let mut statement = self.connection.prepare(query)?;
+        let rows = statement
+            .query_map([], |row| (0..columns).map(|index| row.get(index)).collect())?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
     fn migrate(&mut self) -> Result<(), StoreError> {
         let version: i64 = self
             .connection

@@ -1,0 +1,96 @@
+//! `othello db`: a database's schema brought up to date, and a SQLite file's games,
+//! accounts, challenges and ratings moved into PostgreSQL (to run several servers on it).
+
+use std::path::Path;
+
+use super::{
+    ServeError, game, lock_database,
+    store::{Change, Postgres, Sqlite, Store, StoreError, Target},
+};
+
+/// Opens `target`, which brings its schema up to date (creating it if need be).
+///
+/// # Errors
+/// [`ServeError`] if it cannot be opened or is newer than this program.
+pub fn migrate(target: &Target) -> Result<(), ServeError> {
+    let failed = |source| ServeError::Store {
+        target: target.clone(),
+        source,
+    };
+    match target {
+        Target::Sqlite(path) => {
+            let _lock = lock_database(path)?;
+            let mut sqlite = Sqlite::open(path).map_err(failed)?;
+            sqlite.verify().map_err(failed)
+        }
+        Target::Postgres(url) => runtime()?
+            .block_on(Postgres::connect(url, 1))
+            .map(drop)
+            .map_err(failed),
+    }
+}
+
+/// Copies the SQLite database at `from` (no server may be using it) into the empty
+/// PostgreSQL database at `to`; returns the rows copied per table. Games whose engine was
+/// to move get their reply from the first server started on `to`.
+///
+/// # Errors
+/// [`ServeError`] if either cannot be opened, `to` is not empty, or the copy fails
+/// (then nothing was copied).
+pub fn copy(from: &Path, to: &str) -> Result<Vec<(&'static str, u64)>, ServeError> {
+    let target = Target::Postgres(to.to_owned());
+    let source = Target::Sqlite(from.to_owned());
+    if !from.is_file() {
+        return Err(ServeError::Store {
+            target: source,
+            source: StoreError::Damaged("no such file".into()),
+        });
+    }
+    let _lock = lock_database(from)?;
+    let mut sqlite = Sqlite::open(from).map_err(|error| ServeError::Store {
+        target: source.clone(),
+        source: error,
+    })?;
+    sqlite.verify().map_err(|error| ServeError::Store {
+        target: source,
+        source: error,
+    })?;
+    let failed = |source| ServeError::Store {
+        target: target.clone(),
+        source,
+    };
+    runtime()?.block_on(async {
+        let postgres = Postgres::connect(to, 2).await.map_err(failed)?;
+        let copied = postgres.copy_from(&sqlite).await.map_err(failed)?;
+        // An engine reply due in a copied game: leased to nobody, so taken at once.
+        let store = Store::postgres(to, 2).await.map_err(failed)?;
+        for id in store.playing(usize::MAX).await.map_err(failed)? {
+            let Some(stored) = store.load(&id).await.map_err(failed)? else {
+                continue;
+            };
+            let Some((table, version)) = game::revive(stored) else {
+                continue;
+            };
+            if table.engine_turn().is_some() {
+                store
+                    .commit(vec![Change::EngineTurn {
+                        game: id,
+                        due: Some((version, 0)),
+                    }])
+                    .await
+                    .map_err(|error| failed(StoreError::Failing(error.to_string())))?;
+            }
+        }
+        Ok(copied)
+    })
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| ServeError::Store {
+            target: Target::Sqlite(".".into()),
+            source: StoreError::Failing(source.to_string()),
+        })
+}
