@@ -8,6 +8,8 @@
 //! browser is a failure.
 
 mod common;
+#[path = "common/postgres.rs"]
+mod postgres;
 #[path = "common/server.rs"]
 mod server;
 
@@ -19,6 +21,7 @@ use std::{
 };
 
 use fantoccini::{Client, ClientBuilder, Locator};
+use postgres::TestDb;
 use serde_json::{Value, json};
 use server::{Server, create};
 
@@ -326,14 +329,33 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking() {
 
 #[tokio::test]
 async fn two_browsers_play_each_other_and_see_each_others_moves() {
+    let db = TestDb::sqlite();
+    two_browsers_play_each_other(&[Server::start(&db)], true).await;
+}
+
+/// The same on two servers sharing PostgreSQL: Black's browser on one, White's on the
+/// other.
+#[tokio::test]
+async fn two_browsers_on_two_servers_sharing_postgresql_play_each_other() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    two_browsers_play_each_other(&[Server::start(&db), Server::start(&db)], false).await;
+}
+
+/// Black's browser on the first server, White's on the last; screenshots when `shots`.
+async fn two_browsers_play_each_other(servers: &[Server], shots: bool) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("games.db"));
-    let game = create(&server, json!({})).await;
+    let (server, other) = (&servers[0], &servers[servers.len() - 1]);
+    let game = create(server, json!({})).await;
     let black_url = game["seats"]["black"]["url"].as_str().unwrap().to_owned();
-    let white_url = game["seats"]["white"]["url"].as_str().unwrap().to_owned();
+    let white_url =
+        game["seats"]["white"]["url"]
+            .as_str()
+            .unwrap()
+            .replacen(&server.url, &other.url, 1);
     let black = browser(&driver, "black", 1280, 1000).await;
     let white = browser(&driver, "white", 390, 900).await;
     black.goto(&black_url).await.unwrap();
@@ -404,8 +426,10 @@ async fn two_browsers_play_each_other_and_see_each_others_moves() {
             .starts_with("Black to move (you)")
     );
     settle(&black).await;
-    screenshot(&black, "two-players-black.png").await;
-    screenshot(&white, "two-players-white-phone.png").await;
+    if shots {
+        screenshot(&black, "two-players-black.png").await;
+        screenshot(&white, "two-players-white-phone.png").await;
+    }
     // The move list and the review of a position.
     black
         .find(Locator::Css("#moves li button"))
@@ -1013,14 +1037,28 @@ async fn set_value(client: &Client, selector: &str, value: &str) {
 /// clocks run on the side to move.
 #[tokio::test]
 async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
+    let db = TestDb::sqlite();
+    a_challenge_taken_from_another_browser(&[Server::start(&db)], true).await;
+}
+
+/// The same on two servers sharing PostgreSQL: Ann's lobby on one, Bob's on the other.
+#[tokio::test]
+async fn a_challenge_posted_on_one_server_is_taken_from_a_browser_on_another() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    a_challenge_taken_from_another_browser(&[Server::start(&db), Server::start(&db)], false).await;
+}
+
+/// Ann's browser on the first server, Bob's on the last; screenshots when `shots`.
+async fn a_challenge_taken_from_another_browser(servers: &[Server], shots: bool) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("games.db"));
+    let (server, other) = (&servers[0], &servers[servers.len() - 1]);
     let ann = browser(&driver, "lobby-ann", 1100, 900).await;
     let bob = browser(&driver, "lobby-bob", 1100, 900).await;
-    for client in [&ann, &bob] {
+    for (client, server) in [(&ann, server), (&bob, other)] {
         client.goto(&server.url).await.unwrap();
         wait_for(
             client,
@@ -1055,7 +1093,9 @@ async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
         "the poster sees it as theirs",
     )
     .await;
-    screenshot(&bob, "lobby.png").await;
+    if shots {
+        screenshot(&bob, "lobby.png").await;
+    }
     bob.find(Locator::Css("#seeks tbody tr button"))
         .await
         .unwrap()
@@ -1093,7 +1133,9 @@ async fn a_challenge_posted_in_the_lobby_is_taken_from_another_browser() {
         "{black}"
     );
     tokio::time::sleep(Duration::from_millis(600)).await;
-    screenshot(&bob, "game-with-clocks.png").await;
+    if shots {
+        screenshot(&bob, "game-with-clocks.png").await;
+    }
 }
 
 /// Registers `name` through the page's dialog; the page comes back signed in.

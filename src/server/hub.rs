@@ -428,7 +428,7 @@ impl Hub {
         table.clock = new.clock.map(|control| Clock::start(control, now));
         let version = next_version(0);
         let mut changes = vec![Change::Create(Box::new(stored(&id, &table, version)))];
-        if self.store.is_shared() {
+        if self.store.is_shared() && !table.people_only() {
             changes.push(engine_turn_change(&id, &table, version));
         }
         self.commit(changes).await?;
@@ -461,7 +461,8 @@ impl Hub {
     ) -> Result<(), ApiError> {
         let version = next_version(live.version);
         let mut changes = changes(&cell.id, (&live.table, live.version), &table, version);
-        if self.store.is_shared() {
+        // (Between people no engine ever moves: nothing to lease.)
+        if self.store.is_shared() && !table.people_only() {
             changes.push(engine_turn_change(&cell.id, &table, version));
         }
         // A rated game that ends moves both ratings, in the same commit as its ending.

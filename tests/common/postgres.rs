@@ -96,11 +96,23 @@ pub struct Postgres {
     port: u16,
     /// The user the server runs as, when this process is root.
     owner: Option<String>,
+    /// Whether it waits for the disk (fsync).
+    durable: bool,
 }
 
 impl Postgres {
-    /// Makes and starts a cluster, or says why not (`None` only off CI).
+    /// Makes and starts a cluster, or says why not (`None` only off CI). It does not
+    /// wait for the disk (fsync off): fast, and enough for tests.
     pub fn start() -> Option<Postgres> {
+        Postgres::make(false)
+    }
+
+    /// [`Postgres::start`], writing to disk as a production server does (for benchmarks).
+    pub fn start_durable() -> Option<Postgres> {
+        Postgres::make(true)
+    }
+
+    fn make(durable: bool) -> Option<Postgres> {
         let Some(bin) = programs() else {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -129,6 +141,7 @@ impl Postgres {
             dir,
             bin,
             owner,
+            durable,
         };
         postgres.run(
             "initdb",
@@ -188,9 +201,10 @@ impl Postgres {
     /// Starts it again after [`Postgres::stop`], on the same port.
     pub fn start_server(&self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync={} -c max_connections=300",
             self.port,
-            self.dir.path().display()
+            self.dir.path().display(),
+            if self.durable { "on" } else { "off" }
         );
         let log = self.dir.path().join("server.log").display().to_string();
         self.run(
