@@ -513,3 +513,139 @@ async fn login_limits_hold_across_instances_and_behind_a_trusted_proxy() {
     .await;
     assert_eq!(status, 201, "{body}");
 }
+
+/// nginx with the configuration of docs/deploy/nginx.conf (its instances and port filled
+/// in) in front of three instances: requests and live channels (the WebSocket upgrade)
+/// go through it round robin, and two people play through it, each seeing the other's
+/// moves. Needs Debian's nginx (`.ci/run` installs it).
+#[tokio::test]
+async fn two_people_play_through_nginx_with_the_documented_configuration() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let Some(nginx) = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .map(std::path::Path::new)
+        .find(|path| path.is_file())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "nginx is needed: apt-get install nginx"
+        );
+        eprintln!("skipped: install nginx to test the proxy configuration");
+        return;
+    };
+    let servers = [(); 3].map(|()| Server::start_with(&db, &["--trusted-proxy", "127.0.0.1"]));
+    let documented = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/deploy/nginx.conf"),
+    )
+    .unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    // The documented file, with this test's instances and port.
+    let mut upstreams = servers
+        .iter()
+        .map(|server| server.url.trim_start_matches("http://").to_owned());
+    let site: String = documented
+        .lines()
+        .map(|line| {
+            if line.trim_start().starts_with("server 127.0.0.1:") {
+                let rest = line.trim_start().split_once(' ').unwrap().1;
+                let options = rest.split_once(' ').map_or("", |(_, options)| options);
+                format!("    server {} {options}", upstreams.next().unwrap())
+            } else if line.trim() == "listen 8080;" {
+                format!("    listen 127.0.0.1:{port};")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        upstreams.next().is_none(),
+        "three instances in the documented upstream"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("othello.conf"), site).unwrap();
+    // SAFETY: a plain system call.
+    let root = unsafe { libc::geteuid() } == 0;
+    let main = format!(
+        "{user}daemon off; master_process off; pid {pid}; error_log {log};
+         events {{ worker_connections 256; }}
+         http {{ access_log off; client_body_temp_path {temp}/body; proxy_temp_path {temp}/proxy;
+             fastcgi_temp_path {temp}/fastcgi; uwsgi_temp_path {temp}/uwsgi;
+             scgi_temp_path {temp}/scgi; include {site}; }}",
+        user = if root { "user root; " } else { "" },
+        pid = path("nginx.pid"),
+        log = path("error.log"),
+        temp = dir.path().display(),
+        site = path("othello.conf"),
+    );
+    // One process (no workers), so killing it at the end leaves nothing behind.
+    std::fs::write(path("nginx.conf"), main).unwrap();
+    let child = std::process::Command::new(nginx)
+        .args([
+            "-p",
+            &dir.path().display().to_string(),
+            "-c",
+            &path("nginx.conf"),
+        ])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let proxy = Server {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client()
+        .get(format!("{}/healthz", proxy.url))
+        .send()
+        .await
+        .map_or(true, |response| response.status() != 200)
+    {
+        let log = std::fs::read_to_string(path("error.log")).unwrap_or_default();
+        assert!(Instant::now() < deadline, "nginx answers: {log}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let game = create(&proxy, json!({})).await;
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    assert!(
+        game["seats"]["white"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&proxy.url),
+        "links name the address the browser asked for: {game}"
+    );
+    let mut black_live = Live::connect(&proxy, &game_id, Some(&black)).await;
+    let mut white_live = Live::connect(&proxy, &game_id, Some(&white)).await;
+    let mut state = black_live
+        .state_where(|s| s["seats"]["white"]["connected"] == true)
+        .await;
+    white_live.state_where(|_| true).await;
+    for _ in 0..12 {
+        let black_moves = state["to_move"] == "B";
+        let (mover, other) = if black_moves {
+            (&black, &mut white_live)
+        } else {
+            (&white, &mut black_live)
+        };
+        let square = state["legal"][0].as_str().unwrap().to_owned();
+        let (status, after) = play(&proxy, &game_id, mover, &square).await;
+        assert_eq!(status, 200, "{after}");
+        let version = after["version"].as_u64().unwrap();
+        state = other
+            .state_where(|s| s["version"].as_u64() >= Some(version))
+            .await;
+        assert_eq!(state["last_move"], json!(square));
+    }
+    // Every instance served some of it (round robin), and each knows the game.
+    for server in &servers {
+        let (status, seen) = send(client().get(server.api(&format!("/games/{game_id}")))).await;
+        assert_eq!((status, &seen["moves"]), (200, &state["moves"]));
+    }
+}
