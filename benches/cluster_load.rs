@@ -15,6 +15,8 @@
 //! `cargo bench --bench cluster_load -- [GAMES] [MOVES] [THINK] [INSTANCES]` (default
 //! 1000 games, 20 moves, 1000 ms, 3 instances). Needs PostgreSQL (Debian's postgresql).
 
+#[path = "common/load.rs"]
+mod load;
 #[path = "../tests/common/postgres.rs"]
 mod postgres;
 #[path = "../tests/common/server.rs"]
@@ -23,6 +25,7 @@ mod server;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use load::{percentile, raise_file_limit};
 use serde_json::{Value, json};
 use server::{Live, Server, client, send};
 
@@ -59,28 +62,6 @@ fn cpu_of_processes_named(name: &str) -> f64 {
         })
         .map(cpu_seconds)
         .sum()
-}
-
-fn raise_file_limit() {
-    // SAFETY: plain system calls on this process's own limits.
-    unsafe {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let index = ((sorted.len() as f64 * fraction).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[index]
 }
 
 /// One game over `servers`, starting at `first` (round robin): both seats connected,

@@ -15,12 +15,15 @@
 //! `cargo bench --bench server_load -- [GAMES] [MOVES] [THINK] [WATCHERS] [CLOCK]` (default
 //! 1000 games, 20 moves, 1000 ms, 200 watchers, 600 s).
 
+#[path = "common/load.rs"]
+mod load;
 #[path = "../tests/common/server.rs"]
 mod server;
 
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use load::{percentile, raise_file_limit};
 use serde_json::{Value, json};
 use server::{Live, Server, client, send};
 
@@ -35,29 +38,6 @@ fn resident_kib(pid: u32) -> u64 {
                 .and_then(|value| value.split_whitespace().next()?.parse().ok())
         })
         .unwrap_or(0)
-}
-
-/// Lets this process open as many files (connections) as it may.
-fn raise_file_limit() {
-    // SAFETY: plain system calls on this process's own limits.
-    unsafe {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let index = ((sorted.len() as f64 * fraction).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[index]
 }
 
 /// One game: both seats connected; `moves` moves, each timed from the request to the

@@ -11,29 +11,7 @@ use std::time::{Duration, Instant};
 
 use postgres::TestDb;
 use serde_json::{Value, json};
-use server::{Live, Server, client, create, send};
-
-fn secret(game: &Value, seat: &str) -> String {
-    game["seats"][seat]["secret"].as_str().unwrap().to_owned()
-}
-
-fn id(game: &Value) -> String {
-    game["id"].as_str().unwrap().to_owned()
-}
-
-fn error_code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or("(no error code)")
-}
-
-async fn play(server: &Server, game: &str, secret: &str, square: &str) -> (u16, Value) {
-    send(
-        client()
-            .post(server.api(&format!("/games/{game}/moves")))
-            .bearer_auth(secret)
-            .json(&json!({ "square": square })),
-    )
-    .await
-}
+use server::{Live, Server, client, create, error_code, id, play, secret, send};
 
 /// Three servers on one fresh database.
 fn three(db: &TestDb) -> [Server; 3] {
@@ -477,32 +455,17 @@ async fn login_limits_hold_across_instances_and_behind_a_trusted_proxy() {
         .await;
         assert_eq!(status, 201, "{n}: {body}");
     }
-    let (status, body) = account(
-        &servers[1],
-        "/accounts",
-        "user10",
-        "long enough",
-        "192.0.2.1",
-    )
-    .await;
-    assert_eq!(
-        (status, error_code(&body)),
-        (429, "too_many_attempts"),
-        "{body}"
-    );
-    let (status, body) = account(
-        &servers[2],
-        "/accounts",
-        "user10",
-        "long enough",
-        "192.0.2.77, 192.0.2.1",
-    )
-    .await;
-    assert_eq!(
-        (status, error_code(&body)),
-        (429, "too_many_attempts"),
-        "{body}"
-    );
+    for (server, from) in [
+        (&servers[1], "192.0.2.1"),
+        (&servers[2], "192.0.2.77, 192.0.2.1"),
+    ] {
+        let (status, body) = account(server, "/accounts", "user10", "long enough", from).await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (429, "too_many_attempts"),
+            "{from}: {body}"
+        );
+    }
     let (status, body) = account(
         &servers[2],
         "/accounts",

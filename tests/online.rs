@@ -11,19 +11,7 @@ use std::time::{Duration, Instant};
 
 use postgres::TestDb;
 use serde_json::{Value, json};
-use server::{Live, Server, client, create, send};
-
-fn secret(game: &Value, seat: &str) -> String {
-    game["seats"][seat]["secret"].as_str().unwrap().to_owned()
-}
-
-fn id(game: &Value) -> String {
-    game["id"].as_str().unwrap().to_owned()
-}
-
-fn error_code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or("(no error code)")
-}
+use server::{Live, Server, client, create, error_code, id, play, secret, send};
 
 fn clock(state: &Value, side: &str) -> u64 {
     state["clock"][side].as_u64().expect("a timed game's clock")
@@ -35,16 +23,6 @@ async fn post(server: &Server, path: &str, secret: &str, body: Value) -> (u16, V
             .post(server.api(path))
             .bearer_auth(secret)
             .json(&body),
-    )
-    .await
-}
-
-async fn play(server: &Server, game: &str, secret: &str, square: &str) -> (u16, Value) {
-    post(
-        server,
-        &format!("/games/{game}/moves"),
-        secret,
-        json!({ "square": square }),
     )
     .await
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use postgres::TestDb;
 use serde_json::{Value, json};
-use server::{Live, Server, client, create, send};
+use server::{Live, Server, client, create, error_code, id, play, secret, send};
 
 /// A fresh database in a temporary directory (kept alive by the returned guard).
 fn database() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -21,34 +21,12 @@ fn database() -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, path)
 }
 
-fn secret(game: &Value, seat: &str) -> String {
-    game["seats"][seat]["secret"].as_str().unwrap().to_owned()
-}
-
-fn id(game: &Value) -> String {
-    game["id"].as_str().unwrap().to_owned()
-}
-
 fn first_legal(state: &Value) -> String {
     state["legal"][0].as_str().unwrap().to_owned()
 }
 
-async fn play(server: &Server, game: &str, secret: &str, square: &str) -> (u16, Value) {
-    send(
-        client()
-            .post(server.api(&format!("/games/{game}/moves")))
-            .bearer_auth(secret)
-            .json(&json!({ "square": square })),
-    )
-    .await
-}
-
 async fn get(server: &Server, path: &str) -> (u16, Value) {
     send(client().get(server.api(path))).await
-}
-
-fn error_code(body: &Value) -> &str {
-    body["error"]["code"].as_str().unwrap_or("(no error code)")
 }
 
 async fn creating_and_reading_a_game(db: TestDb) {

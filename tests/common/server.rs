@@ -130,6 +130,32 @@ pub async fn send(request: reqwest::RequestBuilder) -> (u16, Value) {
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
+/// A seat's secret in a created game's answer (`black` or `white`).
+pub fn secret(game: &Value, seat: &str) -> String {
+    game["seats"][seat]["secret"].as_str().unwrap().to_owned()
+}
+
+/// A game's id in a created game's answer.
+pub fn id(game: &Value) -> String {
+    game["id"].as_str().unwrap().to_owned()
+}
+
+/// An error answer's code.
+pub fn error_code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or("(no error code)")
+}
+
+/// Plays `square` in `game` with a seat's `secret`: the status and the answer.
+pub async fn play(server: &Server, game: &str, secret: &str, square: &str) -> (u16, Value) {
+    send(
+        client()
+            .post(server.api(&format!("/games/{game}/moves")))
+            .bearer_auth(secret)
+            .json(&json!({ "square": square })),
+    )
+    .await
+}
+
 /// Creates a game from `request`; returns the answer.
 pub async fn create(server: &Server, request: Value) -> Value {
     let (status, body) = send(client().post(server.api("/games")).json(&request)).await;
