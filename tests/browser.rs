@@ -212,13 +212,11 @@ async fn click_square(client: &Client, name: &str) {
         .expect("the square takes a click");
 }
 
-#[tokio::test]
-async fn a_person_plays_the_engine_to_the_end_by_clicking() {
+async fn a_person_plays_the_engine_to_the_end_by_clicking(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("games.db"));
+    let server = Server::start(&db);
     let client = browser(&driver, "solo", 1280, 1000).await;
     client.goto(&format!("{}/", server.url)).await.unwrap();
     wait_for(
@@ -454,13 +452,11 @@ async fn two_browsers_play_each_other(servers: &[Server], shots: bool) {
     white.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
+async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("games.db"));
+    let server = Server::start(&db);
     let client = browser(&driver, "engines", 1280, 1000).await;
     client.goto(&format!("{}/", server.url)).await.unwrap();
     wait_for(
@@ -621,13 +617,11 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them() {
     client.close().await.unwrap();
 }
 
-#[tokio::test]
-async fn between_two_browsers_an_undo_waits_for_the_other_player() {
+async fn between_two_browsers_an_undo_waits_for_the_other_player(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("games.db"));
+    let server = Server::start(&db);
     let game = create(&server, json!({"rows": 6, "columns": 6})).await;
     let black = browser(&driver, "undo-black", 1280, 1000).await;
     let white = browser(&driver, "undo-white", 1280, 1000).await;
@@ -805,13 +799,10 @@ async fn regression_21_9_and_10_boards_fit_the_window_and_hints_sit_on_the_board
 /// the game was made with it, spectators are told they watch and counted, an undo request
 /// can be withdrawn, the invite outlives its tab, a server that went away is said plainly
 /// and the page recovers when it is back, the grader export says its rules, "1 move".
-#[tokio::test]
-async fn regression_21_11_and_12_the_page_between_people() {
+async fn regression_21_11_and_12_the_page_between_people(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("games.db");
     let server = Server::start(&db);
     let black = browser(&driver, "people-black", 1280, 1000).await;
     // Black makes the game on the page (a SIMPLE one, two people, no help).
@@ -1180,13 +1171,11 @@ async fn register(client: &Client, name: &str) {
 /// Issue 25: two members in two browsers; one posts a rated timed challenge, the other
 /// takes it from the lobby; the game is lost on time; both ratings move and both player
 /// pages show the game. A guest plays the computer from the lobby in one click.
-#[tokio::test]
-async fn members_play_a_rated_timed_game_and_their_pages_show_it() {
+async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("games.db"));
+    let server = Server::start(&db);
     let ann = browser(&driver, "member-ann", 1100, 900).await;
     let bob = browser(&driver, "member-bob", 1100, 900).await;
     for (client, name) in [(&ann, "ann"), (&bob, "bob")] {
@@ -1390,3 +1379,11 @@ async fn the_class_reports_open_in_a_browser() {
     screenshot(&client, "grade-submission.png").await;
     client.close().await.unwrap();
 }
+
+crate::on_both_databases!(
+    a_person_plays_the_engine_to_the_end_by_clicking,
+    engines_play_each_other_and_the_watcher_pauses_and_steps_them,
+    between_two_browsers_an_undo_waits_for_the_other_player,
+    members_play_a_rated_timed_game_and_their_pages_show_it,
+    regression_21_11_and_12_the_page_between_people,
+);
