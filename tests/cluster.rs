@@ -301,6 +301,11 @@ async fn an_engine_reply_outlives_its_instance(kill: bool) {
     let (status, after) = play(&first, &game_id, &black, "d3").await;
     assert_eq!(status, 200, "{after}");
     assert_eq!(after["thinking"], true, "the first replies: {after}");
+    // The second, where Black watches, says so too.
+    live.state_where(|s| {
+        s["moves"].as_array().is_some_and(|m| m.len() == 1) && s["thinking"] == true
+    })
+    .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let stopped = Instant::now();
     if kill {

@@ -32,6 +32,9 @@ pub struct LiveGame {
     pub version: u64,
     /// An engine move is on its way.
     pub thinking: bool,
+    /// Another server is making the engine's move (a shared database): watchers here are
+    /// told it is thinking too.
+    pub engine_elsewhere: bool,
     /// Stops that engine's search (when the game changes under it).
     pub(super) engine_signal: Option<Arc<Signal>>,
     /// When the side to move got the turn.
@@ -45,6 +48,7 @@ impl LiveGame {
             table,
             version,
             thinking: false,
+            engine_elsewhere: false,
             engine_signal: None,
             turn_started: Instant::now(),
         }

@@ -487,6 +487,7 @@ impl Hub {
         }
         live.table = table;
         live.version = version;
+        live.engine_elsewhere = false;
         if turn_changed {
             live.turn_started = Instant::now();
         }
@@ -635,6 +636,9 @@ impl Hub {
                 .checked_sub(Duration::from_millis(ago))
                 .unwrap_or_else(Instant::now);
         }
+        // Between a person and an engine, the engine's turn is being played somewhere
+        // (by the server that leased it, or the one that takes it over).
+        live.engine_elsewhere = table.engine_turn().is_some() && !table.engines_only();
         live.table = table;
         live.version = version;
         Ok(true)
@@ -890,6 +894,7 @@ impl Hub {
             if live.version == version {
                 live.thinking = false;
                 live.engine_signal = None;
+                live.engine_elsewhere = matches!(claimed, Ok(false));
             }
             return;
         }

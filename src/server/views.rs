@@ -335,7 +335,7 @@ pub fn state(
         spectators: cell.presence.spectators(),
         undo_request: model.undo_request.map(letter),
         can_redo: at_end && model.game.undone().len() > 0,
-        thinking: at_end && live.thinking,
+        thinking: at_end && (live.thinking || live.engine_elsewhere),
         paused: model.paused,
         speed_ms: model.speed_ms,
         you: you.map(letter),
