@@ -617,3 +617,60 @@ async fn two_people_play_through_nginx_with_the_documented_configuration() {
         assert_eq!((status, &seen["moves"]), (200, &state["moves"]));
     }
 }
+
+/// Both people ask for a rematch at the same moment on two instances: one rematch game,
+/// which the finished game points to, and no other game made (the new game and the
+/// pointer are one commit).
+#[tokio::test]
+async fn a_rematch_asked_on_two_instances_at_once_makes_one_game() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let servers = three(&db);
+    let url = match &db {
+        TestDb::Postgres(url) => url.clone(),
+        TestDb::Sqlite(..) => unreachable!(),
+    };
+    let count = || {
+        postgres::shared()
+            .unwrap()
+            .query_in(&url, "SELECT count(*) FROM games")
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    for round in 0..5 {
+        let before = count();
+        let game = create(&servers[0], json!({})).await;
+        let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+        let ask = |server: &Server, secret: &str, path: &str| {
+            let request = client()
+                .post(server.api(&format!("/games/{game_id}/{path}")))
+                .bearer_auth(secret);
+            async move { send(request).await }
+        };
+        assert_eq!(ask(&servers[0], &black, "resign").await.0, 200);
+        let (first, second) = tokio::join!(
+            ask(&servers[1], &black, "rematch"),
+            ask(&servers[2], &white, "rematch")
+        );
+        assert!(
+            [first.0, second.0]
+                .iter()
+                .all(|status| [200, 409].contains(status)),
+            "round {round}: {first:?} {second:?}"
+        );
+        // Whatever the order, both want it: the game points to its one rematch.
+        let (_, now) = send(client().get(servers[0].api(&format!("/games/{game_id}")))).await;
+        let rematch = now["rematch"]
+            .as_str()
+            .unwrap_or_else(|| panic!("round {round}: a rematch: {now} {first:?} {second:?}"));
+        let (status, _) = send(client().get(servers[1].api(&format!("/games/{rematch}")))).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            count(),
+            before + 2,
+            "round {round}: the game and one rematch"
+        );
+    }
+}

@@ -394,44 +394,22 @@ impl Hub {
     /// [`ApiError::BadPosition`] if its moves cannot be played; [`ApiError::Storage`] if it
     /// cannot be stored.
     pub async fn create(self: &Arc<Hub>, new: NewGame) -> Result<Created, ApiError> {
-        let id = new_id();
-        let now = now_ms();
-        let mut secrets = ByColor::<Option<String>>::default();
-        let seats = ByColor::from_fn(|color| {
-            let seat = new.seats[color as usize].clone();
-            // A person gets a secret for the seat, unless they hold one already (or their
-            // account opens it).
-            let secret = (seat.occupant == Occupant::Human
-                && seat.secret_hash.is_none()
-                && seat.user_id.is_none())
-            .then(new_secret);
-            let secret_hash = seat
-                .secret_hash
-                .or_else(|| secret.as_deref().map(hash_secret));
-            secrets[color] = secret;
-            Seat {
-                occupant: seat.occupant,
-                time_ms: seat.time_ms,
-                secret_hash,
-                name: seat.name,
-                user_id: seat.user_id,
-            }
-        });
-        let game = AnyGame::replay(new.variant, new.setup, new.moves.iter().copied())
-            .map_err(|error| ApiError::BadPosition(error.to_string()))?;
-        let mut table = Table::new(game, seats, now);
-        let control = table.engines_only().then(new_secret);
-        table.control_hash = control.as_deref().map(hash_secret);
-        table.speed_ms = new.speed_ms;
-        table.help = new.help;
-        table.rated = new.rated;
-        table.clock = new.clock.map(|control| Clock::start(control, now));
-        let version = next_version(0);
-        let mut changes = vec![Change::Create(Box::new(stored(&id, &table, version)))];
-        if self.store.is_shared() && !table.people_only() {
-            changes.push(engine_turn_change(&id, &table, version));
-        }
-        self.commit(changes).await?;
+        let prepared = Prepared::of(new)?;
+        self.commit(prepared.changes(self.store.is_shared()))
+            .await?;
+        Ok(self.open(prepared).await)
+    }
+
+    /// A game made and committed ([`Prepared`]) comes into memory: its engine's turn and
+    /// its flag are planned.
+    async fn open(self: &Arc<Hub>, prepared: Prepared) -> Created {
+        let Prepared {
+            id,
+            table,
+            version,
+            secrets,
+            control,
+        } = prepared;
         let cell = self.insert(id, LiveGame::new(table, version));
         self.started_or_ended();
         let (job, flag) = {
@@ -440,11 +418,11 @@ impl Hub {
         };
         self.launch(&cell, job);
         self.watch_flag(&cell, flag);
-        Ok(Created {
+        Created {
             cell,
             secrets,
             control,
-        })
+        }
     }
 
     async fn commit(&self, changes: Vec<Change>) -> Result<(), ApiError> {
@@ -459,8 +437,20 @@ impl Hub {
         live: &mut LiveGame,
         table: Table,
     ) -> Result<(), ApiError> {
+        self.store_table_with(cell, live, table, Vec::new()).await
+    }
+
+    /// [`Hub::store_table`], with `extra` changes in the same commit.
+    async fn store_table_with(
+        &self,
+        cell: &GameCell,
+        live: &mut LiveGame,
+        table: Table,
+        extra: Vec<Change>,
+    ) -> Result<(), ApiError> {
         let version = next_version(live.version);
         let mut changes = changes(&cell.id, (&live.table, live.version), &table, version);
+        changes.extend(extra);
         // (Between people no engine ever moves: nothing to lease.)
         if self.store.is_shared() && !table.people_only() {
             changes.push(engine_turn_change(&cell.id, &table, version));
@@ -762,36 +752,49 @@ impl Hub {
         cell: &Arc<GameCell>,
         color: Color,
     ) -> Result<(), ApiError> {
-        {
+        let mut reloaded = false;
+        let opened = {
             let mut live = cell.lock().await;
-            let mut table = live.table.clone();
-            if table.rematch(color, now_ms())? {
-                let old = &live.table;
-                let seats = Color::ALL.map(|color| {
-                    let seat = &old.seats[color.opponent()];
-                    NewSeat {
-                        occupant: seat.occupant,
-                        time_ms: seat.time_ms,
-                        name: seat.name.clone(),
-                        user_id: seat.user_id,
-                        secret_hash: seat.secret_hash.clone(),
+            loop {
+                let mut table = live.table.clone();
+                let made = match table.rematch(color, now_ms()) {
+                    Ok(true) => {
+                        let prepared = Prepared::of(rematch_of(&live.table))?;
+                        table.rematch = Some(prepared.id.clone());
+                        Some(prepared)
                     }
+                    Ok(false) => None,
+                    Err(refused) => {
+                        drop(live);
+                        if reloaded {
+                            cell.notify();
+                        }
+                        return Err(refused.into());
+                    }
+                };
+                // The new game and the old one's pointer to it in one commit: both or none.
+                let extra = made.as_ref().map_or_else(Vec::new, |prepared| {
+                    prepared.changes(self.store.is_shared())
                 });
-                let created = self
-                    .create(NewGame {
-                        variant: old.game.variant(),
-                        setup: *old.game.setup(),
-                        moves: Vec::new(),
-                        seats,
-                        speed_ms: old.speed_ms,
-                        help: old.help,
-                        clock: old.clock.map(|clock| clock.control),
-                        rated: old.rated,
-                    })
-                    .await?;
-                table.rematch = Some(created.cell.id.clone());
+                match self.store_table_with(cell, &mut live, table, extra).await {
+                    Ok(()) => break made,
+                    // Another server changed the game meanwhile: once more on what it is.
+                    Err(ApiError::Stale) if !reloaded => {
+                        self.reload(cell, &mut live).await?;
+                        reloaded = true;
+                    }
+                    Err(error) => {
+                        drop(live);
+                        if reloaded {
+                            cell.notify();
+                        }
+                        return Err(error);
+                    }
+                }
             }
-            self.store_table(cell, &mut live, table).await?;
+        };
+        if let Some(prepared) = opened {
+            self.open(prepared).await;
         }
         cell.notify();
         Ok(())
@@ -1176,6 +1179,98 @@ fn evaluate_for_black(game: &AnyGame) -> (f64, bool) {
 }
 
 /// When a timed game's flag falls, unless it changes before.
+/// A new game made but not yet committed: its table, version and the secrets it hands out.
+struct Prepared {
+    id: String,
+    table: Table,
+    version: u64,
+    secrets: ByColor<Option<String>>,
+    control: Option<String>,
+}
+
+impl Prepared {
+    /// The game `new` asks for, with a fresh id and secrets for its people.
+    fn of(new: NewGame) -> Result<Prepared, ApiError> {
+        let id = new_id();
+        let now = now_ms();
+        let mut secrets = ByColor::<Option<String>>::default();
+        let seats = ByColor::from_fn(|color| {
+            let seat = new.seats[color as usize].clone();
+            // A person gets a secret for the seat, unless they hold one already (or their
+            // account opens it).
+            let secret = (seat.occupant == Occupant::Human
+                && seat.secret_hash.is_none()
+                && seat.user_id.is_none())
+            .then(new_secret);
+            let secret_hash = seat
+                .secret_hash
+                .or_else(|| secret.as_deref().map(hash_secret));
+            secrets[color] = secret;
+            Seat {
+                occupant: seat.occupant,
+                time_ms: seat.time_ms,
+                secret_hash,
+                name: seat.name,
+                user_id: seat.user_id,
+            }
+        });
+        let game = AnyGame::replay(new.variant, new.setup, new.moves.iter().copied())
+            .map_err(|error| ApiError::BadPosition(error.to_string()))?;
+        let mut table = Table::new(game, seats, now);
+        let control = table.engines_only().then(new_secret);
+        table.control_hash = control.as_deref().map(hash_secret);
+        table.speed_ms = new.speed_ms;
+        table.help = new.help;
+        table.rated = new.rated;
+        table.clock = new.clock.map(|control| Clock::start(control, now));
+        Ok(Prepared {
+            id,
+            table,
+            version: next_version(0),
+            secrets,
+            control,
+        })
+    }
+
+    /// What committing it writes (on a shared database, with its engine's lease).
+    fn changes(&self, shared: bool) -> Vec<Change> {
+        let mut changes = vec![Change::Create(Box::new(stored(
+            &self.id,
+            &self.table,
+            self.version,
+        )))];
+        if shared && !self.table.people_only() {
+            changes.push(engine_turn_change(&self.id, &self.table, self.version));
+        }
+        changes
+    }
+}
+
+/// The rematch of the game at `old`: the same settings, the colours swapped, each seat
+/// opened by the same secret or account.
+fn rematch_of(old: &Table) -> NewGame {
+    let seats = Color::ALL.map(|color| {
+        let seat = &old.seats[color.opponent()];
+        NewSeat {
+            occupant: seat.occupant,
+            time_ms: seat.time_ms,
+            name: seat.name.clone(),
+            user_id: seat.user_id,
+            secret_hash: seat.secret_hash.clone(),
+        }
+    });
+    NewGame {
+        variant: old.game.variant(),
+        setup: *old.game.setup(),
+        moves: Vec::new(),
+        seats,
+        speed_ms: old.speed_ms,
+        help: old.help,
+        clock: old.clock.map(|clock| clock.control),
+        rated: old.rated,
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct PlannedFlag {
     /// The game's version then.
