@@ -674,3 +674,85 @@ async fn a_rematch_asked_on_two_instances_at_once_makes_one_game() {
         );
     }
 }
+
+/// Two rated games of one player end at the same moment on two instances: both move her
+/// rating, one after the other (neither starts from the rating the other replaced).
+#[tokio::test]
+async fn two_rated_games_ending_at_once_on_two_instances_both_count() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let servers = three(&db);
+    let member = |server: &Server, name: &str| {
+        let request = client()
+            .post(server.api("/accounts"))
+            .json(&json!({"name": name, "password": "a good password"}));
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status().as_u16(), 201);
+            let cookie = response
+                .headers()
+                .get_all("set-cookie")
+                .iter()
+                .filter_map(|value| value.to_str().ok()?.split(';').next())
+                .find(|value| value.starts_with("othello_session="))
+                .unwrap()
+                .to_owned();
+            let body: Value = response.json().await.unwrap();
+            (cookie, body["csrf"].as_str().unwrap().to_owned())
+        }
+    };
+    let signed = |request: reqwest::RequestBuilder, member: &(String, String)| {
+        request
+            .header("cookie", &member.0)
+            .header("x-csrf-token", &member.1)
+    };
+    let ann = member(&servers[0], "ann").await;
+    let mut games = Vec::new();
+    for (n, name) in ["bob", "cyd"].into_iter().enumerate() {
+        let opponent = member(&servers[n + 1], name).await;
+        let (status, posted) = send(signed(
+            client().post(servers[0].api("/seeks")).json(
+                &json!({"rated": true, "color": "B", "clock": {"base_ms": 600_000}, "to": name}),
+            ),
+            &ann,
+        ))
+        .await;
+        assert_eq!(status, 201, "{posted}");
+        let seek = posted["seek"]["id"].as_str().unwrap().to_owned();
+        let (status, taken) = send(signed(
+            client().post(servers[n + 1].api(&format!("/seeks/{seek}/accept"))),
+            &opponent,
+        ))
+        .await;
+        assert_eq!(status, 201, "{taken}");
+        let game = taken["game"].as_str().unwrap().to_owned();
+        for (player, square) in [(&ann, "d3"), (&opponent, "c5")] {
+            let (status, body) = send(signed(
+                client()
+                    .post(servers[n + 1].api(&format!("/games/{game}/moves")))
+                    .json(&json!({ "square": square })),
+                player,
+            ))
+            .await;
+            assert_eq!(status, 200, "{body}");
+        }
+        games.push((game, opponent, n + 1));
+    }
+    // Bob resigns on the second instance as Cyd resigns on the third.
+    let resign = |(game, opponent, server): &(String, (String, String), usize)| {
+        send(signed(
+            client().post(servers[*server].api(&format!("/games/{game}/resign"))),
+            opponent,
+        ))
+    };
+    let (first, second) = tokio::join!(resign(&games[0]), resign(&games[1]));
+    assert_eq!((first.0, second.0), (200, 200), "{first:?} {second:?}");
+    let (_, page) = send(client().get(servers[0].api("/users/ann"))).await;
+    assert_eq!(page["ratings"][0]["games"], 2, "{page}");
+    assert_eq!(
+        page["history"].as_array().map(Vec::len),
+        Some(2),
+        "both games in her history: {page}"
+    );
+}

@@ -659,8 +659,18 @@ impl Hub {
                     return;
                 }
                 match hub.store_table(&cell, &mut live, table).await {
-                    // Another server ended it, or changed it first: as it is now.
-                    Err(ApiError::Stale) => hub.reload(&cell, &mut live).await.map(|_| ()),
+                    // Another server changed it first (or a player's rating): as it is
+                    // now, with its flag planned again.
+                    Err(ApiError::Stale) => match hub.reload(&cell, &mut live).await {
+                        Ok(_) => {
+                            let flag = plan_flag(&live);
+                            drop(live);
+                            cell.notify();
+                            hub.watch_flag(&cell, flag);
+                            return;
+                        }
+                        Err(error) => Err(error),
+                    },
                     stored => stored,
                 }
             };

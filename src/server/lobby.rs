@@ -298,8 +298,21 @@ impl Lobby {
     }
 
     /// The challenge `id`, for its link.
-    pub fn seek(&self, id: &str) -> Option<Seek> {
+    pub async fn seek(&self, id: &str) -> Option<Seek> {
+        self.catch_up(id).await;
         self.seeks.lock().expect("not poisoned").get(id).cloned()
+    }
+
+    /// On a shared database, a challenge this server has not heard of yet (posted on
+    /// another a moment ago, its announcement on its way) is read from the store.
+    async fn catch_up(&self, id: &str) {
+        let could_be = id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        if could_be
+            && self.store.is_shared()
+            && !self.seeks.lock().expect("not poisoned").contains_key(id)
+        {
+            let _ = self.reload().await;
+        }
     }
 
     /// Games made lately from `viewer`'s challenges: (seek id, game id).
@@ -356,6 +369,7 @@ impl Lobby {
     /// # Errors
     /// [`SeekError::Gone`], [`SeekError::NotYours`]; [`ApiError::Storage`].
     pub async fn withdraw(&self, id: &str, person: &Person) -> Result<(), ApiError> {
+        self.catch_up(id).await;
         let seek = {
             let mut seeks = self.seeks.lock().expect("not poisoned");
             let seek = seeks.get(id).ok_or(SeekError::Gone)?;
@@ -391,6 +405,7 @@ impl Lobby {
         id: &str,
         taker: Person,
     ) -> Result<Created, ApiError> {
+        self.catch_up(id).await;
         let seek = {
             let mut seeks = self.seeks.lock().expect("not poisoned");
             let seek = seeks.get(id).ok_or(SeekError::Gone)?;

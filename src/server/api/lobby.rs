@@ -391,6 +391,7 @@ pub(super) async fn show_seek(
     let seek = app
         .lobby
         .seek(&id)
+        .await
         .ok_or(crate::server::error::SeekError::Gone)?;
     let origin = origin(&app, &headers);
     Ok(Json(seek_view(&seek, &viewer(&caller, &[]), &origin)))

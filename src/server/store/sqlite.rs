@@ -378,12 +378,14 @@ impl Backend for Sqlite {
                     }
                 }
                 Change::Rating(rating) => {
-                    transaction.execute(
+                    // Only over the rating it was computed from (one game fewer).
+                    let updated = transaction.execute(
                         "INSERT INTO ratings (user_id, category, rating, deviation, volatility,
                             games, updated_at)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                          ON CONFLICT (user_id, category) DO UPDATE SET rating = ?3,
-                            deviation = ?4, volatility = ?5, games = ?6, updated_at = ?7",
+                            deviation = ?4, volatility = ?5, games = ?6, updated_at = ?7
+                         WHERE ratings.games = ?6 - 1",
                         params![
                             rating.user_id,
                             rating.category,
@@ -394,6 +396,12 @@ impl Backend for Sqlite {
                             rating.at
                         ],
                     )?;
+                    if updated == 0 {
+                        return Err(StoreError::Conflict(format!(
+                            "rating of {}",
+                            rating.user_id
+                        )));
+                    }
                     transaction.execute(
                         "INSERT INTO rating_history (user_id, category, game_id, rating,
                             deviation, at)
