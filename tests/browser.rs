@@ -1087,12 +1087,14 @@ async fn a_challenge_taken_from_another_browser(servers: &[Server], shots: bool)
     if shots {
         screenshot(&bob, "lobby.png").await;
     }
-    bob.find(Locator::Css("#seeks tbody tr button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    // Clicked in the page: the lobby may be drawn again at any moment (an element found
+    // first could be gone by the click).
+    bob.execute(
+        "document.querySelector('#seeks tbody tr button').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
     for client in [&ann, &bob] {
         wait_for(
             client,
@@ -1212,12 +1214,14 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
     .await;
     let row = text_of(&bob, "#seeks tbody tr").await;
     assert!(row.contains("ann") && row.contains("rated"), "{row}");
-    bob.find(Locator::Css("#seeks tbody tr button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    // Clicked in the page: the lobby may be drawn again at any moment (an element found
+    // first could be gone by the click).
+    bob.execute(
+        "document.querySelector('#seeks tbody tr button').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
     for client in [&ann, &bob] {
         wait_for(
             client,

@@ -634,11 +634,19 @@ impl Postgres {
         // Told to every server listening when (and only if) the commit succeeds.
         for notice in notices {
             transaction
-                .execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &notice.to_string()])
+                .execute(
+                    "SELECT pg_notify($1, $2)",
+                    &[&CHANNEL, &self.payload(&notice)],
+                )
                 .await?;
         }
         transaction.commit().await?;
         Ok(())
+    }
+
+    /// A notice as sent: from this server (which skips its own when they come back).
+    fn payload(&self, notice: &Notice) -> String {
+        format!("{}|{notice}", self.instance)
     }
 
     /// What other servers commit, as it is committed: a connection of its own that
@@ -647,18 +655,22 @@ impl Postgres {
     pub fn listen(&self) -> mpsc::UnboundedReceiver<Notice> {
         let (sender, receiver) = mpsc::unbounded_channel();
         let config = self.config.clone();
+        let own = self.instance.clone();
         tokio::spawn(async move {
             let mut backoff = Duration::from_millis(50);
             while !sender.is_closed() {
                 if let Ok((client, mut connection)) = config.connect(NoTls).await {
                     backoff = Duration::from_millis(50);
                     let forward = sender.clone();
+                    let own = own.clone();
                     let messages = tokio::spawn(async move {
                         while let Some(Ok(message)) =
                             std::future::poll_fn(|cx| connection.poll_message(cx)).await
                         {
                             if let AsyncMessage::Notification(notification) = message
-                                && let Some(notice) = Notice::parse(notification.payload())
+                                && let Some((from, body)) = notification.payload().split_once('|')
+                                && from != own
+                                && let Some(notice) = Notice::parse(body)
                                 && forward.send(notice).is_err()
                             {
                                 return;
@@ -785,7 +797,7 @@ impl Postgres {
                     &here.left_at[0],
                     &here.left_at[1],
                     &CHANNEL,
-                    &Notice::Presence(id.to_owned()).to_string(),
+                    &self.payload(&Notice::Presence(id.to_owned())),
                 ],
             )
             .await?;
@@ -854,8 +866,8 @@ impl Postgres {
                                 ELSE white_left_at END,
                             heartbeat_at = now()
                         WHERE instance = $1 RETURNING game_id)
-                     SELECT pg_notify($2, 'p:' || game_id) FROM left_games",
-                    &[&self.instance, &CHANNEL],
+                     SELECT pg_notify($2, $3 || '|p:' || game_id) FROM left_games",
+                    &[&self.instance, &CHANNEL, &self.instance],
                 )
                 .await?;
         } else {
