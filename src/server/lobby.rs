@@ -219,6 +219,12 @@ impl Viewer {
 pub struct Lobby {
     store: Store,
     seeks: Mutex<BTreeMap<String, Seek>>,
+    /// Bumped at every change this server makes to `seeks`: a reload that read the store
+    /// before one reads it again rather than undo it.
+    edits: std::sync::atomic::AtomicU64,
+    /// Challenges being taken or withdrawn here, their commit under way: a reload leaves
+    /// them out.
+    leaving: Mutex<std::collections::BTreeSet<String>>,
     /// Challenges accepted lately, seek id to game id: the poster's page learns its game.
     matched: Mutex<Vec<StoredMatch>>,
     changed: watch::Sender<u64>,
@@ -242,6 +248,8 @@ impl Lobby {
         Ok(Lobby {
             store,
             seeks: Mutex::new(seeks),
+            edits: std::sync::atomic::AtomicU64::new(0),
+            leaving: Mutex::default(),
             matched: Mutex::new(Vec::new()),
             changed: watch::Sender::new(0),
         })
@@ -252,16 +260,28 @@ impl Lobby {
     /// # Errors
     /// [`ApiError::Storage`] if they cannot be read.
     pub async fn reload(&self) -> Result<(), ApiError> {
-        let seeks = self
-            .store
-            .seeks()
-            .await?
-            .into_iter()
-            .filter_map(Seek::revive)
-            .map(|seek| (seek.id.clone(), seek))
-            .collect();
+        use std::sync::atomic::Ordering;
+        let mut tries = 0;
+        loop {
+            let before = self.edits.load(Ordering::SeqCst);
+            let stored = self.store.seeks().await?;
+            let mut seeks = self.seeks.lock().expect("not poisoned");
+            // Changed here while the store was read: read again (a few times at most: a
+            // busy lobby's next announcement reloads it anyway).
+            if self.edits.load(Ordering::SeqCst) != before && tries < 3 {
+                tries += 1;
+                continue;
+            }
+            let leaving = self.leaving.lock().expect("not poisoned");
+            *seeks = stored
+                .into_iter()
+                .filter_map(Seek::revive)
+                .filter(|seek| !leaving.contains(&seek.id))
+                .map(|seek| (seek.id.clone(), seek))
+                .collect();
+            break;
+        }
         let matched = self.store.matches_since(now_ms() - MATCHED_FOR_MS).await?;
-        *self.seeks.lock().expect("not poisoned") = seeks;
         {
             let mut known = self.matched.lock().expect("not poisoned");
             for new in matched {
@@ -272,6 +292,13 @@ impl Lobby {
         }
         self.notify();
         Ok(())
+    }
+
+    /// Changes the challenges here (see `edits`).
+    fn edit(&self, change: impl FnOnce(&mut BTreeMap<String, Seek>)) {
+        let mut seeks = self.seeks.lock().expect("not poisoned");
+        change(&mut seeks);
+        self.edits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// A receiver that wakes when a challenge comes or goes.
@@ -356,10 +383,9 @@ impl Lobby {
         self.store
             .commit(vec![Change::NewSeek(seek.stored())])
             .await?;
-        self.seeks
-            .lock()
-            .expect("not poisoned")
-            .insert(seek.id.clone(), seek.clone());
+        self.edit(|seeks| {
+            seeks.insert(seek.id.clone(), seek.clone());
+        });
         self.notify();
         Ok(seek)
     }
@@ -376,20 +402,25 @@ impl Lobby {
             if !seek.poster.is(person) {
                 return Err(SeekError::NotYours.into());
             }
-            seeks.remove(id).expect("just seen")
-        };
-        if let Err(error) = self
-            .store
-            .commit(vec![Change::EndSeek { id: id.to_owned() }])
-            .await
-        {
-            // Not withdrawn after all.
-            self.seeks
+            self.leaving
                 .lock()
                 .expect("not poisoned")
-                .insert(seek.id.clone(), seek);
-            return Err(error.into());
-        }
+                .insert(id.to_owned());
+            self.edits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            seeks.remove(id).expect("just seen")
+        };
+        let committed = self
+            .store
+            .commit(vec![Change::EndSeek { id: id.to_owned() }])
+            .await;
+        self.edit(|seeks| {
+            if committed.is_err() {
+                // Not withdrawn after all.
+                seeks.insert(seek.id.clone(), seek);
+            }
+        });
+        self.leaving.lock().expect("not poisoned").remove(id);
+        committed?;
         self.notify();
         Ok(())
     }
@@ -420,9 +451,19 @@ impl Lobby {
             {
                 return Err(SeekError::NotForYou(to.clone()).into());
             }
+            self.leaving
+                .lock()
+                .expect("not poisoned")
+                .insert(id.to_owned());
+            self.edits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             seeks.remove(id).expect("just seen")
         };
-        match self.start_game(hub, &seek, taker).await {
+        let started = self.start_game(hub, &seek, taker).await;
+        if started.is_ok() {
+            self.edit(|_| {});
+        }
+        self.leaving.lock().expect("not poisoned").remove(id);
+        match started {
             Ok(created) => {
                 let matched = StoredMatch {
                     seek_id: seek.id.clone(),
@@ -447,10 +488,9 @@ impl Lobby {
             }
             Err(error) => {
                 // Back in the lobby: nobody got a game.
-                self.seeks
-                    .lock()
-                    .expect("not poisoned")
-                    .insert(seek.id.clone(), seek);
+                self.edit(|seeks| {
+                    seeks.insert(seek.id.clone(), seek);
+                });
                 Err(error)
             }
         }
