@@ -25,9 +25,9 @@ mod server;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use load::{percentile, raise_file_limit};
-use serde_json::{Value, json};
-use server::{Live, Server, client, send};
+use load::{percentile, play_game, raise_file_limit};
+use serde_json::json;
+use server::{Server, client};
 
 /// CPU time (user + system) of process `pid` and its threads, in seconds.
 fn cpu_seconds(pid: u32) -> f64 {
@@ -64,68 +64,6 @@ fn cpu_of_processes_named(name: &str) -> f64 {
         .sum()
 }
 
-/// One game over `servers`, starting at `first` (round robin): both seats connected,
-/// `moves` moves, each timed from the request to the other seat's live state.
-async fn play_game(
-    servers: &[Server],
-    first: usize,
-    http: &reqwest::Client,
-    moves: usize,
-    think: Duration,
-    seed: u64,
-) -> Vec<Duration> {
-    use rand::{RngExt, SeedableRng, rngs::StdRng};
-    let mut rng = StdRng::seed_from_u64(seed);
-    let at = |n: usize| &servers[(first + n) % servers.len()];
-    let (status, game) = send(http.post(at(0).api("/games")).json(&json!({}))).await;
-    assert_eq!(status, 201, "{game}");
-    let id = game["id"].as_str().unwrap().to_owned();
-    let secrets =
-        ["black", "white"].map(|seat| game["seats"][seat]["secret"].as_str().unwrap().to_owned());
-    let mut seats = [
-        Live::connect(at(1), &id, Some(&secrets[0])).await,
-        Live::connect(at(2), &id, Some(&secrets[1])).await,
-    ];
-    seats[0]
-        .state_where(|s| s["seats"]["white"]["connected"] == true)
-        .await;
-    seats[1]
-        .state_where(|s| s["seats"]["black"]["connected"] == true)
-        .await;
-    let mut state: Value = game["state"].clone();
-    let mut latencies = Vec::with_capacity(moves);
-    for ply in 0..moves {
-        if state["status"] != "playing" {
-            break;
-        }
-        let mover = usize::from(state["to_move"] == "W");
-        let square = state["legal"][0].as_str().unwrap().to_owned();
-        if !think.is_zero() {
-            tokio::time::sleep(think.mul_f64(rng.random_range(0.5..1.5))).await;
-        }
-        let start = Instant::now();
-        let (status, after) = send(
-            http.post(at(3 + ply).api(&format!("/games/{id}/moves")))
-                .bearer_auth(&secrets[mover])
-                .json(&json!({ "square": square })),
-        )
-        .await;
-        assert_eq!(status, 200, "{after}");
-        let version = after["version"].as_u64().unwrap();
-        seats[1 - mover]
-            .state_where(|s| s["version"].as_u64() >= Some(version))
-            .await;
-        latencies.push(start.elapsed());
-        seats[mover]
-            .state_where(|s| s["version"].as_u64() >= Some(version))
-            .await;
-        seats[0].raw.clear();
-        seats[1].raw.clear();
-        state = after;
-    }
-    latencies
-}
-
 /// Plays `games` games on `servers` and prints one line of figures.
 async fn measure(label: &str, servers: &[Server], games: usize, moves: usize, think: Duration) {
     let http = client();
@@ -137,14 +75,19 @@ async fn measure(label: &str, servers: &[Server], games: usize, moves: usize, th
         cpu_seconds(std::process::id()),
     );
     let start = Instant::now();
-    let mut latencies: Vec<Duration> = futures_util::stream::iter((0..games).map(|game| {
-        let http = http.clone();
-        async move { play_game(servers, game, &http, moves, think, game as u64).await }
-    }))
-    .buffer_unordered(games)
-    .flat_map(futures_util::stream::iter)
-    .collect()
-    .await;
+    let mut latencies: Vec<Duration> =
+        futures_util::stream::iter(
+            (0..games).map(|game| {
+                let http = http.clone();
+                async move {
+                    play_game(servers, game, &http, moves, think, game as u64, &json!({})).await
+                }
+            }),
+        )
+        .buffer_unordered(games)
+        .flat_map(futures_util::stream::iter)
+        .collect()
+        .await;
     let elapsed = start.elapsed().as_secs_f64();
     latencies.sort();
     let total = latencies.len() as f64;

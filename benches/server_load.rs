@@ -23,9 +23,9 @@ mod server;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use load::{percentile, raise_file_limit};
+use load::{percentile, play_game, raise_file_limit};
 use serde_json::{Value, json};
-use server::{Live, Server, client, send};
+use server::{Server, client, send};
 
 /// The server's resident memory in KiB.
 fn resident_kib(pid: u32) -> u64 {
@@ -40,71 +40,13 @@ fn resident_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// One game: both seats connected; `moves` moves, each timed from the request to the
-/// other seat's live state.
-async fn play_load_game(
-    server: &Server,
-    http: &reqwest::Client,
-    moves: usize,
-    think: Duration,
-    seed: u64,
-    clock_s: u64,
-) -> Vec<Duration> {
-    use rand::{RngExt, SeedableRng, rngs::StdRng};
-    let mut rng = StdRng::seed_from_u64(seed);
-    let request = if clock_s > 0 {
+/// A game's creation: on a clock of `clock_s` seconds a side plus 5 s a move (0: untimed).
+fn game_request(clock_s: u64) -> Value {
+    if clock_s > 0 {
         json!({"clock": {"base_ms": clock_s * 1000, "increment_ms": 5000}})
     } else {
         json!({})
-    };
-    let (status, game) = send(http.post(server.api("/games")).json(&request)).await;
-    assert_eq!(status, 201, "{game}");
-    let id = game["id"].as_str().unwrap().to_owned();
-    let secrets =
-        ["black", "white"].map(|seat| game["seats"][seat]["secret"].as_str().unwrap().to_owned());
-    let mut seats = [
-        Live::connect(server, &id, Some(&secrets[0])).await,
-        Live::connect(server, &id, Some(&secrets[1])).await,
-    ];
-    // Both connected.
-    seats[0]
-        .state_where(|s| s["seats"]["white"]["connected"] == true)
-        .await;
-    seats[1]
-        .state_where(|s| s["seats"]["black"]["connected"] == true)
-        .await;
-    let mut state: Value = game["state"].clone();
-    let mut latencies = Vec::with_capacity(moves);
-    for _ in 0..moves {
-        if state["status"] != "playing" {
-            break;
-        }
-        let mover = usize::from(state["to_move"] == "W");
-        let square = state["legal"][0].as_str().unwrap().to_owned();
-        if !think.is_zero() {
-            tokio::time::sleep(think.mul_f64(rng.random_range(0.5..1.5))).await;
-        }
-        let start = Instant::now();
-        let (status, after) = send(
-            http.post(server.api(&format!("/games/{id}/moves")))
-                .bearer_auth(&secrets[mover])
-                .json(&json!({ "square": square })),
-        )
-        .await;
-        assert_eq!(status, 200, "{after}");
-        let version = after["version"].as_u64().unwrap();
-        seats[1 - mover]
-            .state_where(|s| s["version"].as_u64() >= Some(version))
-            .await;
-        latencies.push(start.elapsed());
-        seats[mover]
-            .state_where(|s| s["version"].as_u64() >= Some(version))
-            .await;
-        seats[0].raw.clear();
-        seats[1].raw.clear();
-        state = after;
     }
-    latencies
 }
 
 /// When each challenge was posted, and when each watcher's lobby first showed it.
@@ -244,17 +186,23 @@ fn main() {
         // Let the watchers connect before the games start.
         let _ = tokio::time::timeout(Duration::from_secs(1), lobby.as_mut()).await;
         let start = Instant::now();
-        let mut tasks =
-            futures_util::stream::iter(
-                (0..games).map(|game| {
-                    let http = http.clone();
-                    let server = &server;
-                    async move {
-                        play_load_game(server, &http, moves, think, game as u64, clock_s).await
-                    }
-                }),
-            )
-            .buffer_unordered(games);
+        let mut tasks = futures_util::stream::iter((0..games).map(|game| {
+            let http = http.clone();
+            let server = &server;
+            async move {
+                play_game(
+                    std::slice::from_ref(server),
+                    0,
+                    &http,
+                    moves,
+                    think,
+                    game as u64,
+                    &game_request(clock_s),
+                )
+                .await
+            }
+        }))
+        .buffer_unordered(games);
         // The server's memory, sampled as the games run.
         let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(before));
         let sampler = {

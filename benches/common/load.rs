@@ -1,7 +1,12 @@
-//! What the load benchmarks share: more connections for the load generator, percentiles.
+//! What the load benchmarks share: two people's games timed move by move, more connections
+//! for the load generator, percentiles.
 #![allow(dead_code)]
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::server::{Live, Server, send};
 
 /// Lets this process open as many files (connections) as it may.
 pub fn raise_file_limit() {
@@ -25,4 +30,69 @@ pub fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     }
     let index = ((sorted.len() as f64 * fraction).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[index]
+}
+
+/// One game made from `request` over `servers`, starting at `first` (round robin: its
+/// creation, Black's channel, White's, then each move's request on the next one; with one
+/// server, all on it): both seats connected, `moves` moves, each timed from the request to
+/// the other seat's live state. Each side thinks about `think` (0.5 to 1.5 times) first.
+pub async fn play_game(
+    servers: &[Server],
+    first: usize,
+    http: &reqwest::Client,
+    moves: usize,
+    think: Duration,
+    seed: u64,
+    request: &Value,
+) -> Vec<Duration> {
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+    let mut rng = StdRng::seed_from_u64(seed);
+    let at = |n: usize| &servers[(first + n) % servers.len()];
+    let (status, game) = send(http.post(at(0).api("/games")).json(request)).await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_owned();
+    let secrets =
+        ["black", "white"].map(|seat| game["seats"][seat]["secret"].as_str().unwrap().to_owned());
+    let mut seats = [
+        Live::connect(at(1), &id, Some(&secrets[0])).await,
+        Live::connect(at(2), &id, Some(&secrets[1])).await,
+    ];
+    seats[0]
+        .state_where(|s| s["seats"]["white"]["connected"] == true)
+        .await;
+    seats[1]
+        .state_where(|s| s["seats"]["black"]["connected"] == true)
+        .await;
+    let mut state: Value = game["state"].clone();
+    let mut latencies = Vec::with_capacity(moves);
+    for ply in 0..moves {
+        if state["status"] != "playing" {
+            break;
+        }
+        let mover = usize::from(state["to_move"] == "W");
+        let square = state["legal"][0].as_str().unwrap().to_owned();
+        if !think.is_zero() {
+            tokio::time::sleep(think.mul_f64(rng.random_range(0.5..1.5))).await;
+        }
+        let start = Instant::now();
+        let (status, after) = send(
+            http.post(at(3 + ply).api(&format!("/games/{id}/moves")))
+                .bearer_auth(&secrets[mover])
+                .json(&json!({ "square": square })),
+        )
+        .await;
+        assert_eq!(status, 200, "{after}");
+        let version = after["version"].as_u64().unwrap();
+        seats[1 - mover]
+            .state_where(|s| s["version"].as_u64() >= Some(version))
+            .await;
+        latencies.push(start.elapsed());
+        seats[mover]
+            .state_where(|s| s["version"].as_u64() >= Some(version))
+            .await;
+        seats[0].raw.clear();
+        seats[1].raw.clear();
+        state = after;
+    }
+    latencies
 }
