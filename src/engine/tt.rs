@@ -106,40 +106,8 @@ fn zeroed_slots(len: usize) -> Option<Vec<Slot>> {
     // valid `AtomicU64` values.
     unsafe {
         let pointer = std::alloc::alloc_zeroed(layout).cast::<Slot>();
-        if pointer.is_null() {
-            return None;
-        }
-        advise_huge_pages(pointer.cast(), layout.size());
-        Some(Vec::from_raw_parts(pointer, len, len))
+        (!pointer.is_null()).then(|| Vec::from_raw_parts(pointer, len, len))
     }
-}
-
-/// Asks Linux to back a large table with 2 MiB pages where it can (transparent huge pages,
-/// which Debian grants only to memory that asks). A probe lands anywhere in the table: with
-/// 4 KiB pages most probes miss the TLB, and the page-table entries of a 256 MiB table
-/// (512 KiB) crowd a smaller core's L2 cache (BENCHMARKS.md, "The table in huge pages").
-/// Only a hint: refused or not, the memory works the same.
-fn advise_huge_pages(start: *mut u8, size: usize) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE_PAGE: usize = 2 << 20;
-        const PAGE: usize = 4096;
-        if size >= 2 * HUGE_PAGE {
-            // madvise wants a page-aligned start; the pages it covers lie inside the block.
-            let offset = start.align_offset(PAGE);
-            // SAFETY: the range lies within the block just allocated, and the advice changes
-            // only how its pages are backed, never its contents.
-            unsafe {
-                libc::madvise(
-                    start.add(offset).cast(),
-                    (size - offset) / PAGE * PAGE,
-                    libc::MADV_HUGEPAGE,
-                );
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (start, size);
 }
 
 /// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash, shared by
@@ -289,40 +257,6 @@ impl TranspositionTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Where Linux grants transparent huge pages to memory that asks (not `[never]`), a
-    /// large table's memory is backed by them once written.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn large_tables_ask_for_huge_pages() {
-        let setting = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
-        if setting.map_or(true, |setting| setting.contains("[never]")) {
-            return;
-        }
-        let table = TranspositionTable::new(16);
-        for slot in table.slots.iter().step_by(4096) {
-            slot[1].store(1, Ordering::Relaxed);
-        }
-        // The advice splits the memory's mapping: count the mappings inside the table.
-        let table_start = table.slots.as_ptr() as usize;
-        let table_end = table_start + table.bytes();
-        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        let (mut inside, mut huge_kib) = (false, 0);
-        for line in smaps.lines() {
-            if let Some((range, _)) = line.split_once(' ')
-                && let Some((start, end)) = range.split_once('-')
-                && let (Ok(start), Ok(end)) = (
-                    usize::from_str_radix(start, 16),
-                    usize::from_str_radix(end, 16),
-                )
-            {
-                inside = table_start <= start && end <= table_end;
-            } else if inside && let Some(kib) = line.strip_prefix("AnonHugePages:") {
-                huge_kib += kib.trim().trim_end_matches(" kB").parse::<usize>().unwrap();
-            }
-        }
-        assert!(huge_kib >= 2048, "{huge_kib} KiB in huge pages");
-    }
 
     #[test]
     fn sizes_follow_the_work_and_fresh_tables_are_not_cleared() {
