@@ -363,25 +363,18 @@ impl<'t, 's, N: Node> Solver<'t, 's, N> {
         tt: &'t TranspositionTable,
         stopper: Stopper<'s>,
     ) -> Solver<'t, 's, N> {
-        let cuts = if options.selectivity.is_none() {
-            None
-        } else {
-            probcut::model_for(options.eval, node, options.rule)
-        };
-        Solver {
+        let mut solver = Solver {
             rule: options.rule,
             eval: options.eval,
-            selectivity: if cuts.is_some() {
-                options.selectivity
-            } else {
-                Selectivity::NONE
-            },
-            cuts,
+            selectivity: Selectivity::NONE,
+            cuts: None,
             threads: options.threads,
             tt,
             stopper,
             moves: Vec::with_capacity(256),
-        }
+        };
+        solver.set_selectivity(node, options.selectivity);
+        solver
     }
 }
 
