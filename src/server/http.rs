@@ -26,7 +26,11 @@ use axum::{Router, body::Body, http::Request};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::Serialize;
-use tokio::{io::AsyncWriteExt, net::TcpListener, sync::watch};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpListener,
+    sync::watch,
+};
 use tower::ServiceExt;
 
 /// What a connection may do.
@@ -152,7 +156,16 @@ struct RefusalBody {
     message: String,
 }
 
-/// Answers a connection over the limit with a `503` and closes it.
+/// The most a refused connection's request is read before it is closed.
+const REFUSED_READ_LIMIT: usize = 64 * 1024;
+
+/// How long a refused connection's request is read after the answer, at most.
+const REFUSED_LINGER: Duration = Duration::from_secs(1);
+
+/// Answers a connection over the limit with a `503` and closes it: its request is read
+/// (up to [`REFUSED_READ_LIMIT`], for [`REFUSED_LINGER`]) after the answer, because a
+/// socket closed with unread data sends a reset, which can reach the client before it has
+/// read the answer.
 async fn refuse(mut stream: tokio::net::TcpStream, timeout: Duration) {
     let body = serde_json::to_string(&Refusal {
         error: RefusalBody {
@@ -171,6 +184,16 @@ async fn refuse(mut stream: tokio::net::TcpStream, timeout: Duration) {
     let _ = tokio::time::timeout(timeout, async {
         let _ = stream.write_all(response.as_bytes()).await;
         let _ = stream.shutdown().await;
+    })
+    .await;
+    let _ = tokio::time::timeout(REFUSED_LINGER.min(timeout), async {
+        let (mut buffer, mut read) = ([0u8; 4096], 0);
+        while read < REFUSED_READ_LIMIT {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => read += n,
+            }
+        }
     })
     .await;
 }
