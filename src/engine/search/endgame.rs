@@ -288,6 +288,21 @@ pub fn rank<N: Node>(
     Ok((ranked, nodes))
 }
 
+/// The line `best` begins in `node` after a solve: the move, then the best moves the table
+/// holds (see [`follow_table`]).
+pub(super) fn line<N: Node>(
+    tt: &TranspositionTable,
+    node: &N,
+    rule: WinRule,
+    best: Square,
+) -> Vec<Square> {
+    let mut pv = vec![best];
+    if let Some(mv) = node.index(best) {
+        follow_table(tt, &node.play(mv), rule, &mut pv);
+    }
+    pv
+}
+
 /// Extends `pv` from `node` on by the best moves the table holds, to the end of the game;
 /// the last few empties, which the solver does not store, are solved again (in
 /// microseconds).
@@ -437,7 +452,7 @@ impl<N: Node> Solver<'_, '_, N> {
             }
             guess = score;
         }
-        if best.is_none() {
+        if best.is_none() && !self.stopper.stopped() {
             // Every move reaches only the lowest score: any of them is best.
             best = self.root(node, lower - 1, lower + 1).1;
         }

@@ -2,13 +2,16 @@
 //! endgame solver. Both are negamax alpha-beta with principal variation search on one
 //! skeleton (`pvs.rs`); each brings its own horizon, table use and move ordering as a
 //! strategy. The solver uses the midgame search (to order moves and guess its first
-//! window); the midgame search never calls the solver.
+//! window); the midgame search never calls the solver. The search the engine's users run
+//! (`deepening.rs`) is the midgame search's iterations, then, near the end, solves.
 
+mod deepening;
 pub mod endgame;
 mod midgame;
 mod parallel;
 pub mod probcut;
 mod pvs;
 
-pub use midgame::{RankedMove, SearchOptions, SearchReport, search};
+pub use deepening::{SOLVE_AHEAD, search};
+pub use midgame::{RankedMove, SearchOptions, SearchReport};
 pub use parallel::all_cores;

@@ -1,0 +1,333 @@
+//! The search the engine's users run: the midgame search's iterations and, once they come
+//! within [`SOLVE_AHEAD`] plies of the end of a selective search, solves of the game at
+//! rising confidence (`22@73%`, `22@87%`, … to the exact score), as Edax and the strong
+//! engines search: near the end a selective solve sees further in the same time than a
+//! midgame iteration, which still has to evaluate the positions it stops at.
+
+use std::time::Instant;
+
+use super::{
+    super::{Limits, Node, Selectivity, SquareSet, TranspositionTable, eval::DISC, limits::Signal},
+    endgame::{self, Goal, SolveOptions, Unfinished},
+    midgame::{self, RankedMove, SearchOptions, SearchReport},
+    probcut,
+};
+
+/// How many plies short of the end a selective search's midgame iterations stop before it
+/// solves: at 22 empties, iterations to depth 14, then solves at 73 %, 87 % and up.
+pub const SOLVE_AHEAD: u32 = 8;
+
+/// Searches `node` deeper and deeper until `options.limits` (or `signal`) ends it,
+/// reporting each finished iteration to `progress`; returns the last finished one. At least
+/// the first iteration always finishes, so a legal move is always found when there is one.
+///
+/// A selective search (where a cut model applies) that may look to the end of the game
+/// (no depth limit short of it) stops its midgame iterations [`SOLVE_AHEAD`] plies short
+/// of the end, then solves at each level of selectivity from its own to the exact score,
+/// each within what is left of the limits; each finished solve is reported as an
+/// iteration to the end (its depth the number of empties). A full-width search only
+/// deepens: its last iteration is the exact solve's work done by the midgame search.
+///
+/// With `options.threads` above one, helper threads search beside this one (Lazy SMP);
+/// the node counts include the helpers'.
+pub fn search<N: Node>(
+    node: &N,
+    options: &SearchOptions,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+    progress: &mut dyn FnMut(&SearchReport),
+) -> SearchReport {
+    let empties = node.empties().len();
+    let solves = !options.selectivity.is_none()
+        && options.limits.depth.is_none_or(|depth| depth >= empties)
+        && probcut::model_for(options.eval, node, options.rule).is_some();
+    if !solves {
+        return midgame::search(node, options, tt, signal, progress);
+    }
+    let start = Instant::now();
+    let last_iteration = empties.saturating_sub(SOLVE_AHEAD).max(1);
+    let midgame_options = SearchOptions {
+        limits: Limits {
+            depth: Some(last_iteration),
+            ..options.limits
+        },
+        ..*options
+    };
+    let mut report = midgame::search(node, &midgame_options, tt, signal, progress);
+    if report.depth < last_iteration || report.best.is_none() || report.exact {
+        return report; // stopped, or a pass, or already the end
+    }
+    // Below the solver's first cuts a selective solve is the exact one.
+    let first_level = if empties >= probcut::ENDGAME_MIN_EMPTIES {
+        options.selectivity
+    } else {
+        Selectivity::NONE
+    };
+    for selectivity in Selectivity::ALL.into_iter().filter(|&l| l >= first_level) {
+        let limits = Limits {
+            depth: None,
+            nodes: options
+                .limits
+                .nodes
+                .map(|nodes| nodes.saturating_sub(report.nodes).max(1)),
+            time: options
+                .limits
+                .time
+                .map(|time| time.saturating_sub(start.elapsed())),
+        };
+        let solve_options = SolveOptions {
+            rule: options.rule,
+            eval: options.eval,
+            selectivity,
+            threads: options.threads,
+        };
+        match solve(
+            node,
+            &solve_options,
+            options.ranked_moves,
+            tt,
+            &limits,
+            signal,
+        ) {
+            Ok((ranked, nodes)) => {
+                report.nodes += nodes;
+                report.depth = empties;
+                report.selectivity = selectivity;
+                report.exact = selectivity.is_none();
+                report.best = ranked.first().map(|first| first.square);
+                report.score = ranked.first().map_or(report.score, |first| first.score);
+                report.pv = ranked
+                    .first()
+                    .map(|first| first.pv.clone())
+                    .unwrap_or_default();
+                report.ranked = ranked;
+                report.elapsed = start.elapsed();
+                progress(&report);
+            }
+            Err(Unfinished { nodes }) => {
+                report.nodes += nodes;
+                break;
+            }
+        }
+    }
+    report.elapsed = start.elapsed();
+    report
+}
+
+/// The best `count` moves of `node` solved with `options`, scored in evaluation units, and
+/// the nodes visited: one solve for the best move alone, else a ranking of every move.
+fn solve<N: Node>(
+    node: &N,
+    options: &SolveOptions,
+    count: usize,
+    tt: &mut TranspositionTable,
+    limits: &Limits,
+    signal: Option<&Signal>,
+) -> Result<(Vec<RankedMove>, u64), Unfinished> {
+    if count > 1 {
+        let (solved, nodes) = endgame::rank(node, options, count, tt, limits, signal)?;
+        let ranked = solved
+            .into_iter()
+            .map(|solved| RankedMove {
+                square: solved.square,
+                score: solved.score * DISC,
+                pv: solved.pv,
+            })
+            .collect();
+        return Ok((ranked, nodes));
+    }
+    let solution = endgame::solve_with(node, Goal::Exact, options, tt, limits, signal)?;
+    let ranked = solution
+        .best
+        .map(|square| RankedMove {
+            square,
+            score: solution.score * DISC,
+            pv: endgame::line(tt, node, options.rule, square),
+        })
+        .into_iter()
+        .collect();
+    Ok((ranked, solution.nodes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        Board, Color, Shape, WinRule,
+        engine::{Index, Node8, SquareSet, eval::Evaluator},
+    };
+
+    /// The position `empties` squares from the end of a game of pseudo-random moves (by
+    /// `seed`) from the start.
+    fn position(empties: u32, seed: u64) -> Node8 {
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let start = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+        let mut node = start;
+        while node.empties().len() > empties {
+            let mut moves = node.moves();
+            if moves.is_empty() {
+                // A pass, or a game over too soon: start again.
+                node = node.after_pass().unwrap_or(start);
+                continue;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut pick = state % u64::from(moves.len());
+            let mut mv: Index<Node8> = moves.pop().unwrap();
+            while pick > 0 {
+                mv = moves.pop().unwrap();
+                pick -= 1;
+            }
+            node = node.play(mv);
+        }
+        node
+    }
+
+    fn selective(limits: Limits) -> SearchOptions {
+        SearchOptions {
+            selectivity: Selectivity::MOST,
+            ..SearchOptions::new(WinRule::MostDiscs, limits, Evaluator::default())
+        }
+    }
+
+    fn exact_score(node: &Node8) -> i32 {
+        let mut tt = TranspositionTable::new(4);
+        endgame::solve(
+            node,
+            WinRule::MostDiscs,
+            Goal::Exact,
+            &mut tt,
+            &Limits::NONE,
+            None,
+        )
+        .unwrap()
+        .score
+    }
+
+    #[test]
+    fn a_selective_search_solves_at_rising_confidence_to_the_exact_score() {
+        for seed in 0..3 {
+            let node = position(16, seed);
+            let mut tt = TranspositionTable::new(4);
+            let mut steps = Vec::new();
+            let report = search(&node, &selective(Limits::NONE), &mut tt, None, &mut |r| {
+                steps.push((r.depth, r.selectivity.percent(), r.exact))
+            });
+            let midgame: Vec<_> = (1..=16 - SOLVE_AHEAD)
+                .map(|depth| {
+                    let cuts = depth > probcut::MIDGAME_MIN_DEPTH;
+                    (depth, if cuts { 73 } else { 100 }, false)
+                })
+                .collect();
+            let solves: Vec<_> = [73, 87, 95, 98, 99, 100]
+                .map(|percent| (16, percent, percent == 100))
+                .to_vec();
+            assert_eq!(steps, [midgame, solves].concat(), "seed {seed}");
+            let exact = exact_score(&node);
+            assert!(report.exact);
+            assert_eq!(report.score, exact * DISC, "seed {seed}");
+            let best = node.play(node.index(report.best.unwrap()).unwrap());
+            assert_eq!(-exact_score(&best), exact, "the best move keeps the score");
+            assert_eq!(report.pv.first(), report.best.as_ref());
+            assert_eq!(report.ranked.len(), 1);
+        }
+    }
+
+    #[test]
+    fn a_depth_limit_short_of_the_end_keeps_to_the_midgame_search() {
+        let node = position(20, 1);
+        let mut depths = Vec::new();
+        let report = search(
+            &node,
+            &selective(Limits::depth(12)),
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |r| depths.push(r.depth),
+        );
+        assert_eq!(depths, (1..=12).collect::<Vec<_>>());
+        assert_eq!((report.depth, report.selectivity), (12, Selectivity::MOST));
+        assert!(!report.exact);
+    }
+
+    #[test]
+    fn a_full_width_search_only_deepens() {
+        let node = position(14, 2);
+        let options = SearchOptions::new(WinRule::MostDiscs, Limits::NONE, Evaluator::default());
+        let mut depths = Vec::new();
+        let report = search(
+            &node,
+            &options,
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |r| depths.push(r.depth),
+        );
+        assert_eq!(depths, (1..=14).collect::<Vec<_>>());
+        assert!(report.exact);
+        assert_eq!(report.score, exact_score(&node) * DISC);
+    }
+
+    #[test]
+    fn ranked_moves_get_their_solved_scores() {
+        let node = position(15, 3);
+        let options = SearchOptions {
+            ranked_moves: 3,
+            ..selective(Limits::NONE)
+        };
+        let report = search(
+            &node,
+            &options,
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |_| {},
+        );
+        assert!(report.exact);
+        assert_eq!(report.ranked.len(), 3.min(node.moves().len() as usize));
+        for ranked in &report.ranked {
+            let child = node.play(node.index(ranked.square).unwrap());
+            assert_eq!(ranked.score, -exact_score(&child) * DISC);
+            assert_eq!(ranked.pv.first(), Some(&ranked.square));
+        }
+        assert!(report.ranked.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+
+    /// A node limit the midgame iterations fit in but the first solve does not: the last
+    /// iteration's move, and the nodes of both counted.
+    #[test]
+    fn a_search_stopped_while_solving_keeps_the_last_iteration() {
+        let node = position(18, 4);
+        let last_iteration = 18 - SOLVE_AHEAD;
+        let mut midgame_nodes = 0;
+        search(
+            &node,
+            &selective(Limits::NONE),
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |r| {
+                if r.depth == last_iteration {
+                    midgame_nodes = r.nodes;
+                }
+            },
+        );
+        assert!(midgame_nodes > 0);
+        let limit = midgame_nodes + 10;
+        let mut last = None;
+        let report = search(
+            &node,
+            &selective(Limits::nodes(limit)),
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |r| last = Some(r.clone()),
+        );
+        assert_eq!(report.depth, last_iteration);
+        assert_eq!(Some(&report.best), last.as_ref().map(|r| &r.best));
+        assert!(
+            node.moves()
+                .contains(node.index(report.best.unwrap()).unwrap())
+        );
+        assert!(
+            report.nodes > midgame_nodes,
+            "the unfinished solve's nodes count too"
+        );
+    }
+}
