@@ -17,9 +17,8 @@ use super::{
 /// solves: at 22 empties, iterations to depth 14, then solves at 73 %, 87 % and up.
 pub const SOLVE_AHEAD: u32 = 8;
 
-/// Searches `node` deeper and deeper until `options.limits` (or `signal`) ends it,
-/// reporting each finished iteration to `progress`; returns the last finished one. At least
-/// the first iteration always finishes, so a legal move is always found when there is one.
+/// The midgame search's iterations (see its guarantees: each finished one reported to
+/// `progress`, the last one returned, a legal move always found when there is one).
 ///
 /// A selective search (where a cut model applies) that may look to the end of the game
 /// (no depth limit short of it) stops its midgame iterations [`SOLVE_AHEAD`] plies short
@@ -30,6 +29,9 @@ pub const SOLVE_AHEAD: u32 = 8;
 ///
 /// With `options.threads` above one, helper threads search beside this one (Lazy SMP);
 /// the node counts include the helpers'.
+///
+/// Each solve makes its own first guess (a short search) though the last step's score is
+/// a better one: 1 to 6 ms a level on FFO #40-#44 here (a depth-6 search), left as it is.
 pub fn search<N: Node>(
     node: &N,
     options: &SearchOptions,
@@ -94,12 +96,11 @@ pub fn search<N: Node>(
                 report.depth = empties;
                 report.selectivity = selectivity;
                 report.exact = selectivity.is_none();
-                report.best = ranked.first().map(|first| first.square);
-                report.score = ranked.first().map_or(report.score, |first| first.score);
-                report.pv = ranked
-                    .first()
-                    .map(|first| first.pv.clone())
-                    .unwrap_or_default();
+                if let Some(first) = ranked.first() {
+                    report.best = Some(first.square);
+                    report.score = first.score;
+                    report.pv.clone_from(&first.pv);
+                }
                 report.ranked = ranked;
                 report.elapsed = start.elapsed();
                 progress(&report);
