@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::{
     super::{Limits, Node, Selectivity, SquareSet, TranspositionTable, eval::DISC, limits::Signal},
-    endgame::{self, Goal, SolveOptions, Unfinished},
+    endgame::{self, SolveOptions, Unfinished},
     midgame::{self, RankedMove, SearchOptions, SearchReport},
     probcut,
 };
@@ -87,6 +87,7 @@ pub fn search<N: Node>(
             node,
             &solve_options,
             options.ranked_moves,
+            report.score,
             tt,
             &limits,
             signal,
@@ -116,11 +117,13 @@ pub fn search<N: Node>(
 }
 
 /// The best `count` moves of `node` solved with `options`, scored in evaluation units, and
-/// the nodes visited: one solve for the best move alone, else a ranking of every move.
+/// the nodes visited: one solve for the best move alone (from `guess`, the last step's
+/// score), else a ranking of every move.
 fn solve<N: Node>(
     node: &N,
     options: &SolveOptions,
     count: usize,
+    guess: i32,
     tt: &mut TranspositionTable,
     limits: &Limits,
     signal: Option<&Signal>,
@@ -137,7 +140,7 @@ fn solve<N: Node>(
             .collect();
         return Ok((ranked, nodes));
     }
-    let solution = endgame::solve_with(node, Goal::Exact, options, tt, limits, signal)?;
+    let solution = endgame::solve_from(node, guess, options, tt, limits, signal)?;
     let ranked = solution
         .best
         .map(|square| RankedMove {
@@ -152,7 +155,7 @@ fn solve<N: Node>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{endgame::Goal, *};
     use crate::{
         Board, Color, Shape, WinRule,
         engine::{Index, Node8, SquareSet, eval::Evaluator},
