@@ -1214,6 +1214,35 @@ mod train_command {
             text.contains("against the exact score, 3 positions at 10 empties"),
             "{text}"
         );
+        // Moves chosen within a number of positions are the same on every run.
+        let by_nodes = || {
+            let text = train(
+                dir,
+                &[
+                    "measure",
+                    "--positions",
+                    "3",
+                    "--nodes",
+                    "3000",
+                    "--endgame",
+                    "10",
+                    "--weights",
+                    "w.bin",
+                    "--moves-only",
+                ],
+            );
+            // All but the time taken.
+            text.lines()
+                .filter(|line| !line.starts_with('('))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let first = by_nodes();
+        assert!(
+            first.contains("the move a 3000-node search chooses"),
+            "{first}"
+        );
+        assert_eq!(first, by_nodes());
     }
 }
 

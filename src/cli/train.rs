@@ -196,6 +196,10 @@ struct MeasureArgs {
     /// Choose the moves by a search of this many milliseconds instead of --depth.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=60_000))]
     time: Option<u64>,
+    /// Choose the moves by a search of at most this many positions instead of --depth: like
+    /// --time, but the same on every run and machine, so two builds compare exactly.
+    #[arg(long, value_name = "N", conflicts_with = "time", value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
     /// How selective the measured evaluation's move-choosing search is (percent).
     #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
     selectivity: Selectivity,
@@ -833,9 +837,10 @@ impl MeasureArgs {
         let endgame = self.endgame;
         let near_end = positions((endgame, endgame + 4));
         let bar = progress_bar(count as u64, 0, "positions solved");
-        let limits = match self.time {
-            Some(ms) => Limits::time(std::time::Duration::from_millis(ms)),
-            None => Limits::depth(self.depth),
+        let limits = match (self.time, self.nodes) {
+            (Some(ms), _) => Limits::time(std::time::Duration::from_millis(ms)),
+            (None, Some(nodes)) => Limits::nodes(nodes),
+            (None, None) => Limits::depth(self.depth),
         };
         let players = [
             (evals[0], self.selectivity),
@@ -850,9 +855,10 @@ impl MeasureArgs {
             })
             .collect();
         bar.finish_and_clear();
-        let search = match self.time {
-            Some(ms) => format!("{ms} ms search"),
-            None => format!("depth-{} search", self.depth),
+        let search = match (self.time, self.nodes) {
+            (Some(ms), _) => format!("{ms} ms search"),
+            (None, Some(nodes)) => format!("{nodes}-node search"),
+            (None, None) => format!("depth-{} search", self.depth),
         };
         writeln!(
             out,
@@ -884,7 +890,7 @@ impl MeasureArgs {
             let best = losses.iter().filter(|l| l[index] == 0).count();
             writeln!(
                 out,
-                "  {name:<chooser_width$}  mean loss {mean:5.2} discs  best move {:5.1} %",
+                "  {name:<chooser_width$}  mean loss {mean:6.3} discs  best move {:5.1} %",
                 100.0 * best as f64 / losses.len() as f64
             )?;
         }
