@@ -97,10 +97,8 @@ pub struct SearchReport {
 }
 
 /// Searches `node` deeper and deeper until `options.limits` (or `signal`) ends it, reporting
-/// each finished iteration to `progress`; returns the last finished one, except that a move
-/// found better than its best by the unfinished next one (searching one best move) is
-/// returned with its score and line at that depth. At least the first iteration always
-/// finishes, so a legal move is always found when there is one.
+/// each finished iteration to `progress`; returns the last finished one. At least the
+/// first iteration always finishes, so a legal move is always found when there is one.
 ///
 /// With `options.threads` above one, helper threads search beside this one (Lazy
 /// SMP); limits apply to this thread, whose iterations are reported, and the
@@ -183,23 +181,8 @@ fn iterate<N: Node>(
         if depth == report.depth {
             break; // a helper ahead of the main thread reached the last depth
         }
-        let ranked = match searcher.root(node, depth, report.best) {
-            Ok(ranked) => ranked,
-            Err(Stopped(partial)) => {
-                // Stopped: keep the last finished iteration, but for its move one that
-                // beat it at this depth before the stop (the last best is searched first),
-                // as chess engines do: the deeper search's choice.
-                if options.ranked_moves <= 1
-                    && let Some(first) = partial.first()
-                    && report.best.is_some_and(|best| best != first.square)
-                {
-                    report.best = Some(first.square);
-                    report.score = first.score;
-                    report.pv.clone_from(&first.pv);
-                    report.ranked = partial;
-                }
-                break;
-            }
+        let Some(ranked) = searcher.root(node, depth) else {
+            break; // stopped: keep the last finished iteration
         };
         report.depth = depth;
         // The root's children are searched a ply less deep: only from there can a cut be made.
@@ -231,9 +214,6 @@ fn iterate<N: Node>(
     report.elapsed = start.elapsed();
     report
 }
-
-/// An iteration stopped before its end, with the moves it finished ranked.
-struct Stopped(Vec<RankedMove>);
 
 /// A midgame search in progress; also what the solver uses for its selective cuts'
 /// predictions (on its own table, stopper and move stack).
@@ -281,23 +261,17 @@ impl<'a, 's, N: Node> Searcher<'a, 's, N> {
 }
 
 impl<N: Node> Searcher<'_, '_, N> {
-    /// One iteration at the root, searching `first` first (else the table's best move):
-    /// the ranked moves, or, if it was stopped, those whose search finished before.
-    /// Depth 1 ignores the limits, so that a move is always found.
-    fn root(
-        &mut self,
-        node: &N,
-        depth: u32,
-        first: Option<Square>,
-    ) -> Result<Vec<RankedMove>, Stopped> {
+    /// One iteration at the root: the ranked moves, or `None` if it was stopped. Depth 1
+    /// ignores the limits, so that a move is always found.
+    fn root(&mut self, node: &N, depth: u32) -> Option<Vec<RankedMove>> {
         let moves = node.moves();
         if moves.is_empty() {
-            return Ok(Vec::new());
+            return Some(Vec::new());
         }
         if depth == 1 {
-            return Ok(self.rank_statically(node, moves));
+            return Some(self.rank_statically(node, moves));
         }
-        let hint = first.or_else(|| self.tt.probe(node.hash()).and_then(|entry| entry.best));
+        let hint = self.tt.probe(node.hash()).and_then(|entry| entry.best);
         let start = self.order(node, moves, hint, depth);
         let wanted = self.options.ranked_moves.max(1);
         let mut ranked: Vec<RankedMove> = Vec::new();
@@ -322,7 +296,7 @@ impl<N: Node> Searcher<'_, '_, N> {
             );
             if self.stopper.stopped() {
                 self.moves.truncate(start);
-                return Err(Stopped(ranked));
+                return None;
             }
             if ranked.len() < wanted || score > floor {
                 let square = node.square(mv);
@@ -343,7 +317,7 @@ impl<N: Node> Searcher<'_, '_, N> {
                 Some(best.square),
             );
         }
-        Ok(ranked)
+        Some(ranked)
     }
 
     /// Depth 1: every move scored by the evaluation of the position it leads to.
@@ -665,82 +639,5 @@ mod tests {
             "a search stopped before it starts still has a move"
         );
         assert!(report.best.is_some());
-    }
-
-    /// A node limit that stops an iteration after a move beat the last iteration's best
-    /// returns that move, and it is better at that depth: a full search to it, every move
-    /// ranked, scores it above the last iteration's choice.
-    #[test]
-    fn a_stopped_iteration_gives_the_move_it_found_better() {
-        let mut switched = 0;
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        for _ in 0..12 {
-            // A position after 12 pseudo-random moves from the start.
-            let mut node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
-            for _ in 0..12 {
-                let mut moves = node.moves();
-                let Some(mut mv) = moves.pop() else { break };
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                for _ in 0..state % 4 {
-                    mv = moves.pop().unwrap_or(mv);
-                }
-                node = node.play(mv);
-            }
-            for nodes in (0..24).map(|step| (2_000.0 * 2f64.powf(f64::from(step) / 3.0)) as u64) {
-                let limited = SearchOptions {
-                    limits: Limits::nodes(nodes),
-                    ..SearchOptions::new(WinRule::MostDiscs, Limits::NONE, Evaluator::default())
-                };
-                let mut last = None;
-                let report = search(
-                    &node,
-                    &limited,
-                    &mut TranspositionTable::new(1),
-                    None,
-                    &mut |r| last = Some((r.depth, r.best)),
-                );
-                let (depth, best) = last.unwrap();
-                assert_eq!(report.depth, depth);
-                if report.best == best {
-                    continue;
-                }
-                switched += 1;
-                let every_move = SearchOptions {
-                    ranked_moves: 64,
-                    ..SearchOptions::new(
-                        WinRule::MostDiscs,
-                        Limits::depth(depth + 1),
-                        Evaluator::default(),
-                    )
-                };
-                let full = search(
-                    &node,
-                    &every_move,
-                    &mut TranspositionTable::new(1),
-                    None,
-                    &mut |_| {},
-                );
-                let score = |square| {
-                    full.ranked
-                        .iter()
-                        .find(|m| Some(m.square) == square)
-                        .unwrap()
-                        .score
-                };
-                assert!(
-                    score(report.best) > score(best),
-                    "{node:?}, {nodes} nodes: {:?} over {best:?} at depth {}",
-                    report.best,
-                    depth + 1
-                );
-                assert_eq!(score(report.best), report.score);
-            }
-        }
-        assert!(
-            switched > 0,
-            "no iteration stopped after finding a better move"
-        );
     }
 }
