@@ -30,8 +30,8 @@ pub const SOLVE_AHEAD: u32 = 8;
 /// With `options.threads` above one, helper threads search beside this one (Lazy SMP);
 /// the node counts include the helpers'.
 ///
-/// Each solve makes its own first guess (a short search) though the last step's score is
-/// a better one: 1 to 6 ms a level on FFO #40-#44 here (a depth-6 search), left as it is.
+/// Each solve starts from the step before's score (the last midgame iteration's, then each
+/// level's), sparing the short search that would otherwise make its first guess.
 pub fn search<N: Node>(
     node: &N,
     options: &SearchOptions,
