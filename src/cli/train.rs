@@ -837,10 +837,16 @@ impl MeasureArgs {
         let endgame = self.endgame;
         let near_end = positions((endgame, endgame + 4));
         let bar = progress_bar(count as u64, 0, "positions solved");
-        let limits = match (self.time, self.nodes) {
-            (Some(ms), _) => Limits::time(std::time::Duration::from_millis(ms)),
-            (None, Some(nodes)) => Limits::nodes(nodes),
-            (None, None) => Limits::depth(self.depth),
+        let (limits, search) = match (self.time, self.nodes) {
+            (Some(ms), _) => (
+                Limits::time(std::time::Duration::from_millis(ms)),
+                format!("{ms} ms search"),
+            ),
+            (None, Some(nodes)) => (Limits::nodes(nodes), format!("{nodes}-node search")),
+            (None, None) => (
+                Limits::depth(self.depth),
+                format!("depth-{} search", self.depth),
+            ),
         };
         let players = [
             (evals[0], self.selectivity),
@@ -855,11 +861,6 @@ impl MeasureArgs {
             })
             .collect();
         bar.finish_and_clear();
-        let search = match (self.time, self.nodes) {
-            (Some(ms), _) => format!("{ms} ms search"),
-            (None, Some(nodes)) => format!("{nodes}-node search"),
-            (None, None) => format!("depth-{} search", self.depth),
-        };
         writeln!(
             out,
             "Move quality: {} positions at {endgame}-{} empties (seed {}), the move a {search} chooses, scored exactly",
