@@ -1215,34 +1215,54 @@ mod train_command {
             "{text}"
         );
         // Moves chosen within a number of positions are the same on every run.
-        let by_nodes = || {
-            let text = train(
-                dir,
-                &[
-                    "measure",
-                    "--positions",
-                    "3",
-                    "--nodes",
-                    "3000",
-                    "--endgame",
-                    "10",
-                    "--weights",
-                    "w.bin",
-                    "--moves-only",
-                ],
-            );
+        let by_nodes = |more: &[&str]| {
+            let mut args = vec![
+                "measure",
+                "--positions",
+                "3",
+                "--nodes",
+                "3000",
+                "--endgame",
+                "10",
+                "--weights",
+                "w.bin",
+                "--moves-only",
+            ];
+            args.extend(more);
+            let text = train(dir, &args);
             // All but the time taken.
             text.lines()
                 .filter(|line| !line.starts_with('('))
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        let first = by_nodes();
+        let first = by_nodes(&[]);
         assert!(
             first.contains("the move a 3000-node search chooses"),
             "{first}"
         );
-        assert_eq!(first, by_nodes());
+        assert_eq!(first, by_nodes(&[]));
+        // The exact scores kept in a file: the same figures when the file is written and
+        // when they are read back from it (the engine's tests show it is not solving again).
+        assert_eq!(first, by_nodes(&["--solved", "scores.json"]));
+        let kept = std::fs::read_to_string(dir.join("scores.json")).unwrap();
+        let file: serde_json::Value = serde_json::from_str(&kept).unwrap();
+        assert_eq!(file["format"], "othello exact scores");
+        assert!(file["scores"].as_array().unwrap().len() >= 3, "{kept}");
+        assert_eq!(first, by_nodes(&["--solved", "scores.json"]));
+        assert_eq!(
+            std::fs::read_to_string(dir.join("scores.json")).unwrap(),
+            kept
+        );
+        // A damaged file is refused, not taken for scores.
+        std::fs::write(dir.join("bad.json"), &kept[..kept.len() / 2]).unwrap();
+        othello()
+            .current_dir(dir)
+            .args(["train", "measure", "--positions", "1", "--moves-only"])
+            .args(["--solved", "bad.json"])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("not a file of exact scores"));
     }
 }
 

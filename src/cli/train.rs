@@ -223,6 +223,56 @@ struct MeasureArgs {
     /// built-in.
     #[arg(long, value_name = "FILE|classic|built-in", default_value = "classic")]
     against: String,
+    /// Keep the move-quality positions' exact scores in this file (JSON; read if it exists,
+    /// written back with the new ones): a run again, with another build or time limit,
+    /// solves only the moves it has not met.
+    #[arg(long, value_name = "FILE")]
+    solved: Option<PathBuf>,
+}
+
+/// The file of `train measure --solved`: exact scores, `(player, opponent, score)` each
+/// (the discs of the side to move and of the other, a bit a square; the final disc
+/// difference for the side to move).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SolvedFile {
+    format: String,
+    version: u32,
+    scores: Vec<(u64, u64, i32)>,
+}
+
+impl SolvedFile {
+    const FORMAT: &str = "othello exact scores";
+    const VERSION: u32 = 1;
+
+    /// The scores in `path`, none if there is no such file yet.
+    fn read(path: &Path) -> Result<measure::KnownScores, CliError> {
+        if !path.exists() {
+            return Ok(measure::KnownScores::default());
+        }
+        let text =
+            crate::files::read_text(path, crate::files::LIST_FILE).map_err(read_error(path))?;
+        let damaged = |why: String| CliError::Usage {
+            message: format!("{}: not a file of exact scores ({why})", path.display()),
+        };
+        let file: Self = serde_json::from_str(&text).map_err(|error| damaged(error.to_string()))?;
+        if file.format != Self::FORMAT || file.version != Self::VERSION {
+            return Err(damaged(format!(
+                "format {:?} version {}",
+                file.format, file.version
+            )));
+        }
+        Ok(measure::KnownScores::new(file.scores))
+    }
+
+    fn write(path: &Path, known: &measure::KnownScores) -> Result<(), CliError> {
+        let file = Self {
+            format: Self::FORMAT.to_owned(),
+            version: Self::VERSION,
+            scores: known.scores(),
+        };
+        let text = serde_json::to_string(&file).expect("scores serialize");
+        write_file(path, text.as_bytes())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -808,6 +858,10 @@ fn write_cut_table(
 
 impl MeasureArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let known = match &self.solved {
+            Some(path) => SolvedFile::read(path)?,
+            None => measure::KnownScores::default(),
+        };
         let names = [
             self.weights
                 .clone()
@@ -855,12 +909,15 @@ impl MeasureArgs {
         let losses: Vec<Vec<i32>> = near_end
             .par_iter()
             .map(|sample| {
-                let losses = measure::move_losses(sample, &players, &limits);
+                let losses = measure::move_losses(sample, &players, &limits, &known);
                 bar.inc(1);
                 losses
             })
             .collect();
         bar.finish_and_clear();
+        if let Some(path) = &self.solved {
+            SolvedFile::write(path, &known)?;
+        }
         writeln!(
             out,
             "Move quality: {} positions at {endgame}-{} empties (seed {}), the move a {search} chooses, scored exactly",

@@ -8,6 +8,8 @@
 //! The positions come from games of their own (a seed of their own), so they are not
 //! positions the weights were fitted to.
 
+use std::{collections::HashMap, sync::Mutex};
+
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
@@ -45,9 +47,64 @@ pub fn pick_position(seed: u64, number: u32, empties: (u32, u32)) -> Option<Samp
     Some(fitting[rng.random_range(0..fitting.len())])
 }
 
+/// Exact scores (final disc differences for the side to move) of the positions solved so
+/// far, by the discs of the side to move and of the other: a measure run again (another
+/// build, another time limit) solves only the positions it has not met. Shared by the
+/// measure's threads.
+#[derive(Debug, Default)]
+pub struct KnownScores(Mutex<HashMap<(u64, u64), i32>>);
+
+impl KnownScores {
+    /// Scores known from before: `(player, opponent, score)`.
+    pub fn new(scores: impl IntoIterator<Item = (u64, u64, i32)>) -> Self {
+        let map = scores
+            .into_iter()
+            .map(|(player, opponent, score)| ((player, opponent), score))
+            .collect();
+        Self(Mutex::new(map))
+    }
+
+    /// Every score known, in the order of the positions' discs.
+    pub fn scores(&self) -> Vec<(u64, u64, i32)> {
+        let mut scores: Vec<_> = self
+            .map()
+            .iter()
+            .map(|(&(player, opponent), &score)| (player, opponent, score))
+            .collect();
+        scores.sort_unstable();
+        scores
+    }
+
+    /// How many positions have a known score.
+    pub fn len(&self) -> usize {
+        self.map().len()
+    }
+
+    /// Whether no score is known.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, position: (u64, u64)) -> Option<i32> {
+        self.map().get(&position).copied()
+    }
+
+    fn insert(&self, position: (u64, u64), score: i32) {
+        self.map().insert(position, score);
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, u64), i32>> {
+        // A panic elsewhere cannot leave a half-made entry: take the map as it is.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// For each player (an evaluation and a selectivity): the loss in discs of the move a
 /// search with it chooses within `limits` (a depth, or a time) in `sample`'s position,
-/// against the best move, both scored by the exact solver.
+/// against the best move, both scored by the exact solver, or taken from `known` (and
+/// added to it when solved).
 ///
 /// Only the position and the chosen moves are solved (one table for all of them): ranking
 /// every move exactly costs several times more at 20 to 24 empties and tells no more.
@@ -55,9 +112,10 @@ pub fn move_losses(
     sample: &Sample,
     players: &[(Evaluator, Selectivity)],
     limits: &Limits,
+    known: &KnownScores,
 ) -> Vec<i32> {
     on_node!(bits = sample.player, sample.opponent, |node| {
-        node_losses(&node, players, limits)
+        node_losses(&node, players, limits, known)
     })
 }
 
@@ -65,12 +123,19 @@ fn node_losses<N: Node>(
     node: &N,
     players: &[(Evaluator, Selectivity)],
     limits: &Limits,
+    known: &KnownScores,
 ) -> Vec<i32> {
     let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
         node.empties().len(),
     ));
-    let mut exact = |position: &N| {
-        endgame::solve(
+    // The score of `position`, known or solved; solving a position also tells its best
+    // move's, so a move found best costs nothing more.
+    let mut exact = |position: &N| -> i32 {
+        let bits = position.bits8();
+        if let Some(score) = bits.and_then(|bits| known.get(bits)) {
+            return score;
+        }
+        let solution = endgame::solve(
             position,
             WinRule::MostDiscs,
             endgame::Goal::Exact,
@@ -78,34 +143,45 @@ fn node_losses<N: Node>(
             &Limits::NONE,
             None,
         )
-        .expect("a solve without limits finishes")
+        .expect("a solve without limits finishes");
+        if let Some(bits) = bits {
+            known.insert(bits, solution.score);
+            let best = solution.best.and_then(|square| position.index(square));
+            if let Some(after) = best.and_then(|mv| position.play(mv).bits8()) {
+                known.insert(after, -solution.score);
+            }
+        }
+        solution.score
     };
     let best = exact(node);
     let megabytes = limits
         .time
         .map_or(4, TranspositionTable::megabytes_for_time);
-    players
+    let chosen: Vec<_> = players
         .iter()
         .map(|&(eval, selectivity)| {
             let options = SearchOptions {
                 selectivity,
                 ..SearchOptions::new(WinRule::MostDiscs, *limits, eval)
             };
-            let chosen = search(
+            search(
                 node,
                 &options,
                 &mut TranspositionTable::new(megabytes),
                 None,
                 &mut |_| {},
             )
-            .best;
-            match chosen.and_then(|square| Some((square, node.index(square)?))) {
-                Some((square, mv)) if Some(square) != best.best => {
-                    best.score + exact(&node.play(mv)).score
-                }
-                _ => 0,
-            }
+            .best
         })
+        .collect();
+    chosen
+        .into_iter()
+        .map(
+            |square| match square.and_then(|square| node.index(square)) {
+                Some(mv) => best + exact(&node.play(mv)),
+                None => 0,
+            },
+        )
         .collect()
 }
 
@@ -177,13 +253,14 @@ mod tests {
         assert!((10..=12).contains(&sample.empties()));
         // A search to the end of the game chooses a best move.
         let full = (Evaluator::Classic, Selectivity::NONE);
-        let losses = move_losses(&sample, &[full, full], &Limits::depth(64));
+        let known = KnownScores::default();
+        let losses = move_losses(&sample, &[full, full], &Limits::depth(64), &known);
         assert_eq!(losses, [0, 0]);
         // A selective search to the end, and a short timed one, lose nothing or something.
         let selective = (Evaluator::Classic, Selectivity::MOST);
         let timed = Limits::time(std::time::Duration::from_millis(5));
-        assert!(move_losses(&sample, &[selective], &timed)[0] >= 0);
-        let shallow = move_losses(&sample, &[full], &Limits::depth(1));
+        assert!(move_losses(&sample, &[selective], &timed, &known)[0] >= 0);
+        let shallow = move_losses(&sample, &[full], &Limits::depth(1), &known);
         assert!(shallow[0] >= 0);
         let exact = solved(&sample);
         assert_eq!(exact.label, Label::Exact);
@@ -213,12 +290,39 @@ mod tests {
                 let loss = ranked[0].1 - score;
                 losing += usize::from(loss > 0);
                 let classic = (Evaluator::Classic, Selectivity::NONE);
-                assert_eq!(
-                    move_losses(&sample, &[classic], &Limits::depth(depth)),
-                    [loss]
-                );
+                let known = KnownScores::default();
+                let limits = Limits::depth(depth);
+                assert_eq!(move_losses(&sample, &[classic], &limits, &known), [loss]);
+                // Measured again from the scores found: the same loss, nothing solved.
+                let found = known.scores();
+                assert_eq!(move_losses(&sample, &[classic], &limits, &known), [loss]);
+                assert_eq!(known.scores(), found);
             }
         }
         assert!(losing > 0, "some shallow searches chose a worse move");
+    }
+
+    #[test]
+    fn known_scores_are_taken_not_solved_again() {
+        let sample = (0..20)
+            .find_map(|game| pick_position(4, game, (10, 12)))
+            .expect("a position with 10 to 12 empties");
+        let full = (Evaluator::Classic, Selectivity::NONE);
+        let known = KnownScores::default();
+        assert_eq!(
+            move_losses(&sample, &[full], &Limits::depth(64), &known),
+            [0]
+        );
+        let exact = i32::from(solved(&sample).score) / DISC;
+        let root = (sample.player, sample.opponent);
+        assert_eq!(known.get(root), Some(exact));
+        assert_eq!(known.len(), 2, "the position and its best move's");
+        // A score said to be 5 discs better than it is: the best move now seems to lose 5.
+        let told = KnownScores::new([(root.0, root.1, exact + 5)]);
+        assert_eq!(
+            move_losses(&sample, &[full], &Limits::depth(64), &told),
+            [5]
+        );
+        assert!(!told.is_empty());
     }
 }
