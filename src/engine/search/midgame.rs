@@ -414,9 +414,17 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
         DISC * node.final_score(self.options.rule)
     }
 
+    /// Not `bool::then` with a closure: the closure is compiled apart, without the
+    /// processor features of [`Self::search_fast`], and the evaluation counted its discs
+    /// and moves with a dozen instructions each instead of `popcnt` (15 % of a 100 ms
+    /// search's time on a Zen 4).
     #[inline(always)]
     fn horizon(&self, node: &N, depth: u32) -> Option<i32> {
-        (depth == 0).then(|| self.options.eval.evaluate(node, self.options.rule))
+        if depth == 0 {
+            Some(self.options.eval.evaluate(node, self.options.rule))
+        } else {
+            None
+        }
     }
 
     /// Entries as deep and as sure as the search, and the solver's (in discs) at any depth.
