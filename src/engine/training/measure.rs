@@ -75,16 +75,6 @@ impl KnownScores {
         scores
     }
 
-    /// How many positions have a known score.
-    pub fn len(&self) -> usize {
-        self.map().len()
-    }
-
-    /// Whether no score is known.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn get(&self, position: (u64, u64)) -> Option<i32> {
         self.map().get(&position).copied()
     }
@@ -157,31 +147,26 @@ fn node_losses<N: Node>(
     let megabytes = limits
         .time
         .map_or(4, TranspositionTable::megabytes_for_time);
-    let chosen: Vec<_> = players
+    players
         .iter()
         .map(|&(eval, selectivity)| {
             let options = SearchOptions {
                 selectivity,
                 ..SearchOptions::new(WinRule::MostDiscs, *limits, eval)
             };
-            search(
+            let chosen = search(
                 node,
                 &options,
                 &mut TranspositionTable::new(megabytes),
                 None,
                 &mut |_| {},
             )
-            .best
-        })
-        .collect();
-    chosen
-        .into_iter()
-        .map(
-            |square| match square.and_then(|square| node.index(square)) {
+            .best;
+            match chosen.and_then(|square| node.index(square)) {
                 Some(mv) => best + exact(&node.play(mv)),
                 None => 0,
-            },
-        )
+            }
+        })
         .collect()
 }
 
@@ -316,13 +301,14 @@ mod tests {
         let exact = i32::from(solved(&sample).score) / DISC;
         let root = (sample.player, sample.opponent);
         assert_eq!(known.get(root), Some(exact));
-        assert_eq!(known.len(), 2, "the position and its best move's");
+        assert_eq!(known.scores().len(), 2, "the position and its best move's");
         // A score said to be 5 discs better than it is: the best move now seems to lose 5.
         let told = KnownScores::new([(root.0, root.1, exact + 5)]);
         assert_eq!(
             move_losses(&sample, &[full], &Limits::depth(64), &told),
             [5]
         );
-        assert!(!told.is_empty());
+        // Only the move's position solved: added with its own best reply's.
+        assert_eq!(told.scores().len(), 3);
     }
 }
