@@ -874,18 +874,35 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
         if empties < ETC_EMPTIES {
             return None;
         }
-        while let Some(mv) = moves.pop() {
-            let child = node.play(mv);
-            if let Some(entry) = self.tt.probe(child.hash())
-                && entry.depth == Entry::SOLVED
-                && entry.selectivity >= self.selectivity
-                && entry.bound != Bound::Lower
-                && -i32::from(entry.score) >= beta
-            {
-                return Some(-i32::from(entry.score));
-            }
+        let refutes = |key: u64| {
+            self.tt
+                .probe(key)
+                .filter(|entry| {
+                    entry.depth == Entry::SOLVED
+                        && entry.selectivity >= self.selectivity
+                        && entry.bound != Bound::Lower
+                        && -i32::from(entry.score) >= beta
+                })
+                .map(|entry| -i32::from(entry.score))
+        };
+        // The children's buckets are all fetched before the first is read, so that their
+        // cache misses overlap (an 8 x 8 position never has more moves than this; on big
+        // boards the rest are read as they come).
+        let mut keys = [0u64; 40];
+        let mut fetched = 0;
+        while fetched < keys.len()
+            && let Some(mv) = moves.pop()
+        {
+            keys[fetched] = node.play(mv).hash();
+            self.tt.prefetch(keys[fetched]);
+            fetched += 1;
         }
-        None
+        let unfetched = std::iter::from_fn(|| moves.pop()).map(|mv| node.play(mv).hash());
+        keys[..fetched]
+            .iter()
+            .copied()
+            .chain(unfetched)
+            .find_map(refutes)
     }
 
     /// Pushes `moves` sorted best first onto the move stack; returns where they start.

@@ -509,7 +509,10 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
             let key = if Some(mv) == hint {
                 i32::MIN
             } else if depth >= 2 {
-                let replies = node.play(mv).moves();
+                let child = node.play(mv);
+                // Its table bucket, fetched while the others are ordered.
+                self.tt.prefetch(child.hash());
+                let replies = child.moves();
                 let weighted = (replies.len() + (replies & corners).len()) as i32;
                 weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
                     + if risky.contains(mv) { 24 } else { 0 }
