@@ -506,19 +506,19 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
         }
         let hint = hint.and_then(|square| node.index(square));
         while let Some(mv) = moves.pop() {
-            let key = if Some(mv) == hint {
-                i32::MIN
-            } else if depth >= 2 {
+            let mut key = 0;
+            if depth >= 2 {
                 let child = node.play(mv);
-                // Its table bucket, fetched while the others are ordered.
+                // Its table bucket, fetched while the other moves are ordered.
                 self.tt.prefetch(child.hash());
                 let replies = child.moves();
                 let weighted = (replies.len() + (replies & corners).len()) as i32;
-                weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
-                    + if risky.contains(mv) { 24 } else { 0 }
-            } else {
-                0
-            };
+                key = weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
+                    + if risky.contains(mv) { 24 } else { 0 };
+            }
+            if Some(mv) == hint {
+                key = i32::MIN;
+            }
             self.moves.push((key, mv));
         }
         if depth >= 2 {
