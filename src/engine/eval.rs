@@ -49,6 +49,21 @@ impl Evaluator {
         evaluate(node, rule)
     }
 
+    /// [`Evaluator::evaluate`] where the side to move's legal moves are known (a search
+    /// has them): one move generation fewer.
+    #[inline(always)]
+    pub fn evaluate_knowing<N: Node>(self, node: &N, moves: N::Set, rule: WinRule) -> i32 {
+        if let Evaluator::Patterns(weights) = self
+            && rule == WinRule::MostDiscs
+            && let Some((player, opponent)) = node.bits8()
+            && let Some(moves) = moves.bits8()
+        {
+            let replies = node.pass().moves8().unwrap_or(0);
+            return weights.evaluate_with_moves(player, opponent, moves, replies);
+        }
+        evaluate(node, rule)
+    }
+
     /// Whether learned weights score positions of `variant` on `shape` under `rule` (the
     /// standard 8 × 8 board under FULL rules when most discs win).
     pub fn learned_applies(variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> bool {
@@ -286,6 +301,44 @@ mod tests {
                         assert!(score.abs() < cells * DISC, "{score} on {shape}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn knowing_the_moves_changes_no_score() {
+        let start = Board::standard(Shape::STANDARD);
+        for seed in 0..40u64 {
+            let mut node = Node8::from_board(&start, Color::Black);
+            let mut grid = GridNode::<Full>::from_board(&start, Color::Black);
+            for ply in 0..60u64 {
+                for evaluator in [Evaluator::default(), Evaluator::Classic] {
+                    for rule in [WinRule::MostDiscs, WinRule::FewestDiscs] {
+                        assert_eq!(
+                            evaluator.evaluate_knowing(&node, node.moves(), rule),
+                            evaluator.evaluate(&node, rule)
+                        );
+                        assert_eq!(
+                            evaluator.evaluate_knowing(&grid, grid.moves(), rule),
+                            evaluator.evaluate(&grid, rule)
+                        );
+                    }
+                }
+                let mut moves = node.moves();
+                if moves == 0 {
+                    if node.pass().moves() == 0 {
+                        break;
+                    }
+                    node = node.pass();
+                    grid = grid.pass();
+                    continue;
+                }
+                for _ in 0..(seed * 7 + ply * 13) % u64::from(moves.count_ones()) {
+                    moves &= moves - 1;
+                }
+                let square = node.square(moves.trailing_zeros());
+                node = node.play(node.index(square).unwrap());
+                grid = grid.play(grid.index(square).unwrap());
             }
         }
     }

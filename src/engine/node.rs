@@ -51,12 +51,23 @@ pub trait SquareSet:
 
     /// Every square adjacent (in eight directions) to a square of the set, within the grid.
     fn neighbours(self) -> Self;
+
+    /// The set as a `u64` (bit `row * 8 + column`) where it is one of the 8 x 8 board.
+    #[inline(always)]
+    fn bits8(self) -> Option<u64> {
+        None
+    }
 }
 
 impl SquareSet for u64 {
     type Index = u32;
 
     const EMPTY: u64 = 0;
+
+    #[inline(always)]
+    fn bits8(self) -> Option<u64> {
+        Some(self)
+    }
 
     #[inline(always)]
     fn single(index: u32) -> u64 {

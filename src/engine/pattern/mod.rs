@@ -148,8 +148,12 @@ const REVERSE_10: [usize; 10] = [7, 6, 5, 4, 3, 2, 1, 0, 9, 8];
 const REVERSE: [usize; 8] = [7, 6, 5, 4, 3, 2, 1, 0];
 const CORNER_TRANSPOSE: [usize; 9] = [0, 3, 6, 1, 4, 7, 2, 5, 8];
 
-/// The families, as Edax reads them.
-pub static FAMILIES: [Family; 11] = [
+/// The families, as Edax reads them. Each family's cells, as listed (its instance under
+/// [`Symmetry::Identity`]), are in increasing bit order: `pext` gathers them in reading order
+/// (see [`images`]).
+pub static FAMILIES: [Family; 11] = FAMILY_LIST;
+
+const FAMILY_LIST: [Family; 11] = [
     Family {
         name: "edge + 2X",
         cells: &[
@@ -293,11 +297,14 @@ struct Instance {
     family: usize,
     /// Bit index of each cell, in the family's reading order.
     cells: Vec<u32>,
+}
+
+#[cfg(test)]
+impl Instance {
     /// Its cells as a set.
-    mask: u64,
-    /// For the bits `pext` gathers from `mask` (lowest cell first): the base-3 index they
-    /// make with digit 1 each (twice that for the opponent's).
-    ternary: Vec<u16>,
+    fn mask(&self) -> u64 {
+        self.cells.iter().fold(0, |mask, &cell| mask | 1 << cell)
+    }
 }
 
 /// Where each part of a phase's weights starts, in the full layout (every configuration)
@@ -337,27 +344,9 @@ impl Layout {
                         row * 8 + column
                     })
                     .collect();
-                let mask = cells.iter().fold(0u64, |mask, &cell| mask | 1 << cell);
-                // pext gathers the cells lowest bit first: the j-th lowest is read k-th.
-                let mut sorted = cells.clone();
-                sorted.sort_unstable();
-                let place: Vec<u32> = sorted
-                    .iter()
-                    .map(|cell| cells.iter().position(|c| c == cell).expect("a cell") as u32)
-                    .collect();
-                let ternary = (0..1u32 << cells.len())
-                    .map(|bits| {
-                        (0..cells.len())
-                            .filter(|&j| bits >> j & 1 != 0)
-                            .map(|j| 3u16.pow(place[j]))
-                            .sum()
-                    })
-                    .collect();
                 instances.push(Instance {
                     family: index,
                     cells,
-                    mask,
-                    ternary,
                 });
             }
             family_start.push(full);
@@ -399,7 +388,7 @@ impl Layout {
 
     /// Weights of one phase in the full layout.
     fn full_len(&self) -> usize {
-        self.globals_full + GLOBALS
+        FULL_LEN
     }
 
     /// Weights of one phase in the folded layout.
@@ -453,11 +442,10 @@ impl Features {
     /// own faster move generator).
     #[inline(always)]
     pub fn with_moves(player: u64, opponent: u64, moves: u64, replies: u64) -> Features {
-        let layout = layout();
         let mut indices = [0u32; ACTIVE];
         pattern_indices(player, opponent, &mut indices);
-        for (slot, instance) in indices.iter_mut().zip(&layout.instances) {
-            *slot += layout.family_start[instance.family] as u32;
+        for (slot, &(family, _)) in indices.iter_mut().zip(&INSTANCE_PLAN) {
+            *slot += FAMILY_STARTS[usize::from(family)];
         }
         use super::SquareSet;
         let empty = !(player | opponent);
@@ -465,7 +453,7 @@ impl Features {
         let mobility = |moves: u64| moves.count_ones().min(MOBILITY_CAP);
         let potential = |discs: u64| (discs.neighbours() & empty).count_ones().min(POTENTIAL_CAP);
         let (m, q) = (MOBILITY_CAP + 1, POTENTIAL_CAP + 1);
-        let globals = layout.globals_full as u32;
+        let globals = GLOBALS_FULL;
         indices[INSTANCES] = globals + mobility(moves);
         indices[INSTANCES + 1] = globals + m + mobility(replies);
         indices[INSTANCES + 2] = globals + 2 * m + potential(opponent);
@@ -521,16 +509,137 @@ fn pattern_indices_portable(player: u64, opponent: u64, indices: &mut [u32; ACTI
     }
 }
 
-/// With `pext`: each colour's cells gathered in one instruction, then a table.
+/// The board `bits` read through each symmetry, in the order of [`Symmetry::ALL`]: square
+/// `c` of image `k` holds what square `Symmetry::ALL[k].apply(c)` of `bits` holds. An
+/// instance of a family is the family's own cells read on the image of its symmetry.
+#[inline(always)]
+fn images(bits: u64) -> [u64; 8] {
+    // (row, column) -> (column, row), by three delta swaps.
+    let mut t = bits;
+    let d = (t ^ (t >> 7)) & 0x00aa_00aa_00aa_00aa;
+    t ^= d ^ (d << 7);
+    let d = (t ^ (t >> 14)) & 0x0000_cccc_0000_cccc;
+    t ^= d ^ (d << 14);
+    let d = (t ^ (t >> 28)) & 0x0000_0000_f0f0_f0f0;
+    t ^= d ^ (d << 28);
+    // Each row's columns reversed.
+    let mirror = |mut x: u64| {
+        x = ((x >> 1) & 0x5555_5555_5555_5555) | ((x & 0x5555_5555_5555_5555) << 1);
+        x = ((x >> 2) & 0x3333_3333_3333_3333) | ((x & 0x3333_3333_3333_3333) << 2);
+        ((x >> 4) & 0x0f0f_0f0f_0f0f_0f0f) | ((x & 0x0f0f_0f0f_0f0f_0f0f) << 4)
+    };
+    let (mirrored, mirrored_t) = (mirror(bits), mirror(t));
+    [
+        bits,
+        t.swap_bytes(),
+        mirrored.swap_bytes(),
+        mirrored_t,
+        bits.swap_bytes(),
+        mirrored,
+        t,
+        mirrored_t.swap_bytes(),
+    ]
+}
+
+/// The bit mask of each family's cells (its instance under the identity).
+const FAMILY_MASKS: [u64; FAMILY_LIST.len()] = {
+    let mut masks = [0; FAMILY_LIST.len()];
+    let mut family = 0;
+    while family < FAMILY_LIST.len() {
+        let cells = FAMILY_LIST[family].cells;
+        let mut k = 0;
+        while k < cells.len() {
+            masks[family] |= 1 << (cells[k].0 * 8 + cells[k].1);
+            k += 1;
+        }
+        family += 1;
+    }
+    masks
+};
+
+/// Where each family starts in a phase's weights (the full layout), and where the global
+/// features start after them.
+const FAMILY_STARTS: [u32; FAMILY_LIST.len()] = {
+    let mut starts = [0; FAMILY_LIST.len()];
+    let mut family = 1;
+    while family < FAMILY_LIST.len() {
+        starts[family] = starts[family - 1] + FAMILY_LIST[family - 1].size() as u32;
+        family += 1;
+    }
+    starts
+};
+const GLOBALS_FULL: u32 = {
+    let last = FAMILY_LIST.len() - 1;
+    FAMILY_STARTS[last] + FAMILY_LIST[last].size() as u32
+};
+
+/// Weights of one phase in the full layout.
+const FULL_LEN: usize = GLOBALS_FULL as usize + GLOBALS;
+
+/// Each instance: its family and its symmetry's place in [`Symmetry::ALL`], in the order of
+/// the layout's instances.
+const INSTANCE_PLAN: [(u8, u8); INSTANCES] = {
+    let mut plan = [(0, 0); INSTANCES];
+    let (mut family, mut next) = (0, 0);
+    while family < FAMILY_LIST.len() {
+        let symmetries = FAMILY_LIST[family].symmetries;
+        let mut k = 0;
+        while k < symmetries.len() {
+            let mut place = 0;
+            while !matches_symmetry(Symmetry::ALL[place], symmetries[k]) {
+                place += 1;
+            }
+            plan[next] = (family as u8, place as u8);
+            next += 1;
+            k += 1;
+        }
+        family += 1;
+    }
+    assert!(next == INSTANCES);
+    plan
+};
+
+const fn matches_symmetry(a: Symmetry, b: Symmetry) -> bool {
+    a as u8 == b as u8
+}
+
+/// Ten cells read lowest bit first as base-3 digits of 1: a family's configuration from the
+/// bits `pext` gathers.
+const TERNARY: [u16; 1024] = {
+    let mut table = [0; 1024];
+    let mut bits = 0;
+    while bits < 1024 {
+        let (mut value, mut power, mut rest) = (0, 1, bits);
+        while rest != 0 {
+            value += (rest & 1) as u16 * power;
+            power *= 3;
+            rest >>= 1;
+        }
+        table[bits] = value;
+        bits += 1;
+    }
+    table
+};
+
+/// With `pext`: the board's eight images under the symmetries, then for each instance its
+/// family's cells gathered from its image (one instruction per colour), read as base 3 from
+/// one small table.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 fn pattern_indices_pext(player: u64, opponent: u64, indices: &mut [u32; ACTIVE]) {
     use std::arch::x86_64::_pext_u64;
-    for (slot, instance) in indices.iter_mut().zip(&layout().instances) {
-        let mine = _pext_u64(player, instance.mask) as usize;
-        let theirs = _pext_u64(opponent, instance.mask) as usize;
-        *slot = u32::from(instance.ternary[mine]) + 2 * u32::from(instance.ternary[theirs]);
+    let (mine, theirs) = (images(player), images(opponent));
+    macro_rules! read {
+        ($($k:literal)*) => {$(
+            let (family, symmetry) = INSTANCE_PLAN[$k];
+            let mask = FAMILY_MASKS[family as usize];
+            let p = _pext_u64(mine[symmetry as usize], mask) as usize;
+            let o = _pext_u64(theirs[symmetry as usize], mask) as usize;
+            indices[$k] = u32::from(TERNARY[p]) + 2 * u32::from(TERNARY[o]);
+        )*};
     }
+    read!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29
+        30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45);
 }
 
 /// The pattern indices of a position kept up to date move by move instead of computed
@@ -669,13 +778,54 @@ mod tests {
     fn forty_six_distinct_instances_in_eleven_families() {
         let layout = layout();
         assert_eq!(layout.instances.len(), INSTANCES);
-        let mut masks: Vec<u64> = layout.instances.iter().map(|i| i.mask).collect();
+        let mut masks: Vec<u64> = layout.instances.iter().map(Instance::mask).collect();
         masks.sort_unstable();
         masks.dedup();
         assert_eq!(masks.len(), INSTANCES, "no instance twice");
         for instance in &layout.instances {
             let family = &FAMILIES[instance.family];
-            assert_eq!(instance.mask.count_ones() as usize, family.cells.len());
+            assert_eq!(instance.mask().count_ones() as usize, family.cells.len());
+        }
+    }
+
+    #[test]
+    fn the_constant_starts_are_the_layouts() {
+        let layout = layout();
+        let starts: Vec<usize> = FAMILY_STARTS.iter().map(|&start| start as usize).collect();
+        assert_eq!(starts, layout.family_start);
+        assert_eq!(GLOBALS_FULL as usize, layout.globals_full);
+    }
+
+    #[test]
+    fn images_read_the_board_through_each_symmetry() {
+        for (player, _) in positions(200, 3) {
+            for (symmetry, image) in Symmetry::ALL.into_iter().zip(images(player)) {
+                for square in 0..64u32 {
+                    let (row, column) = symmetry.apply(square / 8, square % 8);
+                    assert_eq!(
+                        image >> square & 1,
+                        player >> (row * 8 + column) & 1,
+                        "{symmetry:?}, square {square}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_instance_is_its_familys_cells_carried_by_its_symmetry() {
+        let layout = layout();
+        for (instance, &(family, place)) in layout.instances.iter().zip(&INSTANCE_PLAN) {
+            assert_eq!(instance.family, usize::from(family));
+            let carried = Symmetry::ALL[usize::from(place)].bits(FAMILY_MASKS[instance.family]);
+            assert_eq!(carried, instance.mask());
+            // Read in increasing bit order: pext gathers the cells in reading order.
+            let cells = FAMILIES[instance.family].cells;
+            assert!(
+                cells
+                    .windows(2)
+                    .all(|w| w[0].0 * 8 + w[0].1 < w[1].0 * 8 + w[1].1)
+            );
         }
     }
 

@@ -24,7 +24,7 @@ use miniz_oxide::{deflate::compress_to_vec, inflate::decompress_to_vec_with_limi
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use super::{Features, PHASES, folded_len, layout};
+use super::{FULL_LEN, Features, PHASES, folded_len, layout};
 use crate::engine::eval::DISC;
 
 /// The file's first bytes.
@@ -145,7 +145,7 @@ impl PatternWeights {
 
     #[inline(always)]
     fn score(&self, features: &Features) -> i32 {
-        let phase = &self.weights[features.phase * layout().full_len()..];
+        let phase = &self.weights[features.phase * FULL_LEN..][..FULL_LEN];
         let sum: i32 = features
             .indices
             .iter()

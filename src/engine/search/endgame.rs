@@ -797,7 +797,7 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
     }
 
     #[inline(always)]
-    fn horizon(&self, _: &N, _: u32) -> Option<i32> {
+    fn horizon(&self, _: &N, _: N::Set, _: u32) -> Option<i32> {
         None
     }
 

@@ -35,8 +35,9 @@ pub(super) trait Strategy<N: Node> {
     /// The score of a finished game.
     fn game_over(&self, node: &N) -> i32;
 
-    /// The score of a node the search does not look below (the midgame's horizon).
-    fn horizon(&self, node: &N, depth: u32) -> Option<i32>;
+    /// The score of a node the search does not look below (the midgame's horizon), whose
+    /// side to move has `moves`.
+    fn horizon(&self, node: &N, moves: N::Set, depth: u32) -> Option<i32>;
 
     /// The score `entry` gives a search `depth` deep, if it looked far enough and was at
     /// least as sure.
@@ -91,7 +92,7 @@ pub(super) fn search_node<N: Node, S: Strategy<N>>(
             None => search.game_over(node),
         };
     }
-    if let Some(score) = search.horizon(node, depth) {
+    if let Some(score) = search.horizon(node, moves, depth) {
         return score;
     }
 
