@@ -150,7 +150,7 @@ const CORNER_TRANSPOSE: [usize; 9] = [0, 3, 6, 1, 4, 7, 2, 5, 8];
 
 /// The families, as Edax reads them. Each family's cells, as listed (its instance under
 /// [`Symmetry::Identity`]), are in increasing bit order: `pext` gathers them in reading order
-/// (see [`images`]).
+/// (the board is read through each symmetry first).
 pub static FAMILIES: [Family; 11] = FAMILY_LIST;
 
 const FAMILY_LIST: [Family; 11] = [
