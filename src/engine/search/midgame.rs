@@ -515,10 +515,13 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
                 let child = node.play(mv);
                 // Its table bucket, fetched while the other moves are ordered.
                 self.tt.prefetch(child.hash());
-                let replies = child.moves();
-                let weighted = (replies.len() + (replies & corners).len()) as i32;
-                key = weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
-                    + if risky.contains(mv) { 24 } else { 0 };
+                // The table's move goes first whatever its replies.
+                if Some(mv) != hint {
+                    let replies = child.moves();
+                    let weighted = (replies.len() + (replies & corners).len()) as i32;
+                    key = weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
+                        + if risky.contains(mv) { 24 } else { 0 };
+                }
             }
             if Some(mv) == hint {
                 key = i32::MIN;
