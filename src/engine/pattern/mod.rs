@@ -312,14 +312,12 @@ impl Instance {
 #[derive(Debug)]
 struct Layout {
     instances: Vec<Instance>,
-    /// Start of each family in the full layout.
-    family_start: Vec<usize>,
     /// Full index (within a family) to folded index (within that family).
     fold: Vec<Vec<u32>>,
     /// Start of each family in the folded layout.
     folded_start: Vec<usize>,
-    /// Start of the global features, in each layout.
-    globals_full: usize,
+    /// Start of the global features in the folded layout (in the full one:
+    /// [`GLOBALS_FULL`]).
     globals_folded: usize,
     /// For each square: the instances it is a cell of, with its digit's power of 3 there.
     terms: Vec<Vec<(u8, u16)>>,
@@ -332,8 +330,8 @@ const GLOBALS: usize = 2 * (MOBILITY_CAP as usize + 1) + 2 * (POTENTIAL_CAP as u
 impl Layout {
     fn new() -> Layout {
         let mut instances = Vec::new();
-        let (mut family_start, mut fold, mut folded_start) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut full, mut folded) = (0, 0);
+        let (mut fold, mut folded_start) = (Vec::new(), Vec::new());
+        let mut folded = 0;
         for (index, family) in FAMILIES.iter().enumerate() {
             for &symmetry in family.symmetries {
                 let cells: Vec<u32> = family
@@ -349,7 +347,6 @@ impl Layout {
                     cells,
                 });
             }
-            family_start.push(full);
             folded_start.push(folded);
             let size = family.size();
             let mut map = vec![u32::MAX; size];
@@ -366,7 +363,6 @@ impl Layout {
                 map[configuration] = map[representative];
             }
             fold.push(map);
-            full += size;
             folded += count as usize;
         }
         let mut terms = vec![Vec::new(); 64];
@@ -377,18 +373,11 @@ impl Layout {
         }
         Layout {
             instances,
-            family_start,
             fold,
             folded_start,
-            globals_full: full,
             globals_folded: folded,
             terms,
         }
-    }
-
-    /// Weights of one phase in the full layout.
-    fn full_len(&self) -> usize {
-        FULL_LEN
     }
 
     /// Weights of one phase in the folded layout.
@@ -471,10 +460,10 @@ impl Features {
         let mut folded = [0u32; ACTIVE];
         for (k, instance) in layout.instances.iter().enumerate() {
             let family = instance.family;
-            let within = self.indices[k] as usize - layout.family_start[family];
+            let within = (self.indices[k] - FAMILY_STARTS[family]) as usize;
             folded[k] = layout.folded_start[family] as u32 + layout.fold[family][within];
         }
-        let shift = (layout.globals_folded as u32).wrapping_sub(layout.globals_full as u32);
+        let shift = (layout.globals_folded as u32).wrapping_sub(GLOBALS_FULL);
         for (slot, &index) in folded[INSTANCES..]
             .iter_mut()
             .zip(&self.indices[INSTANCES..])
@@ -789,11 +778,14 @@ mod tests {
     }
 
     #[test]
-    fn the_constant_starts_are_the_layouts() {
-        let layout = layout();
-        let starts: Vec<usize> = FAMILY_STARTS.iter().map(|&start| start as usize).collect();
-        assert_eq!(starts, layout.family_start);
-        assert_eq!(GLOBALS_FULL as usize, layout.globals_full);
+    fn families_follow_one_another_in_the_full_layout() {
+        let mut start = 0;
+        for (family, &constant) in FAMILIES.iter().zip(&FAMILY_STARTS) {
+            assert_eq!(constant as usize, start, "{}", family.name);
+            start += family.size();
+        }
+        assert_eq!(GLOBALS_FULL as usize, start);
+        assert_eq!(FULL_LEN, start + GLOBALS);
     }
 
     #[test]
@@ -892,7 +884,7 @@ mod tests {
                 features
                     .indices
                     .iter()
-                    .all(|&index| (index as usize) < layout.full_len())
+                    .all(|&index| (index as usize) < FULL_LEN)
             );
             assert!(
                 features

@@ -24,7 +24,7 @@ use miniz_oxide::{deflate::compress_to_vec, inflate::decompress_to_vec_with_limi
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use super::{FULL_LEN, Features, PHASES, folded_len, layout};
+use super::{FAMILY_STARTS, FULL_LEN, Features, GLOBALS_FULL, PHASES, folded_len, layout};
 use crate::engine::eval::DISC;
 
 /// The file's first bytes.
@@ -85,7 +85,7 @@ impl PatternWeights {
     /// Every weight zero: evaluates every position as even.
     pub fn zero() -> PatternWeights {
         PatternWeights {
-            weights: vec![0; PHASES * layout().full_len()].into_boxed_slice(),
+            weights: vec![0; PHASES * FULL_LEN].into_boxed_slice(),
         }
     }
 
@@ -97,7 +97,7 @@ impl PatternWeights {
     pub fn from_folded(phases: &[Vec<i16>]) -> PatternWeights {
         let layout = layout();
         assert_eq!(phases.len(), PHASES, "one set of weights per phase");
-        let mut weights = Vec::with_capacity(PHASES * layout.full_len());
+        let mut weights = Vec::with_capacity(PHASES * FULL_LEN);
         for folded in phases {
             assert_eq!(folded.len(), layout.folded_len(), "a phase's weights");
             for (family, map) in layout.fold.iter().enumerate() {
@@ -115,16 +115,17 @@ impl PatternWeights {
     pub fn to_folded(&self) -> Vec<Vec<i16>> {
         let layout = layout();
         self.weights
-            .chunks(layout.full_len())
+            .chunks(FULL_LEN)
             .map(|full| {
                 let mut folded = vec![0i16; layout.folded_len()];
                 for (family, map) in layout.fold.iter().enumerate() {
-                    let (start, from) = (layout.folded_start[family], layout.family_start[family]);
+                    let (start, from) =
+                        (layout.folded_start[family], FAMILY_STARTS[family] as usize);
                     for (configuration, &k) in map.iter().enumerate() {
                         folded[start + k as usize] = full[from + configuration];
                     }
                 }
-                folded[layout.globals_folded..].copy_from_slice(&full[layout.globals_full..]);
+                folded[layout.globals_folded..].copy_from_slice(&full[GLOBALS_FULL as usize..]);
                 folded
             })
             .collect()

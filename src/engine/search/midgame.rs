@@ -510,21 +510,19 @@ impl<N: Node> Strategy<N> for Searcher<'_, '_, N> {
         }
         let hint = hint.and_then(|square| node.index(square));
         while let Some(mv) = moves.pop() {
-            let mut key = 0;
+            // The table's move goes first whatever its replies.
+            let first = Some(mv) == hint;
+            let mut key = if first { i32::MIN } else { 0 };
             if depth >= 2 {
                 let child = node.play(mv);
                 // Its table bucket, fetched while the other moves are ordered.
                 self.tt.prefetch(child.hash());
-                // The table's move goes first whatever its replies.
-                if Some(mv) != hint {
+                if !first {
                     let replies = child.moves();
                     let weighted = (replies.len() + (replies & corners).len()) as i32;
                     key = weighted * 16 - if corners.contains(mv) { 40 } else { 0 }
                         + if risky.contains(mv) { 24 } else { 0 };
                 }
-            }
-            if Some(mv) == hint {
-                key = i32::MIN;
             }
             self.moves.push((key, mv));
         }
