@@ -32,6 +32,14 @@ pub const SOLVE_AHEAD: u32 = 8;
 ///
 /// Each solve starts from the step before's score (the last midgame iteration's, then each
 /// level's), sparing the short search that would otherwise make its first guess.
+///
+/// A solve stopped by the limits may still have proved, at its confidence, that another
+/// move reaches a score the last finished step's move does not
+/// ([`Unfinished::best_so_far`]): the search then returns that move (with the score proved
+/// for it, a lower bound), though its report keeps the depth and selectivity of the last
+/// finished step and `progress` never hears of it. For one best move only: a ranking of
+/// several keeps the last finished step's. On the 20-24-empty positions of `train measure`
+/// at a million nodes a move this took the mean loss from 0.446 to 0.402 discs a move.
 pub fn search<N: Node>(
     node: &N,
     options: &SearchOptions,
@@ -106,8 +114,22 @@ pub fn search<N: Node>(
                 report.elapsed = start.elapsed();
                 progress(&report);
             }
-            Err(Unfinished { nodes }) => {
+            Err(Unfinished { nodes, best_so_far }) => {
                 report.nodes += nodes;
+                if let Some((square, at_least)) = best_so_far
+                    && options.ranked_moves <= 1
+                {
+                    // Not a finished step (so not reported as one), but its move beat the
+                    // last step's at a higher confidence: the better move to play.
+                    report.best = Some(square);
+                    report.score = at_least * DISC;
+                    report.pv = endgame::line(tt, node, options.rule, square);
+                    report.ranked = vec![RankedMove {
+                        square,
+                        score: report.score,
+                        pv: report.pv.clone(),
+                    }];
+                }
                 break;
             }
         }
@@ -157,7 +179,7 @@ fn solve<N: Node>(
 mod tests {
     use super::{endgame::Goal, *};
     use crate::{
-        Board, Color, Shape, WinRule,
+        Board, Color, Shape, Square, WinRule,
         engine::{Index, Node8, SquareSet, eval::Evaluator},
     };
 
@@ -293,6 +315,48 @@ mod tests {
             assert_eq!(ranked.pv.first(), Some(&ranked.square));
         }
         assert!(report.ranked.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+
+    /// Stopped while solving, a search plays the move the solve had proved better than the
+    /// last finished step's: solved exactly, it scores more than that move, and at least
+    /// the score the search gives it. Below the selective solves' first cuts the solve after
+    /// the midgame iterations is the exact one, so its proofs are exact.
+    #[test]
+    fn a_search_stopped_while_solving_plays_the_better_move_it_had_proved() {
+        let empties = probcut::ENDGAME_MIN_EMPTIES - 1;
+        let mut switched = 0;
+        for seed in 0..12 {
+            let node = position(empties, seed);
+            let mut tt = TranspositionTable::new(4);
+            let mut all = 0;
+            search(&node, &selective(Limits::NONE), &mut tt, None, &mut |r| {
+                all = r.nodes;
+            });
+            for nodes in (1..all).step_by((all / 60).max(1) as usize) {
+                let mut last = None;
+                let report = search(
+                    &node,
+                    &selective(Limits::nodes(nodes)),
+                    &mut TranspositionTable::new(4),
+                    None,
+                    &mut |r| last = Some(r.clone()),
+                );
+                let last = last.expect("the first iteration always finishes");
+                assert_eq!(
+                    report.depth, last.depth,
+                    "the depth of the last finished step"
+                );
+                if report.best == last.best {
+                    continue;
+                }
+                let after = |square: Square| node.play(node.index(square).unwrap());
+                let played = -exact_score(&after(report.best.unwrap()));
+                assert!(played > -exact_score(&after(last.best.unwrap())));
+                assert!(played * DISC >= report.score, "seed {seed}, {nodes} nodes");
+                switched += 1;
+            }
+        }
+        assert!(switched > 0);
     }
 
     /// A node limit the midgame iterations fit in but the first solve does not: the last

@@ -70,6 +70,12 @@ pub enum Goal {
 pub struct Unfinished {
     /// Positions visited before it stopped.
     pub nodes: u64,
+    /// The move its latest finished step proved best so far, with the score that step
+    /// proved it reaches at least (final disc difference), if a step proved one before the
+    /// stop (an exact solve's steps; `None` from [`rank`] and a win-loss-draw solve). Each
+    /// step tries the table's move first (the search before it left it there), so another
+    /// move here beat that one at the solve's selectivity.
+    pub best_so_far: Option<(Square, i32)>,
 }
 
 /// How to solve: the rules, the evaluation that orders moves far from the end (and, for a
@@ -176,7 +182,7 @@ fn solve_guessed<N: Node>(
         // To the nearest even number of discs: final scores on even boards are even.
         2 * (score as f64 / f64::from(DISC) / 2.0).round() as i32
     };
-    let ((result, nodes), helper_nodes) = parallel::lazy_smp(
+    let ((result, nodes, best_so_far), helper_nodes) = parallel::lazy_smp(
         options.threads,
         |helper, stop| {
             // Helpers prove other bounds than the main thread's next one: the table then
@@ -208,11 +214,15 @@ fn solve_guessed<N: Node>(
                 Goal::WinLossDraw => solver.root(node, -1, 1),
             };
             let finished = !solver.stopper.stopped();
-            (finished.then_some(result), solver.stopper.nodes())
+            (
+                finished.then_some(result),
+                solver.stopper.nodes(),
+                solver.best_so_far,
+            )
         },
     );
     let nodes = nodes + helper_nodes;
-    let (score, best) = result.ok_or(Unfinished { nodes })?;
+    let (score, best) = result.ok_or(Unfinished { nodes, best_so_far })?;
     Ok(Solution { best, score, nodes })
 }
 
@@ -317,7 +327,10 @@ pub fn rank<N: Node>(
     );
     let nodes = nodes + helper_nodes;
     if stopped {
-        return Err(Unfinished { nodes });
+        return Err(Unfinished {
+            nodes,
+            best_so_far: None,
+        });
     }
     Ok((ranked, nodes))
 }
@@ -402,6 +415,9 @@ struct Solver<'t, 's, N: Node> {
     stopper: Stopper<'s>,
     /// Move lists of the nodes on the current path, one after the other.
     moves: Vec<(i32, Index<N>)>,
+    /// The move the latest finished step of [`Solver::converge`] proved to reach the score
+    /// beside it, for a solve stopped before the end ([`Unfinished::best_so_far`]).
+    best_so_far: Option<(Square, i32)>,
 }
 
 impl<'t, 's, N: Node> Solver<'t, 's, N> {
@@ -420,6 +436,7 @@ impl<'t, 's, N: Node> Solver<'t, 's, N> {
             tt,
             stopper,
             moves: Vec::with_capacity(256),
+            best_so_far: None,
         };
         solver.set_selectivity(node, options.selectivity);
         solver
@@ -477,6 +494,12 @@ impl<N: Node> Solver<'_, '_, N> {
         while lower < upper && !self.stopper.stopped() {
             let test = if guess == lower { guess + 1 } else { guess };
             let (score, mv) = self.root(node, test - 1, test);
+            if score >= test
+                && !self.stopper.stopped()
+                && let Some(mv) = mv
+            {
+                self.best_so_far = Some((mv, score));
+            }
             if score >= test {
                 lower = score;
                 best = mv.or(best);
@@ -1324,9 +1347,52 @@ mod tests {
             None,
         );
         assert!(
-            matches!(result, Err(Unfinished { nodes }) if nodes >= 100),
+            matches!(result, Err(Unfinished { nodes, .. }) if nodes >= 100),
             "{result:?}"
         );
+    }
+
+    /// Stopped part way, a solve keeps the move its steps had proved best so far: solved
+    /// exactly, that move reaches at least the score given with it.
+    #[test]
+    fn a_stopped_solve_keeps_the_move_it_had_proved() {
+        let exact = |node: &Node8| {
+            let limits = Limits::NONE;
+            let mut tt = TranspositionTable::new(1);
+            solve(
+                node,
+                WinRule::MostDiscs,
+                Goal::Exact,
+                &mut tt,
+                &limits,
+                None,
+            )
+            .unwrap()
+            .score
+        };
+        let (mut proved, mut stops) = (0, 0);
+        for seed in 0..6 {
+            let node = Node8::from_board(&random_board(Shape::STANDARD, 14, seed), Color::Black);
+            let options = SolveOptions::exact(WinRule::MostDiscs);
+            let mut tt = TranspositionTable::new(1);
+            let all = solve_from(&node, 0, &options, &mut tt, &Limits::NONE, None).unwrap();
+            for nodes in (1..all.nodes).step_by((all.nodes / 40).max(1) as usize) {
+                tt.clear();
+                let limits = Limits::nodes(nodes);
+                let Err(Unfinished { best_so_far, .. }) =
+                    solve_from(&node, 0, &options, &mut tt, &limits, None)
+                else {
+                    panic!("seed {seed}: {nodes} nodes of {} finished", all.nodes);
+                };
+                stops += 1;
+                if let Some((square, at_least)) = best_so_far {
+                    let child = node.play(node.index(square).unwrap());
+                    assert!(-exact(&child) >= at_least, "seed {seed}, {nodes} nodes");
+                    proved += 1;
+                }
+            }
+        }
+        assert!(proved > 0 && proved < stops, "{proved} of {stops} stops");
     }
 
     /// Stopped anywhere (here at 1,500 points spread over its whole search), a
