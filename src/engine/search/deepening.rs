@@ -118,9 +118,12 @@ pub fn search<N: Node>(
                 report.nodes += nodes;
                 if let Some((square, at_least)) = best_so_far
                     && options.ranked_moves <= 1
+                    && report.best != Some(square)
                 {
                     // Not a finished step (so not reported as one), but its move beat the
-                    // last step's at a higher confidence: the better move to play.
+                    // last step's at a higher confidence: the better move to play. (The
+                    // same move keeps the finished step's score: a bound proved for it
+                    // says less.)
                     report.best = Some(square);
                     report.score = at_least * DISC;
                     report.pv = endgame::line(tt, node, options.rule, square);
@@ -319,7 +322,8 @@ mod tests {
 
     /// Stopped while solving, a search plays the move the solve had proved better than the
     /// last finished step's: solved exactly, it scores more than that move, and at least
-    /// the score the search gives it. Below the selective solves' first cuts the solve after
+    /// the score the search gives it; a search that keeps the last step's move keeps its
+    /// score too. Below the selective solves' first cuts the solve after
     /// the midgame iterations is the exact one, so its proofs are exact.
     #[test]
     fn a_search_stopped_while_solving_plays_the_better_move_it_had_proved() {
@@ -347,6 +351,7 @@ mod tests {
                     "the depth of the last finished step"
                 );
                 if report.best == last.best {
+                    assert_eq!(report.score, last.score, "the finished step's score");
                     continue;
                 }
                 let after = |square: Square| node.play(node.index(square).unwrap());
