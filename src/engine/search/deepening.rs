@@ -220,6 +220,20 @@ mod tests {
         }
     }
 
+    /// A selective search of `node` within `limits` in a table of its own, and the last
+    /// finished step it reported (`None` if none finished).
+    fn stopped_search(node: &Node8, limits: Limits) -> (SearchReport, Option<SearchReport>) {
+        let mut last = None;
+        let report = search(
+            node,
+            &selective(limits),
+            &mut TranspositionTable::new(4),
+            None,
+            &mut |r| last = Some(r.clone()),
+        );
+        (report, last)
+    }
+
     fn exact_score(node: &Node8) -> i32 {
         let mut tt = TranspositionTable::new(4);
         endgame::solve(
@@ -337,14 +351,7 @@ mod tests {
                 all = r.nodes;
             });
             for nodes in (1..all).step_by((all / 60).max(1) as usize) {
-                let mut last = None;
-                let report = search(
-                    &node,
-                    &selective(Limits::nodes(nodes)),
-                    &mut TranspositionTable::new(4),
-                    None,
-                    &mut |r| last = Some(r.clone()),
-                );
+                let (report, last) = stopped_search(&node, Limits::nodes(nodes));
                 let last = last.expect("the first iteration always finishes");
                 assert_eq!(
                     report.depth, last.depth,
@@ -384,14 +391,7 @@ mod tests {
         );
         assert!(midgame_nodes > 0);
         let limit = midgame_nodes + 10;
-        let mut last = None;
-        let report = search(
-            &node,
-            &selective(Limits::nodes(limit)),
-            &mut TranspositionTable::new(4),
-            None,
-            &mut |r| last = Some(r.clone()),
-        );
+        let (report, last) = stopped_search(&node, Limits::nodes(limit));
         assert_eq!(report.depth, last_iteration);
         assert_eq!(Some(&report.best), last.as_ref().map(|r| &r.best));
         assert!(
