@@ -273,16 +273,18 @@ fn a_class_is_graded_with_every_report() {
         assert!(plain.contains(from), "{from}");
         class.directory(name, &[("main.py", plain.replace(from, to).into_bytes())]);
     }
-    // And an archive that is not one.
+    // An archive that is not one, a program that does not compile, one that hangs.
     fs::write(
         class.submissions().join("damaged.zip"),
         b"PK\x03\x04 not really",
     )
     .unwrap();
+    class.directory("syntax-error", &[("main.py", b"print('FULL'\n".to_vec())]);
+    class.directory("hangs", &[("main.py", hostile("sleep_forever.py", &[]))]);
     let points = class.dir.path().join("points.toml");
     fs::write(
         &points,
-        "points = 1\n[partial]\ntrailing-whitespace = 0.5\n\
+        "points = 1\n[partial]\ntrailing-whitespace = 0.5\nbuild-failed = 0.25\n\
          [kinds.passes]\npoints = 2\nvisibility = \"hidden\"\n",
     )
     .unwrap();
@@ -291,6 +293,7 @@ fn a_class_is_graded_with_every_report() {
             .arg("grade")
             .arg(class.submissions())
             .args(["--generate", "7", "--timeout", "2", "--jobs", jobs])
+            .args(["--build", "python3 -m py_compile {dir}/main.py"])
             .arg("--points")
             .arg(&points)
             .arg("--out")
@@ -311,7 +314,7 @@ fn a_class_is_graded_with_every_report() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted, "in name order:\n{stdout}");
-    assert_eq!(names.len(), 15, "{stdout}");
+    assert_eq!(names.len(), 17, "{stdout}");
     assert!(stdout.contains("Sandbox: "), "{stdout}");
 
     // The gradebook: correct ones full marks (a case of each kind, passes at 2 points), each bug
@@ -345,11 +348,55 @@ fn a_class_is_graded_with_every_report() {
         );
     }
     assert_eq!(book["damaged"]["failure_classes"], "bad-submission: 7");
-    // Partial credit: trailing whitespace keeps half the points of the cases it fails.
-    let trailing = &book["bug-trailing-space"];
-    let failed: f64 = trailing["failed"].parse().unwrap();
-    let score: f64 = trailing["score"].parse().unwrap();
-    assert!(score > 8.0 - failed * 2.0 && score < 8.0, "{trailing:?}");
+    assert_eq!(book["syntax-error"]["failure_classes"], "build-failed: 7");
+    assert_eq!(book["hangs"]["failure_classes"], "timeout: 7");
+    // What each failure earns: nothing, or exactly the share its class keeps. A build
+    // that failed keeps a quarter (the points file says so), a damaged archive nothing.
+    assert_eq!(book["damaged"]["score"], "0");
+    assert_eq!(book["hangs"]["score"], "0");
+    assert_eq!(book["syntax-error"]["score"], "2", "a quarter of 8");
+    let partial = |class: &str| match class {
+        "trailing-whitespace" => 0.5,
+        "build-failed" => 0.25,
+        _ => 0.0,
+    };
+    let mut classes_seen = BTreeSet::new();
+    for name in book.keys() {
+        let results = json(&out.join("submissions").join(name).join("results.json"));
+        for test in results["tests"].as_array().unwrap() {
+            let max = test["max_score"].as_f64().unwrap();
+            let expected = match test["status"].as_str().unwrap() {
+                "passed" => max,
+                _ => {
+                    let class = test["tags"][1].as_str().unwrap().to_owned();
+                    let share = partial(&class);
+                    classes_seen.insert(class);
+                    max * share
+                }
+            };
+            assert_eq!(test["score"].as_f64().unwrap(), expected, "{name}: {test}");
+        }
+    }
+    // Every failure class there is was met and scored.
+    let every: BTreeSet<String> = [
+        "bad-submission",
+        "build-failed",
+        "crash",
+        "early-exit",
+        "extra-output",
+        "missing-flush",
+        "no-exit",
+        "timeout",
+        "trailing-whitespace",
+        "wrong-exit-status",
+        "wrong-output",
+        "wrong-pass",
+        "wrong-rules-line",
+        "wrong-winner",
+    ]
+    .map(str::to_owned)
+    .into();
+    assert_eq!(classes_seen, every);
 
     // Gradescope: valid, one test per case, points and visibility from the file.
     for name in book.keys() {
@@ -388,7 +435,7 @@ fn a_class_is_graded_with_every_report() {
 
     // JUnit: valid, one test case per case, failures typed by class, as the gradebook says.
     let cases = junit_cases(&out.join("junit.xml"));
-    assert_eq!(cases.len(), 15 * 7);
+    assert_eq!(cases.len(), 17 * 7);
     for (name, row) in &book {
         let failed = cases
             .iter()
@@ -401,11 +448,27 @@ fn a_class_is_graded_with_every_report() {
         7
     );
 
-    // HTML: self-contained, the class page links every submission and names the classes.
+    // HTML: self-contained, the class page links every submission and names the classes;
+    // each page states the score the gradebook has.
     let index = assert_self_contained(&out.join("index.html"));
-    for name in book.keys() {
+    for (name, row) in &book {
         assert!(index.contains(&format!("submissions/{name}/report.html")));
-        assert_self_contained(&out.join("submissions").join(name).join("report.html"));
+        let page = assert_self_contained(&out.join("submissions").join(name).join("report.html"));
+        let stated = format!("{} of {} points", row["score"], row["max_score"]);
+        assert!(page.contains(&stated), "{name}: {stated}");
+    }
+    // The printed table too.
+    for (name, row) in &book {
+        let line = stdout
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name.as_str()))
+            .unwrap();
+        let score = format!("{}/{}", row["score"], row["max_score"]);
+        assert_eq!(
+            line.split_whitespace().nth(1),
+            Some(score.as_str()),
+            "{line}"
+        );
     }
     assert!(index.contains("The cases most students fail"));
     assert!(index.contains("missing-flush"));
@@ -836,4 +899,248 @@ fn a_missing_interpreter_fails_the_run_not_the_students() {
         text(&output)
     );
     assert!(!out.join("gradebook.csv").exists());
+}
+
+/// The sha-256 of a file, in hex.
+fn sha256_hex(path: &Path) -> String {
+    let output = Command::new("sha256sum").arg(path).output().unwrap();
+    String::from_utf8(output.stdout).unwrap()[..64].to_owned()
+}
+
+/// A submission that searches everything it can see for the grader's program (by name on
+/// PATH, by size and content under any name) and for the cases (by name and content) finds
+/// nothing, even where both sit in a directory the box shows (`--allow-read`) and the
+/// grader runs from there; the same search without bubblewrap finds them all, so it is a
+/// search that would have found them.
+#[test]
+fn the_grader_and_its_cases_are_nowhere_in_view() {
+    if !ready() {
+        return;
+    }
+    let class = Class::new();
+    let visible = class.dir.path().join("visible");
+    fs::create_dir_all(visible.join("bin")).unwrap();
+    fs::create_dir_all(visible.join("course/cases")).unwrap();
+    let program = visible.join("bin/othello");
+    fs::copy(othello_path(), &program).unwrap();
+    // A second copy under another name.
+    fs::copy(othello_path(), visible.join("tool")).unwrap();
+    let marker = format!("marker-{}", std::process::id());
+    let case = visible.join(format!("course/cases/secret-{marker}.in"));
+    // Input after the end of the game is never read: the marker rides along.
+    let input = format!("4\n4\nB\n>\n. . . .\n. W B .\n. B W .\n. . . .\n3 1\n{marker}\n");
+    fs::write(&case, &input).unwrap();
+    let points = visible.join("course/points.toml");
+    fs::write(&points, "points = 1\n").unwrap();
+    let values = [
+        (
+            "PROGRAM_SIZE",
+            fs::metadata(&program).unwrap().len().to_string(),
+        ),
+        ("PROGRAM_SHA256", sha256_hex(&program)),
+        ("CASE_NAME", format!("secret-{marker}")),
+        ("CASE_SIZE", input.len().to_string()),
+        ("CASE_MARKER", marker.clone()),
+    ];
+    class.directory("spy", &[("main.py", hostile("find_reference.py", &values))]);
+    let search = |sandbox: &str| -> String {
+        let out = class.out(sandbox);
+        let output = Command::new(&program)
+            .arg("grade")
+            .arg(class.submissions())
+            .arg("--cases")
+            .arg(visible.join("course/cases"))
+            .arg("--points")
+            .arg(&points)
+            .arg("--allow-read")
+            .arg(&visible)
+            .args(["--timeout", "120", "--cpu", "120", "--sandbox", sandbox])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", text(&output));
+        let results = assert_gradescope(&out.join("submissions/spy/results.json"));
+        assert_eq!(results["score"], 0.0);
+        results["tests"][0]["output"].as_str().unwrap().to_owned()
+    };
+    let boxed = search("bubblewrap");
+    assert!(boxed.contains("searched "), "the search ran: {boxed}");
+    assert!(!boxed.contains("FOUND"), "{boxed}");
+    let open = search("limits");
+    for found in [
+        "FOUND the grader's program: ",
+        "FOUND the cases' name: ",
+        "FOUND a case: ",
+    ] {
+        assert!(open.contains(found), "{found}: {open}");
+    }
+    assert!(
+        open.contains(&visible.join("tool").display().to_string()),
+        "{open}"
+    );
+}
+
+/// Whether a JDK is here; under CI it must be (`.ci/run` installs default-jdk-headless).
+fn java_ready() -> bool {
+    let javac = Command::new("javac").arg("-version").output().is_ok();
+    assert!(
+        javac || std::env::var_os("CI").is_none(),
+        "the Java test needs javac under CI"
+    );
+    if !javac {
+        eprintln!("skipped: no javac (bash .ci/run installs default-jdk-headless)");
+    }
+    javac
+}
+
+/// A Java submission, built with javac in the box and run with java, passes every case
+/// under the default limits; where no control group can be had (hidden here by a mount
+/// namespace of the test's own), it still passes under the per-process fallback, and the
+/// reports say which limit held.
+#[test]
+fn a_java_submission_passes_under_the_default_limits() {
+    if !ready() || !java_ready() {
+        return;
+    }
+    let class = Class::new();
+    class.directory("jan", &[("Main.java", read(&fixture("class/Main.java")))]);
+    let grade = |out: &Path, wrapper: &[&str]| {
+        let mut command = Command::new(
+            wrapper
+                .first()
+                .copied()
+                .unwrap_or(othello_path().to_str().unwrap()),
+        );
+        if !wrapper.is_empty() {
+            command.args(&wrapper[1..]).arg(othello_path());
+        }
+        let output = command
+            .arg("grade")
+            .arg(class.submissions())
+            .args(["--generate", "6", "--timeout", "10"])
+            .args(["--build", "javac -d {dir} {dir}/Main.java"])
+            .args(["--command", "java -cp {dir} Main"])
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", text(&output));
+        let results = assert_gradescope(&out.join("submissions/jan/results.json"));
+        assert_eq!(results["score"], 6.0, "{results}");
+        results["output"].as_str().unwrap().to_owned()
+    };
+    let summary = grade(&class.out("report"), &[]);
+    // SAFETY: a plain system call.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        assert!(
+            summary.contains("of memory for the whole case"),
+            "{summary}"
+        );
+    }
+    let hide_cgroups = [
+        "unshare",
+        "--mount",
+        "sh",
+        "-c",
+        "mount -t tmpfs none /sys/fs/cgroup && exec \"$@\"",
+        "sh",
+    ];
+    if root && Command::new("unshare").arg("--version").output().is_ok() {
+        let summary = grade(&class.out("no-cgroups"), &hide_cgroups);
+        assert!(
+            summary.contains("Not enforced: a memory limit for the whole case")
+                && summary.contains("MiB of address space per process"),
+            "{summary}"
+        );
+    }
+}
+
+/// The memory limit holds for a whole case: of six children that each try to hold 200 MiB
+/// for 3 s under a limit of 256 MiB, one at most keeps it (with a limit per process, all
+/// six did), and the report names the limit.
+#[test]
+fn six_large_children_share_one_memory_limit() {
+    if !ready() {
+        return;
+    }
+    let class = Class::new();
+    class.directory("hog", &[("main.py", hostile("memory_hog.py", &[]))]);
+    let out = class.out("report");
+    let output = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "1", "--timeout", "20", "--memory", "256"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let results = assert_gradescope(&out.join("submissions/hog/results.json"));
+    let case = results["tests"][0]["output"].as_str().unwrap();
+    let held = case.matches("kept 200 MiB for 3 s").count();
+    if results["output"]
+        .as_str()
+        .unwrap()
+        .contains("of memory for the whole case")
+    {
+        assert!(held <= 1, "{held} children held 200 MiB at once: {case}");
+        assert!(
+            case.contains("It ran into the memory limit (256 MiB for the whole case)"),
+            "{case}"
+        );
+    } else {
+        // Without a control group (not root, or none here) each process has 256 MiB of
+        // address space: the reports say the whole case is not limited.
+        eprintln!("no control group here: the per-process fallback was used");
+        assert!(
+            results["output"]
+                .as_str()
+                .unwrap()
+                .contains("Not enforced: a memory limit for the whole case"),
+            "{results}"
+        );
+    }
+}
+
+/// Run as root, a daemon that leaves its process group and session (a double fork with
+/// setsid) does not outlive its case, even with the limits alone (no PID namespace).
+#[test]
+fn a_detached_daemon_does_not_outlive_its_case() {
+    // SAFETY: a plain system call.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !ready() || !root {
+        eprintln!("skipped: needs root (a user of its own per job)");
+        return;
+    }
+    let class = Class::new();
+    let marker = format!("{}.25", std::process::id());
+    class.directory(
+        "daemon",
+        &[(
+            "main.py",
+            hostile("daemon.py", &[("SECONDS", marker.clone())]),
+        )],
+    );
+    let out = class.out("report");
+    let output = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(["--generate", "2", "--timeout", "2", "--sandbox", "limits"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(
+        processes_with(&format!("sleep {marker}")),
+        Vec::<String>::new()
+    );
+    let results = assert_gradescope(&out.join("submissions/daemon/results.json"));
+    let summary = results["output"].as_str().unwrap();
+    assert!(
+        summary.contains("processes that left its group"),
+        "{summary}"
+    );
 }

@@ -19,7 +19,7 @@ use othello::{
             journal::Journal,
             points::Points,
             report::{self, Scored},
-            sandbox::{Limits, Sandbox, SandboxChoice},
+            sandbox::{Limits, RUN_PREFIX, Sandbox, SandboxChoice, process_alive},
             submissions,
         },
     },
@@ -193,11 +193,54 @@ impl GradeArgs {
             SandboxArg::Bubblewrap => SandboxChoice::Bubblewrap,
             SandboxArg::Limits => SandboxChoice::Limits,
         };
+        std::fs::create_dir_all(&self.out).map_err(|source| CliError::WriteFile {
+            path: self.out.clone(),
+            source,
+        })?;
+        // One run at a time into a report directory: a second would grade every case again
+        // beside the first and write the same files.
+        let lock_path = self.out.join(LOCK_FILE);
+        let _lock = match crate::files::Lock::try_acquire(&lock_path) {
+            Ok(Ok(lock)) => lock,
+            Ok(Err(held)) => {
+                return Err(usage(format!(
+                    "{} is being graded into by {} (othello grade); wait for it to finish, or \
+                     give another --out",
+                    self.out.display(),
+                    held.holder()
+                )));
+            }
+            Err(source) => {
+                return Err(CliError::WriteFile {
+                    path: lock_path,
+                    source,
+                });
+            }
+        };
+        remove_stale_scratch(&std::env::temp_dir());
         let scratch = tempfile::Builder::new()
-            .prefix("othello-grade-")
+            .prefix(&format!("{RUN_PREFIX}{}-", std::process::id()))
             .tempdir_in(std::env::temp_dir())?;
-        let sandbox = Sandbox::new(choice, limits, scratch.path(), jobs, self.allow_read)
-            .map_err(|error| usage(error.to_string()))?;
+        // Nothing of the grader's may show inside the box: the program itself is covered
+        // wherever it shows, and so are these.
+        let private: Vec<PathBuf> = [
+            self.cases.clone(),
+            self.points.clone(),
+            Some(self.out.clone()),
+            Some(self.submissions.clone()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let sandbox = Sandbox::new(
+            choice,
+            limits,
+            scratch.path(),
+            jobs,
+            &self.allow_read,
+            &private,
+        )
+        .map_err(|error| usage(error.to_string()))?;
         // A missing interpreter or compiler fails the run, not every student.
         for program in [Some(&command), build.as_ref()].into_iter().flatten() {
             if !program[0].contains(DIR_PLACEHOLDER) {
@@ -216,10 +259,6 @@ impl GradeArgs {
             line_timeout: self.timeout,
             jobs,
         };
-        std::fs::create_dir_all(&self.out).map_err(|source| CliError::WriteFile {
-            path: self.out.clone(),
-            source,
-        })?;
         let journal = Journal::open(
             &self.out,
             &options.fingerprint(&cases, &sandbox),
@@ -273,6 +312,30 @@ impl GradeArgs {
         write!(out, "{}", summary(&scored, &self.out))?;
         out.flush()?;
         Ok(())
+    }
+}
+
+/// The lock file of a report directory, beside the journal (which `--restart` removes).
+const LOCK_FILE: &str = ".grade.lock";
+
+/// Removes the scratch directories that runs killed outright (SIGKILL, a power cut) left
+/// in `temp`: named with their grader's process id, which is no longer running.
+fn remove_stale_scratch(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(RUN_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !process_alive(pid) && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

@@ -26,6 +26,9 @@ pub struct Confinement {
     /// Mount a tmpfs of this many bytes on this directory first, in a mount namespace of
     /// the program's own (only root can): a private `/tmp` that cannot fill the disk.
     pub private_tmpfs: Option<(PathBuf, u64)>,
+    /// Join this control group (its directory) first: its memory limit then counts the
+    /// program and everything it starts, together ([`MemoryGroup`](super::MemoryGroup)).
+    pub cgroup: Option<PathBuf>,
     /// Exactly these environment variables (`None`: the caller's).
     pub environment: Option<Vec<(String, String)>>,
     /// The directory it starts in (`None`: the caller's).
@@ -61,6 +64,12 @@ impl Confinement {
                 c_string(directory.as_os_str().as_bytes())?,
                 c_string(format!("size={bytes},mode=1777").as_bytes())?,
             )),
+            None => None,
+        };
+        let cgroup = match &self.cgroup {
+            Some(directory) => Some(c_string(
+                directory.join("cgroup.procs").as_os_str().as_bytes(),
+            )?),
             None => None,
         };
         let limits: Vec<(libc::__rlimit_resource_t, u64)> = [
@@ -111,6 +120,18 @@ impl Confinement {
                         return fail();
                     }
                 }
+                if let Some(procs) = &cgroup {
+                    // "0" is the writer itself; its children follow it into the group.
+                    let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return fail();
+                    }
+                    let written = libc::write(fd, c"0".as_ptr().cast(), 1);
+                    libc::close(fd);
+                    if written != 1 {
+                        return fail();
+                    }
+                }
                 for &(resource, value) in &limits {
                     let limit = libc::rlimit {
                         rlim_cur: value,
@@ -144,7 +165,7 @@ impl Confinement {
         ]
         .iter()
         .any(Option::is_some);
-        if limited || self.user.is_some() || self.private_tmpfs.is_some() {
+        if limited || self.user.is_some() || self.private_tmpfs.is_some() || self.cgroup.is_some() {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "limits and isolation need Linux",
@@ -152,6 +173,77 @@ impl Confinement {
         }
         Ok(())
     }
+}
+
+/// Kills every process running as `user` (a user id of the grader's own, never a person's:
+/// everything of it goes) and reaps those left to this process, waiting a few seconds at
+/// most until none is left; whether none is. A program that leaves its process group
+/// (`setsid`, a double fork) is still its user's. Only root can.
+pub fn kill_user(user: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let left = processes_of(user);
+            if left.is_empty() {
+                return true;
+            }
+            // Reap those that are zombies of this process's (a subreaper inherits them).
+            // SAFETY: plain system calls; the ids are of this user's processes only, and
+            // no program of the grader runs as it at this point.
+            for &pid in &left {
+                unsafe {
+                    libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG);
+                }
+            }
+            if std::time::Instant::now() >= deadline {
+                return processes_of(user).is_empty();
+            }
+            // kill(-1) from a process of that user reaches all of its processes at once,
+            // with no window for an id to be reused.
+            let mut command = Command::new("/bin/true");
+            command.uid(user).gid(user);
+            // SAFETY: between fork and exec only system calls.
+            unsafe {
+                command.pre_exec(|| {
+                    libc::kill(-1, libc::SIGKILL);
+                    libc::_exit(0);
+                });
+            }
+            let _ = command.status();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = user;
+        false
+    }
+}
+
+/// The ids of the processes whose real user is `user` (zombies included).
+#[cfg(target_os = "linux")]
+fn processes_of(user: u32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            // The directory's owner is not the user for a process that is not dumpable.
+            let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
+            let real: u32 = status
+                .lines()
+                .find_map(|line| line.strip_prefix("Uid:"))?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()?;
+            (real == user).then_some(pid)
+        })
+        .collect()
 }
 
 /// How many processes this process's user has now (0 where that cannot be read): a process

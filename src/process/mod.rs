@@ -26,9 +26,11 @@ use std::{
 
 use crate::{Line, LineReader, ReadError};
 
+mod cgroup;
 mod confine;
 
-pub use confine::{Confinement, processes_of_this_user};
+pub use cgroup::{CgroupRoot, CgroupVersion, MemoryGroup};
+pub use confine::{Confinement, kill_user, processes_of_this_user};
 
 /// How much of a program's stderr is kept: its last this many bytes.
 pub const STDERR_KEPT: usize = 64 * 1024;

@@ -90,24 +90,82 @@ pub fn visible(line: &str) -> String {
     shown
 }
 
-/// `exit status 1`, `killed by signal 9`.
-pub(super) fn describe_exit(status: std::process::ExitStatus) -> String {
+/// `exit status 1`, `killed by signal 11 (SIGSEGV: a segmentation fault)`; a status above
+/// 128 is also read as the signal a shell or bubblewrap reports that way:
+/// `exit status 139 (128 + 11: killed by SIGSEGV, a segmentation fault)`.
+pub fn describe_exit(status: std::process::ExitStatus) -> String {
     if let Some(code) = status.code() {
-        return format!("exit status {code}");
+        return match code.checked_sub(128).and_then(signal_name) {
+            Some((name, meaning)) => format!(
+                "exit status {code} (128 + {}: killed by {name}, {meaning})",
+                code - 128
+            ),
+            None => format!("exit status {code}"),
+        };
     }
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;
         if let Some(signal) = status.signal() {
-            return format!("killed by signal {signal}");
+            return match signal_name(signal) {
+                Some((name, meaning)) => format!("killed by signal {signal} ({name}: {meaning})"),
+                None => format!("killed by signal {signal}"),
+            };
         }
     }
     status.to_string()
 }
 
+/// The name of a signal that ends programs, and what it usually means.
+fn signal_name(signal: i32) -> Option<(&'static str, &'static str)> {
+    #[cfg(unix)]
+    {
+        Some(match signal {
+            libc::SIGHUP => ("SIGHUP", "its terminal hung up"),
+            libc::SIGINT => ("SIGINT", "an interrupt"),
+            libc::SIGQUIT => ("SIGQUIT", "a quit"),
+            libc::SIGILL => ("SIGILL", "an illegal instruction"),
+            libc::SIGTRAP => ("SIGTRAP", "a trap"),
+            libc::SIGABRT => ("SIGABRT", "aborted (abort(), a failed assertion)"),
+            libc::SIGBUS => ("SIGBUS", "a bus error"),
+            libc::SIGFPE => ("SIGFPE", "an arithmetic error (a division by zero)"),
+            libc::SIGKILL => ("SIGKILL", "killed"),
+            libc::SIGSEGV => ("SIGSEGV", "a segmentation fault"),
+            libc::SIGPIPE => ("SIGPIPE", "a broken pipe"),
+            libc::SIGALRM => ("SIGALRM", "an alarm"),
+            libc::SIGTERM => ("SIGTERM", "terminated"),
+            libc::SIGXCPU => ("SIGXCPU", "the CPU time limit"),
+            libc::SIGXFSZ => ("SIGXFSZ", "the file size limit"),
+            _ => return None,
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = signal;
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn endings_name_their_signal() {
+        use std::os::unix::process::ExitStatusExt;
+        let exit = |raw: i32| describe_exit(std::process::ExitStatus::from_raw(raw));
+        assert_eq!(exit(1 << 8), "exit status 1");
+        assert_eq!(
+            exit(139 << 8),
+            "exit status 139 (128 + 11: killed by SIGSEGV, a segmentation fault)"
+        );
+        assert_eq!(
+            exit(11),
+            "killed by signal 11 (SIGSEGV: a segmentation fault)"
+        );
+        assert_eq!(exit(200 << 8), "exit status 200");
+    }
 
     #[test]
     fn invisible_characters_are_shown() {

@@ -8,6 +8,7 @@
 //! known. The results ([`Graded`]) are in submission order, then case order, whatever order
 //! they were run in; [`report`] turns them into the files.
 
+mod failure;
 pub mod journal;
 pub mod points;
 pub mod report;
@@ -31,21 +32,19 @@ use thiserror::Error;
 use crate::{
     Variant,
     grading::check::reference::Reference,
-    grading::check::{Case, CaseReport, CheckOptions, Class, Mode, RulesChoice, check_case},
+    grading::check::{
+        Case, CaseReport, CheckOptions, Class, Mode, RulesChoice, check_case, describe_exit,
+    },
     process::{Chunks, Program, StartOptions},
 };
 use journal::{Journal, JournalError};
 use sandbox::{Access, Sandbox};
 use submissions::Submission;
 
+pub use failure::FailureClass;
+
 /// The placeholder in command templates for the submission's directory.
 pub const DIR_PLACEHOLDER: &str = "{dir}";
-
-/// A failure class of the grader's own, beside those of [`Class`]: the build failed.
-pub const BUILD_FAILED: &str = "build-failed";
-
-/// A failure class of the grader's own: the submission could not be unpacked.
-pub const BAD_SUBMISSION: &str = "bad-submission";
 
 /// How long a build may take.
 pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
@@ -128,9 +127,8 @@ fn hex(bytes: &[u8]) -> String {
 pub struct CaseResult {
     /// The case's name.
     pub case: String,
-    /// `None` if it passed; else the failure class ([`Class::name`], [`BUILD_FAILED`] or
-    /// [`BAD_SUBMISSION`]).
-    pub class: Option<String>,
+    /// `None` if it passed; else why it failed.
+    pub class: Option<FailureClass>,
     /// Seconds it took.
     pub seconds: f64,
     /// Remarks that do not fail it (a slow start).
@@ -143,12 +141,6 @@ impl CaseResult {
     /// Whether it passed.
     pub fn passed(&self) -> bool {
         self.class.is_none()
-    }
-
-    /// Its failure as a class of `othello check`, if it is one.
-    pub fn check_class(&self) -> Option<Class> {
-        let name = self.class.as_deref()?;
-        Class::ALL.into_iter().find(|class| class.name() == name)
     }
 }
 
@@ -392,7 +384,11 @@ impl ClassRun<'_> {
             }
             Err(error) => (
                 None,
-                Some((BAD_SUBMISSION, error.to_string(), String::new())),
+                Some((
+                    FailureClass::BadSubmission,
+                    error.to_string(),
+                    String::new(),
+                )),
             ),
         };
         let fingerprint = unpacked
@@ -419,7 +415,7 @@ impl ClassRun<'_> {
                 }
                 let result = CaseResult {
                     case: case.case.name.clone(),
-                    class: Some(class.to_owned()),
+                    class: Some(class),
                     seconds: 0.0,
                     notes: Vec::new(),
                     failure: Some(FailureDetail {
@@ -455,7 +451,7 @@ impl ClassRun<'_> {
         dir: &Path,
         build: &[String],
         job: usize,
-    ) -> Result<Option<(&'static str, String, String)>, GradeError> {
+    ) -> Result<Option<(FailureClass, String, String)>, GradeError> {
         self.sandbox
             .hand_over(dir, Some(job))
             .map_err(|source| GradeError::Scratch {
@@ -472,13 +468,18 @@ impl ClassRun<'_> {
             program: argv.join(" "),
             source,
         };
+        let watch = self.sandbox.case_starts(job);
         let mut program = match Program::start(&argv, Chunks, &options) {
             Ok(program) => program,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                self.sandbox.case_ends(watch);
                 let note = format!("the build command {:?} was not found", build[0]);
-                return Ok(Some((BUILD_FAILED, note, String::new())));
+                return Ok(Some((FailureClass::BuildFailed, note, String::new())));
             }
-            Err(error) => return Err(start_error(error)),
+            Err(error) => {
+                self.sandbox.case_ends(watch);
+                return Err(start_error(error));
+            }
         };
         program.close_stdin();
         // Its stdout is read (and dropped) so that it never waits on a full pipe.
@@ -494,12 +495,20 @@ impl ClassRun<'_> {
         program.wait_stderr(Duration::from_secs(1));
         let mut log = String::from_utf8_lossy(&output).into_owned();
         log.push_str(&program.stderr_lines(40));
-        let log = log[log.len().saturating_sub(BUILD_LOG)..].to_owned();
+        let log = tail(&log, BUILD_LOG).to_owned();
+        drop(program);
+        let limit = self.sandbox.case_ends(watch);
         Ok(match status {
             Some(status) if status.success() => None,
-            Some(status) => Some((BUILD_FAILED, format!("the build ended with {status}"), log)),
+            Some(status) => {
+                let mut note = format!("the build ended with {}", describe_exit(status));
+                if let Some(limit) = limit {
+                    note.push_str(&format!(" (it ran into {limit})"));
+                }
+                Some((FailureClass::BuildFailed, note, log))
+            }
             None => Some((
-                BUILD_FAILED,
+                FailureClass::BuildFailed,
                 format!("the build took longer than {} s", BUILD_TIMEOUT.as_secs()),
                 log,
             )),
@@ -517,12 +526,26 @@ impl ClassRun<'_> {
             line_timeout: self.options.line_timeout,
             confinement: Some(confinement),
         };
-        match check_case(&options, &case.case) {
-            Ok(report) => Ok(result_of(&report, &case.case.input)),
+        let watch = self.sandbox.case_starts(job);
+        let report = check_case(&options, &case.case);
+        let limit = self.sandbox.case_ends(watch);
+        match report {
+            Ok(report) => {
+                let mut result = result_of(&report, &case.case.input);
+                if let Some(limit) = limit {
+                    match &mut result.failure {
+                        Some(failure) => failure.limit = Some(limit),
+                        None => result
+                            .notes
+                            .push(format!("the system killed one of its processes at {limit}")),
+                    }
+                }
+                Ok(result)
+            }
             // The program itself not found is a failure of the submission.
             Err(error) if error.source.kind() == std::io::ErrorKind::NotFound => Ok(CaseResult {
                 case: case.case.name.clone(),
-                class: Some(Class::Crash.name().to_owned()),
+                class: Some(Class::Crash.into()),
                 seconds: 0.0,
                 notes: Vec::new(),
                 failure: Some(FailureDetail {
@@ -536,6 +559,15 @@ impl ClassRun<'_> {
             }),
         }
     }
+}
+
+/// The last `bytes` bytes of `text` at most, from a character boundary.
+fn tail(text: &str, bytes: usize) -> &str {
+    let mut start = text.len().saturating_sub(bytes);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
 }
 
 /// `template` with [`DIR_PLACEHOLDER`] replaced by `dir` in every word.
@@ -568,10 +600,7 @@ fn result_of(report: &CaseReport, input: &[u8]) -> CaseResult {
     });
     CaseResult {
         case: report.name.clone(),
-        class: report
-            .failure
-            .as_ref()
-            .map(|failure| failure.class.name().to_owned()),
+        class: report.failure.as_ref().map(|failure| failure.class.into()),
         seconds: report.seconds,
         notes: report.notes.clone(),
         failure,
@@ -583,12 +612,16 @@ fn result_of(report: &CaseReport, input: &[u8]) -> CaseResult {
 fn limit_of(exit: &str) -> Option<String> {
     #[cfg(unix)]
     {
+        let number = |text: &str| -> Option<i32> {
+            let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        };
         let signal = exit
             .strip_prefix("killed by signal ")
-            .and_then(|n| n.parse::<i32>().ok())
+            .and_then(number)
             .or_else(|| {
                 exit.strip_prefix("exit status ")
-                    .and_then(|n| n.parse::<i32>().ok())
+                    .and_then(number)
                     .filter(|&code| code > 128)
                     .map(|code| code - 128)
             })?;

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::grading::check::Class;
+use super::FailureClass;
 
 /// Who sees a case's result, in Gradescope's words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +116,7 @@ pub struct Worth {
 pub struct Points {
     default: Option<f64>,
     visibility: Visibility,
-    partial: BTreeMap<Class, f64>,
+    partial: BTreeMap<FailureClass, f64>,
     kinds: BTreeMap<String, Rule>,
     cases: BTreeMap<String, Rule>,
 }
@@ -147,13 +147,10 @@ impl Points {
         }
         let mut partial = BTreeMap::new();
         for (name, share) in &file.partial {
-            let class = Class::ALL
-                .into_iter()
-                .find(|class| class.name() == name)
-                .ok_or_else(|| {
-                    let names: Vec<_> = Class::ALL.iter().map(|class| class.name()).collect();
-                    PointsError::UnknownClass(name.clone(), names.join(", "))
-                })?;
+            let class = FailureClass::from_name(name).ok_or_else(|| {
+                let names: Vec<_> = FailureClass::ALL.iter().map(|c| c.name()).collect();
+                PointsError::UnknownClass(name.clone(), names.join(", "))
+            })?;
             check(format!("[partial] {name}"), *share, 1.0)?;
             partial.insert(class, *share);
         }
@@ -193,8 +190,8 @@ impl Points {
     }
 
     /// The points a case worth `worth` earns: all of them if it passed, else the share its
-    /// failure's class keeps (none for a class not in `[partial]`).
-    pub fn earned(&self, worth: Worth, failure: Option<Class>) -> f64 {
+    /// failure's class keeps (none for a class not in `[partial]`), whatever the class.
+    pub fn earned(&self, worth: Worth, failure: Option<FailureClass>) -> f64 {
         match failure {
             None => worth.points,
             Some(class) => worth.points * self.partial.get(&class).copied().unwrap_or(0.0),
@@ -205,6 +202,7 @@ impl Points {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grading::check::Class;
 
     fn cases() -> Vec<(String, String)> {
         ["standard/1.in", "passes/1.in", "passes/2.in"]
@@ -240,8 +238,18 @@ mod tests {
             (10.0, Visibility::Hidden)
         );
         assert_eq!(points.earned(special, None), 10.0);
-        assert_eq!(points.earned(special, Some(Class::TrailingWhitespace)), 5.0);
-        assert_eq!(points.earned(special, Some(Class::Crash)), 0.0);
+        let earned = |class: FailureClass| points.earned(special, Some(class));
+        assert_eq!(earned(Class::TrailingWhitespace.into()), 5.0);
+        // Every other class earns nothing, the grader's own included.
+        for class in FailureClass::ALL {
+            if class != FailureClass::Check(Class::TrailingWhitespace) {
+                assert_eq!(earned(class), 0.0, "{class}");
+            }
+        }
+        let build = Points::parse("[partial]\nbuild-failed = 0.25", &cases()).unwrap();
+        let worth = build.worth("passes/1.in", "passes");
+        assert_eq!(build.earned(worth, Some(FailureClass::BuildFailed)), 0.25);
+        assert_eq!(build.earned(worth, Some(FailureClass::BadSubmission)), 0.0);
         let none = Points::parse("", &cases()).unwrap();
         assert_eq!(none.worth("x", "y").points, 1.0);
     }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{ScoredCase, ScoredSubmission, describe, points_text};
+use super::{ScoredCase, ScoredSubmission, points_text};
 use crate::grading::{check::visible, class::sandbox::Protections};
 
 #[derive(Serialize)]
@@ -68,7 +68,7 @@ pub(super) fn results(submission: &ScoredSubmission<'_>, protections: &Protectio
                 },
                 output: case_output(case),
                 output_format: "text",
-                tags: [Some(case.kind), case.result.class.as_deref()]
+                tags: [Some(case.kind), case.result.class.map(|class| class.name())]
                     .into_iter()
                     .flatten()
                     .filter(|tag| !tag.is_empty())
@@ -85,14 +85,14 @@ pub(super) fn results(submission: &ScoredSubmission<'_>, protections: &Protectio
 /// The text of one case: passed, or the failure with the transcript up to it.
 pub(super) fn case_output(case: &ScoredCase<'_>) -> String {
     let result = case.result;
-    let Some(class) = &result.class else {
+    let Some(class) = result.class else {
         let mut text = "Passed.".to_owned();
         for note in &result.notes {
             text.push_str(&format!("\nNote: {note}"));
         }
         return text;
     };
-    let mut text = format!("Failed: {class} ({}).", describe(class));
+    let mut text = format!("Failed: {class} ({}).", class.description());
     let Some(failure) = &result.failure else {
         return text;
     };

@@ -7,8 +7,11 @@ use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, html};
 
-use super::{Scored, ScoredCase, ScoredSubmission, describe, points_text};
-use crate::grading::{check::visible, class::sandbox::Protections};
+use super::{Scored, ScoredCase, ScoredSubmission, points_text};
+use crate::grading::{
+    check::visible,
+    class::{FailureClass, sandbox::Protections},
+};
 
 const STYLE: &str = "
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#1d2125}
@@ -55,10 +58,10 @@ fn sandbox_box(protections: &Protections) -> Markup {
     }
 }
 
-fn outcome(class: Option<&str>) -> Markup {
+fn outcome(class: Option<FailureClass>) -> Markup {
     match class {
         None => html! { span class="pass" { "passed" } },
-        Some(class) => html! { span class="fail" title=(describe(class)) { (class) } },
+        Some(class) => html! { span class="fail" title=(class.description()) { (class) } },
     }
 }
 
@@ -92,7 +95,7 @@ pub(super) fn submission_page(
                         @else { a href={ "#" (anchor(&case.result.case)) } { (case.result.case) } }
                     }
                     td { (case.kind) }
-                    td { (outcome(case.result.class.as_deref())) }
+                    td { (outcome(case.result.class)) }
                     td class="n" { (points_text(case.earned)) " / " (points_text(case.worth.points)) }
                     td { (case.worth.visibility.name()) }
                     td class="n" { (format!("{:.2}", case.result.seconds)) }
@@ -117,11 +120,13 @@ fn anchor(case: &str) -> String {
 }
 
 fn failure_section(case: &ScoredCase<'_>) -> Markup {
-    let class = case.result.class.as_deref().unwrap_or("");
+    let Some(class) = case.result.class else {
+        return html! {};
+    };
     let show = |line: &Option<String>| line.as_deref().map_or("(nothing)".to_owned(), visible);
     html! {
         div class="failure" id=(anchor(&case.result.case)) {
-            h3 { (case.result.case) ": " span class="fail" { (class) } " — " (describe(class)) }
+            h3 { (case.result.case) ": " span class="fail" { (class) } " — " (class.description()) }
             @if let Some(failure) = &case.result.failure {
                 p { (failure.note) }
                 @if let Some(limit) = &failure.limit { p { "It ran into " (limit) "." } }
@@ -151,12 +156,12 @@ fn failure_section(case: &ScoredCase<'_>) -> Markup {
 pub(super) fn class_page(scored: &Scored<'_>) -> Vec<u8> {
     let count = scored.submissions.len();
     // Per class: submissions with it, cases failed with it.
-    let mut classes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut classes: BTreeMap<FailureClass, (usize, usize)> = BTreeMap::new();
     // Per case: submissions failing it, and their classes.
-    let mut cases: BTreeMap<&str, (usize, BTreeMap<&str, usize>, &str)> = BTreeMap::new();
+    let mut cases: BTreeMap<&str, (usize, BTreeMap<FailureClass, usize>, &str)> = BTreeMap::new();
     for submission in &scored.submissions {
-        for (class, failed) in &submission.classes {
-            let entry = classes.entry(class.as_str()).or_default();
+        for (&class, failed) in &submission.classes {
+            let entry = classes.entry(class).or_default();
             entry.0 += 1;
             entry.1 += failed;
         }
@@ -165,9 +170,9 @@ pub(super) fn class_page(scored: &Scored<'_>) -> Vec<u8> {
                 cases
                     .entry(case.result.case.as_str())
                     .or_insert((0, BTreeMap::new(), case.kind));
-            if let Some(class) = &case.result.class {
+            if let Some(class) = case.result.class {
                 entry.0 += 1;
-                *entry.1.entry(class.as_str()).or_default() += 1;
+                *entry.1.entry(class).or_default() += 1;
             }
         }
     }
@@ -201,7 +206,7 @@ pub(super) fn class_page(scored: &Scored<'_>) -> Vec<u8> {
                 @for (class, (submissions, failed)) in &classes {
                     tr {
                         td { span class="fail" { (class) } }
-                        td { (describe(class)) }
+                        td { (class.description()) }
                         td class="n" { (submissions) " of " (count) }
                         td class="n" { (failed) }
                     }

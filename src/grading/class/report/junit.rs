@@ -119,14 +119,14 @@ pub(super) fn document(submissions: &[ScoredSubmission<'_>], protections: &Prote
                         name: xml_safe(&case.result.case),
                         classname: xml_safe(&submission.graded.name),
                         time: format!("{:.3}", case.result.seconds),
-                        failure: case.result.class.as_ref().map(|class| Failure {
+                        failure: case.result.class.map(|class| Failure {
                             message: xml_safe(
                                 case.result
                                     .failure
                                     .as_ref()
-                                    .map_or(class.as_str(), |failure| failure.note.as_str()),
+                                    .map_or(class.name(), |failure| failure.note.as_str()),
                             ),
-                            kind: class.clone(),
+                            kind: class.name().to_owned(),
                             text: xml_safe(&case_output(case)),
                         }),
                     })

@@ -20,11 +20,8 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::{BAD_SUBMISSION, BUILD_FAILED, CaseResult, ClassCase, Graded, points::Points};
-use crate::grading::{
-    check::Class,
-    class::{points::Worth, sandbox::Protections},
-};
+use super::{CaseResult, ClassCase, FailureClass, Graded, points::Points};
+use crate::grading::class::{points::Worth, sandbox::Protections};
 
 /// A case's result with what it is worth.
 #[derive(Clone, Debug)]
@@ -53,7 +50,7 @@ pub struct ScoredSubmission<'a> {
     /// Cases passed.
     pub passed: usize,
     /// Failed cases per class.
-    pub classes: BTreeMap<String, usize>,
+    pub classes: BTreeMap<FailureClass, usize>,
 }
 
 impl ScoredSubmission<'_> {
@@ -106,14 +103,14 @@ impl<'a> Scored<'a> {
                             result,
                             kind,
                             worth,
-                            earned: points.earned(worth, result.check_class()),
+                            earned: points.earned(worth, result.class),
                         }
                     })
                     .collect();
                 let mut classes = BTreeMap::new();
                 for case in &cases {
-                    if let Some(class) = &case.result.class {
-                        *classes.entry(class.clone()).or_default() += 1;
+                    if let Some(class) = case.result.class {
+                        *classes.entry(class).or_default() += 1;
                     }
                 }
                 ScoredSubmission {
@@ -130,18 +127,6 @@ impl<'a> Scored<'a> {
             submissions,
             protections,
         }
-    }
-}
-
-/// What a failure class means, in a few words.
-pub fn describe(class: &str) -> &'static str {
-    match class {
-        BUILD_FAILED => "the build failed",
-        BAD_SUBMISSION => "the submission could not be unpacked",
-        _ => Class::ALL
-            .into_iter()
-            .find(|known| known.name() == class)
-            .map_or("", Class::description),
     }
 }
 

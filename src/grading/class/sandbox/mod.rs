@@ -1,9 +1,13 @@
 //! The box a submission runs in: bubblewrap where it works (no network, no view of the
-//! grader's files, other submissions or the cases, a private `/tmp`, its own process and
-//! user namespaces), under resource limits set at exec ([`Confinement`]); run as root, each
-//! job runs as a user of its own (so the process limit counts only its processes) with a
-//! size-bounded `/tmp`. Where bubblewrap cannot run, the fallback keeps the limits and says
-//! what it lacks: every report carries [`Sandbox::protections`].
+//! grader's files, other submissions or the cases: [`view`], a private `/tmp`, its own
+//! process and user namespaces), under resource limits set at exec ([`Confinement`]); the
+//! memory of a whole case limited together in a control group where the system allows it;
+//! run as root, each job runs as a user of its own (so the process limit counts only its
+//! processes, and everything left of a case can be killed by its user) with a size-bounded
+//! `/tmp`. Where something cannot be had, the fallback says what it lacks: every report
+//! carries [`Sandbox::protections`].
+
+mod view;
 
 use std::{
     fmt, fs, io,
@@ -14,7 +18,15 @@ use std::{
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::process::{Confinement, processes_of_this_user};
+use crate::process::{
+    CgroupRoot, CgroupVersion, Confinement, MemoryGroup, kill_user, processes_of_this_user,
+};
+pub use view::AllowReadError;
+use view::View;
+
+/// The name of the control groups and scratch directories of a run: this, then the
+/// grader's process id.
+pub const RUN_PREFIX: &str = "othello-grade-";
 
 /// Where a submission's directory is seen from inside bubblewrap.
 pub const INSIDE: &str = "/submission";
@@ -39,7 +51,8 @@ pub enum SandboxChoice {
 pub struct Limits {
     /// CPU seconds per process.
     pub cpu_seconds: u64,
-    /// Bytes of address space per process.
+    /// Bytes of memory for a whole case (all its processes together) where a control group
+    /// can be had, else of address space per process.
     pub memory: u64,
     /// Processes at once.
     pub processes: u64,
@@ -109,6 +122,9 @@ impl Protections {
 /// The box could not be set up.
 #[derive(Debug, Error)]
 pub enum SandboxError {
+    /// An `--allow-read` path cannot be shown.
+    #[error(transparent)]
+    AllowRead(#[from] AllowReadError),
     /// Bubblewrap was required but does not work here.
     #[error(
         "bubblewrap does not work here ({0}); install Debian's bubblewrap, or choose --sandbox limits"
@@ -138,10 +154,29 @@ pub struct Sandbox {
     root_notes: Vec<String>,
     /// Where the jobs' private directories are (each `job-N`).
     scratch: PathBuf,
-    /// Extra host paths shown read-only inside the box (an interpreter under /opt, say).
-    read_only: Vec<PathBuf>,
+    /// What the box shows of the files, and what of the grader's it covers.
+    view: View,
+    /// How memory is limited.
+    memory: Memory,
     /// Why bubblewrap is not used, if it is not.
     fallback_reason: Option<String>,
+}
+
+/// How memory is limited.
+#[derive(Debug)]
+enum Memory {
+    /// A control group per job: a case's processes together.
+    Groups(Vec<MemoryGroup>, CgroupVersion),
+    /// An address-space limit per process (the JVM told to fit in it), and why there is
+    /// no control group.
+    PerProcess(String),
+}
+
+/// What a case ran into, seen from outside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CaseWatch {
+    job: usize,
+    oom_kills: u64,
 }
 
 /// How a program is to be run: inside the box, the submission's directory read-only (a
@@ -161,12 +196,16 @@ impl Sandbox {
     ///
     /// # Errors
     /// [`SandboxError`]: no scratch space, or bubblewrap required but not working.
+    /// `allowed` are the `--allow-read` paths; `private` the grader's own (cases, points,
+    /// reports, the submissions), covered wherever they would show, as the program running
+    /// now and every copy of it in view are.
     pub fn new(
         choice: SandboxChoice,
         limits: Limits,
         scratch: &Path,
         jobs: usize,
-        read_only: Vec<PathBuf>,
+        allowed: &[PathBuf],
+        private: &[PathBuf],
     ) -> Result<Sandbox, SandboxError> {
         // SAFETY: a plain system call.
         let root = cfg!(target_os = "linux") && unsafe { libc::geteuid() } == 0;
@@ -178,7 +217,25 @@ impl Sandbox {
             fs::create_dir_all(scratch.join(format!("job-{job}/tmp"))).map_err(scratch_error)?;
         }
         fs::create_dir_all(scratch.join("trial")).map_err(scratch_error)?;
+        fs::create_dir_all(scratch.join("empty")).map_err(scratch_error)?;
+        fs::write(scratch.join("empty-file"), b"").map_err(scratch_error)?;
         open_to_all(scratch).map_err(scratch_error)?;
+        let mut private = private.to_vec();
+        private.push(scratch.to_owned());
+        let view = View::new(allowed, &private, root)?;
+        let memory = match CgroupRoot::find() {
+            Ok(cgroups) => {
+                cgroups.remove_stale(RUN_PREFIX, process_alive);
+                let name = format!("{RUN_PREFIX}{}", std::process::id());
+                match cgroups.groups(&name, jobs.max(1), limits.memory) {
+                    Ok(groups) => Memory::Groups(groups, cgroups.version()),
+                    Err(error) => {
+                        Memory::PerProcess(format!("cannot make a control group: {error}"))
+                    }
+                }
+            }
+            Err(reason) => Memory::PerProcess(reason),
+        };
         let mut sandbox = Sandbox {
             kind: SandboxKind::LimitsOnly,
             limits,
@@ -186,7 +243,8 @@ impl Sandbox {
             bounded_tmp: root,
             root_notes: Vec::new(),
             scratch: scratch.to_owned(),
-            read_only,
+            view,
+            memory: Memory::PerProcess("not tried yet".to_owned()),
             fallback_reason: None,
         };
         // What root may do here (a container may forbid mounting, or even changing user):
@@ -202,6 +260,13 @@ impl Sandbox {
                     .root_notes
                     .push(format!("the user cannot be changed here ({reason})"));
             }
+        }
+        sandbox.memory = memory;
+        if let Memory::Groups(..) = sandbox.memory
+            && let Err(reason) = sandbox.trial()
+        {
+            // Made, but not to be joined here.
+            sandbox.memory = Memory::PerProcess(format!("cannot join a control group: {reason}"));
         }
         for job in 0..jobs.max(1) {
             sandbox.give_tmp(job).map_err(scratch_error)?;
@@ -324,9 +389,13 @@ impl Sandbox {
             // The limit counts all of this user's processes: leave room for those running.
             processes_of_this_user() + self.limits.processes
         };
+        let (cgroup, address_space) = match &self.memory {
+            Memory::Groups(groups, _) => (Some(groups[job].dir().to_owned()), None),
+            Memory::PerProcess(_) => (None, Some(self.limits.memory)),
+        };
         let mut confinement = Confinement {
             cpu_seconds: Some(self.limits.cpu_seconds),
-            address_space: Some(self.limits.memory),
+            address_space,
             processes: Some(processes),
             file_size: Some(self.limits.file_size),
             open_files: Some(self.limits.open_files),
@@ -334,12 +403,13 @@ impl Sandbox {
             private_tmpfs: self
                 .bounded_tmp
                 .then(|| (tmp.clone(), self.limits.tmp_size)),
+            cgroup,
             environment: None,
             directory: None,
         };
         match self.kind {
             SandboxKind::Bubblewrap => {
-                confinement.environment = Some(environment(Path::new("/tmp")));
+                confinement.environment = Some(self.environment(Path::new("/tmp")));
                 let mut command = vec![
                     "bwrap".to_owned(),
                     "--unshare-all".to_owned(),
@@ -348,32 +418,43 @@ impl Sandbox {
                     // namespace and everything in it.
                     "--die-with-parent".to_owned(),
                 ];
-                let mut bind = |option: &str, from: &Path, to: &Path| {
+                let bind = |command: &mut Vec<String>, option: &str, from: &Path, to: &Path| {
                     command.extend([
                         option.to_owned(),
                         from.display().to_string(),
                         to.display().to_string(),
                     ]);
                 };
-                for path in system_paths() {
-                    match fs::read_link(&path) {
-                        Ok(target) => bind("--symlink", &target, &path),
-                        Err(_) => bind("--ro-bind-try", &path, &path),
+                // In this order: a later mount covers what an earlier one shows, so the
+                // private /tmp comes before what --allow-read shows below it, and the
+                // covers of the grader's files after everything they would show in.
+                for path in view::SYSTEM.iter().map(Path::new) {
+                    if let Ok(target) = fs::read_link(path) {
+                        bind(&mut command, "--symlink", &target, path);
                     }
                 }
-                for path in &self.read_only {
-                    bind("--ro-bind-try", path, path);
+                for shown in &self.view.shown {
+                    bind(&mut command, "--ro-bind", &shown.host, &shown.inside);
+                }
+                if self.bounded_tmp {
+                    bind(&mut command, "--bind", &tmp, Path::new("/tmp"));
+                } else {
+                    command.extend(["--tmpfs".to_owned(), "/tmp".to_owned()]);
+                }
+                for mask in &self.view.masks {
+                    let cover = if mask.folder { "empty" } else { "empty-file" };
+                    bind(
+                        &mut command,
+                        "--ro-bind",
+                        &self.scratch.join(cover),
+                        &mask.path,
+                    );
                 }
                 let submission = match access {
                     Access::ReadOnly => "--ro-bind",
                     Access::Writable => "--bind",
                 };
-                bind(submission, dir, Path::new(INSIDE));
-                if self.bounded_tmp {
-                    bind("--bind", &tmp, Path::new("/tmp"));
-                } else {
-                    command.extend(["--tmpfs".to_owned(), "/tmp".to_owned()]);
-                }
+                bind(&mut command, submission, dir, Path::new(INSIDE));
                 command.extend(
                     ["--proc", "/proc", "--dev", "/dev", "--chdir", INSIDE, "--"]
                         .map(str::to_owned),
@@ -387,7 +468,7 @@ impl Sandbox {
                     // run instead.
                     let _ = empty_directory(&tmp);
                 }
-                let mut environment = environment(&tmp);
+                let mut environment = self.environment(&tmp);
                 // Every file is in view anyway: the caller's PATH finds what it finds.
                 if let Some(path) = std::env::var_os("PATH") {
                     environment[0].1 = path.to_string_lossy().into_owned();
@@ -396,6 +477,65 @@ impl Sandbox {
                 confinement.directory = Some(dir.to_owned());
                 (argv.to_vec(), confinement)
             }
+        }
+    }
+
+    /// The environment inside the box: a plain `PATH`, `HOME` and `TMPDIR` in its private
+    /// temporary directory; where memory is limited per process, options that let the JVM
+    /// start within it (its reservations of address space are far beyond what it uses).
+    fn environment(&self, tmp: &Path) -> Vec<(String, String)> {
+        let tmp = tmp.display().to_string();
+        let mut environment = vec![
+            (
+                "PATH".to_owned(),
+                "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin".to_owned(),
+            ),
+            ("HOME".to_owned(), tmp.clone()),
+            ("TMPDIR".to_owned(), tmp),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+            ("PYTHONDONTWRITEBYTECODE".to_owned(), "1".to_owned()),
+        ];
+        if let Memory::PerProcess(_) = self.memory {
+            environment.extend([
+                ("MALLOC_ARENA_MAX".to_owned(), "2".to_owned()),
+                (
+                    "JAVA_TOOL_OPTIONS".to_owned(),
+                    java_options(self.limits.memory),
+                ),
+            ]);
+        }
+        environment
+    }
+
+    /// Notes what a case may run into, before it starts as job `job`.
+    pub fn case_starts(&self, job: usize) -> CaseWatch {
+        let oom_kills = match &self.memory {
+            Memory::Groups(groups, _) => groups[job].oom_kills(),
+            Memory::PerProcess(_) => 0,
+        };
+        CaseWatch { job, oom_kills }
+    }
+
+    /// After a case (or a build): kills everything it left (a detached daemon included:
+    /// its control group, and run as root its user, have every process it started), and
+    /// says which limit it ran into that its ending cannot show (the memory of the whole
+    /// case, whose processes the system killed).
+    pub fn case_ends(&self, watch: CaseWatch) -> Option<String> {
+        if let Some(user) = self.user_of(watch.job) {
+            kill_user(user);
+        }
+        match &self.memory {
+            Memory::Groups(groups, _) => {
+                let group = &groups[watch.job];
+                group.kill_all();
+                (group.oom_kills() > watch.oom_kills).then(|| {
+                    format!(
+                        "the memory limit ({} MiB for the whole case)",
+                        self.limits.memory >> 20
+                    )
+                })
+            }
+            Memory::PerProcess(_) => None,
         }
     }
 
@@ -416,30 +556,58 @@ impl Sandbox {
     pub fn protections(&self) -> Protections {
         let limits = self.limits;
         let mib = |bytes: u64| bytes >> 20;
+        let memory = match &self.memory {
+            Memory::Groups(..) => {
+                format!("{} MiB of memory for the whole case", mib(limits.memory))
+            }
+            Memory::PerProcess(_) => {
+                format!("{} MiB of address space per process", mib(limits.memory))
+            }
+        };
         let mut holds = vec![
             format!(
-                "limits per case: {} s of CPU, {} MiB of memory, {} processes, files up to {} MiB, {} open files",
+                "limits: {} s of CPU per process, {memory}, {} processes, files up to {} MiB, {} open files",
                 limits.cpu_seconds,
-                mib(limits.memory),
                 limits.processes,
                 mib(limits.file_size),
                 limits.open_files
             ),
-            "its own process group, killed whole at the end of each case".to_owned(),
             "a clean environment".to_owned(),
         ];
         let mut missing = Vec::new();
+        match &self.memory {
+            Memory::Groups(_, version) => holds.push(format!(
+                "a control group per job (cgroup {}): a case's processes share its memory \
+                 limit, and all of them are killed at its end",
+                match version {
+                    CgroupVersion::V2 => "v2",
+                    CgroupVersion::V1 => "v1",
+                }
+            )),
+            Memory::PerProcess(reason) => missing.push(format!(
+                "a memory limit for the whole case ({reason}): each process may use {} MiB \
+                 of address space, and the JVM is given options to start within it \
+                 (JAVA_TOOL_OPTIONS, MALLOC_ARENA_MAX)",
+                mib(limits.memory)
+            )),
+        }
         if self.own_users {
-            holds.push("a user of its own per job".to_owned());
+            holds.push(
+                "a user of its own per job: everything running as it is killed at the end of \
+                 each case, processes that left its group (setsid, a double fork) too"
+                    .to_owned(),
+            );
         } else {
             missing.push(format!(
                 "a user of its own per job (the process limit counts the grader's user's \
-                 processes too): {}",
+                 processes too, and a process that leaves its group can outlive its case \
+                 unless a control group holds it): {}",
                 self.root_notes
                     .last()
                     .map_or("run as root for it", String::as_str)
             ));
         }
+        holds.push("its own process group, killed whole at the end of each case".to_owned());
         if self.bounded_tmp {
             holds.push(format!("a private /tmp of {} MiB", mib(limits.tmp_size)));
         } else {
@@ -453,12 +621,13 @@ impl Sandbox {
         match self.kind {
             SandboxKind::Bubblewrap => holds.push(
                 "bubblewrap: no network, its own process, user and mount namespaces, only the \
-                 system's read-only directories and its own submission in view"
+                 system's read-only directories and its own submission in view, the grader's \
+                 program, cases and reports covered"
                     .to_owned(),
             ),
             SandboxKind::LimitsOnly => missing.push(format!(
-                "network isolation and a private view of the files (other submissions, the \
-                 cases): {}",
+                "network isolation and a private view of the files (the grader's own program, \
+                 the cases, other submissions are all in view): {}",
                 self.fallback_reason
                     .as_deref()
                     .unwrap_or("bubblewrap is not used")
@@ -472,32 +641,32 @@ impl Sandbox {
     }
 }
 
-/// The environment inside the box: a plain `PATH`, and `HOME` and `TMPDIR` in its private
-/// temporary directory.
-fn environment(tmp: &Path) -> Vec<(String, String)> {
-    let tmp = tmp.display().to_string();
-    vec![
-        (
-            "PATH".to_owned(),
-            "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin".to_owned(),
-        ),
-        ("HOME".to_owned(), tmp.clone()),
-        ("TMPDIR".to_owned(), tmp),
-        ("LANG".to_owned(), "C.UTF-8".to_owned()),
-        ("PYTHONDONTWRITEBYTECODE".to_owned(), "1".to_owned()),
-    ]
+/// JVM options that fit in `memory` bytes of address space per process: the heap a
+/// quarter of it, small reservations for classes and compiled code, one garbage collector
+/// thread.
+fn java_options(memory: u64) -> String {
+    format!(
+        "-Xmx{}m -XX:CompressedClassSpaceSize=64m -XX:ReservedCodeCacheSize=32m \
+         -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss1m",
+        (memory >> 20) / 4
+    )
 }
 
-/// The host's system directories shown read-only (or, where they are symbolic links, as the
-/// same links).
-fn system_paths() -> Vec<PathBuf> {
-    [
-        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .filter(|path| path.symlink_metadata().is_ok())
-    .collect()
+/// Whether process `pid` exists (what a run's leftovers are named by).
+pub fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        i32::try_from(pid).is_ok_and(|pid| {
+            // SAFETY: signal 0 only checks.
+            let found = unsafe { libc::kill(pid, 0) } == 0;
+            found || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
 }
 
 /// Makes `dir` and everything in it readable (and directories enterable) by everyone, so
