@@ -5,6 +5,8 @@
 //! with SIGKILL resumes without grading anything twice.
 
 mod common;
+#[path = "grade/trust.rs"]
+mod trust;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -418,6 +420,36 @@ fn a_class_is_graded_with_every_report() {
             );
         }
     }
+    // The top-level output, which the student always sees, counts only the visible cases
+    // (here all but the hidden `passes` one) and their classes.
+    for (name, row) in &book {
+        let results = json(&out.join("submissions").join(name).join("results.json"));
+        let summary = results["output"].as_str().unwrap();
+        let visible: Vec<&Value> = results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|test| test["visibility"] == "visible")
+            .collect();
+        let passed = visible
+            .iter()
+            .filter(|test| test["status"] == "passed")
+            .count();
+        let shown = format!(
+            "Of the cases shown here, {passed} of {} passed",
+            visible.len()
+        );
+        assert!(summary.starts_with(&shown), "{name}: {summary}");
+        let hidden_failed = results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|test| test["visibility"] == "hidden" && test["status"] == "failed");
+        if hidden_failed && visible.iter().all(|test| test["status"] == "passed") {
+            assert!(!summary.contains("Failures:"), "{name}: {summary}");
+        }
+        let _ = row;
+    }
     let prompt = json(&out.join("submissions/bug-prompt/results.json"));
     let failed = prompt["tests"]
         .as_array()
@@ -515,9 +547,20 @@ fn a_c_submission_is_built_in_the_sandbox_and_a_broken_one_fails_its_build() {
     let book = gradebook(&out.join("gradebook.csv"));
     assert_eq!(book["dana"]["passed"], "7", "{:?}", book["dana"]);
     assert_eq!(book["eve"]["failure_classes"], "build-failed: 7");
+    // The compiler's message, once for the submission, not with each of its cases.
     let results = assert_gradescope(&out.join("submissions/eve/results.json"));
-    let first = results["tests"][0]["output"].as_str().unwrap();
-    assert!(first.contains("missing"), "the compiler's message: {first}");
+    let summary = results["output"].as_str().unwrap();
+    assert!(
+        summary.contains("undeclared"),
+        "the compiler's message: {summary}"
+    );
+    for test in results["tests"].as_array().unwrap() {
+        let output = test["output"].as_str().unwrap();
+        assert!(!output.contains("undeclared"), "{output}");
+        assert_eq!(test["score"], 0.0);
+    }
+    let page = String::from_utf8(read(&out.join("submissions/eve/report.html"))).unwrap();
+    assert_eq!(page.matches("first use in this function").count(), 1, "{page}");
     // The originals are untouched: the build wrote into the grader's copy.
     assert!(!class.submissions().join("dana/othello").exists());
 }

@@ -165,3 +165,29 @@ fn the_quick_start_prints_the_course_example() {
     .unwrap();
     assert_eq!(output.stdout, expected);
 }
+
+/// The README says which input rules the spec states and which are this program's own
+/// choices: the 4096-byte line rule is the spec's (its contract says so), never listed as
+/// a choice where the spec is silent.
+#[test]
+fn the_input_rules_the_spec_states_are_not_called_its_silences() {
+    let readme = readme();
+    let silent = readme
+        .split_once("Where the spec is silent, this program's choices")
+        .expect("the README lists the program's own choices")
+        .1;
+    let silent = &silent[..silent.find("## Commands").unwrap()];
+    let stated = readme
+        .split_once("What the spec states, and the program does")
+        .expect("the README lists what the spec states")
+        .1;
+    assert!(!silent.contains("4096"), "{silent}");
+    assert!(stated[..stated.find("Where the spec is silent").unwrap()].contains("4096 bytes"));
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/grader-protocol.md");
+    if let Ok(spec) = std::fs::read_to_string(spec) {
+        assert!(
+            spec.contains("longer than 4096 bytes"),
+            "the spec states the rule"
+        );
+    }
+}

@@ -79,15 +79,30 @@ enum CheckRules {
     Auto,
 }
 
-/// A number of seconds: finite, more than 0, at most an hour.
+/// The shortest wait for a program's output: starting a program (an interpreter, inside a
+/// sandbox) takes a good part of it, so a shorter one would blame correct programs.
+pub(super) const MIN_WAIT: f64 = 0.5;
+
+/// A wait for output in seconds: finite, from [`MIN_WAIT`] to an hour.
 pub(super) fn seconds(text: &str) -> Result<Duration, String> {
+    seconds_within(text, MIN_WAIT, 3600.0)
+}
+
+/// A number of seconds from `least` to `most`.
+pub(super) fn seconds_within(text: &str, least: f64, most: f64) -> Result<Duration, String> {
     let value: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if !value.is_finite() || value <= 0.0 || value > 3600.0 {
+    if !value.is_finite() || value > most {
         return Err(format!(
-            "{text:?} is out of range: give more than 0 and at most 3600 seconds"
+            "{text:?} is out of range: give {least} to {most} seconds"
+        ));
+    }
+    if value < least {
+        return Err(format!(
+            "{text:?} is too short: starting a program takes part of it (give at least \
+             {least} seconds)"
         ));
     }
     Ok(Duration::from_secs_f64(value))
@@ -132,6 +147,7 @@ impl CheckArgs {
                     Mode::Interactive
                 },
                 line_timeout: self.timeout,
+                case_limit: None,
                 confinement: None,
             },
             cases,

@@ -3,6 +3,7 @@
 //! gradebook CSV) and HTML pages for people.
 
 use std::{
+    collections::BTreeSet,
     io::Write,
     path::{Path, PathBuf},
     time::Duration,
@@ -13,15 +14,17 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Variant,
     grading::{
-        check::{Case, Mode, RulesChoice, numbered_scenarios},
+        check::{Case, Mode, generated},
         class::{
             ClassCase, ClassRun, DIR_PLACEHOLDER, GradeOptions, Progress,
             journal::Journal,
             points::Points,
             report::{self, Scored},
+            roster::Roster,
             sandbox::{Limits, RUN_PREFIX, Sandbox, SandboxChoice, process_alive},
             submissions,
         },
+        similarity::{self, Source, compare},
     },
 };
 
@@ -57,13 +60,22 @@ pub struct GradeArgs {
     /// docs/grading.md). Default: 1 point a case, all visible.
     #[arg(long, value_name = "FILE")]
     points: Option<PathBuf>,
-    /// Rules to check against: full, simple, or auto (those each program's first line
-    /// names; with --generate, auto means full).
-    #[arg(long, value_enum, default_value_t = GradeRules::Auto)]
+    /// The rules of the cases whose path names none (a folder named full or simple does),
+    /// and of generated cases. A SIMPLE case runs the command with --rules simple added (or
+    /// {rules} in the command replaced), as the spec starts a SIMPLE program.
+    #[arg(long, value_enum, default_value_t = GradeRules::Full)]
     rules: GradeRules,
-    /// Longest wait for each expected piece of output, in seconds.
+    /// Longest wait for each expected piece of output, in seconds (at least 0.5).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = super::check::seconds)]
     timeout: Duration,
+    /// Longest a case may take in all, in seconds: a program slow on every move fails it
+    /// as a timeout.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = case_seconds)]
+    case_timeout: Duration,
+    /// Longest all of a submission's cases may take together, in seconds (their times
+    /// added up as each starts): the cases left after it are timeouts, not run.
+    #[arg(long, value_name = "SECS", default_value = "600", value_parser = submission_seconds)]
+    submission_timeout: Duration,
     /// Programs run at the same time (default: one per core).
     #[arg(long, value_name = "J", value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: Option<u16>,
@@ -100,6 +112,30 @@ pub struct GradeArgs {
     /// where Gradescope looks for it).
     #[arg(long)]
     single: bool,
+    /// The class list, a CSV file with a header row: columns submission, and id or
+    /// email (name, login, section optional). Every student gets a row in the gradebook
+    /// (a missing submission scores 0), and canvas.csv and moodle.csv are written.
+    #[arg(long, value_name = "FILE", conflicts_with = "single")]
+    roster: Option<PathBuf>,
+    /// The assignment's name in canvas.csv and moodle.csv.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "Othello",
+        requires = "roster"
+    )]
+    assignment: String,
+    /// Starter code given to the class (a file or a directory; repeat for more): what it
+    /// holds counts in no pair of the similarity report.
+    #[arg(long, value_name = "PATH", conflicts_with = "single")]
+    starter: Vec<PathBuf>,
+    /// Leave out the similarity report (similarity.html, similarity.csv).
+    #[arg(long, conflicts_with = "single")]
+    no_similarity: bool,
+    /// Grade only this submission again, from nothing (repeat for more); every other keeps
+    /// what the finished run in --out has of it, and its reports.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["single", "restart"])]
+    only: Vec<String>,
     /// Discard what an earlier run left in --out and grade everything again.
     #[arg(long)]
     restart: bool,
@@ -113,7 +149,20 @@ pub struct GradeArgs {
 enum GradeRules {
     Full,
     Simple,
+    /// The old default, kept so that scripts still run: what `full` does (the rules come
+    /// from the cases, never from the program).
+    #[value(hide = true)]
     Auto,
+}
+
+/// A case's time budget: 1 s to an hour.
+fn case_seconds(text: &str) -> Result<Duration, String> {
+    super::check::seconds_within(text, 1.0, 3600.0)
+}
+
+/// A submission's time budget: 1 s to a day.
+fn submission_seconds(text: &str) -> Result<Duration, String> {
+    super::check::seconds_within(text, 1.0, 86_400.0)
 }
 
 /// The sandbox, on the command line.
@@ -139,19 +188,12 @@ impl GradeArgs {
             .map(|build| words(build, "--build"))
             .transpose()?;
         let rules = match self.rules {
-            GradeRules::Full => RulesChoice::Fixed(Variant::Full),
-            GradeRules::Simple => RulesChoice::Fixed(Variant::Simple),
-            GradeRules::Auto => RulesChoice::Auto,
+            GradeRules::Full | GradeRules::Auto => Variant::Full,
+            GradeRules::Simple => Variant::Simple,
         };
         let cases = match (self.generate, &self.cases) {
-            (Some(count), _) => {
-                let variant = match rules {
-                    RulesChoice::Fixed(variant) => variant,
-                    RulesChoice::Auto => Variant::Full,
-                };
-                generated(count, self.seed.unwrap_or(1), variant)
-            }
-            (None, Some(dir)) => read_cases(dir)?,
+            (Some(count), _) => generated_cases(count, self.seed.unwrap_or(1), rules),
+            (None, Some(dir)) => read_cases(dir, rules)?,
             (None, None) => return Err(usage("give --cases DIR or --generate N".to_owned())),
         };
         if cases.is_empty() {
@@ -176,6 +218,37 @@ impl GradeArgs {
         };
         let submissions = submissions::list(&self.submissions, self.single)
             .map_err(|error| usage(error.to_string()))?;
+        if let Some(missing) = self.starter.iter().find(|path| !path.exists()) {
+            return Err(usage(format!("--starter {}: not found", missing.display())));
+        }
+        let only: Option<BTreeSet<String>> =
+            (!self.only.is_empty()).then(|| self.only.iter().cloned().collect());
+        if let Some(only) = &only
+            && let Some(unknown) = only
+                .iter()
+                .find(|name| !submissions.iter().any(|s| &s.name == *name))
+        {
+            let names: Vec<&str> = submissions.iter().map(|s| s.name.as_str()).collect();
+            return Err(usage(format!(
+                "--only {unknown:?}: no such submission (they are: {})",
+                names.join(", ")
+            )));
+        }
+        let roster = match &self.roster {
+            Some(path) => {
+                let text = crate::files::read_limited(path, crate::files::LIST_FILE).map_err(
+                    |source| CliError::Read {
+                        path: path.clone(),
+                        source,
+                    },
+                )?;
+                Some(
+                    Roster::parse(&String::from_utf8_lossy(&text))
+                        .map_err(|error| usage(format!("{}: {error}", path.display())))?,
+                )
+            }
+            None => None,
+        };
         let jobs = self.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
@@ -226,6 +299,7 @@ impl GradeArgs {
         let private: Vec<PathBuf> = [
             self.cases.clone(),
             self.points.clone(),
+            self.roster.clone(),
             Some(self.out.clone()),
             Some(self.submissions.clone()),
         ]
@@ -250,13 +324,14 @@ impl GradeArgs {
         let options = GradeOptions {
             command,
             build,
-            rules,
             mode: if self.piped {
                 Mode::Piped
             } else {
                 Mode::Interactive
             },
             line_timeout: self.timeout,
+            case_limit: self.case_timeout,
+            submission_limit: self.submission_timeout,
             jobs,
         };
         let journal = Journal::open(
@@ -272,6 +347,7 @@ impl GradeArgs {
             sandbox: &sandbox,
             journal: &journal,
             scratch: scratch.path(),
+            only: only.as_ref(),
         };
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
@@ -306,8 +382,36 @@ impl GradeArgs {
         bar.finish_and_clear();
         let graded = graded.map_err(|error| usage(error.to_string()))?;
         let protections = sandbox.protections();
-        let scored = Scored::new(&graded, &cases, &points, &protections);
-        report::write_all(&self.out, &scored, self.single)
+        let time_limits = options.time_limits();
+        let scored = Scored::new(&graded, &cases, &points, &protections, &time_limits)
+            .with_roster(roster.as_ref(), &self.assignment);
+        // The similarity report reads every submission's code again, from its original.
+        let starters: Vec<_> = self
+            .starter
+            .iter()
+            .flat_map(|path| submissions::source_files(path))
+            .collect();
+        let sources: Vec<Source> = if self.single || self.no_similarity {
+            Vec::new()
+        } else {
+            submissions
+                .iter()
+                .enumerate()
+                .map(|(index, submission)| {
+                    submissions::source_code(
+                        submission,
+                        &scratch.path().join(format!("code-{index}")),
+                    )
+                })
+                .collect()
+        };
+        let pairs = compare(&sources, &starters, &similarity::Options::default());
+        let similar = (!sources.is_empty()).then_some(report::Similar {
+            sources: &sources,
+            pairs: &pairs,
+            starters: starters.len(),
+        });
+        report::write_all(&self.out, &scored, self.single, similar)
             .map_err(|(path, source)| CliError::WriteFile { path, source })?;
         write!(out, "{}", summary(&scored, &self.out))?;
         out.flush()?;
@@ -353,8 +457,9 @@ fn words(template: &str, option: &str) -> Result<Vec<String>, CliError> {
 }
 
 /// Every `.in` file under `dir`, named by its path below it (`/` between folders), in name
-/// order; its kind is its folder (empty at the top).
-fn read_cases(dir: &Path) -> Result<Vec<ClassCase>, CliError> {
+/// order; its kind is its folder (empty at the top), its rules those a folder of its path
+/// names (`simple/passes/0003.in`), else `rules`.
+fn read_cases(dir: &Path, rules: Variant) -> Result<Vec<ClassCase>, CliError> {
     let read_error = |path: &Path| {
         let path = path.to_owned();
         move |source| CliError::Read { path, source }
@@ -374,8 +479,19 @@ fn read_cases(dir: &Path) -> Result<Vec<ClassCase>, CliError> {
                     .collect();
                 let input = crate::files::read_limited(&path, crate::files::LIST_FILE)
                     .map_err(read_error(&path))?;
+                let folders = &parts[..parts.len() - 1];
+                let variant = folders
+                    .iter()
+                    .rev()
+                    .find_map(|folder| {
+                        Variant::ALL
+                            .into_iter()
+                            .find(|variant| variant.name().eq_ignore_ascii_case(folder))
+                    })
+                    .unwrap_or(rules);
                 cases.push(ClassCase {
-                    kind: parts[..parts.len() - 1].join("/"),
+                    kind: folders.join("/"),
+                    variant,
                     case: Case {
                         name: parts.join("/"),
                         input,
@@ -389,17 +505,15 @@ fn read_cases(dir: &Path) -> Result<Vec<ClassCase>, CliError> {
 }
 
 /// `count` generated cases for `variant`, named `NNNN-KIND.in`, of kind `KIND`.
-fn generated(count: u32, seed: u64, variant: Variant) -> Vec<ClassCase> {
-    numbered_scenarios(variant, count, seed)
-        .map(|(number, scenario)| {
-            let kind = scenario.kind.name().to_owned();
-            ClassCase {
-                case: Case {
-                    name: format!("{number}-{kind}.in"),
-                    input: scenario.input.into_bytes(),
-                },
-                kind,
-            }
+fn generated_cases(count: u32, seed: u64, variant: Variant) -> Vec<ClassCase> {
+    generated(variant, count, seed)
+        .map(|generated| ClassCase {
+            case: Case {
+                name: format!("{}-{}.in", generated.number, generated.kind),
+                input: generated.input,
+            },
+            kind: generated.kind.to_owned(),
+            variant,
         })
         .collect()
 }
@@ -409,7 +523,7 @@ fn summary(scored: &Scored<'_>, out: &Path) -> String {
     let width = scored
         .submissions
         .iter()
-        .map(|s| s.graded.name.chars().count())
+        .map(|s| report::safe(&s.graded.name).chars().count())
         .max()
         .unwrap_or(0)
         .max("submission".len());
@@ -425,13 +539,43 @@ fn summary(scored: &Scored<'_>, out: &Path) -> String {
         );
         text.push_str(&format!(
             "{:<width$}  {score:>13}  {:>6}  {:>6}  {}\n",
-            submission.graded.name,
+            report::safe(&submission.graded.name),
             submission.passed,
             submission.failed(),
             submission.classes_text()
         ));
     }
+    if scored.roster.is_some() {
+        let rows = scored.rows();
+        let who = |status: &str| -> Vec<String> {
+            rows.iter()
+                .filter(|row| row.status() == status)
+                .map(|row| match (row.student, row.submission) {
+                    (Some(student), _) if !student.name.is_empty() => {
+                        format!("{} ({})", student.name, student.id)
+                    }
+                    (Some(student), _) => student.id.clone(),
+                    (None, Some(submission)) => submission.graded.name.clone(),
+                    (None, None) => String::new(),
+                })
+                .map(|text| report::safe(&text))
+                .collect()
+        };
+        for (status, label) in [
+            (
+                "missing",
+                "Missing (on the class list, nothing graded, 0 points)",
+            ),
+            ("not on the class list", "Graded but not on the class list"),
+        ] {
+            let names = who(status);
+            if !names.is_empty() {
+                text.push_str(&format!("{label}: {}\n", names.join(", ")));
+            }
+        }
+    }
     text.push_str(&scored.protections.summary());
+    text.push_str(&format!("\n{}", scored.time_limits));
     text.push_str(&format!("\nReports in {}\n", out.display()));
     text
 }

@@ -92,7 +92,7 @@ pub enum Command {
     /// Writes Gradescope's results.json and JUnit XML per submission, a gradebook CSV, a
     /// JUnit file and HTML pages for the class into --out, and prints a line per
     /// submission. Exit status 0 when the grading ran, whatever the students scored.
-    Grade(grade::GradeArgs),
+    Grade(Box<grade::GradeArgs>),
     /// Write grader test inputs (NNNN.in), and with --expect the reference output beside
     /// each (NNNN.out), reproducibly from the seed.
     ///

@@ -313,6 +313,32 @@ impl<F: Framing> Program<F> {
         }
     }
 
+    /// Whether the program (or anything it started that stayed in its group or session) is
+    /// computing rather than waiting: one of its processes runnable, or their CPU time
+    /// growing over `sample`. A program that is waiting for input it will never get is not;
+    /// one that is merely slow (or starved on a loaded machine) is. `false` where this
+    /// cannot be seen (not Linux).
+    pub fn busy(&self, sample: Duration) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            let Ok(id) = i32::try_from(self.child.id()) else {
+                return false;
+            };
+            let first = group_cpu(id);
+            if first.runnable {
+                return true;
+            }
+            thread::sleep(sample);
+            let second = group_cpu(id);
+            second.runnable || second.ticks > first.ticks
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = sample;
+            false
+        }
+    }
+
     /// Waits until the program's stderr has ended, for at most `timeout`.
     pub fn wait_stderr(&self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
@@ -445,6 +471,55 @@ fn kill_group(child: &Child) {
     }
     #[cfg(not(unix))]
     let _ = child;
+}
+
+/// What the processes of a group or session are doing.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy, Debug, Default)]
+struct GroupCpu {
+    /// One of them is running or runnable.
+    runnable: bool,
+    /// Their CPU time, in clock ticks.
+    ticks: u64,
+}
+
+/// The processes whose process group or session is `id` (the leader's id), from `/proc`.
+#[cfg(target_os = "linux")]
+fn group_cpu(id: i32) -> GroupCpu {
+    let mut total = GroupCpu::default();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return total;
+    };
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // After the command's name (in parentheses, which may hold anything): state, ppid,
+        // pgrp, session, ..., utime (the 12th field after it), stime.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let number = |index: usize| fields.get(index).and_then(|f| f.parse::<i64>().ok());
+        let (Some(group), Some(session)) = (number(2), number(3)) else {
+            continue;
+        };
+        if group != i64::from(id) && session != i64::from(id) {
+            continue;
+        }
+        total.runnable |= fields.first() == Some(&"R");
+        let ticks = number(11).unwrap_or(0) + number(12).unwrap_or(0);
+        total.ticks += u64::try_from(ticks).unwrap_or(0);
+    }
+    total
 }
 
 /// Makes writes to `stdin` fail with `WouldBlock` instead of waiting when the pipe is full.
@@ -646,6 +721,17 @@ mod tests {
         program.stop();
         let error = program.write(b"x").unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::BrokenPipe);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_computing_program_is_busy_and_a_waiting_one_is_not() {
+        let options = StartOptions::default();
+        let waiting = Program::start(&sh("read line; sleep 60"), Chunks, &options).unwrap();
+        let computing = Program::start(&sh("while :; do :; done"), Chunks, &options).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        assert!(!waiting.busy(Duration::from_millis(200)));
+        assert!(computing.busy(Duration::from_millis(200)));
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use super::{
-    Case, CheckOptions, Class, EXIT_TIMEOUT, Failure, Mode, REST_OF_LINE, RulesChoice, SLOW_START,
-    STDERR_LINES,
+    Case, CheckOptions, Class, EXIT_TIMEOUT, Failure, HELD_BACK_WINDOW, Mode, REST_OF_LINE,
+    RulesChoice, SLOW_START, STDERR_LINES,
     classify::{classify, context},
     lines::{
         describe_exit, first_difference, first_line, line_at, line_count, nth_line, rules_of,
@@ -19,6 +19,9 @@ use crate::Variant;
 /// More bytes than any rules line (`SIMPLE`, with a `\r` or trailing spaces) could have:
 /// a first line that runs past it without a newline is wrong, whatever follows.
 const LONGEST_RULES_LINE: usize = 256;
+
+/// The reference's exit status for a malformed header or board.
+const MALFORMED: u8 = 2;
 
 /// Whether the first line is in (or cannot be a rules line any more): the wait for it ends.
 fn first_line_settled(out: &[u8], eof: bool) -> bool {
@@ -62,6 +65,23 @@ impl Checker<'_> {
         }
     }
 
+    /// The end of a wait for output that starts at `from`: the line timeout later, or the
+    /// end of the case's time budget if that comes first.
+    fn deadline(&self, from: Instant) -> Instant {
+        let wait = from + self.options.line_timeout;
+        match self.options.case_limit {
+            Some(limit) => wait.min(self.start + limit),
+            None => wait,
+        }
+    }
+
+    /// Whether the case's time budget is spent.
+    fn over_budget(&self) -> bool {
+        self.options
+            .case_limit
+            .is_some_and(|limit| self.start.elapsed() >= limit)
+    }
+
     fn expected(&self) -> &[u8] {
         &self
             .reference
@@ -93,6 +113,13 @@ impl Checker<'_> {
             if let Some(before) = reference.eof_output_before {
                 self.output_up_to(before)?;
                 self.process.close_stdin();
+            } else if reference.status == MALFORMED {
+                // The reference stopped at the broken header or board line; a harness
+                // would still have sent the lines after it (no output comes between them),
+                // and a program may read the whole board before it checks it.
+                let rest =
+                    self.case.input[self.sent_bytes.len().min(self.case.input.len())..].to_vec();
+                self.process.send_all_and_close(rest);
             }
         }
         let end = self.expected().len();
@@ -106,7 +133,7 @@ impl Checker<'_> {
     fn rules_line(&mut self) -> Result<Variant, Box<Failure>> {
         if !self
             .process
-            .wait_until(self.start + self.options.line_timeout, first_line_settled)
+            .wait_until(self.deadline(self.start), first_line_settled)
         {
             return Err(self.stalled(0));
         }
@@ -124,7 +151,7 @@ impl Checker<'_> {
 
     /// Piped start: whatever comes first.
     fn wait_for_first_line(&mut self) -> Result<Variant, Box<Failure>> {
-        let deadline = Instant::now() + self.options.line_timeout;
+        let deadline = self.deadline(Instant::now());
         if !self.process.wait_until(deadline, first_line_settled) {
             return Err(self.stalled(0));
         }
@@ -193,7 +220,7 @@ impl Checker<'_> {
             .as_ref()
             .expect("known once the rules are")
             .output;
-        let deadline = Instant::now() + self.options.line_timeout;
+        let deadline = self.deadline(Instant::now());
         let verified = &mut self.verified;
         let mut differs = None;
         self.process.wait_until(deadline, |out, eof| {
@@ -359,7 +386,9 @@ impl Checker<'_> {
         failure
     }
 
-    /// Nothing came in time: held back (it appears once the input ends) or just nothing.
+    /// Nothing came in time: the case's budget spent, a slow program (still computing, or
+    /// printing only well after its input ended), or output held back (it appears the
+    /// moment the input ends: stdout not flushed before reading).
     fn stalled(&mut self, printed: usize) -> Box<Failure> {
         let waited = self.options.line_timeout.as_secs_f64();
         let (expected, line_start) = match &self.reference {
@@ -373,30 +402,64 @@ impl Checker<'_> {
             }
             None => (None, 0),
         };
-        self.process.close_stdin();
-        let before = self.process.printed();
-        self.process
-            .wait_until(Instant::now() + EXIT_TIMEOUT, |out, eof| {
-                eof || out.len() as u64 > before
-            });
         let line = expected
             .as_ref()
             .map_or(0, |expected| line_count(&expected[..line_start]));
-        let (class, note) = if self.process.printed() > before {
-            (
-                Class::MissingFlush,
-                "nothing came while it waited for input, then its output arrived when the input ended: it does not flush stdout before reading".to_owned(),
-            )
-        } else if line == 0 {
-            (
-                Class::WrongRulesLine,
-                format!("no rules line within {waited:.1} s, and none when the input ended"),
-            )
-        } else {
+        let over_budget = self.over_budget();
+        // Looked at before its input is closed, which would wake a waiting program.
+        let busy = !over_budget && self.process.busy();
+        let (class, note) = if over_budget {
+            let limit = self.options.case_limit.unwrap_or_default().as_secs_f64();
             (
                 Class::Timeout,
-                format!("nothing more within {waited:.1} s, and nothing when the input ended"),
+                format!(
+                    "the case took longer than its time budget of {limit:.1} s (each wait for \
+                     output may take {waited:.1} s, the whole case {limit:.1} s)"
+                ),
             )
+        } else if busy {
+            (
+                Class::Timeout,
+                format!(
+                    "nothing more within {waited:.1} s, and it was still computing (its \
+                     processes were running, not waiting for input): too slow"
+                ),
+            )
+        } else {
+            self.process.close_stdin();
+            let before = self.process.printed();
+            let closed = Instant::now();
+            self.process.wait_until(closed + EXIT_TIMEOUT, |out, eof| {
+                eof || out.len() as u64 > before
+            });
+            let after = closed.elapsed();
+            if self.process.printed() > before && after <= HELD_BACK_WINDOW {
+                (
+                    Class::MissingFlush,
+                    "nothing came while it waited for input, then its output arrived the \
+                     moment the input ended: it does not flush stdout before reading"
+                        .to_owned(),
+                )
+            } else if self.process.printed() > before {
+                (
+                    Class::Timeout,
+                    format!(
+                        "nothing more within {waited:.1} s; its output came {:.1} s after \
+                         that: too slow",
+                        waited + after.as_secs_f64()
+                    ),
+                )
+            } else if line == 0 {
+                (
+                    Class::WrongRulesLine,
+                    format!("no rules line within {waited:.1} s, and none when the input ended"),
+                )
+            } else {
+                (
+                    Class::Timeout,
+                    format!("nothing more within {waited:.1} s, and nothing when the input ended"),
+                )
+            }
         };
         let mut failure = self.failure_at_line(class, line, note);
         failure.expected = expected

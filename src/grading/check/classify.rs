@@ -14,6 +14,16 @@ pub(super) fn classify(
     next_actual: Option<String>,
 ) -> (Class, String) {
     if line == 0 {
+        // The right rules line with `\r` or spaces after it is whitespace, as elsewhere.
+        if let (Some(expected), Some(actual)) = (expected, actual)
+            && actual != expected
+            && actual.trim_end() == expected
+        {
+            return (
+                Class::TrailingWhitespace,
+                "the right rules line with trailing whitespace".to_owned(),
+            );
+        }
         return (
             Class::WrongRulesLine,
             "the first line must be the rules line".to_owned(),

@@ -30,7 +30,8 @@ pub(super) fn first_line(output: &[u8]) -> Option<&str> {
 
 /// The rule set a rules line names.
 pub(super) fn rules_of(line: &str) -> Option<Variant> {
-    match line {
+    // `FULL\r` names FULL; the `\r` is a failure of its own (trailing whitespace).
+    match line.trim_end() {
         "FULL" => Some(Variant::Full),
         "SIMPLE" => Some(Variant::Simple),
         _ => None,
@@ -81,12 +82,35 @@ pub fn visible(line: &str) -> String {
             '\r' => shown.push_str("\\r"),
             '\t' => shown.push_str("\\t"),
             '"' => shown.push_str("\\\""),
-            c if c.is_control() => shown.push_str(&c.escape_unicode().to_string()),
+            c if hidden(c) => shown.push_str(&c.escape_unicode().to_string()),
             c => shown.push(c),
         }
     }
     shown.push_str(&"·".repeat(trailing));
     shown.push('"');
+    shown
+}
+
+/// Whether a character shows as nothing, or changes how what follows shows: control
+/// characters (NUL, ESC and its terminal sequences, a bare `\r`) and the marks that turn
+/// the direction of text.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A block of a program's text (its stderr, a build's output) safe to show: lines and tabs
+/// kept, every other character that would show as nothing or act on the screen or page
+/// (NUL, ESC, `\r`, direction marks) written as its escape (`\u{1b}`).
+pub fn printable(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => shown.push(c),
+            c if hidden(c) => shown.push_str(&c.escape_unicode().to_string()),
+            c => shown.push(c),
+        }
+    }
     shown
 }
 
@@ -165,6 +189,14 @@ mod tests {
             "killed by signal 11 (SIGSEGV: a segmentation fault)"
         );
         assert_eq!(exit(200 << 8), "exit status 200");
+    }
+
+    #[test]
+    fn blocks_keep_lines_and_escape_the_rest() {
+        assert_eq!(
+            printable("a\tb\nNUL\0 ESC\x1b[31m \r\u{202e}x"),
+            "a\tb\nNUL\\u{0} ESC\\u{1b}[31m \\u{d}\\u{202e}x"
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use thiserror::Error;
 
 use crate::{
     Square, Variant,
-    grading::scenario::{GenOptions, Scenario, generate, parse_sizes},
+    grading::scenario::{GenOptions, generate, parse_sizes},
     process::Confinement,
 };
 
@@ -31,7 +31,7 @@ mod process;
 pub mod reference;
 
 use checker::Checker;
-pub use lines::{describe_exit, visible};
+pub use lines::{describe_exit, printable, visible};
 use lines::{first_line, rules_of};
 use process::Process;
 use reference::Reference;
@@ -85,9 +85,15 @@ pub struct CheckOptions {
     pub mode: Mode,
     /// The longest wait for each expected piece of output.
     pub line_timeout: Duration,
+    /// The longest a whole case may take (`None`: as long as its waits allow).
+    pub case_limit: Option<Duration>,
     /// Limits and isolation for the program (the class grader's sandbox), if any.
     pub confinement: Option<Confinement>,
 }
+
+/// Output that arrives later than this after the input was closed on a stalled program
+/// came from a slow program, not from one that held it back until its input ended.
+pub const HELD_BACK_WINDOW: Duration = Duration::from_millis(500);
 
 /// A test case: a grader input with a name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -304,9 +310,8 @@ pub fn probe_rules(program: &[String], timeout: Duration) -> Result<Option<Varia
 
 /// `count` generated cases for the rules `choice` names: for [`RulesChoice::Auto`], those
 /// the program's first line names (it is started once to see, waiting up to `timeout`;
-/// FULL if it names neither).
-/// All kinds, every even size from 4x4 to 16x16, invalid lines before 10 % of the moves,
-/// named like the files `othello gen` writes (`0001.in`, ...).
+/// FULL if it names neither). Named like the files `othello gen` writes (`0001.in`, ...);
+/// see [`generated`] for what they are.
 ///
 /// # Errors
 /// [`CheckError`] if the program cannot be started.
@@ -321,31 +326,86 @@ pub fn generated_cases(
         RulesChoice::Fixed(variant) => variant,
         RulesChoice::Auto => probe_rules(program, timeout)?.unwrap_or(Variant::Full),
     };
-    Ok(numbered_scenarios(variant, count, seed)
-        .map(|(number, scenario)| Case {
-            name: format!("{number}.in"),
-            input: scenario.input.into_bytes(),
+    Ok(generated(variant, count, seed)
+        .map(|generated| Case {
+            name: format!("{}.in", generated.number),
+            input: generated.input,
         })
         .collect())
 }
 
-/// `count` scenarios for `variant` as `othello check --generate` and `othello grade
-/// --generate` make them (all kinds, every even size from 4x4 to 16x16), each with its
-/// number as `gen` names its files (`0001`, ...).
-pub fn numbered_scenarios(
-    variant: Variant,
-    count: u32,
-    seed: u64,
-) -> impl Iterator<Item = (String, Scenario)> {
+/// A case that `othello check --generate` and `othello grade --generate` make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedCase {
+    /// Its number, as `gen` names its files (`0001`, ...).
+    pub number: String,
+    /// What it exercises: a [`ScenarioKind`](crate::grading::scenario::ScenarioKind)'s
+    /// name, [`TRUNCATED`] or [`BAD_HEADER`].
+    pub kind: &'static str,
+    /// The grader input.
+    pub input: Vec<u8>,
+}
+
+/// The kind of a generated case whose input ends before the game is over (status 3).
+pub const TRUNCATED: &str = "truncated";
+
+/// The kind of a generated case whose header or board breaks the spec (status 2).
+pub const BAD_HEADER: &str = "bad-header";
+
+/// `count` cases for `variant`, in rotation: a game of each
+/// [`ScenarioKind`](crate::grading::scenario::ScenarioKind) (every even size from 4x4 to
+/// 16x16, invalid lines before 10 % of the moves), then a game whose input ends before it
+/// is over ([`TRUNCATED`]), then a header or board that breaks one of the spec's rules
+/// ([`BAD_HEADER`]): the exit statuses are part of the contract too.
+pub fn generated(variant: Variant, count: u32, seed: u64) -> impl Iterator<Item = GeneratedCase> {
+    use rand::SeedableRng;
+
+    use crate::grading::scenario::{ScenarioKind, cut_short, malformed};
+
     let options = GenOptions {
         variant,
         sizes: parse_sizes("all").expect("a valid list"),
         seed,
         ..GenOptions::default()
     };
+    let rotation = ScenarioKind::ALL.len() as u32 + 2;
     let width = count.to_string().len().max(4);
     (0..count).map(move |index| {
         let number = format!("{:0width$}", index + 1);
-        (number, generate(&options, u64::from(index)))
+        let mut rng =
+            rand::rngs::StdRng::seed_from_u64(crate::engine::arena::mix(seed, u64::from(index), 7));
+        let round = u64::from(index / rotation);
+        let (kind, input) = match (index % rotation) as usize {
+            game if game < ScenarioKind::ALL.len() => {
+                let games = GenOptions {
+                    kinds: vec![ScenarioKind::ALL[game]],
+                    ..options.clone()
+                };
+                let scenario = generate(&games, round);
+                (scenario.kind.name(), scenario.input)
+            }
+            cut if cut == ScenarioKind::ALL.len() => {
+                // A standard start always has moves to cut.
+                let games = GenOptions {
+                    kinds: vec![ScenarioKind::Standard],
+                    ..options.clone()
+                };
+                let scenario = generate(&games, round);
+                (TRUNCATED, cut_short(&scenario.input, &mut rng))
+            }
+            _ => {
+                let games = GenOptions {
+                    kinds: vec![ScenarioKind::Random],
+                    ..options.clone()
+                };
+                let scenario = generate(&games, round);
+                (BAD_HEADER, malformed(&scenario.input, &mut rng))
+            }
+        };
+        GeneratedCase {
+            number,
+            kind,
+            input: input.into_bytes(),
+        }
     })
 }

@@ -107,6 +107,11 @@ impl Process {
         self.program.wait_exit(timeout)
     }
 
+    /// Whether it is computing rather than waiting for input ([`Program::busy`]).
+    pub(crate) fn busy(&self) -> bool {
+        self.program.busy(Duration::from_millis(100))
+    }
+
     /// Waits until the program's stderr has ended, for at most `timeout`.
     pub(crate) fn wait_stderr(&self, timeout: Duration) {
         self.program.wait_stderr(timeout);

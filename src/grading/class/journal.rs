@@ -54,6 +54,18 @@ struct RunFile {
 #[derive(Debug, Serialize, Deserialize)]
 struct Header {
     fingerprint: String,
+    /// What unpacking left out, for the reports of a run that does not unpack it again.
+    #[serde(default)]
+    skipped: Vec<String>,
+}
+
+/// What the journal holds of a submission.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recorded {
+    /// What unpacking left out.
+    pub skipped: Vec<String>,
+    /// The cases graded, by name.
+    pub results: BTreeMap<String, CaseResult>,
 }
 
 /// The journal of a run.
@@ -109,7 +121,8 @@ impl Journal {
     }
 
     /// The cases already graded for `submission` whose files have `fingerprint` (by case
-    /// name); none, and its old results dropped, if its files changed.
+    /// name); none, and its old results dropped, if its files changed. `skipped` is kept
+    /// with them.
     ///
     /// # Errors
     /// [`JournalError::Io`] if its file cannot be read or reset.
@@ -117,41 +130,79 @@ impl Journal {
         &self,
         submission: &str,
         fingerprint: &str,
+        skipped: &[String],
     ) -> Result<BTreeMap<String, CaseResult>, JournalError> {
         let path = self.file_of(submission);
         let io_error = |source| JournalError::Io {
             path: path.clone(),
             source,
         };
-        let mut done = BTreeMap::new();
-        match File::open(&path) {
-            Ok(file) => {
-                let mut lines = BufReader::new(file).lines();
-                let header: Option<Header> = lines
-                    .next()
-                    .and_then(Result::ok)
-                    .and_then(|line| serde_json::from_str(&line).ok());
-                if header.is_some_and(|header| header.fingerprint == fingerprint) {
-                    for line in lines {
-                        let line = line.map_err(io_error)?;
-                        // A line cut short by a kill does not parse: that case runs again.
-                        if let Ok(result) = serde_json::from_str::<CaseResult>(&line) {
-                            done.insert(result.case.clone(), result);
-                        }
-                    }
-                    return Ok(done);
-                }
-            }
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io_error(error)),
+        if let Some((header, recorded)) = self.read(submission)?
+            && header.fingerprint == fingerprint
+        {
+            return Ok(recorded.results);
         }
         let header = Header {
             fingerprint: fingerprint.to_owned(),
+            skipped: skipped.to_vec(),
         };
         let mut text = serde_json::to_vec(&header).expect("plain data");
         text.push(b'\n');
         write_whole(&path, &text).map_err(io_error)?;
-        Ok(done)
+        Ok(BTreeMap::new())
+    }
+
+    /// What the journal holds of `submission`, whatever its files are now (`None`: nothing).
+    ///
+    /// # Errors
+    /// [`JournalError::Io`] if its file cannot be read.
+    pub fn recorded(&self, submission: &str) -> Result<Option<Recorded>, JournalError> {
+        Ok(self.read(submission)?.map(|(_, recorded)| recorded))
+    }
+
+    /// Forgets what was graded of `submission`: it is graded again from nothing.
+    ///
+    /// # Errors
+    /// [`JournalError::Io`] if its file cannot be removed.
+    pub fn forget(&self, submission: &str) -> Result<(), JournalError> {
+        let path = self.file_of(submission);
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(JournalError::Io { path, source }),
+        }
+    }
+
+    /// The header and results of `submission`'s file, if it has one with a header.
+    fn read(&self, submission: &str) -> Result<Option<(Header, Recorded)>, JournalError> {
+        let path = self.file_of(submission);
+        let io_error = |source| JournalError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(io_error(error)),
+        };
+        let mut lines = BufReader::new(file).lines();
+        let Some(header) = lines
+            .next()
+            .and_then(Result::ok)
+            .and_then(|line| serde_json::from_str::<Header>(&line).ok())
+        else {
+            return Ok(None);
+        };
+        let mut results = BTreeMap::new();
+        for line in lines {
+            let line = line.map_err(io_error)?;
+            // A line cut short by a kill does not parse: that case runs again.
+            if let Ok(result) = serde_json::from_str::<CaseResult>(&line) {
+                results.insert(result.case.clone(), result);
+            }
+        }
+        let skipped = header.skipped.clone();
+        Ok(Some((header, Recorded { skipped, results })))
     }
 
     /// Adds a finished case of `submission`.
@@ -213,7 +264,7 @@ mod tests {
     fn a_line_cut_short_is_run_again_and_other_settings_are_refused() {
         let out = tempfile::tempdir().unwrap();
         let journal = Journal::open(out.path(), "settings-1", false).unwrap();
-        assert!(journal.start("ann", "files-1").unwrap().is_empty());
+        assert!(journal.start("ann", "files-1", &[]).unwrap().is_empty());
         journal.record("ann", &result("1.in")).unwrap();
         // A kill in the middle of writing the second line.
         let path = out.path().join(DIRECTORY).join("ann.jsonl");
@@ -222,19 +273,29 @@ mod tests {
         drop(journal);
 
         let journal = Journal::open(out.path(), "settings-1", false).unwrap();
-        let done = journal.start("ann", "files-1").unwrap();
+        let done = journal.start("ann", "files-1", &[]).unwrap();
         assert_eq!(done.keys().collect::<Vec<_>>(), ["1.in"]);
         journal.record("ann", &result("2.in")).unwrap();
-        let done = journal.start("ann", "files-1").unwrap();
+        let done = journal.start("ann", "files-1", &[]).unwrap();
         assert_eq!(done.keys().collect::<Vec<_>>(), ["1.in", "2.in"]);
-        // Changed files: graded again from nothing.
-        assert!(journal.start("ann", "files-2").unwrap().is_empty());
+        // Changed files: graded again from nothing, what unpacking left out kept.
+        let skipped = ["x: a link".to_owned()];
+        assert!(
+            journal
+                .start("ann", "files-2", &skipped)
+                .unwrap()
+                .is_empty()
+        );
+        let recorded = journal.recorded("ann").unwrap().unwrap();
+        assert_eq!(recorded.skipped, skipped);
+        journal.forget("ann").unwrap();
+        assert_eq!(journal.recorded("ann").unwrap(), None);
 
         assert!(matches!(
             Journal::open(out.path(), "settings-2", false),
             Err(JournalError::OtherRun(_))
         ));
         let journal = Journal::open(out.path(), "settings-2", true).unwrap();
-        assert!(journal.start("ann", "files-2").unwrap().is_empty());
+        assert!(journal.start("ann", "files-2", &[]).unwrap().is_empty());
     }
 }

@@ -12,11 +12,12 @@ mod failure;
 pub mod journal;
 pub mod points;
 pub mod report;
+pub mod roster;
 pub mod sandbox;
 pub mod submissions;
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},
     sync::{
         Mutex,
@@ -52,13 +53,15 @@ pub const BUILD_TIMEOUT: Duration = Duration::from_secs(120);
 /// Bytes of a build's output kept for the report.
 const BUILD_LOG: usize = 16 * 1024;
 
-/// A case of the class, with its kind (for points).
+/// A case of the class, with its kind (for points) and its rules.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassCase {
     /// The case: its name is its path under the cases directory (`passes/0003.in`).
     pub case: Case,
     /// Its kind: its folder under the cases directory, or the generated kind.
     pub kind: String,
+    /// The rules it is played under: the program is told them ([`fill`]), never asked.
+    pub variant: Variant,
 }
 
 /// How to grade.
@@ -69,12 +72,15 @@ pub struct GradeOptions {
     pub command: Vec<String>,
     /// The command that builds it, run once in its directory (writable), if any.
     pub build: Option<Vec<String>>,
-    /// The rules to expect.
-    pub rules: RulesChoice,
     /// How input is sent.
     pub mode: Mode,
     /// The longest wait for each expected piece of output.
     pub line_timeout: Duration,
+    /// The longest a case may take in all.
+    pub case_limit: Duration,
+    /// The longest a submission's cases may take together (their times added up, as each
+    /// case starts): the cases left after it are `timeout` without running.
+    pub submission_limit: Duration,
     /// Programs run at once.
     pub jobs: usize,
 }
@@ -86,29 +92,29 @@ impl GradeOptions {
         struct Settings<'a> {
             command: &'a [String],
             build: Option<&'a [String]>,
-            rules: Option<&'static str>,
             piped: bool,
             line_timeout_ms: u128,
+            case_limit_ms: u128,
+            submission_limit_ms: u128,
             sandbox: sandbox::SandboxKind,
             limits: sandbox::Limits,
-            cases: Vec<(&'a str, &'a str, String)>,
+            cases: Vec<(&'a str, &'a str, &'static str, String)>,
         }
         let settings = Settings {
             command: &self.command,
             build: self.build.as_deref(),
-            rules: match self.rules {
-                RulesChoice::Fixed(variant) => Some(variant.name()),
-                RulesChoice::Auto => None,
-            },
             piped: self.mode == Mode::Piped,
             line_timeout_ms: self.line_timeout.as_millis(),
+            case_limit_ms: self.case_limit.as_millis(),
+            submission_limit_ms: self.submission_limit.as_millis(),
             sandbox: sandbox.kind(),
             limits: sandbox.limits(),
             cases: cases
                 .iter()
                 .map(|case| {
                     let digest = hex(&Sha256::digest(&case.case.input));
-                    (case.case.name.as_str(), case.kind.as_str(), digest)
+                    let rules = case.variant.name();
+                    (case.case.name.as_str(), case.kind.as_str(), rules, digest)
                 })
                 .collect(),
         };
@@ -116,6 +122,25 @@ impl GradeOptions {
             serde_json::to_vec(&settings).expect("plain data"),
         ))
     }
+}
+
+impl GradeOptions {
+    /// The time limits, in a sentence for the reports.
+    pub fn time_limits(&self) -> String {
+        format!(
+            "Time limits: {} s for each wait for output, {} s for a case, {} s for all of a \
+             submission's cases together.",
+            seconds_text(self.line_timeout),
+            seconds_text(self.case_limit),
+            seconds_text(self.submission_limit)
+        )
+    }
+}
+
+/// `5`, `2.5`: seconds for people.
+fn seconds_text(duration: Duration) -> String {
+    let text = format!("{:.2}", duration.as_secs_f64());
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -184,6 +209,12 @@ pub struct Graded {
 /// What stops a run (never a submission's behaviour: that is a result).
 #[derive(Debug, Error)]
 pub enum GradeError {
+    /// `--only` was given, but another submission is not fully graded in the journal.
+    #[error(
+        "{0:?} is not fully graded in this report directory: --only regrades some \
+         submissions of a finished run (run without --only first)"
+    )]
+    NotGraded(String),
     /// The journal cannot be kept.
     #[error(transparent)]
     Journal(#[from] JournalError),
@@ -236,6 +267,9 @@ pub struct ClassRun<'a> {
     pub journal: &'a Journal,
     /// Scratch space for the submissions' copies.
     pub scratch: &'a Path,
+    /// Grade only these submissions (again, from nothing); take the others as the
+    /// journal has them, all graded (`None`: grade whatever is not graded yet).
+    pub only: Option<&'a BTreeSet<String>>,
 }
 
 /// A submission ready to run (or failed before running).
@@ -293,7 +327,19 @@ impl ClassRun<'_> {
                         queue.get(next.fetch_add(1, Ordering::Relaxed))
                     {
                         let index = *index;
-                        let result = match self.run_case(&self.cases[*case_index], dir, job) {
+                        let spent: f64 = prepared[index]
+                            .lock()
+                            .expect("not poisoned")
+                            .done
+                            .values()
+                            .map(|result| result.seconds)
+                            .sum();
+                        let left = self
+                            .options
+                            .submission_limit
+                            .saturating_sub(Duration::from_secs_f64(spent));
+                        let case = &self.cases[*case_index];
+                        let result = match self.run_case(case, dir, job, left) {
                             Ok(result) => result,
                             Err(failure) => {
                                 *error.lock().expect("not poisoned") = Some(failure);
@@ -374,8 +420,28 @@ impl ClassRun<'_> {
 
     /// Unpacks submission `index`, reads what the journal has of it, and builds it if
     /// cases are left; a submission that cannot be unpacked or built fails every case left.
+    /// One not to be graded now ([`ClassRun::only`]) is read from the journal alone.
     fn prepare(&self, index: usize, job: usize) -> Result<Prepared, GradeError> {
         let submission = &self.submissions[index];
+        if let Some(only) = self.only {
+            if !only.contains(&submission.name) {
+                let recorded = self.journal.recorded(&submission.name)?;
+                let complete = recorded.as_ref().is_some_and(|recorded| {
+                    self.cases
+                        .iter()
+                        .all(|case| recorded.results.contains_key(&case.case.name))
+                });
+                let Some(recorded) = recorded.filter(|_| complete) else {
+                    return Err(GradeError::NotGraded(submission.name.clone()));
+                };
+                return Ok(Prepared {
+                    dir: None,
+                    done: recorded.results,
+                    skipped: recorded.skipped,
+                });
+            }
+            self.journal.forget(&submission.name)?;
+        }
         let copy = self.scratch.join(format!("submission-{index}"));
         let (unpacked, failure) = match submissions::unpack(submission, &copy) {
             Ok(unpacked) => (Some(unpacked), None),
@@ -394,11 +460,13 @@ impl ClassRun<'_> {
         let fingerprint = unpacked
             .as_ref()
             .map_or_else(|| "unreadable".to_owned(), |u| u.fingerprint.clone());
-        let mut done = self.journal.start(&submission.name, &fingerprint)?;
         let skipped = unpacked
             .as_ref()
             .map(|u| u.skipped.clone())
             .unwrap_or_default();
+        let mut done = self
+            .journal
+            .start(&submission.name, &fingerprint, &skipped)?;
         let left = self
             .cases
             .iter()
@@ -407,6 +475,12 @@ impl ClassRun<'_> {
         let failure = match (&failure, &dir, &self.options.build) {
             (None, Some(dir), Some(build)) if left => self.build(dir, build, job)?,
             _ => failure,
+        };
+        // The file the command runs must be there (after the build, which may make it).
+        let failure = match (failure, &dir) {
+            (None, Some(dir)) if left => missing_file(&self.options.command, dir)
+                .map(|note| (FailureClass::BadSubmission, note, String::new())),
+            (failure, _) => failure,
         };
         if let Some((class, note, log)) = failure {
             for case in self.cases {
@@ -458,7 +532,7 @@ impl ClassRun<'_> {
                 path: dir.to_owned(),
                 source,
             })?;
-        let argv = fill(build, &self.sandbox.dir_seen(dir));
+        let argv = fill(build, &self.sandbox.dir_seen(dir), None);
         let (argv, confinement) = self.sandbox.wrap(&argv, dir, Access::Writable, job);
         let options = StartOptions {
             confinement: Some(confinement),
@@ -515,15 +589,44 @@ impl ClassRun<'_> {
         })
     }
 
-    /// Checks one case for the submission in `dir`, in the sandbox, as job `job`.
-    fn run_case(&self, case: &ClassCase, dir: &Path, job: usize) -> Result<CaseResult, GradeError> {
-        let argv = fill(&self.options.command, &self.sandbox.dir_seen(dir));
+    /// Checks one case for the submission in `dir`, in the sandbox, as job `job`, with
+    /// `left` of the submission's time budget: none left, it is a timeout without running.
+    fn run_case(
+        &self,
+        case: &ClassCase,
+        dir: &Path,
+        job: usize,
+        left: Duration,
+    ) -> Result<CaseResult, GradeError> {
+        let budget = seconds_text(self.options.submission_limit);
+        if left.is_zero() {
+            return Ok(CaseResult {
+                case: case.case.name.clone(),
+                class: Some(Class::Timeout.into()),
+                seconds: 0.0,
+                notes: Vec::new(),
+                failure: Some(FailureDetail {
+                    note: format!(
+                        "not run: the submission's cases had used up its time budget of \
+                         {budget} s"
+                    ),
+                    ..FailureDetail::default()
+                }),
+            });
+        }
+        let cut_short = left < self.options.case_limit;
+        let argv = fill(
+            &self.options.command,
+            &self.sandbox.dir_seen(dir),
+            Some(case.variant),
+        );
         let (program, confinement) = self.sandbox.wrap(&argv, dir, Access::ReadOnly, job);
         let options = CheckOptions {
             program,
-            rules: self.options.rules,
+            rules: RulesChoice::Fixed(case.variant),
             mode: self.options.mode,
             line_timeout: self.options.line_timeout,
+            case_limit: Some(self.options.case_limit.min(left)),
             confinement: Some(confinement),
         };
         let watch = self.sandbox.case_starts(job);
@@ -532,6 +635,17 @@ impl ClassRun<'_> {
         match report {
             Ok(report) => {
                 let mut result = result_of(&report, &case.case.input);
+                if cut_short
+                    && let Some(failure) = &mut result.failure
+                    && result.class == Some(Class::Timeout.into())
+                    && failure
+                        .note
+                        .starts_with("the case took longer than its time budget")
+                {
+                    failure.note.push_str(&format!(
+                        "; that was what was left of the submission's {budget} s"
+                    ));
+                }
                 if let Some(limit) = limit {
                     match &mut result.failure {
                         Some(failure) => failure.limit = Some(limit),
@@ -561,6 +675,26 @@ impl ClassRun<'_> {
     }
 }
 
+/// What is wrong when a file the command names (`{dir}/main.py`) is not in the submission
+/// in `dir`: which, and what is there instead.
+fn missing_file(command: &[String], dir: &Path) -> Option<String> {
+    let prefix = format!("{DIR_PLACEHOLDER}/");
+    let missing = command.iter().find_map(|word| {
+        let relative = word.strip_prefix(&prefix)?;
+        (!relative.contains(DIR_PLACEHOLDER) && !dir.join(relative).exists()).then_some(relative)
+    })?;
+    const SHOWN: usize = 12;
+    let files = submissions::files_in(dir);
+    let found = match files.len() {
+        0 => "nothing".to_owned(),
+        n if n <= SHOWN => files.join(", "),
+        n => format!("{}, and {} more", files[..SHOWN].join(", "), n - SHOWN),
+    };
+    Some(format!(
+        "there is no {missing} in the submission (the command runs {missing}); found: {found}"
+    ))
+}
+
 /// The last `bytes` bytes of `text` at most, from a character boundary.
 fn tail(text: &str, bytes: usize) -> &str {
     let mut start = text.len().saturating_sub(bytes);
@@ -570,13 +704,33 @@ fn tail(text: &str, bytes: usize) -> &str {
     &text[start..]
 }
 
-/// `template` with [`DIR_PLACEHOLDER`] replaced by `dir` in every word.
-pub fn fill(template: &[String], dir: &Path) -> Vec<String> {
+/// The placeholder in the command template for a case's rules (`full` or `simple`).
+pub const RULES_PLACEHOLDER: &str = "{rules}";
+
+/// `template` with [`DIR_PLACEHOLDER`] replaced by `dir` in every word; with `rules`, told
+/// them as the spec starts a program: [`RULES_PLACEHOLDER`] replaced by `full` or
+/// `simple`, or where the template has neither that nor a `--rules` of its own, `--rules
+/// simple` added for SIMPLE (FULL is the default).
+pub fn fill(template: &[String], dir: &Path, rules: Option<Variant>) -> Vec<String> {
     let dir = dir.display().to_string();
-    template
+    let name = rules.map_or("", |variant| match variant {
+        Variant::Full => "full",
+        Variant::Simple => "simple",
+    });
+    let mut argv: Vec<String> = template
         .iter()
-        .map(|word| word.replace(DIR_PLACEHOLDER, &dir))
-        .collect()
+        .map(|word| {
+            word.replace(DIR_PLACEHOLDER, &dir)
+                .replace(RULES_PLACEHOLDER, name)
+        })
+        .collect();
+    let told = template.iter().any(|word| {
+        word.contains(RULES_PLACEHOLDER) || word == "--rules" || word.starts_with("--rules=")
+    });
+    if rules == Some(Variant::Simple) && !told {
+        argv.extend(["--rules".to_owned(), "simple".to_owned()]);
+    }
+    argv
 }
 
 /// The journal's form of a case's report.

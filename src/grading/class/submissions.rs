@@ -1,8 +1,11 @@
-//! A class's submissions: found in a directory (one per subdirectory, `.zip`, `.tar.gz` or
-//! `.tgz`), and each copied or unpacked into a directory of the grader's own before it
-//! runs, so that nothing a submission does touches the originals. Unpacking is bounded
-//! (bytes and files) and never writes outside its directory: absolute paths, `..` and
-//! links are skipped and listed.
+//! A class's submissions: found in a directory (one per entry: a subdirectory or an
+//! archive, `.zip`, `.tar`, `.tar.gz`/`.tgz` or `.tar.xz`/`.txz` in any letter case; any
+//! other file is listed too, as a submission that cannot be used), and each copied or
+//! unpacked into a directory of the grader's own before it runs, so that nothing a
+//! submission does touches the originals. Unpacking is bounded (bytes and files) and never
+//! writes outside its directory: absolute paths, `..` and links are skipped and listed, and
+//! so is macOS's metadata (`__MACOSX/`, `.DS_Store`, `._*`). A submission whose files are
+//! all in one folder, however deep (`hw3/bob/main.py`), is graded from inside it.
 
 use std::{
     fs::{self, File},
@@ -20,14 +23,47 @@ pub const MAX_BYTES: u64 = 64 << 20;
 pub const MAX_FILES: u64 = 10_000;
 
 /// Where a submission comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceKind {
     /// A directory.
     Directory,
     /// A `.zip` archive.
     Zip,
-    /// A `.tar.gz` or `.tgz` archive.
-    TarGz,
+    /// A tar archive, compressed or not.
+    Tar(Compression),
+    /// A file that is no submission the grader can read (a `.rar`, a lone `.py`): every
+    /// case fails as `bad-submission`, with this reason.
+    Unusable(String),
+}
+
+/// How a tar archive is compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// `.tar`.
+    None,
+    /// `.tar.gz`, `.tgz`.
+    Gzip,
+    /// `.tar.xz`, `.txz`.
+    Xz,
+}
+
+/// The archives read, by how their names end (in any letter case), longest first: a zip
+/// (`None`) or a tar archive compressed so.
+const ARCHIVES: [(&str, Option<Compression>); 6] = [
+    (".tar.gz", Some(Compression::Gzip)),
+    (".tar.xz", Some(Compression::Xz)),
+    (".tgz", Some(Compression::Gzip)),
+    (".txz", Some(Compression::Xz)),
+    (".tar", Some(Compression::None)),
+    (".zip", None),
+];
+
+/// What the grader reads, for messages.
+pub const READABLE: &str = "a folder, .zip, .tar, .tar.gz, .tgz, .tar.xz or .txz";
+
+/// Whether a file or folder is macOS's metadata, never part of a submission.
+pub fn is_macos_metadata(name: &str) -> bool {
+    name == "__MACOSX" || name == ".DS_Store" || name.starts_with("._")
 }
 
 /// One student's submission.
@@ -57,7 +93,7 @@ pub enum ListError {
     #[error("two submissions would both be called {0:?} (a directory and an archive?): rename one")]
     SameName(String),
     /// No submission at all.
-    #[error("no submissions in {0} (subdirectories, .zip, .tar.gz or .tgz files)")]
+    #[error("no submissions in {0} (each is {READABLE})")]
     None(PathBuf),
 }
 
@@ -70,6 +106,9 @@ pub enum UnpackError {
     /// It is larger than allowed.
     #[error("it is larger than {} MiB or {MAX_FILES} files unpacked", MAX_BYTES >> 20)]
     TooLarge,
+    /// It is no submission the grader can read.
+    #[error("{0}")]
+    Unusable(String),
     /// Writing the copy failed (a problem on the grader's side).
     #[error("cannot copy it: {0}")]
     Copy(#[from] io::Error),
@@ -110,25 +149,38 @@ pub fn list(dir: &Path, single: bool) -> Result<Vec<Submission>, ListError> {
     for entry in fs::read_dir(dir).map_err(read_error)? {
         let entry = entry.map_err(read_error)?;
         let file_name = entry.file_name().to_string_lossy().into_owned();
-        if file_name.starts_with('.') {
+        // Hidden entries and macOS's metadata are nobody's submission.
+        if file_name.starts_with('.') || is_macos_metadata(&file_name) {
             continue;
         }
-        let is_dir = fs::metadata(entry.path()).map_err(read_error)?.is_dir();
+        let meta = fs::metadata(entry.path());
+        let is_dir = meta.as_ref().is_ok_and(fs::Metadata::is_dir);
         if is_dir && entry.path().join(super::journal::DIRECTORY).is_dir() {
             // A report directory of the grader's own (`--out` among the submissions).
             continue;
         }
-        let (name, kind) = if is_dir {
-            (file_name.clone(), SourceKind::Directory)
-        } else if let Some(stem) = file_name.strip_suffix(".zip") {
-            (stem.to_owned(), SourceKind::Zip)
-        } else if let Some(stem) = file_name
-            .strip_suffix(".tar.gz")
-            .or_else(|| file_name.strip_suffix(".tgz"))
-        {
-            (stem.to_owned(), SourceKind::TarGz)
-        } else {
-            continue;
+        let lower = file_name.to_lowercase();
+        let archive = ARCHIVES
+            .iter()
+            .find(|(suffix, _)| lower.ends_with(suffix) && lower.len() > suffix.len());
+        let (name, kind) = match (meta, archive) {
+            (Ok(_), _) if is_dir => (file_name.clone(), SourceKind::Directory),
+            (Ok(meta), Some((suffix, compression))) if meta.is_file() => {
+                let stem = file_name[..file_name.len() - suffix.len()].to_owned();
+                (stem, compression.map_or(SourceKind::Zip, SourceKind::Tar))
+            }
+            (Ok(meta), _) if meta.is_file() => {
+                let reason = format!("{file_name:?} is not {READABLE}");
+                (file_name.clone(), SourceKind::Unusable(reason))
+            }
+            (Ok(_), _) => {
+                let reason = format!("{file_name:?} is not a regular file or folder");
+                (file_name.clone(), SourceKind::Unusable(reason))
+            }
+            (Err(error), _) => {
+                let reason = format!("{file_name:?} cannot be read: {error}");
+                (file_name.clone(), SourceKind::Unusable(reason))
+            }
         };
         submissions.push(Submission {
             name,
@@ -161,10 +213,11 @@ pub fn unpack(submission: &Submission, into: &Path) -> Result<Unpacked, UnpackEr
         files: 0,
         skipped: Vec::new(),
     };
-    match submission.kind {
+    match &submission.kind {
         SourceKind::Directory => copy_directory(&submission.source, &mut writer)?,
         SourceKind::Zip => unzip(&submission.source, &mut writer)?,
-        SourceKind::TarGz => untar(&submission.source, &mut writer)?,
+        SourceKind::Tar(compression) => untar(&submission.source, *compression, &mut writer)?,
+        SourceKind::Unusable(reason) => return Err(UnpackError::Unusable(reason.clone())),
     }
     let skipped = writer.skipped;
     let root = only_folder(into)?;
@@ -184,19 +237,22 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Where `relative` goes, if it is a safe path (only plain components).
+    /// Where `relative` goes, if it is a safe path (only plain components) and no part of
+    /// macOS's metadata (left out without a word: every Finder zip has it).
     fn target(&mut self, relative: &Path) -> Option<PathBuf> {
         let safe = relative
             .components()
             .all(|c| matches!(c, Component::Normal(_)))
             && relative.components().next().is_some();
-        if safe {
-            Some(self.into.join(relative))
-        } else {
+        if !safe {
             self.skipped
                 .push(format!("{}: not a plain relative path", relative.display()));
-            None
+            return None;
         }
+        let metadata = relative
+            .components()
+            .any(|part| is_macos_metadata(&part.as_os_str().to_string_lossy()));
+        (!metadata).then(|| self.into.join(relative))
     }
 
     fn directory(&mut self, relative: &Path) -> Result<(), UnpackError> {
@@ -263,6 +319,9 @@ fn copy_directory(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackEr
                 // A report directory of the grader's own (`--out` inside the submission).
                 writer.skip(&path, "a report directory of othello grade, left out");
             } else if meta.is_dir() {
+                if is_macos_metadata(&entry.file_name().to_string_lossy()) {
+                    continue;
+                }
                 writer.directory(&path)?;
                 pending.push(path);
             } else if meta.is_file() {
@@ -316,10 +375,19 @@ fn unzip(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackError> {
     Ok(())
 }
 
-fn untar(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackError> {
+fn untar(
+    source: &Path,
+    compression: Compression,
+    writer: &mut Writer<'_>,
+) -> Result<(), UnpackError> {
     let damaged = |error: io::Error| UnpackError::Damaged(error.to_string());
     let file = File::open(source).map_err(damaged)?;
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let reader: Box<dyn Read> = match compression {
+        Compression::None => Box::new(file),
+        Compression::Gzip => Box::new(flate2::read::GzDecoder::new(file)),
+        Compression::Xz => Box::new(io::Cursor::new(unxz(file)?)),
+    };
+    let mut archive = tar::Archive::new(reader);
     for entry in archive.entries().map_err(damaged)? {
         let mut entry = entry.map_err(damaged)?;
         let relative = entry.path().map_err(damaged)?.into_owned();
@@ -344,13 +412,111 @@ fn untar(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackError> {
     Ok(())
 }
 
-/// `dir`, or the one folder in it if it holds nothing else (an archive of `alice/...`).
-fn only_folder(dir: &Path) -> io::Result<PathBuf> {
-    let entries: Vec<_> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    match entries.as_slice() {
-        [only] if only.file_type()?.is_dir() => Ok(only.path()),
-        _ => Ok(dir.to_owned()),
+/// Most bytes an `.xz` stream may decompress to: the files' bound and their tar headers.
+const MAX_XZ_BYTES: u64 = MAX_BYTES + MAX_FILES * 2048;
+
+/// The decompressed bytes of an `.xz` stream, within [`MAX_XZ_BYTES`] (held in memory: the
+/// decoder writes rather than reads).
+fn unxz(file: File) -> Result<Vec<u8>, UnpackError> {
+    /// A buffer that refuses to grow past the bound.
+    struct Bounded(Vec<u8>);
+    impl Write for Bounded {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.0.len() as u64 + bytes.len() as u64 > MAX_XZ_BYTES {
+                return Err(io::Error::new(io::ErrorKind::FileTooLarge, "too large"));
+            }
+            self.0.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
     }
+    let mut output = Bounded(Vec::new());
+    match lzma_rs::xz_decompress(&mut io::BufReader::new(file), &mut output) {
+        Ok(()) => Ok(output.0),
+        Err(lzma_rs::error::Error::IoError(error))
+            if error.kind() == io::ErrorKind::FileTooLarge =>
+        {
+            Err(UnpackError::TooLarge)
+        }
+        Err(error) => Err(UnpackError::Damaged(format!(
+            "not a valid .xz file: {error}"
+        ))),
+    }
+}
+
+/// `dir`, or the folder it holds if it holds nothing else, and so on down (an archive of
+/// `alice/...`, or of `hw3/bob/...`).
+fn only_folder(dir: &Path) -> io::Result<PathBuf> {
+    let mut dir = dir.to_owned();
+    loop {
+        let entries: Vec<_> = fs::read_dir(&dir)?.collect::<Result<_, _>>()?;
+        match entries.as_slice() {
+            [only] if only.file_type()?.is_dir() => dir = only.path(),
+            _ => return Ok(dir),
+        }
+    }
+}
+
+/// Most bytes of one source file read for the similarity report (a larger one is left
+/// out: generated, or not a student's own).
+pub const MAX_SOURCE_FILE: u64 = 512 << 10;
+
+/// The source files under `dir` (or `dir` itself, a file), by path relative to it, that
+/// the similarity report reads: those whose language it knows, of a size a person writes.
+pub fn source_files(dir: &Path) -> Vec<crate::grading::similarity::SourceFile> {
+    use crate::grading::similarity::{SourceFile, tokens::Syntax};
+    let read = |path: &Path, name: String| {
+        let meta = fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_SOURCE_FILE || Syntax::of(&name).is_none() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&fs::read(path).ok()?).into_owned();
+        Some(SourceFile { path: name, text })
+    };
+    if dir.is_file() {
+        let name = dir
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        return read(dir, name).into_iter().collect();
+    }
+    files_in(dir)
+        .into_iter()
+        .filter_map(|name| read(&dir.join(&name), name))
+        .collect()
+}
+
+/// The source code of `submission`, unpacked into `into` (made) to be read: none if it
+/// cannot be unpacked.
+pub fn source_code(submission: &Submission, into: &Path) -> crate::grading::similarity::Source {
+    let files = unpack(submission, into)
+        .map(|unpacked| source_files(&unpacked.root))
+        .unwrap_or_default();
+    crate::grading::similarity::Source {
+        name: submission.name.clone(),
+        files,
+    }
+}
+
+/// The files under `dir`, by path relative to it, in order (`src/main.py`).
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(folder) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                pending.push(entry.path());
+            } else if let Ok(relative) = entry.path().strip_prefix(dir) {
+                files.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// SHA-256 over every file's relative path, length and content, in path order.
@@ -444,6 +610,89 @@ mod tests {
         assert!(fs::metadata(&path).unwrap().len() < 1 << 20);
         let submissions = list(dir.path(), false).unwrap();
         let error = unpack(&submissions[0], &dir.path().join("work")).unwrap_err();
+        assert!(matches!(error, UnpackError::TooLarge), "{error}");
+    }
+
+    /// A tar archive of `files` (path, content), compressed as `compression` says.
+    fn tarball(files: &[(&str, &[u8])], compression: Compression) -> Vec<u8> {
+        let mut tar = tar::Builder::new(Vec::new());
+        for (path, content) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(content.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            tar.append_data(&mut header, path, *content).unwrap();
+        }
+        let plain = tar.into_inner().unwrap();
+        match compression {
+            Compression::None => plain,
+            Compression::Gzip => {
+                let mut encoder =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                encoder.write_all(&plain).unwrap();
+                encoder.finish().unwrap()
+            }
+            Compression::Xz => {
+                let mut out = Vec::new();
+                lzma_rs::xz_compress(&mut io::Cursor::new(plain), &mut out).unwrap();
+                out
+            }
+        }
+    }
+
+    #[test]
+    fn every_entry_is_a_submission_in_any_letter_case_and_macos_metadata_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let main: &[u8] = b"print('FULL')\n";
+        // A Finder zip: the folder, and __MACOSX/ with its AppleDouble files beside it.
+        let mut zip = zip::ZipWriter::new(File::create(dir.path().join("ann.ZIP")).unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        for (name, content) in [
+            ("ann/main.py", main),
+            ("ann/.DS_Store", b"\0\0"),
+            ("__MACOSX/ann/._main.py", b"\0\x05"),
+        ] {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(content).unwrap();
+        }
+        zip.finish().unwrap();
+        // Nested two folders deep, in .tar.xz; and a plain .tar.
+        fs::write(
+            dir.path().join("bob.tar.xz"),
+            tarball(&[("hw3/bob/main.py", main)], Compression::Xz),
+        )
+        .unwrap();
+        fs::write(
+            dir.path().join("cy.tar"),
+            tarball(&[("./main.py", main)], Compression::None),
+        )
+        .unwrap();
+        fs::write(dir.path().join("dee.rar"), b"Rar!").unwrap();
+        fs::write(dir.path().join(".DS_Store"), b"").unwrap();
+        fs::create_dir(dir.path().join("__MACOSX")).unwrap();
+        let submissions = list(dir.path(), false).unwrap();
+        let names: Vec<_> = submissions.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["ann", "bob", "cy", "dee.rar"]);
+        for submission in &submissions[..3] {
+            let into = dir.path().join("work").join(&submission.name);
+            let unpacked = unpack(submission, &into).unwrap();
+            assert_eq!(files_in(&unpacked.root), ["main.py"], "{}", submission.name);
+            assert!(unpacked.skipped.is_empty(), "{:?}", unpacked.skipped);
+        }
+        let error = unpack(&submissions[3], &dir.path().join("work/dee")).unwrap_err();
+        assert_eq!(error.to_string(), format!("\"dee.rar\" is not {READABLE}"));
+        // An .xz that is not one, and an .xz bomb.
+        fs::write(dir.path().join("eve.txz"), b"not xz").unwrap();
+        let bomb = dir.path().join("fay.tar.xz");
+        let zeros = vec![0u8; (MAX_XZ_BYTES + 1) as usize];
+        let mut packed = Vec::new();
+        lzma_rs::xz_compress(&mut io::Cursor::new(zeros), &mut packed).unwrap();
+        fs::write(&bomb, packed).unwrap();
+        let submissions = list(dir.path(), false).unwrap();
+        let find = |name: &str| submissions.iter().find(|s| s.name == name).unwrap();
+        let error = unpack(find("eve"), &dir.path().join("work/eve")).unwrap_err();
+        assert!(matches!(error, UnpackError::Damaged(_)), "{error}");
+        let error = unpack(find("fay"), &dir.path().join("work/fay")).unwrap_err();
         assert!(matches!(error, UnpackError::TooLarge), "{error}");
     }
 

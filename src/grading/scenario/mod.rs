@@ -25,9 +25,11 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 mod invalid;
+mod malformed;
 mod plans;
 
 use invalid::{InvalidKind, invalid_line};
+pub use malformed::{cut_short, malformed};
 use plans::{nearly_full, over_at_start, passes, pick, random, standard, stuck_first, tie};
 
 use crate::{

@@ -7,11 +7,8 @@ use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, html};
 
-use super::{Scored, ScoredCase, ScoredSubmission, points_text};
-use crate::grading::{
-    check::visible,
-    class::{FailureClass, sandbox::Protections},
-};
+use super::{Scored, ScoredCase, ScoredSubmission, points_text, safe};
+use crate::grading::{check::visible, class::FailureClass};
 
 const STYLE: &str = "
 body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#1d2125}
@@ -26,9 +23,12 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#f6f8fa;border:1px solid #d5d9dd;padding:.6em;overflow-x:auto;font:13px/1.35 ui-monospace,monospace}
 .diff td{font:13px ui-monospace,monospace}
 .failure{border:1px solid #e3b4b0;border-radius:4px;padding:0 1em 1em;margin:1em 0}
+details summary{cursor:pointer;color:#3b4a57}
+table.side{width:100%;table-layout:fixed}table.side td{width:50%}table.side pre{margin:0}
+.note{color:#5c4a00}
 ";
 
-fn page(title: &str, body: Markup) -> Vec<u8> {
+pub(super) fn page(title: &str, body: Markup) -> Vec<u8> {
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -44,7 +44,7 @@ fn page(title: &str, body: Markup) -> Vec<u8> {
     markup.into_string().into_bytes()
 }
 
-fn sandbox_box(protections: &Protections) -> Markup {
+fn sandbox_box(protections: &crate::grading::class::sandbox::Protections) -> Markup {
     let weak = !protections.missing.is_empty();
     html! {
         div class={ "sandbox" @if weak { " weak" } } {
@@ -68,10 +68,11 @@ fn outcome(class: Option<FailureClass>) -> Markup {
 /// The page of one submission; `linked`: it sits under the class page, linked back.
 pub(super) fn submission_page(
     submission: &ScoredSubmission<'_>,
-    protections: &Protections,
+    scored: &Scored<'_>,
     linked: bool,
 ) -> Vec<u8> {
-    let name = &submission.graded.name;
+    let name = safe(&submission.graded.name);
+    let setup = submission.setup_failure();
     let body = html! {
         @if linked { p { a href="../../index.html" { "← the class" } } }
         h1 { "Submission " (name) }
@@ -80,80 +81,115 @@ pub(super) fn submission_page(
             ", " (submission.passed) " of " (submission.cases.len()) " cases passed"
             @if !submission.classes.is_empty() { " (failures: " (submission.classes_text()) ")" }
         }
-        (sandbox_box(protections))
+        (sandbox_box(scored.protections))
+        p { (scored.time_limits) }
+        @if let Some((class, failure)) = setup {
+            div class="failure" {
+                h3 { span class="fail" { (class) } " — " (class.description()) ", so no case ran" }
+                p { (safe(&failure.note)) }
+                @if !failure.stderr.is_empty() { pre { (safe(&failure.stderr)) } }
+            }
+        }
         @if !submission.graded.skipped.is_empty() {
             p { "Left out when unpacking:" }
-            ul { @for skipped in &submission.graded.skipped { li { code { (skipped) } } } }
+            ul { @for skipped in &submission.graded.skipped { li { code { (safe(skipped)) } } } }
         }
         h2 { "Cases" }
         table {
-            tr { th { "case" } th { "kind" } th { "result" } th { "points" } th { "visibility" } th { "seconds" } }
-            @for case in &submission.cases {
+            tr { th { "case" } th { "kind" } th { "result" } th { "points" } th { "visibility" } th { "seconds" } th { "notes" } }
+            @for (index, case) in submission.cases.iter().enumerate() {
                 tr {
                     td {
-                        @if case.result.passed() { (case.result.case) }
-                        @else { a href={ "#" (anchor(&case.result.case)) } { (case.result.case) } }
+                        @if case.result.passed() || setup.is_some() { (case.result.case) }
+                        @else { a href={ "#" (anchor(index)) } { (case.result.case) } }
                     }
                     td { (case.kind) }
                     td { (outcome(case.result.class)) }
                     td class="n" { (points_text(case.earned)) " / " (points_text(case.worth.points)) }
                     td { (case.worth.visibility.name()) }
                     td class="n" { (format!("{:.2}", case.result.seconds)) }
+                    td class="note" { @for note in &case.result.notes { (safe(note)) br; } }
                 }
             }
         }
-        @let failures: Vec<&ScoredCase<'_>> = submission.cases.iter().filter(|c| !c.result.passed()).collect();
+        @let failures: Vec<(usize, &ScoredCase<'_>)> = submission
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.result.passed() && setup.is_none())
+            .collect();
         @if !failures.is_empty() {
             h2 { "Failures" }
-            @for case in failures { (failure_section(case)) }
+            @for (index, case) in failures { (failure_section(index, case)) }
         }
     };
     page(&format!("{name}: othello grade"), body)
 }
 
-fn anchor(case: &str) -> String {
-    let safe: String = case
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    format!("case-{safe}")
+/// The anchor of a submission's case `index`.
+fn anchor(index: usize) -> String {
+    format!("case-{}", index + 1)
 }
 
-fn failure_section(case: &ScoredCase<'_>) -> Markup {
+/// `name` as one segment of a link: every byte but letters, digits and `-._~`
+/// percent-encoded, so that any file name (spaces, `#`, `?`, a newline) links to itself.
+fn link_segment(name: &str) -> String {
+    name.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(byte).to_string()
+            }
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
+}
+
+/// A failed case: what differs first, then how it ended, then (folded) the transcript up
+/// to the difference, which may be long.
+fn failure_section(index: usize, case: &ScoredCase<'_>) -> Markup {
     let Some(class) = case.result.class else {
         return html! {};
     };
     let show = |line: &Option<String>| line.as_deref().map_or("(nothing)".to_owned(), visible);
     html! {
-        div class="failure" id=(anchor(&case.result.case)) {
+        div class="failure" id=(anchor(index)) {
             h3 { (case.result.case) ": " span class="fail" { (class) } " — " (class.description()) }
             @if let Some(failure) = &case.result.failure {
-                p { (failure.note) }
-                @if let Some(limit) = &failure.limit { p { "It ran into " (limit) "." } }
+                p { (safe(&failure.note)) }
                 @if failure.expected.is_some() || failure.actual.is_some() {
-                    p { "Transcript up to the first difference (input lines start with " code { "> " } "):" }
-                    pre { (failure.transcript) }
                     table class="diff" {
                         tr { th { "output line " (failure.line) } th { "" } }
                         tr { td { "expected" } td { (show(&failure.expected)) } }
                         tr { td { "actual" } td { (show(&failure.actual)) } }
                     }
                 }
+                @if let Some(limit) = &failure.limit { p { "It ran into " (limit) "." } }
+                @if let Some(exit) = &failure.exit { p { "It ended with " (exit) "." } }
                 @if !failure.moves.is_empty() {
                     p { "Moves so far (" (failure.moves.len()) "): " code { (failure.moves.join(" ")) } }
                 }
-                @if let Some(exit) = &failure.exit { p { "It ended with " (exit) "." } }
                 @if !failure.stderr.is_empty() {
                     p { "stderr (last lines):" }
-                    pre { (failure.stderr) }
+                    pre { (safe(&failure.stderr)) }
+                }
+                @if !failure.transcript.is_empty() {
+                    details {
+                        summary {
+                            "Transcript up to the first difference ("
+                            (failure.transcript.lines().count()) " lines; input lines start with "
+                            code { "> " } ")"
+                        }
+                        pre { (failure.transcript) }
+                    }
                 }
             }
+            @for note in &case.result.notes { p class="note" { "Note: " (safe(note)) } }
         }
     }
 }
 
-/// The class page.
-pub(super) fn class_page(scored: &Scored<'_>) -> Vec<u8> {
+/// The class page; `similar`: the pairs of the similarity report (listed, flagged).
+pub(super) fn class_page(scored: &Scored<'_>, similar: Option<(usize, usize)>) -> Vec<u8> {
     let count = scored.submissions.len();
     // Per class: submissions with it, cases failed with it.
     let mut classes: BTreeMap<FailureClass, (usize, usize)> = BTreeMap::new();
@@ -185,16 +221,42 @@ pub(super) fn class_page(scored: &Scored<'_>) -> Vec<u8> {
     let body = html! {
         h1 { "othello grade: " (count) " submissions" }
         (sandbox_box(scored.protections))
+        p { (scored.time_limits) }
+        @if let Some((listed, flagged)) = similar {
+            p {
+                a href="similarity.html" { "Similar code" } ": " (listed) " pairs listed, "
+                @if flagged > 0 { span class="fail" { (flagged) " flagged" } } @else { "none flagged" } "."
+            }
+        }
         h2 { "Submissions" }
+        @let rows = scored.rows();
+        @let listed = scored.roster.is_some();
         table {
-            tr { th { "submission" } th { "score" } th { "passed" } th { "failed" } th { "failure classes" } }
-            @for submission in &scored.submissions {
+            tr {
+                @if listed { th { "student" } th { "id" } }
+                th { "submission" } th { "score" } th { "passed" } th { "failed" } th { "failure classes" }
+            }
+            @for row in &rows {
                 tr {
-                    td { a href={ "submissions/" (submission.graded.name) "/report.html" } { (submission.graded.name) } }
-                    td class="n" { (points_text(submission.score)) " / " (points_text(submission.max_score)) }
-                    td class="n" { (submission.passed) }
-                    td class="n" { (submission.failed()) }
-                    td { (submission.classes_text()) }
+                    @if listed {
+                        td { (row.student.map_or(String::new(), |s| safe(&s.name))) }
+                        td { (row.student.map_or(String::new(), |s| safe(&s.id))) }
+                    }
+                    @if let Some(submission) = row.submission {
+                        td { a href={ "submissions/" (link_segment(&submission.graded.name)) "/report.html" } { (safe(&submission.graded.name)) } }
+                        td class="n" { (points_text(submission.score)) " / " (points_text(submission.max_score)) }
+                        td class="n" { (submission.passed) }
+                        td class="n" { (submission.failed()) }
+                        td {
+                            (submission.classes_text())
+                            @if listed && row.student.is_none() { span class="fail" { " not on the class list" } }
+                        }
+                    } @else {
+                        td { (row.student.map_or(String::new(), |s| safe(&s.submission))) }
+                        td class="n" { "0 / " (points_text(scored.max_score)) }
+                        td {} td {}
+                        td { span class="fail" { "missing: nothing handed in" } }
+                    }
                 }
             }
         }

@@ -13,6 +13,8 @@ mod gradebook;
 mod gradescope;
 mod html;
 mod junit;
+mod lms;
+mod similarity;
 
 use std::{
     collections::BTreeMap,
@@ -20,8 +22,19 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::{CaseResult, ClassCase, FailureClass, Graded, points::Points};
-use crate::grading::class::{points::Worth, sandbox::Protections};
+use super::{
+    CaseResult, ClassCase, FailureClass, FailureDetail, Graded,
+    points::Points,
+    roster::{Roster, Student},
+};
+use crate::grading::{
+    check::printable,
+    class::{
+        points::{Visibility, Worth},
+        sandbox::Protections,
+    },
+    similarity::{Pair, Source},
+};
 
 /// A case's result with what it is worth.
 #[derive(Clone, Debug)]
@@ -61,12 +74,39 @@ impl ScoredSubmission<'_> {
 
     /// The failure classes with their counts: `crash: 3, timeout: 1`.
     pub fn classes_text(&self) -> String {
-        self.classes
-            .iter()
-            .map(|(class, count)| format!("{class}: {count}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        classes_text(&self.classes)
     }
+
+    /// The failure that stopped the whole submission before its cases ran (its build
+    /// failed, it could not be used), shown once rather than with every case.
+    pub fn setup_failure(&self) -> Option<(FailureClass, &FailureDetail)> {
+        self.cases.iter().find_map(|case| {
+            let class = case.result.class.filter(|class| class.whole_submission())?;
+            Some((class, case.result.failure.as_ref()?))
+        })
+    }
+
+    /// The cases its student may see now (visibility `visible`).
+    pub fn visible(&self) -> impl Iterator<Item = &ScoredCase<'_>> {
+        self.cases
+            .iter()
+            .filter(|case| case.worth.visibility == Visibility::Visible)
+    }
+}
+
+/// Failure classes with their counts: `crash: 3, timeout: 1`.
+pub fn classes_text(classes: &BTreeMap<FailureClass, usize>) -> String {
+    classes
+        .iter()
+        .map(|(class, count)| format!("{class}: {count}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Text that came from a submission (its stderr, a build's output, its name), safe to
+/// show in any report: see [`printable`].
+pub fn safe(text: &str) -> String {
+    printable(text)
 }
 
 /// The whole class, scored.
@@ -76,6 +116,39 @@ pub struct Scored<'a> {
     pub submissions: Vec<ScoredSubmission<'a>>,
     /// What the sandbox did.
     pub protections: &'a Protections,
+    /// The time limits, in a sentence.
+    pub time_limits: &'a str,
+    /// What every submission could score.
+    pub max_score: f64,
+    /// The class list, if one was given.
+    pub roster: Option<&'a Roster>,
+    /// The assignment's name in the LMS's gradebook.
+    pub assignment: &'a str,
+}
+
+/// A row of a gradebook: a student on the class list, a submission, or both.
+#[derive(Clone, Copy, Debug)]
+pub struct ClassRow<'a> {
+    /// The student, if on the class list.
+    pub student: Option<&'a Student>,
+    /// Their submission, if there is one.
+    pub submission: Option<&'a ScoredSubmission<'a>>,
+}
+
+impl ClassRow<'_> {
+    /// `graded`, `missing` (on the list, nothing handed in) or `not on the class list`.
+    pub fn status(&self) -> &'static str {
+        match (self.student, self.submission) {
+            (_, None) => "missing",
+            (Some(_), Some(_)) => "graded",
+            (None, Some(_)) => "not on the class list",
+        }
+    }
+
+    /// The score: a missing submission's is 0.
+    pub fn score(&self) -> f64 {
+        self.submission.map_or(0.0, |submission| submission.score)
+    }
 }
 
 impl<'a> Scored<'a> {
@@ -85,6 +158,7 @@ impl<'a> Scored<'a> {
         cases: &'a [ClassCase],
         points: &Points,
         protections: &'a Protections,
+        time_limits: &'a str,
     ) -> Scored<'a> {
         let kinds: BTreeMap<&str, &str> = cases
             .iter()
@@ -126,7 +200,60 @@ impl<'a> Scored<'a> {
         Scored {
             submissions,
             protections,
+            time_limits,
+            max_score: cases
+                .iter()
+                .map(|case| points.worth(&case.case.name, &case.kind).points)
+                .sum(),
+            roster: None,
+            assignment: "Othello",
         }
+    }
+
+    /// With a class list, and the assignment's name for the LMS's gradebook.
+    pub fn with_roster(mut self, roster: Option<&'a Roster>, assignment: &'a str) -> Scored<'a> {
+        self.roster = roster;
+        self.assignment = assignment;
+        self
+    }
+
+    /// The rows of the gradebooks: without a class list, a row per submission; with one,
+    /// a row per student in its order, then a row per submission of nobody on it.
+    pub fn rows(&self) -> Vec<ClassRow<'_>> {
+        let Some(roster) = self.roster else {
+            return self
+                .submissions
+                .iter()
+                .map(|submission| ClassRow {
+                    student: None,
+                    submission: Some(submission),
+                })
+                .collect();
+        };
+        let mut rows: Vec<ClassRow<'_>> = roster
+            .students
+            .iter()
+            .map(|student| ClassRow {
+                student: Some(student),
+                submission: (!student.submission.is_empty())
+                    .then(|| {
+                        self.submissions.iter().find(|submission| {
+                            roster.student_of(&submission.graded.name) == Some(student)
+                        })
+                    })
+                    .flatten(),
+            })
+            .collect();
+        rows.extend(
+            self.submissions
+                .iter()
+                .filter(|submission| roster.student_of(&submission.graded.name).is_none())
+                .map(|submission| ClassRow {
+                    student: None,
+                    submission: Some(submission),
+                }),
+        );
+        rows
     }
 }
 
@@ -136,7 +263,20 @@ pub fn points_text(points: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// Writes every report into `out`; with `single`, the one submission's files at the top.
+/// What the similarity report found: the sources compared, the pairs listed, and how many
+/// starter files were left out of the count.
+#[derive(Clone, Copy, Debug)]
+pub struct Similar<'a> {
+    /// The submissions' code.
+    pub sources: &'a [Source],
+    /// The pairs listed.
+    pub pairs: &'a [Pair],
+    /// Starter code files.
+    pub starters: usize,
+}
+
+/// Writes every report into `out`; with `single`, the one submission's files at the top;
+/// with `similar`, the similarity report too.
 ///
 /// # Errors
 /// The [`io::Error`] of a file that cannot be written, with its path.
@@ -144,6 +284,7 @@ pub fn write_all(
     out: &Path,
     scored: &Scored<'_>,
     single: bool,
+    similar: Option<Similar<'_>>,
 ) -> Result<(), (PathBuf, io::Error)> {
     let write = |path: PathBuf, bytes: Vec<u8>| {
         if let Some(parent) = path.parent() {
@@ -163,7 +304,7 @@ pub fn write_all(
         };
         write(
             dir.join("results.json"),
-            gradescope::results(submission, scored.protections),
+            gradescope::results(submission, scored),
         )?;
         write(
             dir.join("junit.xml"),
@@ -171,16 +312,47 @@ pub fn write_all(
         )?;
         write(
             dir.join("report.html"),
-            html::submission_page(submission, scored.protections, !single),
+            html::submission_page(submission, scored, !single),
         )?;
     }
     write(out.join("gradebook.csv"), gradebook::csv(scored))?;
+    if scored.roster.is_some() {
+        write(out.join("canvas.csv"), lms::canvas(scored))?;
+        write(out.join("moodle.csv"), lms::moodle(scored))?;
+    }
     if !single {
         write(
             out.join("junit.xml"),
             junit::document(&scored.submissions, scored.protections),
         )?;
-        write(out.join("index.html"), html::class_page(scored))?;
+        let counts = similar.map(|similar| {
+            let flagged = similar.pairs.iter().filter(|pair| pair.flagged).count();
+            (similar.pairs.len(), flagged)
+        });
+        write(out.join("index.html"), html::class_page(scored, counts))?;
+    }
+    if let Some(similar) = similar.filter(|_| !single) {
+        let Similar {
+            sources,
+            pairs,
+            starters,
+        } = similar;
+        write(out.join("similarity.csv"), similarity::csv(sources, pairs))?;
+        write(
+            out.join("similarity.html"),
+            similarity::index(sources, pairs, starters),
+        )?;
+        let dir = out.join("similarity");
+        if dir.is_dir() {
+            // Pages of an earlier run's pairs would be left over.
+            let _ = fs::remove_dir_all(&dir);
+        }
+        for (index, pair) in pairs.iter().enumerate() {
+            write(
+                dir.join(similarity::pair_file(index + 1)),
+                similarity::pair_page(sources, pair, index + 1),
+            )?;
+        }
     }
     Ok(())
 }

@@ -433,13 +433,13 @@ impl Sandbox {
                         bind(&mut command, "--symlink", &target, path);
                     }
                 }
-                for shown in &self.view.shown {
-                    bind(&mut command, "--ro-bind", &shown.host, &shown.inside);
-                }
                 if self.bounded_tmp {
                     bind(&mut command, "--bind", &tmp, Path::new("/tmp"));
                 } else {
                     command.extend(["--tmpfs".to_owned(), "/tmp".to_owned()]);
+                }
+                for shown in &self.view.shown {
+                    bind(&mut command, "--ro-bind", &shown.host, &shown.inside);
                 }
                 for mask in &self.view.masks {
                     let cover = if mask.folder { "empty" } else { "empty-file" };

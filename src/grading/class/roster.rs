@@ -1,0 +1,182 @@
+//! The class list: who should have handed in what, from a CSV file with a header row.
+//! Columns (any order, any letter case, others ignored): `submission` (the name the
+//! submission is graded under: its folder or archive without the extension; empty for a
+//! student who handed in nothing), and at least one of `id` (the student number, the
+//! LMS's SIS user id) and `email`; `name`, `login` (the LMS's login id; the email where
+//! missing) and `section` are optional. Every student gets a row in the gradebooks, a
+//! missing submission scoring 0; a submission nobody on the list handed in is reported.
+
+use std::collections::BTreeSet;
+
+use thiserror::Error;
+
+/// One student on the class list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Student {
+    /// Student number (SIS user id).
+    pub id: String,
+    /// Full name.
+    pub name: String,
+    /// Email address.
+    pub email: String,
+    /// Login (SIS login id); the email where the list has none.
+    pub login: String,
+    /// Section.
+    pub section: String,
+    /// The name of their submission (empty: none expected).
+    pub submission: String,
+}
+
+/// The class list, in its order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Roster {
+    /// The students.
+    pub students: Vec<Student>,
+}
+
+/// The class list is not right.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum RosterError {
+    /// Not CSV.
+    #[error("line {line}: {message}")]
+    Csv {
+        /// The line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A column it needs is missing.
+    #[error("the header row needs a submission column and an id or email column (found: {0})")]
+    Columns(String),
+    /// Two students with one submission.
+    #[error("line {line}: submission {name:?} is listed twice")]
+    Twice {
+        /// The line.
+        line: u64,
+        /// The submission.
+        name: String,
+    },
+    /// A student with neither an id nor an email.
+    #[error("line {0}: a student with neither an id nor an email")]
+    Unnamed(u64),
+    /// No student at all.
+    #[error("no students in it")]
+    Empty,
+}
+
+impl Roster {
+    /// Reads a class list.
+    ///
+    /// # Errors
+    /// [`RosterError`]: not CSV, a column missing, a submission listed twice, a student
+    /// without an id or email, nobody at all.
+    pub fn parse(text: &str) -> Result<Roster, RosterError> {
+        let csv_error = |error: csv::Error| RosterError::Csv {
+            line: error.position().map_or(0, csv::Position::line),
+            message: error.to_string(),
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .flexible(true)
+            .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+        let headers: Vec<String> = reader
+            .headers()
+            .map_err(csv_error)?
+            .iter()
+            .map(|header| header.to_lowercase())
+            .collect();
+        let column = |name: &str| headers.iter().position(|header| header == name);
+        let (submission, id, email) = (column("submission"), column("id"), column("email"));
+        let (name, login, section) = (column("name"), column("login"), column("section"));
+        let Some(submission) = submission.filter(|_| id.is_some() || email.is_some()) else {
+            return Err(RosterError::Columns(headers.join(", ")));
+        };
+        let mut students = Vec::new();
+        let mut seen = BTreeSet::new();
+        for record in reader.records() {
+            let record = record.map_err(csv_error)?;
+            let line = record.position().map_or(0, csv::Position::line);
+            let field = |index: Option<usize>| {
+                index
+                    .and_then(|index| record.get(index))
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            if record.iter().all(str::is_empty) {
+                continue;
+            }
+            let student = Student {
+                id: field(id),
+                name: field(name),
+                email: field(email),
+                login: Some(field(login))
+                    .filter(|login| !login.is_empty())
+                    .unwrap_or_else(|| field(email)),
+                section: field(section),
+                submission: field(Some(submission)),
+            };
+            if student.id.is_empty() && student.email.is_empty() {
+                return Err(RosterError::Unnamed(line));
+            }
+            if !student.submission.is_empty() && !seen.insert(student.submission.clone()) {
+                return Err(RosterError::Twice {
+                    line,
+                    name: student.submission,
+                });
+            }
+            students.push(student);
+        }
+        if students.is_empty() {
+            return Err(RosterError::Empty);
+        }
+        Ok(Roster { students })
+    }
+
+    /// The student whose submission is `name` (the exact name, else the only one equal
+    /// but for letter case).
+    pub fn student_of(&self, name: &str) -> Option<&Student> {
+        self.students
+            .iter()
+            .find(|student| student.submission == name)
+            .or_else(|| {
+                let mut folded = self
+                    .students
+                    .iter()
+                    .filter(|student| student.submission.eq_ignore_ascii_case(name));
+                let only = folded.next()?;
+                folded.next().is_none().then_some(only)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_list_reads_in_any_column_order() {
+        let roster = Roster::parse(
+            "\u{feff}Email,Name,ID,Submission,Extra\n\
+             ann@u.edu,\"Lee, Ann\",1001,ann,x\n\
+             bob@u.edu,Bob,1002,,\n\
+             \n\
+             ,Cy,1003,Cy.Smith,\n",
+        )
+        .unwrap();
+        assert_eq!(roster.students.len(), 3);
+        assert_eq!(roster.students[0].name, "Lee, Ann");
+        assert_eq!(roster.students[0].login, "ann@u.edu");
+        assert_eq!(roster.students[1].submission, "");
+        assert_eq!(roster.student_of("cy.smith").unwrap().id, "1003");
+        assert!(roster.student_of("bob").is_none());
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let error = |text: &str| Roster::parse(text).unwrap_err().to_string();
+        assert!(error("name,email\nA,a@u\n").contains("submission column"));
+        assert!(error("id,submission\n1,a\n2,a\n").contains("listed twice"));
+        assert!(error("id,email,submission\n,,a\n").contains("neither an id nor an email"));
+        assert_eq!(error("id,submission\n"), "no students in it");
+    }
+}
