@@ -1308,8 +1308,9 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
 }
 
 /// The class grader's HTML reports, opened as files: the class page lists the submissions
-/// and the failure classes, a submission's page shows a failure with the transcript and
-/// the expected and actual lines, trailing spaces made visible.
+/// and the failure classes, a submission's page shows a failure with the expected and
+/// actual lines first (trailing spaces made visible) and the transcript folded, and the
+/// similarity report flags the copies with their shared code side by side.
 #[tokio::test]
 async fn the_class_reports_open_in_a_browser() {
     let Some(driver) = driver() else {
@@ -1380,7 +1381,41 @@ async fn the_class_reports_open_in_a_browser() {
         "{page}"
     );
     assert!(page.contains("·\""), "a trailing space shown: {page}");
+    // The difference is shown first; the transcript is folded until opened.
+    let folded: bool = client
+        .execute(
+            "return !document.querySelector('.failure details').open",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_bool()
+        .unwrap();
+    assert!(folded, "the transcript starts folded");
     screenshot(&client, "grade-submission.png").await;
+    // All three hand in the same student.py: the similarity report flags every pair and
+    // shows the shared code side by side.
+    client
+        .goto(&format!("file://{}", out.join("similarity.html").display()))
+        .await
+        .unwrap();
+    let similar = text_of(&client, "body").await;
+    assert!(similar.contains("3 pairs listed, 3 flagged"), "{similar}");
+    screenshot(&client, "grade-similarity.png").await;
+    client
+        .find(Locator::LinkText("1"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('table.side pre') !== null",
+        "a passage",
+    )
+    .await;
+    screenshot(&client, "grade-similar-pair.png").await;
     client.close().await.unwrap();
 }
 

@@ -560,7 +560,11 @@ fn a_c_submission_is_built_in_the_sandbox_and_a_broken_one_fails_its_build() {
         assert_eq!(test["score"], 0.0);
     }
     let page = String::from_utf8(read(&out.join("submissions/eve/report.html"))).unwrap();
-    assert_eq!(page.matches("first use in this function").count(), 1, "{page}");
+    assert_eq!(
+        page.matches("first use in this function").count(),
+        1,
+        "{page}"
+    );
     // The originals are untouched: the build wrote into the grader's copy.
     assert!(!class.submissions().join("dana/othello").exists());
 }

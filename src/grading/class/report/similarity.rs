@@ -64,9 +64,10 @@ pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<
             @if starters > 0 { " The starter code (" (starters) " files) counts in none." }
         }
         p {
-            "Names, layout and comments do not count; passages that more than half the class "
-            "shares do not either. A pair's similarity is the share of the smaller program's "
-            "fingerprints found in the other. Similar code is a reason to look, not a verdict."
+            "Names, layout and comments do not count; neither do passages most of the class "
+            "shares (more than half of it, and more than 10 submissions). A pair's similarity "
+            "is the share of the smaller program's fingerprints found in the other. Similar "
+            "code is a reason to look, not a verdict."
         }
         @if pairs.is_empty() { p { "No pair is alike enough to list." } }
         @else {
