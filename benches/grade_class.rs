@@ -8,7 +8,10 @@
 //! cargo bench --bench grade_class -- 20 40 3       # SUBMISSIONS CASES ROUNDS
 //! ```
 //!
-//! First the whole class in bubblewrap (the wall time). Then the sandbox's cost: a tenth of
+//! First the whole class in bubblewrap (the wall time). Then the similarity report's cost:
+//! the same command again into the same report directory (the journal has every case:
+//! only the reports are written), ROUNDS times each with and without `--no-similarity`,
+//! alternating. Then the sandbox's cost: a tenth of
 //! the class (at least 10 submissions), ROUNDS times each way in alternating order, in
 //! bubblewrap and with the limits alone (`--sandbox limits`: rlimits, a process group and a
 //! clean environment, which cost nothing measurable: as good as unsandboxed); reported: the
@@ -44,10 +47,27 @@ fn main() {
     let class = make_class(&root.join("class"), submissions);
     println!("{submissions} submissions x {cases} cases, --jobs 2");
 
-    let seconds = grade(&class, &root.join("whole"), cases, "bubblewrap");
+    let whole = root.join("whole");
+    let seconds = grade(&class, &whole, cases, "bubblewrap", &[]);
     println!(
         "whole class in bubblewrap: {seconds:.1} s ({:.1} ms a case per job)",
         seconds * 2.0 * 1000.0 / (submissions * cases) as f64
+    );
+    let mut reports: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for step in 0..2 {
+            let way = (round + step) % 2;
+            let extra: &[&str] = [&[][..], &["--no-similarity"][..]][way];
+            reports[way].push(grade(&class, &whole, cases, "bubblewrap", extra));
+        }
+    }
+    let [with, without] = reports.map(median);
+    let pairs = fs::read_to_string(whole.join("similarity.csv"))
+        .map_or(0, |csv| csv.lines().count().saturating_sub(1));
+    println!(
+        "reports again, median of {rounds}: with the similarity report {with:.2} s, without \
+         {without:.2} s: the similarity report takes {:.2} s ({pairs} pairs listed)",
+        with - without
     );
 
     let part = (submissions / 10).max(10).min(submissions);
@@ -59,13 +79,10 @@ fn main() {
             let way = (round + step) % 2;
             let sandbox = ["bubblewrap", "limits"][way];
             let out = root.join(format!("sample-{sandbox}-{round}"));
-            times[way].push(grade(&sample, &out, cases, sandbox));
+            times[way].push(grade(&sample, &out, cases, sandbox, &[]));
         }
     }
-    let [boxed, bare] = times.map(|mut times| {
-        times.sort_by(f64::total_cmp);
-        times[times.len() / 2]
-    });
+    let [boxed, bare] = times.map(median);
     let per_case = (boxed - bare) * 2.0 * 1000.0 / (part * cases) as f64;
     println!(
         "{part} submissions, median of {rounds}: bubblewrap {boxed:.2} s, limits only {bare:.2} s \
@@ -97,8 +114,14 @@ fn make_class(dir: &Path, count: usize) -> PathBuf {
     dir.to_owned()
 }
 
-/// Grades `class` into `out` and returns the wall time in seconds.
-fn grade(class: &Path, out: &Path, cases: usize, sandbox: &str) -> f64 {
+/// The median of `times`.
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// Grades `class` into `out` (with `extra` arguments) and returns the wall time in seconds.
+fn grade(class: &Path, out: &Path, cases: usize, sandbox: &str, extra: &[&str]) -> f64 {
     let start = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_othello"))
         .arg("grade")
@@ -107,6 +130,7 @@ fn grade(class: &Path, out: &Path, cases: usize, sandbox: &str) -> f64 {
         .args(["--sandbox", sandbox])
         // The same interpreter both ways (the caller's PATH may find another outside the box).
         .args(["--command", "/usr/bin/python3 {dir}/main.py"])
+        .args(extra)
         .arg("--out")
         .arg(out)
         .output()

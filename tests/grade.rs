@@ -199,6 +199,20 @@ fn junit_cases(path: &Path) -> Vec<(String, String, Option<String>)> {
     cases
 }
 
+/// Runs `othello grade` on the class with `args`; its output, asserted successful.
+fn grade(class: &Class, out: &Path, args: &[&str]) -> Output {
+    let output = othello()
+        .arg("grade")
+        .arg(class.submissions())
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    output
+}
+
 /// Checks that an HTML page loads nothing from elsewhere.
 fn assert_self_contained(path: &Path) -> String {
     let html = String::from_utf8(read(path)).unwrap();
@@ -1115,15 +1129,11 @@ fn six_large_children_share_one_memory_limit() {
     let class = Class::new();
     class.directory("hog", &[("main.py", hostile("memory_hog.py", &[]))]);
     let out = class.out("report");
-    let output = othello()
-        .arg("grade")
-        .arg(class.submissions())
-        .args(["--generate", "1", "--timeout", "20", "--memory", "256"])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output));
+    grade(
+        &class,
+        &out,
+        &["--generate", "1", "--timeout", "20", "--memory", "256"],
+    );
     let results = assert_gradescope(&out.join("submissions/hog/results.json"));
     let case = results["tests"][0]["output"].as_str().unwrap();
     let held = case.matches("kept 200 MiB for 3 s").count();
@@ -1171,15 +1181,11 @@ fn a_detached_daemon_does_not_outlive_its_case() {
         )],
     );
     let out = class.out("report");
-    let output = othello()
-        .arg("grade")
-        .arg(class.submissions())
-        .args(["--generate", "2", "--timeout", "2", "--sandbox", "limits"])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output));
+    grade(
+        &class,
+        &out,
+        &["--generate", "2", "--timeout", "2", "--sandbox", "limits"],
+    );
     assert_eq!(
         processes_with(&format!("sleep {marker}")),
         Vec::<String>::new()

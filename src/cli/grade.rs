@@ -21,11 +21,12 @@ use othello::{
             points::Points,
             report::{self, Scored},
             roster::Roster,
-            sandbox::{Limits, RUN_PREFIX, Sandbox, SandboxChoice, process_alive},
+            sandbox::{Limits, RUN_PREFIX, Sandbox, SandboxChoice},
             submissions,
         },
         similarity::{self, Source, compare},
     },
+    process::left_by_dead,
 };
 
 use super::CliError;
@@ -425,20 +426,9 @@ const LOCK_FILE: &str = ".grade.lock";
 /// Removes the scratch directories that runs killed outright (SIGKILL, a power cut) left
 /// in `temp`: named with their grader's process id, which is no longer running.
 fn remove_stale_scratch(temp: &Path) {
-    let Ok(entries) = std::fs::read_dir(temp) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix(RUN_PREFIX)
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if !process_alive(pid) && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-            let _ = std::fs::remove_dir_all(entry.path());
+    for dir in left_by_dead(temp, RUN_PREFIX) {
+        if dir.is_dir() {
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }

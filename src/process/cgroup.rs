@@ -115,34 +115,18 @@ impl CgroupRoot {
         Ok(groups)
     }
 
-    /// Removes the groups `prefix*` that this kind of process left behind when it died
-    /// (named with its process id, as `alive` tells), killing what is left in them.
-    pub fn remove_stale(&self, prefix: &str, alive: impl Fn(u32) -> bool) {
-        let Ok(entries) = fs::read_dir(&self.dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(pid) = name
-                .strip_prefix(prefix)
-                .and_then(|rest| rest.split('-').next())
-                .and_then(|pid| pid.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if alive(pid) {
-                continue;
-            }
-            let parent = entry.path();
+    /// Removes the groups `prefix<pid>` that processes left behind when they died,
+    /// killing what is left in them.
+    pub fn remove_stale(&self, prefix: &str) {
+        for parent in super::left_by_dead(&self.dir, prefix) {
             if let Ok(leaves) = fs::read_dir(&parent) {
                 for leaf in leaves.flatten() {
                     if leaf.path().join("cgroup.procs").exists() {
-                        let group = MemoryGroup {
+                        drop(MemoryGroup {
                             dir: leaf.path(),
                             version: self.version,
                             parents: Vec::new(),
-                        };
-                        drop(group);
+                        });
                     }
                 }
             }

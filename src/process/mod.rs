@@ -473,6 +473,42 @@ fn kill_group(child: &Child) {
     let _ = child;
 }
 
+/// Whether process `pid` exists (what a run's leftovers are named by).
+pub fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        i32::try_from(pid).is_ok_and(|pid| {
+            // SAFETY: signal 0 only checks.
+            let found = unsafe { libc::kill(pid, 0) } == 0;
+            found || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// The entries of `dir` that a process left behind when it died: named `PREFIX` then its
+/// process id (then anything after a `-`), that process no longer running.
+pub fn left_by_dead(dir: &std::path::Path, prefix: &str) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix(prefix)
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !process_alive(pid))
+        })
+        .map(|entry| entry.path())
+        .collect()
+}
+
 /// What the processes of a group or session are doing.
 #[cfg(target_os = "linux")]
 #[derive(Clone, Copy, Debug, Default)]

@@ -21,20 +21,6 @@ fn plain_with(from: &str, to: &str) -> Vec<u8> {
     plain.replace(from, to).into_bytes()
 }
 
-/// Runs `othello grade` on the class with `args`; its output, asserted successful.
-fn grade(class: &Class, out: &Path, args: &[&str]) -> Output {
-    let output = othello()
-        .arg("grade")
-        .arg(class.submissions())
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output));
-    output
-}
-
 /// The output of the first failed test of a submission's results.json.
 fn first_failure(out: &Path, name: &str) -> String {
     let results = assert_gradescope(&out.join("submissions").join(name).join("results.json"));

@@ -347,7 +347,7 @@ pub fn write_all(
             // Pages of an earlier run's pairs would be left over.
             let _ = fs::remove_dir_all(&dir);
         }
-        for (index, pair) in pairs.iter().enumerate() {
+        for (index, pair) in pairs.iter().enumerate().take(similarity::PAGES) {
             write(
                 dir.join(similarity::pair_file(index + 1)),
                 similarity::pair_page(sources, pair, index + 1),

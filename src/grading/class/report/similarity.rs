@@ -13,6 +13,13 @@ const SHOWN_PASSAGES: usize = 30;
 /// Lines of a passage shown at most (the rest is counted).
 const SHOWN_LINES: u32 = 80;
 
+/// Pairs that get a page of their own, the most alike first (a class that all handed in
+/// the same code has tens of thousands of pairs; similarity.csv lists them all).
+pub(super) const PAGES: usize = 200;
+
+/// Pairs in the table of similarity.html.
+const ROWS: usize = 1000;
+
 /// `similarity.csv`.
 pub(super) fn csv(sources: &[Source], pairs: &[Pair]) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
@@ -73,9 +80,12 @@ pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<
         @else {
             table {
                 tr { th { "#" } th { "submission" } th { "submission" } th { "similarity" } th { "of the first" } th { "of the second" } th { "passages" } }
-                @for (index, pair) in pairs.iter().enumerate() {
+                @for (index, pair) in pairs.iter().enumerate().take(ROWS) {
                     tr {
-                        td class="n" { a href={ "similarity/" (pair_file(index + 1)) } { (index + 1) } }
+                        td class="n" {
+                            @if index < PAGES { a href={ "similarity/" (pair_file(index + 1)) } { (index + 1) } }
+                            @else { (index + 1) }
+                        }
                         td { (safe(&sources[pair.a].name)) }
                         td { (safe(&sources[pair.b].name)) }
                         td class="n" {
@@ -87,6 +97,12 @@ pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<
                         td class="n" { (pair.passages.len()) }
                     }
                 }
+            }
+            @if pairs.len() > ROWS {
+                p { "And " (pairs.len() - ROWS) " more pairs: see similarity.csv." }
+            }
+            @if pairs.len() > PAGES {
+                p { "The " (PAGES) " most alike have a page with their shared passages." }
             }
         }
     };

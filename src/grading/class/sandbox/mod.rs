@@ -225,7 +225,7 @@ impl Sandbox {
         let view = View::new(allowed, &private, root)?;
         let memory = match CgroupRoot::find() {
             Ok(cgroups) => {
-                cgroups.remove_stale(RUN_PREFIX, process_alive);
+                cgroups.remove_stale(RUN_PREFIX);
                 let name = format!("{RUN_PREFIX}{}", std::process::id());
                 match cgroups.groups(&name, jobs.max(1), limits.memory) {
                     Ok(groups) => Memory::Groups(groups, cgroups.version()),
@@ -650,23 +650,6 @@ fn java_options(memory: u64) -> String {
          -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss1m",
         (memory >> 20) / 4
     )
-}
-
-/// Whether process `pid` exists (what a run's leftovers are named by).
-pub fn process_alive(pid: u32) -> bool {
-    #[cfg(unix)]
-    {
-        i32::try_from(pid).is_ok_and(|pid| {
-            // SAFETY: signal 0 only checks.
-            let found = unsafe { libc::kill(pid, 0) } == 0;
-            found || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-        })
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        true
-    }
 }
 
 /// Makes `dir` and everything in it readable (and directories enterable) by everyone, so
