@@ -969,10 +969,11 @@ fn sha256_hex(path: &Path) -> String {
 }
 
 /// A submission that searches everything it can see for the grader's program (by name on
-/// PATH, by size and content under any name) and for the cases (by name and content) finds
-/// nothing, even where both sit in a directory the box shows (`--allow-read`) and the
-/// grader runs from there; the same search without bubblewrap finds them all, so it is a
-/// search that would have found them.
+/// PATH, by name, size and content under any name, and any other build of it among the
+/// programs it can see) and for the cases (by name and content) finds nothing, even where
+/// all sit in a directory the box shows (`--allow-read`) and the grader runs from there;
+/// the same search without bubblewrap finds them all, so it is a search that would have
+/// found them.
 #[test]
 fn the_grader_and_its_cases_are_nowhere_in_view() {
     if !ready() {
@@ -984,8 +985,14 @@ fn the_grader_and_its_cases_are_nowhere_in_view() {
     fs::create_dir_all(visible.join("course/cases")).unwrap();
     let program = visible.join("bin/othello");
     fs::copy(othello_path(), &program).unwrap();
-    // A second copy under another name.
+    // A second copy under another name; another build (a byte more: not the same file);
+    // something named like it.
     fs::copy(othello_path(), visible.join("tool")).unwrap();
+    let mut build = fs::read(othello_path()).unwrap();
+    build.push(0);
+    fs::create_dir(visible.join("old")).unwrap();
+    fs::write(visible.join("old/reference"), &build).unwrap();
+    fs::write(visible.join("othello-1.2.txt"), b"release notes").unwrap();
     let marker = format!("marker-{}", std::process::id());
     let case = visible.join(format!("course/cases/secret-{marker}.in"));
     // Input after the end of the game is never read: the marker rides along.
@@ -1002,6 +1009,7 @@ fn the_grader_and_its_cases_are_nowhere_in_view() {
         ("CASE_NAME", format!("secret-{marker}")),
         ("CASE_SIZE", input.len().to_string()),
         ("CASE_MARKER", marker.clone()),
+        ("ALLOWED", visible.display().to_string()),
     ];
     class.directory("spy", &[("main.py", hostile("find_reference.py", &values))]);
     let search = |sandbox: &str| -> String {
@@ -1033,6 +1041,8 @@ fn the_grader_and_its_cases_are_nowhere_in_view() {
         "FOUND the grader's program: ",
         "FOUND the cases' name: ",
         "FOUND a case: ",
+        "FOUND a build of the grader: ",
+        "FOUND a file named like the grader: ",
     ] {
         assert!(open.contains(found), "{found}: {open}");
     }

@@ -34,12 +34,14 @@ use super::CliError;
 /// `othello grade SUBMISSIONS (--cases DIR | --generate N) --out DIR [...]`.
 #[derive(Debug, Args)]
 pub struct GradeArgs {
-    /// The submissions: one per subdirectory, .zip, .tar.gz or .tgz file in this directory
-    /// (with --single, this directory is the one submission).
+    /// The submissions: one per entry of this directory (a folder, or a .zip, .tar,
+    /// .tar.gz, .tgz, .tar.xz or .txz archive in any letter case; any other file is a row
+    /// that says why); with --single, this directory is the one submission.
     #[arg(value_name = "SUBMISSIONS")]
     submissions: PathBuf,
     /// The cases: every .in file under this directory (a subfolder is the cases' kind, for
-    /// --points). Expected outputs are never needed: the reference computes them.
+    /// --points; one named simple or full gives its cases' rules). Expected outputs are
+    /// never needed: the reference computes them.
     #[arg(long, value_name = "DIR", required_unless_present = "generate")]
     cases: Option<PathBuf>,
     /// Instead of files, generate this many cases (as `othello gen` does), named
@@ -90,7 +92,8 @@ pub struct GradeArgs {
     /// CPU seconds per process of a case.
     #[arg(long, value_name = "SECS", default_value_t = Limits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..=3600))]
     cpu: u64,
-    /// Memory (address space) per process, in MiB.
+    /// Memory in MiB: for a whole case (all its processes) where a control group can be
+    /// had, else address space per process.
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory >> 20, value_parser = clap::value_parser!(u64).range(16..=65536))]
     memory: u64,
     /// Processes a case may have at once.
@@ -390,7 +393,7 @@ impl GradeArgs {
         let starters: Vec<_> = self
             .starter
             .iter()
-            .flat_map(|path| submissions::source_files(path))
+            .flat_map(|path| submissions::source_files(path).0)
             .collect();
         let sources: Vec<Source> = if self.single || self.no_similarity {
             Vec::new()
@@ -406,10 +409,10 @@ impl GradeArgs {
                 })
                 .collect()
         };
-        let pairs = compare(&sources, &starters, &similarity::Options::default());
+        let comparison = compare(&sources, &starters, &similarity::Options::default());
         let similar = (!sources.is_empty()).then_some(report::Similar {
             sources: &sources,
-            pairs: &pairs,
+            comparison: &comparison,
             starters: starters.len(),
         });
         report::write_all(&self.out, &scored, self.single, similar)
@@ -461,7 +464,10 @@ fn read_cases(dir: &Path, rules: Variant) -> Result<Vec<ClassCase>, CliError> {
             let path = entry.map_err(read_error(&folder))?.path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "in") {
+            } else if path
+                .extension()
+                .is_some_and(|ext| ext.eq_ignore_ascii_case("in"))
+            {
                 let relative = path.strip_prefix(dir).unwrap_or(&path);
                 let parts: Vec<String> = relative
                     .components()
@@ -513,7 +519,7 @@ fn summary(scored: &Scored<'_>, out: &Path) -> String {
     let width = scored
         .submissions
         .iter()
-        .map(|s| report::safe(&s.graded.name).chars().count())
+        .map(|s| report::safe_name(&s.graded.name).chars().count())
         .max()
         .unwrap_or(0)
         .max("submission".len());
@@ -529,7 +535,7 @@ fn summary(scored: &Scored<'_>, out: &Path) -> String {
         );
         text.push_str(&format!(
             "{:<width$}  {score:>13}  {:>6}  {:>6}  {}\n",
-            report::safe(&submission.graded.name),
+            report::safe_name(&submission.graded.name),
             submission.passed,
             submission.failed(),
             submission.classes_text()
@@ -548,7 +554,7 @@ fn summary(scored: &Scored<'_>, out: &Path) -> String {
                     (None, Some(submission)) => submission.graded.name.clone(),
                     (None, None) => String::new(),
                 })
-                .map(|text| report::safe(&text))
+                .map(|text| report::safe_name(&text))
                 .collect()
         };
         for (status, label) in [

@@ -23,9 +23,10 @@ pub struct Confinement {
     /// Run as this user and group id instead (only root can): its own processes are then
     /// the only ones its process limit counts, and it can write nothing of the caller's.
     pub user: Option<u32>,
-    /// Mount a tmpfs of this many bytes on this directory first, in a mount namespace of
-    /// the program's own (only root can): a private `/tmp` that cannot fill the disk.
-    pub private_tmpfs: Option<(PathBuf, u64)>,
+    /// Mount a tmpfs of this many bytes on each of these directories first, in a mount
+    /// namespace of the program's own (only root can): a private `/tmp` (or `/var/tmp`,
+    /// `/dev/shm`) that cannot fill the disk.
+    pub private_tmpfs: Vec<(PathBuf, u64)>,
     /// Join this control group (its directory) first: its memory limit then counts the
     /// program and everything it starts, together ([`MemoryGroup`](super::MemoryGroup)).
     pub cgroup: Option<PathBuf>,
@@ -59,13 +60,16 @@ impl Confinement {
         let c_string = |bytes: &[u8]| {
             CString::new(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
         };
-        let tmpfs = match &self.private_tmpfs {
-            Some((directory, bytes)) => Some((
-                c_string(directory.as_os_str().as_bytes())?,
-                c_string(format!("size={bytes},mode=1777").as_bytes())?,
-            )),
-            None => None,
-        };
+        let tmpfs: Vec<(CString, CString)> = self
+            .private_tmpfs
+            .iter()
+            .map(|(directory, bytes)| {
+                Ok((
+                    c_string(directory.as_os_str().as_bytes())?,
+                    c_string(format!("size={bytes},mode=1777").as_bytes())?,
+                ))
+            })
+            .collect::<io::Result<_>>()?;
         let cgroup = match &self.cgroup {
             Some(directory) => Some(c_string(
                 directory.join("cgroup.procs").as_os_str().as_bytes(),
@@ -90,7 +94,7 @@ impl Confinement {
         // made before the fork.
         unsafe {
             command.pre_exec(move || {
-                if let Some((directory, options)) = &tmpfs {
+                if !tmpfs.is_empty() {
                     if libc::unshare(libc::CLONE_NEWNS) != 0 {
                         return fail();
                     }
@@ -108,16 +112,18 @@ impl Confinement {
                         return fail();
                     }
                     let flags = libc::MS_NOSUID | libc::MS_NODEV;
-                    let tmpfs = c"tmpfs".as_ptr();
-                    if libc::mount(
-                        tmpfs,
-                        directory.as_ptr(),
-                        tmpfs,
-                        flags,
-                        options.as_ptr().cast(),
-                    ) != 0
-                    {
-                        return fail();
+                    let kind = c"tmpfs".as_ptr();
+                    for (directory, options) in &tmpfs {
+                        if libc::mount(
+                            kind,
+                            directory.as_ptr(),
+                            kind,
+                            flags,
+                            options.as_ptr().cast(),
+                        ) != 0
+                        {
+                            return fail();
+                        }
                     }
                 }
                 if let Some(procs) = &cgroup {
@@ -165,7 +171,8 @@ impl Confinement {
         ]
         .iter()
         .any(Option::is_some);
-        if limited || self.user.is_some() || self.private_tmpfs.is_some() || self.cgroup.is_some() {
+        if limited || self.user.is_some() || !self.private_tmpfs.is_empty() || self.cgroup.is_some()
+        {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "limits and isolation need Linux",

@@ -84,15 +84,31 @@ fn every_entry_of_the_class_directory_gets_a_row() {
     );
     fs::write(class.submissions().join(".DS_Store"), b"").unwrap();
     fs::create_dir(class.submissions().join("__MACOSX")).unwrap();
+    // A clone: its history (more files than a submission may have) beside hw3/main.py.
+    let git = class
+        .directory("eve", &[("hw3/main.py", plain_py())])
+        .join(".git/objects");
+    fs::create_dir_all(&git).unwrap();
+    for index in 0..10_050 {
+        fs::write(git.join(format!("{index:05}")), b"x").unwrap();
+    }
     let out = class.out("report");
     grade(&class, &out, &["--generate", "2", "--timeout", "5"]);
     let book = gradebook(&out.join("gradebook.csv"));
     assert_eq!(
         book.keys().collect::<Vec<_>>(),
-        ["ann", "bob", "cy.rar", "dee"],
+        ["ann", "bob", "cy.rar", "dee", "eve"],
         "{book:?}"
     );
-    for name in ["ann", "bob"] {
+    let eve = assert_gradescope(&out.join("submissions/eve/results.json"));
+    assert!(
+        eve["output"]
+            .as_str()
+            .unwrap()
+            .contains(".git: version control history, left out"),
+        "{eve}"
+    );
+    for name in ["ann", "bob", "eve"] {
         assert_eq!(book[name]["score"], "2", "{name}: {:?}", book[name]);
     }
     assert_eq!(book["cy.rar"]["failure_classes"], "bad-submission: 2");
@@ -197,8 +213,24 @@ fn generated_cases_test_the_exit_statuses() {
     let class = Class::new();
     class.directory("plain", &[("main.py", plain_py())]);
     class.directory("always-0", &[("main.py", plain_py_exiting_0())]);
+    // The right output, then a status of its own choosing: a wrong exit status (with its
+    // partial credit), not a crash.
+    class.directory(
+        "exits-4",
+        &[(
+            "main.py",
+            plain_with("            return\n", "            sys.exit(4)\n"),
+        )],
+    );
+    let points = class.dir.path().join("points.toml");
+    fs::write(&points, "[partial]\nwrong-exit-status = 0.25\n").unwrap();
     let out = class.out("report");
-    grade(&class, &out, &["--generate", "18", "--timeout", "5"]);
+    let points = points.to_str().unwrap();
+    grade(
+        &class,
+        &out,
+        &["--generate", "18", "--timeout", "5", "--points", points],
+    );
     let book = gradebook(&out.join("gradebook.csv"));
     assert_eq!(book["plain"]["score"], "18", "{:?}", book["plain"]);
     let results = assert_gradescope(&out.join("submissions/always-0/results.json"));
@@ -221,6 +253,15 @@ fn generated_cases_test_the_exit_statuses() {
         .into()
     );
     assert_eq!(book["always-0"]["failure_classes"], "wrong-exit-status: 4");
+    assert_eq!(book["always-0"]["score"], "15", "14 passed, 4 at a quarter");
+    let exits_4 = &book["exits-4"];
+    assert!(
+        exits_4["failure_classes"].starts_with("wrong-exit-status: "),
+        "{exits_4:?}"
+    );
+    let failed: f64 = exits_4["failed"].parse().unwrap();
+    let score: f64 = exits_4["score"].parse().unwrap();
+    assert_eq!(score, 18.0 - failed * 0.75, "{exits_4:?}");
 }
 
 /// plain.py with every exit status turned into 0.
@@ -415,7 +456,8 @@ fn a_class_list_gives_every_student_a_row_and_lms_gradebooks() {
         return;
     }
     let class = Class::new();
-    for name in ["ann", "cy", "zed"] {
+    // "Cy" as well as "cy": the list names "cy", so "Cy" is nobody's, and still a row.
+    for name in ["ann", "cy", "Cy", "zed"] {
         class.directory(name, &[("main.py", plain_py())]);
     }
     let roster = class.dir.path().join("roster.csv");
@@ -448,7 +490,7 @@ fn a_class_list_gives_every_student_a_row_and_lms_gradebooks() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("Graded but not on the class list: zed"),
+        stdout.contains("Graded but not on the class list: Cy, zed"),
         "{stdout}"
     );
     let mut reader = csv::Reader::from_path(out.join("gradebook.csv")).unwrap();
@@ -466,6 +508,7 @@ fn a_class_list_gives_every_student_a_row_and_lms_gradebooks() {
             ("ann", "graded", "2"),
             ("bob", "missing", "0"),
             ("cy", "graded", "2"),
+            ("Cy", "not on the class list", "2"),
             ("zed", "not on the class list", "2"),
         ]
     );
@@ -603,6 +646,18 @@ fn copies_are_flagged_and_independent_work_is_not() {
         let source = read(&fixture(&format!("students/independent/{name}.py")));
         class.directory(name, &[("main.py", source)]);
     }
+    // A copy padded with a comment of 600 KB, and one that hides its code in a .txt file
+    // (found by nobody: the report says that file was not compared).
+    let padded = format!("{plain}\n# {}\n", "x".repeat(600 << 10));
+    class.directory("padded", &[("main.py", padded.into_bytes())]);
+    let exec = b"exec(open(__file__.rsplit('/', 1)[0] + '/solution.txt').read())\n";
+    class.directory(
+        "hidden",
+        &[
+            ("main.py", exec.to_vec()),
+            ("solution.txt", plain.clone().into_bytes()),
+        ],
+    );
     let out = class.out("report");
     grade(&class, &out, &["--generate", "1", "--timeout", "5"]);
     let book = gradebook(&out.join("gradebook.csv"));
@@ -629,8 +684,11 @@ fn copies_are_flagged_and_independent_work_is_not() {
         .collect();
     found.sort();
     let expected: Vec<(String, String, bool)> = [
+        ("original", "padded"),
         ("original", "renamed"),
         ("original", "reordered"),
+        ("padded", "renamed"),
+        ("padded", "reordered"),
         ("renamed", "reordered"),
     ]
     .map(|(a, b)| (a.to_owned(), b.to_owned(), true))
@@ -642,7 +700,26 @@ fn copies_are_flagged_and_independent_work_is_not() {
         "passages shown"
     );
     let index = assert_self_contained(&out.join("index.html"));
-    assert!(index.contains("href=\"similarity.html\"") && index.contains("3 flagged"));
+    assert!(
+        index.contains("href=\"similarity.html\"") && index.contains("6 flagged"),
+        "{index}"
+    );
+    assert!(index.contains("1 group of identical programs"), "{index}");
+    let report = assert_self_contained(&out.join("similarity.html"));
+    let identical =
+        "Identical programs (names and layout aside), 3 submissions: original, padded, renamed";
+    assert!(report.contains(identical), "{report}");
+    assert!(
+        report.contains("solution.txt: not source code the report reads"),
+        "{report}"
+    );
+    // Run again without the report: none is left to be taken for this run's.
+    grade(
+        &class,
+        &out,
+        &["--generate", "1", "--timeout", "5", "--no-similarity"],
+    );
+    assert!(!out.join("similarity.html").exists() && !out.join("similarity").exists());
     // The same code handed out as the starter: nothing of it counts.
     let starter = class.dir.path().join("starter.py");
     fs::write(&starter, &plain).unwrap();
@@ -737,8 +814,48 @@ fn runs_keep_house_and_say_what_is_wrong() {
         ],
     );
     assert!(first_failure(&out, "reader").contains("SHARED-DATA-42"));
+    // Showing the whole file system would cover what the box needs: refused, named.
+    let everything = othello()
+        .arg("grade")
+        .arg(view.submissions())
+        .args(["--generate", "1", "--allow-read", "/", "--out"])
+        .arg(view.out("everything"))
+        .output()
+        .unwrap();
+    assert_eq!(everything.status.code(), Some(1));
+    assert!(
+        text(&everything).contains("--allow-read /: it would cover /tmp"),
+        "{}",
+        text(&everything)
+    );
     // SAFETY: a plain system call.
     if unsafe { libc::geteuid() } == 0 {
+        // Without bubblewrap, a program that writes into the system's shared folders
+        // leaves nothing there: /var/tmp and /dev/shm are its own, /tmp is swept.
+        let marker = format!("fill-{}", std::process::id());
+        let fill = format!(
+            "import os\nfor folder in ['/tmp', '/var/tmp', '/dev/shm']:\n    \
+             open(os.path.join(folder, '{marker}'), 'wb').write(b'x' * 4096)\n\
+             print('FULL', flush=True)\n"
+        );
+        let limits = open_class();
+        limits.directory("fill", &[("main.py", fill.into_bytes())]);
+        let out = limits.out("report");
+        grade(&limits, &out, &["--generate", "2", "--sandbox", "limits"]);
+        for folder in ["/tmp", "/var/tmp", "/dev/shm"] {
+            assert!(
+                !Path::new(folder).join(&marker).exists(),
+                "left in {folder}"
+            );
+        }
+        let summary = assert_gradescope(&out.join("submissions/fill/results.json"));
+        assert!(
+            summary["output"]
+                .as_str()
+                .unwrap()
+                .contains("private /var/tmp and /dev/shm"),
+            "{summary}"
+        );
         let closed = class.dir.path().join("closed");
         fs::create_dir_all(closed.join("jdk")).unwrap();
         fs::set_permissions(&closed, fs::Permissions::from_mode(0o700)).unwrap();

@@ -286,9 +286,13 @@ impl Checker<'_> {
         Err(failure)
     }
 
+    /// Whether an ending is a crash: a signal (or a status above 128, as bubblewrap and
+    /// shells report one), or a traceback or panic on stderr. Any other status is the
+    /// program's own choice: after the right output it is a wrong exit status, whatever
+    /// its number.
     fn looks_crashed(&self, status: std::process::ExitStatus) -> bool {
         let stderr = self.process.stderr_tail(usize::MAX);
-        status.code().is_none_or(|code| !(0..=3).contains(&code))
+        status.code().is_none_or(|code| !(0..=128).contains(&code))
             || [
                 "Traceback",
                 "panicked",

@@ -99,6 +99,12 @@ fn hidden(c: char) -> bool {
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// One line of a program's text (a submission's name) safe to show: like [`printable`],
+/// with line breaks and tabs escaped too.
+pub fn printable_line(text: &str) -> String {
+    printable(text).replace('\n', "\\n").replace('\t', "\\t")
+}
+
 /// A block of a program's text (its stderr, a build's output) safe to show: lines and tabs
 /// kept, every other character that would show as nothing or act on the screen or page
 /// (NUL, ESC, `\r`, direction marks) written as its escape (`\u{1b}`).

@@ -31,7 +31,7 @@ mod process;
 pub mod reference;
 
 use checker::Checker;
-pub use lines::{describe_exit, printable, visible};
+pub use lines::{describe_exit, printable, printable_line, visible};
 use lines::{first_line, rules_of};
 use process::Process;
 use reference::Reference;

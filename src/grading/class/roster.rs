@@ -48,12 +48,14 @@ pub enum RosterError {
     /// A column it needs is missing.
     #[error("the header row needs a submission column and an id or email column (found: {0})")]
     Columns(String),
-    /// Two students with one submission.
-    #[error("line {line}: submission {name:?} is listed twice")]
+    /// Two students with one submission, id or email.
+    #[error("line {line}: {what} {name:?} is listed twice")]
     Twice {
         /// The line.
         line: u64,
-        /// The submission.
+        /// Which column.
+        what: &'static str,
+        /// The value.
         name: String,
     },
     /// A student with neither an id nor an email.
@@ -92,7 +94,9 @@ impl Roster {
             return Err(RosterError::Columns(headers.join(", ")));
         };
         let mut students = Vec::new();
-        let mut seen = BTreeSet::new();
+        // Each submission, id and email at most once: two rows for one id would give an
+        // LMS two grades for one student.
+        let mut seen: [BTreeSet<String>; 3] = Default::default();
         for record in reader.records() {
             let record = record.map_err(csv_error)?;
             let line = record.position().map_or(0, csv::Position::line);
@@ -118,11 +122,21 @@ impl Roster {
             if student.id.is_empty() && student.email.is_empty() {
                 return Err(RosterError::Unnamed(line));
             }
-            if !student.submission.is_empty() && !seen.insert(student.submission.clone()) {
-                return Err(RosterError::Twice {
-                    line,
-                    name: student.submission,
-                });
+            for (index, (what, value)) in [
+                ("submission", &student.submission),
+                ("id", &student.id),
+                ("email", &student.email),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if !value.is_empty() && !seen[index].insert(value.to_lowercase()) {
+                    return Err(RosterError::Twice {
+                        line,
+                        what,
+                        name: value.clone(),
+                    });
+                }
             }
             students.push(student);
         }
@@ -132,20 +146,44 @@ impl Roster {
         Ok(Roster { students })
     }
 
-    /// The student whose submission is `name` (the exact name, else the only one equal
-    /// but for letter case).
-    pub fn student_of(&self, name: &str) -> Option<&Student> {
-        self.students
+    /// Which student (by index) each of the submissions `names` belongs to: the one that
+    /// lists its exact name; else the one whose listed name equals it but for letter case,
+    /// where that student and that submission have no other match. No student gets two
+    /// submissions: one that matches nobody is nobody's (and reported so).
+    pub fn assign(&self, names: &[&str]) -> Vec<Option<usize>> {
+        let mut owner: Vec<Option<usize>> = names
             .iter()
-            .find(|student| student.submission == name)
-            .or_else(|| {
-                let mut folded = self
-                    .students
+            .map(|name| {
+                self.students
                     .iter()
-                    .filter(|student| student.submission.eq_ignore_ascii_case(name));
-                let only = folded.next()?;
-                folded.next().is_none().then_some(only)
+                    .position(|student| !name.is_empty() && student.submission == *name)
             })
+            .collect();
+        let taken: BTreeSet<usize> = owner.iter().flatten().copied().collect();
+        let folds = |student: &Student, name: &str| {
+            !student.submission.is_empty()
+                && student.submission.to_lowercase() == name.to_lowercase()
+        };
+        for index in 0..names.len() {
+            if owner[index].is_some() {
+                continue;
+            }
+            let mut candidates = (0..self.students.len())
+                .filter(|&student| !taken.contains(&student))
+                .filter(|&student| folds(&self.students[student], names[index]));
+            let (Some(student), None) = (candidates.next(), candidates.next()) else {
+                continue;
+            };
+            let rivals = (0..names.len()).filter(|&other| {
+                other != index
+                    && owner[other].is_none()
+                    && folds(&self.students[student], names[other])
+            });
+            if rivals.count() == 0 {
+                owner[index] = Some(student);
+            }
+        }
+        owner
     }
 }
 
@@ -167,15 +205,26 @@ mod tests {
         assert_eq!(roster.students[0].name, "Lee, Ann");
         assert_eq!(roster.students[0].login, "ann@u.edu");
         assert_eq!(roster.students[1].submission, "");
-        assert_eq!(roster.student_of("cy.smith").unwrap().id, "1003");
-        assert!(roster.student_of("bob").is_none());
+        assert_eq!(
+            roster.assign(&["cy.smith", "bob", "ann"]),
+            [Some(2), None, Some(0)]
+        );
+        // Two submissions that both fold to one listed name: the exact one is its, the
+        // other nobody's; with neither exact, nobody's.
+        let roster = Roster::parse("id,submission\n1,ALICE\n2,bob\n").unwrap();
+        assert_eq!(
+            roster.assign(&["alice", "Alice", "bob"]),
+            [None, None, Some(1)]
+        );
+        assert_eq!(roster.assign(&["ALICE", "Alice"]), [Some(0), None]);
     }
 
     #[test]
     fn mistakes_are_named() {
         let error = |text: &str| Roster::parse(text).unwrap_err().to_string();
         assert!(error("name,email\nA,a@u\n").contains("submission column"));
-        assert!(error("id,submission\n1,a\n2,a\n").contains("listed twice"));
+        assert!(error("id,submission\n1,a\n2,a\n").contains("submission \"a\" is listed twice"));
+        assert!(error("id,submission\n1,a\n1,b\n").contains("id \"1\" is listed twice"));
         assert!(error("id,email,submission\n,,a\n").contains("neither an id nor an email"));
         assert_eq!(error("id,submission\n"), "no students in it");
     }

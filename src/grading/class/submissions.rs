@@ -66,6 +66,12 @@ pub fn is_macos_metadata(name: &str) -> bool {
     name == "__MACOSX" || name == ".DS_Store" || name.starts_with("._")
 }
 
+/// Whether a folder is a version control system's history (a clone's `.git`): not part of
+/// the program, and often far larger than it.
+pub fn is_version_control(name: &str) -> bool {
+    matches!(name, ".git" | ".hg" | ".svn")
+}
+
 /// One student's submission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Submission {
@@ -212,6 +218,7 @@ pub fn unpack(submission: &Submission, into: &Path) -> Result<Unpacked, UnpackEr
         bytes: 0,
         files: 0,
         skipped: Vec::new(),
+        histories: std::collections::BTreeSet::new(),
     };
     match &submission.kind {
         SourceKind::Directory => copy_directory(&submission.source, &mut writer)?,
@@ -234,6 +241,8 @@ struct Writer<'a> {
     bytes: u64,
     files: u64,
     skipped: Vec<String>,
+    /// The version control folders met, each said once in `skipped`.
+    histories: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Writer<'_> {
@@ -252,7 +261,22 @@ impl Writer<'_> {
         let metadata = relative
             .components()
             .any(|part| is_macos_metadata(&part.as_os_str().to_string_lossy()));
+        let mut history = PathBuf::new();
+        for part in relative.components() {
+            history.push(part);
+            if is_version_control(&part.as_os_str().to_string_lossy()) {
+                self.history(&history);
+                return None;
+            }
+        }
         (!metadata).then(|| self.into.join(relative))
+    }
+
+    /// Notes (once) that the version control folder `relative` is left out.
+    fn history(&mut self, relative: &Path) {
+        if self.histories.insert(relative.to_owned()) {
+            self.skip(relative, "version control history, left out");
+        }
     }
 
     fn directory(&mut self, relative: &Path) -> Result<(), UnpackError> {
@@ -262,12 +286,14 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Copies `content` into the file `relative`, executable if `executable`.
+    /// Copies `content` into the file `relative`, executable if `executable`; an archive's
+    /// entry that holds less than the `declared` size is damaged (a truncated archive).
     fn file(
         &mut self,
         relative: &Path,
         content: &mut dyn Read,
         executable: bool,
+        declared: Option<u64>,
     ) -> Result<(), UnpackError> {
         let Some(path) = self.target(relative) else {
             return Ok(());
@@ -285,6 +311,12 @@ impl Writer<'_> {
             .map_err(|error| UnpackError::Damaged(error.to_string()))?;
         if copied > left {
             return Err(UnpackError::TooLarge);
+        }
+        if let Some(declared) = declared.filter(|&declared| copied < declared) {
+            return Err(UnpackError::Damaged(format!(
+                "{} is cut short: {copied} of its {declared} bytes (a truncated archive?)",
+                relative.display()
+            )));
         }
         self.bytes += copied;
         file.flush()?;
@@ -319,14 +351,19 @@ fn copy_directory(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackEr
                 // A report directory of the grader's own (`--out` inside the submission).
                 writer.skip(&path, "a report directory of othello grade, left out");
             } else if meta.is_dir() {
-                if is_macos_metadata(&entry.file_name().to_string_lossy()) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if is_macos_metadata(&name) {
+                    continue;
+                }
+                if is_version_control(&name) {
+                    writer.history(&path);
                     continue;
                 }
                 writer.directory(&path)?;
                 pending.push(path);
             } else if meta.is_file() {
                 let mut file = File::open(entry.path()).map_err(damaged)?;
-                writer.file(&path, &mut file, is_executable(&meta))?;
+                writer.file(&path, &mut file, is_executable(&meta), None)?;
             } else {
                 writer.skip(&path, "a link or special file, left out");
             }
@@ -369,7 +406,8 @@ fn unzip(source: &Path, writer: &mut Writer<'_>) -> Result<(), UnpackError> {
             writer.skip(&relative, "a link, left out");
         } else {
             let executable = entry.unix_mode().is_some_and(|mode| mode & 0o111 != 0);
-            writer.file(&relative, &mut entry, executable)?;
+            let declared = entry.size();
+            writer.file(&relative, &mut entry, executable, Some(declared))?;
         }
     }
     Ok(())
@@ -404,7 +442,8 @@ fn untar(
         match header.entry_type() {
             tar::EntryType::Directory => writer.directory(&relative)?,
             tar::EntryType::Regular | tar::EntryType::Continuous => {
-                writer.file(&relative, &mut entry, executable)?;
+                let declared = header.size().ok();
+                writer.file(&relative, &mut entry, executable, declared)?;
             }
             _ => writer.skip(&relative, "a link or special file, left out"),
         }
@@ -459,43 +498,55 @@ fn only_folder(dir: &Path) -> io::Result<PathBuf> {
     }
 }
 
-/// Most bytes of one source file read for the similarity report (a larger one is left
-/// out: generated, or not a student's own).
-pub const MAX_SOURCE_FILE: u64 = 512 << 10;
+/// Most bytes of one source file read for the similarity report (the whole submission is
+/// bounded by [`MAX_BYTES`] anyway; comments padding a copy out are read and dropped).
+pub const MAX_SOURCE_FILE: u64 = 16 << 20;
 
 /// The source files under `dir` (or `dir` itself, a file), by path relative to it, that
-/// the similarity report reads: those whose language it knows, of a size a person writes.
-pub fn source_files(dir: &Path) -> Vec<crate::grading::similarity::SourceFile> {
+/// the similarity report reads (those whose language it knows), and the other files
+/// there, each with why it is not compared: the report says so, so that code hidden in a
+/// `.txt` file is seen to be missed.
+pub fn source_files(dir: &Path) -> (Vec<crate::grading::similarity::SourceFile>, Vec<String>) {
     use crate::grading::similarity::{SourceFile, tokens::Syntax};
-    let read = |path: &Path, name: String| {
-        let meta = fs::metadata(path).ok()?;
-        if !meta.is_file() || meta.len() > MAX_SOURCE_FILE || Syntax::of(&name).is_none() {
-            return None;
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let mut read = |path: &Path, name: String| {
+        let Ok(meta) = fs::metadata(path) else { return };
+        if !meta.is_file() || meta.len() == 0 {
+            return;
         }
-        let text = String::from_utf8_lossy(&fs::read(path).ok()?).into_owned();
-        Some(SourceFile { path: name, text })
+        if Syntax::of(&name).is_none() {
+            skipped.push(format!("{name}: not source code the report reads"));
+        } else if meta.len() > MAX_SOURCE_FILE {
+            skipped.push(format!("{name}: larger than {} MiB", MAX_SOURCE_FILE >> 20));
+        } else if let Ok(bytes) = fs::read(path) {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            files.push(SourceFile { path: name, text });
+        }
     };
     if dir.is_file() {
         let name = dir
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        return read(dir, name).into_iter().collect();
+        read(dir, name);
+    } else {
+        for name in files_in(dir) {
+            read(&dir.join(&name), name);
+        }
     }
-    files_in(dir)
-        .into_iter()
-        .filter_map(|name| read(&dir.join(&name), name))
-        .collect()
+    (files, skipped)
 }
 
 /// The source code of `submission`, unpacked into `into` (made) to be read: none if it
 /// cannot be unpacked.
 pub fn source_code(submission: &Submission, into: &Path) -> crate::grading::similarity::Source {
-    let files = unpack(submission, into)
+    let (files, skipped) = unpack(submission, into)
         .map(|unpacked| source_files(&unpacked.root))
         .unwrap_or_default();
     crate::grading::similarity::Source {
         name: submission.name.clone(),
         files,
+        skipped,
     }
 }
 
@@ -694,6 +745,27 @@ mod tests {
         assert!(matches!(error, UnpackError::Damaged(_)), "{error}");
         let error = unpack(find("fay"), &dir.path().join("work/fay")).unwrap_err();
         assert!(matches!(error, UnpackError::TooLarge), "{error}");
+    }
+
+    #[test]
+    fn a_truncated_archive_is_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        // A header that declares 300 bytes, and no data after it.
+        let mut header = tar::Header::new_gnu();
+        header.set_path("main.py").unwrap();
+        header.set_size(300);
+        header.set_mode(0o644);
+        header.set_cksum();
+        let mut packed = Vec::new();
+        let plain = header.as_bytes().to_vec();
+        lzma_rs::xz_compress(&mut io::Cursor::new(plain), &mut packed).unwrap();
+        fs::write(dir.path().join("cut.tar.xz"), packed).unwrap();
+        let submissions = list(dir.path(), false).unwrap();
+        let error = unpack(&submissions[0], &dir.path().join("work")).unwrap_err();
+        assert!(
+            matches!(&error, UnpackError::Damaged(why) if why.contains("cut short")),
+            "{error}"
+        );
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Source {
     pub name: String,
     /// Its source files (those [`Syntax::of`] reads), in path order.
     pub files: Vec<SourceFile>,
+    /// Its other files, each with why it is not compared (for the report).
+    pub skipped: Vec<String>,
 }
 
 /// How alike counts.
@@ -112,6 +114,22 @@ pub struct Pair {
     pub passages: Vec<Passage>,
 }
 
+/// What a comparison found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// The pairs at least [`Options::listed`] alike, most alike first.
+    pub pairs: Vec<Pair>,
+    /// Groups of submissions whose fingerprints are all the same (the same program, names
+    /// and layout aside), each in order: listed even where the class shares so much that
+    /// the pairs cannot show it.
+    pub identical: Vec<Vec<usize>>,
+    /// Submissions most of whose fingerprints are common (in more than
+    /// [`Comparison::common_above`] submissions), which no pair counts: a mass copy.
+    pub crowded: Vec<usize>,
+    /// How many submissions a fingerprint must be in to be common.
+    pub common_above: usize,
+}
+
 /// A program's tokens (all its files one after another) and fingerprints.
 struct Prints {
     tokens: Vec<Token>,
@@ -122,8 +140,9 @@ struct Prints {
 }
 
 /// The pairs of `sources` at least [`Options::listed`] alike, most alike first, with the
-/// passages each shares; the code of `starter` counts in none.
-pub fn compare(sources: &[Source], starter: &[SourceFile], options: &Options) -> Vec<Pair> {
+/// passages each shares, and what the pairs cannot show (identical programs, mass copies);
+/// the code of `starter` counts in none.
+pub fn compare(sources: &[Source], starter: &[SourceFile], options: &Options) -> Comparison {
     let k = options.k.max(1);
     let prints: Vec<Prints> = sources
         .iter()
@@ -189,7 +208,43 @@ pub fn compare(sources: &[Source], starter: &[SourceFile], options: &Options) ->
             .then(x.a.cmp(&y.a))
             .then(x.b.cmp(&y.b))
     });
-    pairs
+    // The same program handed in several times, whether or not its fingerprints count.
+    let mut groups: BTreeMap<Vec<u64>, Vec<usize>> = BTreeMap::new();
+    for (index, program) in prints.iter().enumerate() {
+        let mut set: Vec<u64> = program
+            .prints
+            .iter()
+            .map(|&(hash, _)| hash)
+            .filter(|hash| !starter_runs.contains(hash))
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        if !set.is_empty() {
+            groups.entry(set).or_default().push(index);
+        }
+    }
+    let mut identical: Vec<Vec<usize>> = groups
+        .into_values()
+        .filter(|group| group.len() > 1)
+        .collect();
+    identical.sort();
+    let crowded = (0..sources.len())
+        .filter(|&index| {
+            let mine: Vec<&Vec<usize>> = holders
+                .iter()
+                .filter(|(hash, holders)| holders.contains(&index) && !starter_runs.contains(hash))
+                .map(|(_, holders)| holders)
+                .collect();
+            let common = mine.iter().filter(|holders| holders.len() > most).count();
+            !mine.is_empty() && common * 2 > mine.len()
+        })
+        .collect();
+    Comparison {
+        pairs,
+        identical,
+        crowded,
+        common_above: most,
+    }
 }
 
 /// The tokens and fingerprints of a program's files (runs never span two files).
@@ -318,6 +373,7 @@ mod tests {
                 path: "main.py".to_owned(),
                 text: text.to_owned(),
             }],
+            skipped: Vec::new(),
         }
     }
 
@@ -370,8 +426,11 @@ main()
             source("copy", &reordered),
             source("other", other),
         ];
-        let pairs = compare(&sources, &[], &Options::default());
+        let found = compare(&sources, &[], &Options::default());
+        let pairs = &found.pairs;
         assert_eq!(pairs.len(), 1, "{pairs:?}");
+        // Reordered, the copy's fingerprints are not all the same: no identical group.
+        assert!(found.identical.is_empty(), "{:?}", found.identical);
         let pair = &pairs[0];
         assert_eq!((pair.a, pair.b), (0, 1));
         assert!(pair.similarity > 0.9 && pair.flagged, "{pair:?}");
@@ -381,6 +440,27 @@ main()
             path: "starter.py".to_owned(),
             text: ORIGINAL.to_owned(),
         }];
-        assert!(compare(&sources, &starter, &Options::default()).is_empty());
+        assert!(
+            compare(&sources, &starter, &Options::default())
+                .pairs
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_mass_copy_is_shown_though_no_pair_counts_it() {
+        let mut sources: Vec<Source> = (0..12)
+            .map(|index| source(&format!("copy-{index}"), ORIGINAL))
+            .collect();
+        sources.push(source(
+            "own",
+            "print('my own')\nx = [1, 2, 3]\nprint(sum(x) * 2)\n",
+        ));
+        let found = compare(&sources, &[], &Options::default());
+        // Twelve hold every fingerprint: more than 10 and half the class, so common.
+        assert!(found.pairs.is_empty(), "{:?}", found.pairs);
+        assert_eq!(found.identical, [(0..12).collect::<Vec<_>>()]);
+        assert_eq!(found.crowded, (0..12).collect::<Vec<_>>());
+        assert_eq!(found.common_above, 10);
     }
 }

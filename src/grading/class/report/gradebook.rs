@@ -3,17 +3,19 @@
 
 use serde::Serialize;
 
-use super::{Scored, ScoredSubmission, points_text};
+use super::{Scored, ScoredSubmission, points_text, safe_name};
 
 /// `text` as a spreadsheet shows it rather than runs it: a cell that starts with `=`, `+`,
 /// `-`, `@`, a tab or a carriage return (a formula, to Excel, LibreOffice and Google
-/// Sheets) gets a `'` in front, as OWASP recommends.
+/// Sheets) gets a `'` in front, as OWASP recommends; control characters and direction
+/// marks are written as escapes ([`safe_name`]).
 pub(super) fn cell(text: &str) -> String {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+    let shown = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {
         text.to_owned()
-    }
+    };
+    safe_name(&shown)
 }
 
 #[derive(Serialize)]
@@ -88,9 +90,12 @@ mod tests {
 
     #[test]
     fn formulas_are_shown_not_run() {
-        for formula in ["=1+2", "+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+        for formula in ["=1+2", "+1", "-1", "@SUM(A1)"] {
             assert_eq!(cell(formula), format!("'{formula}"));
         }
+        assert_eq!(cell("\tx"), "'\\tx");
+        assert_eq!(cell("\rx"), "'\\u{d}x");
+        assert_eq!(cell("esc\x1b[31m"), "esc\\u{1b}[31m");
         assert_eq!(cell("alice"), "alice");
         assert_eq!(cell("a=b"), "a=b");
     }

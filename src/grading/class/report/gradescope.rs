@@ -81,7 +81,7 @@ pub(super) fn results(submission: &ScoredSubmission<'_>, scored: &Scored<'_>) ->
     output.push('\n');
     output.push_str(&scored.protections.summary());
     let results = Results {
-        score: submission.score,
+        score: rounded(submission.score),
         execution_time: seconds.ceil() as u64,
         output,
         output_format: "text",
@@ -93,8 +93,8 @@ pub(super) fn results(submission: &ScoredSubmission<'_>, scored: &Scored<'_>) ->
             .map(|(index, case)| Test {
                 name: &case.result.case,
                 number: (index + 1).to_string(),
-                score: case.earned,
-                max_score: case.worth.points,
+                score: rounded(case.earned),
+                max_score: rounded(case.worth.points),
                 status: if case.result.passed() {
                     "passed"
                 } else {
@@ -114,6 +114,12 @@ pub(super) fn results(submission: &ScoredSubmission<'_>, scored: &Scored<'_>) ->
     let mut bytes = serde_json::to_vec_pretty(&results).expect("plain data");
     bytes.push(b'\n');
     bytes
+}
+
+/// Points to a millionth: sums of shares stay what a person would write (`0.3`, not
+/// `0.30000000000000004`).
+fn rounded(points: f64) -> f64 {
+    (points * 1e6).round() / 1e6 + 0.0
 }
 
 /// The text of one case: passed, or the failure, the difference first, then the
@@ -177,4 +183,17 @@ pub(super) fn case_output(case: &ScoredCase<'_>) -> String {
         text.push_str(&format!("\nNote: {}", safe(note)));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{super::points_text, rounded};
+
+    #[test]
+    fn points_read_as_a_person_writes_them() {
+        assert_eq!(rounded(0.1 + 0.2), 0.3);
+        assert_eq!(rounded(-0.0).to_string(), "0");
+        assert_eq!(points_text(-0.0), "0");
+        assert_eq!(points_text(2.0 / 3.0), "0.67");
+    }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, html};
 
-use super::{Scored, ScoredCase, ScoredSubmission, points_text, safe};
+use super::{Scored, ScoredCase, ScoredSubmission, points_text, safe, safe_name};
 use crate::grading::{check::visible, class::FailureClass};
 
 const STYLE: &str = "
@@ -71,7 +71,7 @@ pub(super) fn submission_page(
     scored: &Scored<'_>,
     linked: bool,
 ) -> Vec<u8> {
-    let name = safe(&submission.graded.name);
+    let name = safe_name(&submission.graded.name);
     let setup = submission.setup_failure();
     let body = html! {
         @if linked { p { a href="../../index.html" { "← the class" } } }
@@ -188,8 +188,9 @@ fn failure_section(index: usize, case: &ScoredCase<'_>) -> Markup {
     }
 }
 
-/// The class page; `similar`: the pairs of the similarity report (listed, flagged).
-pub(super) fn class_page(scored: &Scored<'_>, similar: Option<(usize, usize)>) -> Vec<u8> {
+/// The class page; `similar`: what the similarity report found (pairs listed, flagged,
+/// groups of identical programs).
+pub(super) fn class_page(scored: &Scored<'_>, similar: Option<(usize, usize, usize)>) -> Vec<u8> {
     let count = scored.submissions.len();
     // Per class: submissions with it, cases failed with it.
     let mut classes: BTreeMap<FailureClass, (usize, usize)> = BTreeMap::new();
@@ -222,10 +223,13 @@ pub(super) fn class_page(scored: &Scored<'_>, similar: Option<(usize, usize)>) -
         h1 { "othello grade: " (count) " submissions" }
         (sandbox_box(scored.protections))
         p { (scored.time_limits) }
-        @if let Some((listed, flagged)) = similar {
+        @if let Some((listed, flagged, identical)) = similar {
             p {
                 a href="similarity.html" { "Similar code" } ": " (listed) " pairs listed, "
-                @if flagged > 0 { span class="fail" { (flagged) " flagged" } } @else { "none flagged" } "."
+                @if flagged > 0 { span class="fail" { (flagged) " flagged" } } @else { "none flagged" }
+                @if identical == 1 { ", " span class="fail" { "1 group of identical programs" } }
+                @if identical > 1 { ", " span class="fail" { (identical) " groups of identical programs" } }
+                "."
             }
         }
         h2 { "Submissions" }
@@ -239,11 +243,11 @@ pub(super) fn class_page(scored: &Scored<'_>, similar: Option<(usize, usize)>) -
             @for row in &rows {
                 tr {
                     @if listed {
-                        td { (row.student.map_or(String::new(), |s| safe(&s.name))) }
-                        td { (row.student.map_or(String::new(), |s| safe(&s.id))) }
+                        td { (row.student.map_or(String::new(), |s| safe_name(&s.name))) }
+                        td { (row.student.map_or(String::new(), |s| safe_name(&s.id))) }
                     }
                     @if let Some(submission) = row.submission {
-                        td { a href={ "submissions/" (link_segment(&submission.graded.name)) "/report.html" } { (safe(&submission.graded.name)) } }
+                        td { a href={ "submissions/" (link_segment(&submission.graded.name)) "/report.html" } { (safe_name(&submission.graded.name)) } }
                         td class="n" { (points_text(submission.score)) " / " (points_text(submission.max_score)) }
                         td class="n" { (submission.passed) }
                         td class="n" { (submission.failed()) }
@@ -252,7 +256,7 @@ pub(super) fn class_page(scored: &Scored<'_>, similar: Option<(usize, usize)>) -
                             @if listed && row.student.is_none() { span class="fail" { " not on the class list" } }
                         }
                     } @else {
-                        td { (row.student.map_or(String::new(), |s| safe(&s.submission))) }
+                        td { (row.student.map_or(String::new(), |s| safe_name(&s.submission))) }
                         td class="n" { "0 / " (points_text(scored.max_score)) }
                         td {} td {}
                         td { span class="fail" { "missing: nothing handed in" } }

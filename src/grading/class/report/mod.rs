@@ -28,12 +28,12 @@ use super::{
     roster::{Roster, Student},
 };
 use crate::grading::{
-    check::printable,
+    check::{printable, printable_line},
     class::{
         points::{Visibility, Worth},
         sandbox::Protections,
     },
-    similarity::{Pair, Source},
+    similarity::{Comparison, Source},
 };
 
 /// A case's result with what it is worth.
@@ -103,10 +103,16 @@ pub fn classes_text(classes: &BTreeMap<FailureClass, usize>) -> String {
         .join(", ")
 }
 
-/// Text that came from a submission (its stderr, a build's output, its name), safe to
-/// show in any report: see [`printable`].
+/// Text that came from a submission (its stderr, a build's output), safe to show in any
+/// report: see [`printable`].
 pub fn safe(text: &str) -> String {
     printable(text)
+}
+
+/// A name that came from a submission (its folder's), safe to show on one line: see
+/// [`printable_line`].
+pub fn safe_name(text: &str) -> String {
+    printable_line(text)
 }
 
 /// The whole class, scored.
@@ -230,25 +236,30 @@ impl<'a> Scored<'a> {
                 })
                 .collect();
         };
+        let names: Vec<&str> = self
+            .submissions
+            .iter()
+            .map(|submission| submission.graded.name.as_str())
+            .collect();
+        let owners = roster.assign(&names);
         let mut rows: Vec<ClassRow<'_>> = roster
             .students
             .iter()
-            .map(|student| ClassRow {
+            .enumerate()
+            .map(|(index, student)| ClassRow {
                 student: Some(student),
-                submission: (!student.submission.is_empty())
-                    .then(|| {
-                        self.submissions.iter().find(|submission| {
-                            roster.student_of(&submission.graded.name) == Some(student)
-                        })
-                    })
-                    .flatten(),
+                submission: owners
+                    .iter()
+                    .position(|owner| *owner == Some(index))
+                    .map(|at| &self.submissions[at]),
             })
             .collect();
         rows.extend(
             self.submissions
                 .iter()
-                .filter(|submission| roster.student_of(&submission.graded.name).is_none())
-                .map(|submission| ClassRow {
+                .zip(&owners)
+                .filter(|(_, owner)| owner.is_none())
+                .map(|(submission, _)| ClassRow {
                     student: None,
                     submission: Some(submission),
                 }),
@@ -257,20 +268,20 @@ impl<'a> Scored<'a> {
     }
 }
 
-/// Points for people: `2`, `2.5`, `0.33`.
+/// Points for people: `2`, `2.5`, `0.33` (never `-0`).
 pub fn points_text(points: f64) -> String {
-    let text = format!("{points:.2}");
+    let text = format!("{:.2}", points + 0.0);
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// What the similarity report found: the sources compared, the pairs listed, and how many
-/// starter files were left out of the count.
+/// What the similarity report found: the sources compared, what the comparison found, and
+/// how many starter files were left out of the count.
 #[derive(Clone, Copy, Debug)]
 pub struct Similar<'a> {
     /// The submissions' code.
     pub sources: &'a [Source],
-    /// The pairs listed.
-    pub pairs: &'a [Pair],
+    /// The pairs listed, the identical groups, the mass copies.
+    pub comparison: &'a Comparison,
     /// Starter code files.
     pub starters: usize,
 }
@@ -326,32 +337,39 @@ pub fn write_all(
             junit::document(&scored.submissions, scored.protections),
         )?;
         let counts = similar.map(|similar| {
-            let flagged = similar.pairs.iter().filter(|pair| pair.flagged).count();
-            (similar.pairs.len(), flagged)
+            let pairs = &similar.comparison.pairs;
+            let flagged = pairs.iter().filter(|pair| pair.flagged).count();
+            (pairs.len(), flagged, similar.comparison.identical.len())
         });
         write(out.join("index.html"), html::class_page(scored, counts))?;
+    }
+    let dir = out.join("similarity");
+    if dir.is_dir() {
+        // Pages of an earlier run's pairs would be left over.
+        let _ = fs::remove_dir_all(&dir);
     }
     if let Some(similar) = similar.filter(|_| !single) {
         let Similar {
             sources,
-            pairs,
+            comparison,
             starters,
         } = similar;
+        let pairs = &comparison.pairs;
         write(out.join("similarity.csv"), similarity::csv(sources, pairs))?;
         write(
             out.join("similarity.html"),
-            similarity::index(sources, pairs, starters),
+            similarity::index(sources, comparison, starters),
         )?;
-        let dir = out.join("similarity");
-        if dir.is_dir() {
-            // Pages of an earlier run's pairs would be left over.
-            let _ = fs::remove_dir_all(&dir);
-        }
         for (index, pair) in pairs.iter().enumerate().take(similarity::PAGES) {
             write(
                 dir.join(similarity::pair_file(index + 1)),
                 similarity::pair_page(sources, pair, index + 1),
             )?;
+        }
+    } else {
+        // An earlier run's report would be taken for this one's.
+        for old in ["similarity.html", "similarity.csv"] {
+            let _ = fs::remove_file(out.join(old));
         }
     }
     Ok(())

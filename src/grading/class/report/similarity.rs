@@ -4,8 +4,8 @@
 
 use maud::{Markup, html};
 
-use super::{gradebook::cell, html::page, safe};
-use crate::grading::similarity::{Lines, Pair, Source};
+use super::{gradebook::cell, html::page, safe, safe_name};
+use crate::grading::similarity::{Comparison, Lines, Pair, Source};
 
 /// Passages shown on a pair's page, longest first.
 const SHOWN_PASSAGES: usize = 30;
@@ -60,8 +60,20 @@ pub(super) fn pair_file(number: usize) -> String {
 }
 
 /// `similarity.html`.
-pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<u8> {
+pub(super) fn index(sources: &[Source], comparison: &Comparison, starters: usize) -> Vec<u8> {
+    let pairs = &comparison.pairs;
     let flagged = pairs.iter().filter(|pair| pair.flagged).count();
+    let names = |indices: &[usize]| -> String {
+        indices
+            .iter()
+            .map(|&index| safe_name(&sources[index].name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let not_compared: Vec<(&Source, &String)> = sources
+        .iter()
+        .flat_map(|source| source.skipped.iter().map(move |skipped| (source, skipped)))
+        .collect();
     let body = html! {
         p { a href="index.html" { "← the class" } }
         h1 { "Similar code" }
@@ -76,6 +88,20 @@ pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<
             "is the share of the smaller program's fingerprints found in the other. Similar "
             "code is a reason to look, not a verdict."
         }
+        @for group in &comparison.identical {
+            p class="fail" {
+                "Identical programs (names and layout aside), " (group.len()) " submissions: "
+                (names(group))
+            }
+        }
+        @if !comparison.crowded.is_empty() {
+            p class="fail" {
+                (comparison.crowded.len()) " submissions share most of their code with more than "
+                (comparison.common_above) " others, which no pair below counts (code most of the "
+                "class shares looks like what the task makes everyone write): "
+                (names(&comparison.crowded))
+            }
+        }
         @if pairs.is_empty() { p { "No pair is alike enough to list." } }
         @else {
             table {
@@ -86,8 +112,8 @@ pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<
                             @if index < PAGES { a href={ "similarity/" (pair_file(index + 1)) } { (index + 1) } }
                             @else { (index + 1) }
                         }
-                        td { (safe(&sources[pair.a].name)) }
-                        td { (safe(&sources[pair.b].name)) }
+                        td { (safe_name(&sources[pair.a].name)) }
+                        td { (safe_name(&sources[pair.b].name)) }
                         td class="n" {
                             @if pair.flagged { span class="fail" { (percent(pair.similarity)) } }
                             @else { (percent(pair.similarity)) }
@@ -103,6 +129,19 @@ pub(super) fn index(sources: &[Source], pairs: &[Pair], starters: usize) -> Vec<
             }
             @if pairs.len() > PAGES {
                 p { "The " (PAGES) " most alike have a page with their shared passages." }
+            }
+        }
+    };
+    let body = html! {
+        (body)
+        @if !not_compared.is_empty() {
+            details {
+                summary { "Files not compared (" (not_compared.len()) ")" }
+                ul {
+                    @for (source, skipped) in &not_compared {
+                        li { (safe_name(&source.name)) ": " code { (safe_name(skipped)) } }
+                    }
+                }
             }
         }
     };
@@ -134,20 +173,20 @@ pub(super) fn pair_page(sources: &[Source], pair: &Pair, number: usize) -> Vec<u
     let (a, b) = (&sources[pair.a], &sources[pair.b]);
     let body = html! {
         p { a href="../similarity.html" { "← all pairs" } }
-        h1 { (safe(&a.name)) " and " (safe(&b.name)) }
+        h1 { (safe_name(&a.name)) " and " (safe_name(&b.name)) }
         p {
             "Similarity " strong { (percent(pair.similarity)) }
             @if pair.flagged { " (flagged)" }
-            ": " (percent(pair.a_share)) " of " (safe(&a.name)) "'s fingerprints are in "
-            (safe(&b.name)) ", " (percent(pair.b_share)) " of " (safe(&b.name)) "'s in "
-            (safe(&a.name)) ". " (pair.passages.len()) " shared passages"
+            ": " (percent(pair.a_share)) " of " (safe_name(&a.name)) "'s fingerprints are in "
+            (safe_name(&b.name)) ", " (percent(pair.b_share)) " of " (safe_name(&b.name)) "'s in "
+            (safe_name(&a.name)) ". " (pair.passages.len()) " shared passages"
             @if pair.passages.len() > SHOWN_PASSAGES { " (the " (SHOWN_PASSAGES) " longest shown)" }
             "."
         }
         @for (index, passage) in pair.passages.iter().take(SHOWN_PASSAGES).enumerate() {
             h2 { "Passage " (index + 1) " (" (passage.tokens) " tokens)" }
             table class="side" {
-                tr { th { (safe(&a.name)) } th { (safe(&b.name)) } }
+                tr { th { (safe_name(&a.name)) } th { (safe_name(&b.name)) } }
                 tr {
                     td { (excerpt(a, passage.a)) }
                     td { (excerpt(b, passage.b)) }

@@ -24,6 +24,10 @@ use crate::process::{
 pub use view::AllowReadError;
 use view::View;
 
+/// World-writable folders besides `/tmp` that a program could fill without bubblewrap:
+/// each gets a private, bounded tmpfs where mounting works.
+const SHARED_SCRATCH: [&str; 2] = ["/var/tmp", "/dev/shm"];
+
 /// The name of the control groups and scratch directories of a run: this, then the
 /// grader's process id.
 pub const RUN_PREFIX: &str = "othello-grade-";
@@ -277,6 +281,27 @@ impl Sandbox {
         }
         sandbox.kind = SandboxKind::Bubblewrap;
         if let Err(reason) = sandbox.trial() {
+            // Where bubblewrap works without the --allow-read directories, they are what
+            // fails: say so rather than fall back (or blame bubblewrap).
+            let allowed: Vec<PathBuf> = sandbox
+                .view
+                .shown
+                .iter()
+                .filter(|shown| shown.allowed)
+                .map(|shown| shown.inside.clone())
+                .collect();
+            if !allowed.is_empty() {
+                let view = sandbox.view.clone();
+                sandbox.view.shown.retain(|shown| !shown.allowed);
+                let without = sandbox.trial();
+                sandbox.view = view;
+                if without.is_ok() {
+                    return Err(SandboxError::AllowRead(AllowReadError {
+                        path: allowed[0].clone(),
+                        reason: format!("bubblewrap cannot show it ({reason})"),
+                    }));
+                }
+            }
             if choice == SandboxChoice::Bubblewrap {
                 return Err(SandboxError::NoBubblewrap(reason));
             }
@@ -400,9 +425,23 @@ impl Sandbox {
             file_size: Some(self.limits.file_size),
             open_files: Some(self.limits.open_files),
             user: self.user_of(job),
-            private_tmpfs: self
-                .bounded_tmp
-                .then(|| (tmp.clone(), self.limits.tmp_size)),
+            private_tmpfs: if self.bounded_tmp {
+                let mut mounts = vec![(tmp.clone(), self.limits.tmp_size)];
+                if self.kind == SandboxKind::LimitsOnly {
+                    // Without bubblewrap the system's other shared folders are in view:
+                    // private and bounded too.
+                    mounts.extend(
+                        SHARED_SCRATCH
+                            .iter()
+                            .map(PathBuf::from)
+                            .filter(|path| path.is_dir())
+                            .map(|path| (path, self.limits.tmp_size)),
+                    );
+                }
+                mounts
+            } else {
+                Vec::new()
+            },
             cgroup,
             environment: None,
             directory: None,
@@ -523,6 +562,11 @@ impl Sandbox {
     pub fn case_ends(&self, watch: CaseWatch) -> Option<String> {
         if let Some(user) = self.user_of(watch.job) {
             kill_user(user);
+            if self.kind == SandboxKind::LimitsOnly {
+                // Without bubblewrap the system's /tmp was in view and writable: what the
+                // job's user left there goes.
+                remove_owned_by(Path::new("/tmp"), user);
+            }
         }
         match &self.memory {
             Memory::Groups(groups, _) => {
@@ -625,13 +669,36 @@ impl Sandbox {
                  program, cases and reports covered"
                     .to_owned(),
             ),
-            SandboxKind::LimitsOnly => missing.push(format!(
-                "network isolation and a private view of the files (the grader's own program, \
-                 the cases, other submissions are all in view): {}",
-                self.fallback_reason
-                    .as_deref()
-                    .unwrap_or("bubblewrap is not used")
-            )),
+            SandboxKind::LimitsOnly => {
+                missing.push(format!(
+                    "network isolation and a private view of the files (the grader's own \
+                     program, the cases, other submissions are all in view): {}",
+                    self.fallback_reason
+                        .as_deref()
+                        .unwrap_or("bubblewrap is not used")
+                ));
+                if self.bounded_tmp {
+                    holds.push(format!(
+                        "private /var/tmp and /dev/shm of {} MiB each",
+                        mib(limits.tmp_size)
+                    ));
+                }
+                missing.push(format!(
+                    "a private /tmp: a program can write files of up to {} MiB each into the \
+                     system's {} during its case{}",
+                    mib(limits.file_size),
+                    if self.bounded_tmp {
+                        "/tmp"
+                    } else {
+                        "/tmp, /var/tmp and /dev/shm"
+                    },
+                    if self.own_users {
+                        "; what its user left in /tmp is removed after it"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         Protections {
             kind: self.kind,
@@ -650,6 +717,32 @@ fn java_options(memory: u64) -> String {
          -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss1m",
         (memory >> 20) / 4
     )
+}
+
+/// Removes the entries of `dir` (not below it: `/tmp` is sticky, a user can only make
+/// entries of its own there) that `user` owns.
+fn remove_owned_by(dir: &Path, user: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.uid() == user {
+                let _ = if meta.is_dir() {
+                    fs::remove_dir_all(entry.path())
+                } else {
+                    fs::remove_file(entry.path())
+                };
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (dir, user);
 }
 
 /// Makes `dir` and everything in it readable (and directories enterable) by everyone, so

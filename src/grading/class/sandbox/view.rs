@@ -17,6 +17,10 @@ pub(super) const SYSTEM: [&str; 8] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
 ];
 
+/// What the box has of its own (its `/tmp`, `/proc`, `/dev`, the submission), which no
+/// `--allow-read` directory may cover.
+const OWN: [&str; 4] = ["/tmp", "/proc", "/dev", super::INSIDE];
+
 /// A path covered inside the box.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Mask {
@@ -33,6 +37,8 @@ pub(super) struct Shown {
     pub(super) host: PathBuf,
     /// Where it shows inside the box.
     pub(super) inside: PathBuf,
+    /// Shown by `--allow-read` (searched whole for builds of the grader).
+    pub(super) allowed: bool,
 }
 
 /// The box's view of the files.
@@ -78,6 +84,7 @@ impl View {
             .map(|path| Shown {
                 host: path.canonicalize().unwrap_or_else(|_| path.clone()),
                 inside: path,
+                allowed: false,
             })
             .collect();
         for path in allowed {
@@ -89,9 +96,20 @@ impl View {
                 .canonicalize()
                 .map_err(|source| error(source.to_string()))?;
             readable(&host, others_only).map_err(error)?;
+            let inside = absolute(path);
+            // What the box needs of its own cannot be covered by a shown directory.
+            if let Some(needed) = OWN.iter().find(|own| {
+                Path::new(own).starts_with(&inside) || Path::new(own).starts_with(&host)
+            }) {
+                return Err(error(format!(
+                    "it would cover {needed}, which the box needs of its own: name a \
+                     directory below it"
+                )));
+            }
             shown.push(Shown {
                 host,
-                inside: absolute(path),
+                inside,
+                allowed: true,
             });
         }
         let mut hidden: Vec<PathBuf> = private
@@ -99,7 +117,7 @@ impl View {
             .filter_map(|path| path.canonicalize().ok())
             .collect();
         if let Ok(program) = std::env::current_exe().and_then(|p| p.canonicalize()) {
-            hidden.extend(copies_of(&program, &shown));
+            hidden.extend(graders_in(&program, &shown));
             hidden.push(program);
         }
         hidden.sort();
@@ -184,28 +202,118 @@ fn readable(path: &Path, others_only: bool) -> Result<(), String> {
     }
 }
 
-/// Files under the shown directories with the same content as `program` (a copy of the
-/// grader's program installed elsewhere, under another name), links not followed.
-fn copies_of(program: &Path, shown: &[Shown]) -> Vec<PathBuf> {
+/// A string every build of the grader carries (the protocol's own message for input that
+/// ends mid-game), which no system program has.
+const GRADER_MARK: &[u8] = b"input ended before the game was over";
+
+/// Programs found by their mark are between these sizes (a release build is about
+/// 20 MiB, a debug one some hundreds).
+const GRADER_SIZES: std::ops::RangeInclusive<u64> = (256 << 10)..=(1 << 30);
+
+/// The grader's program wherever else it shows under the shown directories (links not
+/// followed), to be covered: the same bytes under any name; a file named `othello...`;
+/// and any other build of it (stripped, older, debug) among the programs of a `bin` or
+/// `sbin` folder or of an `--allow-read` folder, known by [`GRADER_MARK`] in its
+/// read-only data. A build hidden elsewhere in the system's folders under another name is
+/// not looked for (reading every file there would take minutes): install the grader
+/// outside `/usr` (docs/gradescope/setup.sh does).
+fn graders_in(program: &Path, shown: &[Shown]) -> Vec<PathBuf> {
     let Ok(size) = fs::metadata(program).map(|meta| meta.len()) else {
         return Vec::new();
     };
-    let mut copies = Vec::new();
-    let mut pending: Vec<PathBuf> = shown.iter().map(|root| root.host.clone()).collect();
-    while let Some(dir) = pending.pop() {
+    let mut found = Vec::new();
+    let mut pending: Vec<(PathBuf, bool)> = shown
+        .iter()
+        .map(|root| (root.host.clone(), root.allowed))
+        .collect();
+    while let Some((dir, allowed)) = pending.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
         };
+        let programs = allowed
+            || dir
+                .file_name()
+                .is_some_and(|name| matches!(name.to_str(), Some("bin" | "sbin" | "games")));
         for entry in entries.flatten() {
             let Ok(meta) = entry.metadata() else { continue };
             if meta.is_dir() {
-                pending.push(entry.path());
-            } else if meta.is_file() && meta.len() == size && same_content(program, &entry.path()) {
-                copies.push(entry.path());
+                pending.push((entry.path(), allowed));
+                continue;
+            }
+            if !meta.is_file() {
+                continue;
+            }
+            let path = entry.path();
+            let named = entry
+                .file_name()
+                .to_string_lossy()
+                .to_lowercase()
+                .starts_with("othello");
+            let copy = meta.len() == size && same_content(program, &path);
+            let build = programs
+                && GRADER_SIZES.contains(&meta.len())
+                && elf_data_contains(&path, GRADER_MARK);
+            if named || copy || build {
+                found.push(path);
             }
         }
     }
-    copies
+    found
+}
+
+/// Whether `path` is an ELF program whose read-only data holds `needle` (where it has no
+/// section table, anywhere in it).
+fn elf_data_contains(path: &Path, needle: &[u8]) -> bool {
+    use std::io::{Seek, SeekFrom};
+    let Ok(mut file) = fs::File::open(path) else {
+        return false;
+    };
+    let mut header = [0u8; 64];
+    if read_full(&mut file, &mut header).ok() != Some(64) || &header[..4] != b"\x7fELF" {
+        return false;
+    }
+    // 64-bit little-endian only (what the grader is built as here).
+    if header[4] != 2 || header[5] != 1 {
+        return false;
+    }
+    let u16_at = |bytes: &[u8], at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+    let u64_at = |bytes: &[u8], at: usize| {
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+    };
+    let (table, entry_size) = (u64_at(&header, 0x28), u16_at(&header, 0x3a) as usize);
+    let (count, names) = (
+        u16_at(&header, 0x3c) as usize,
+        u16_at(&header, 0x3e) as usize,
+    );
+    let mut sections = vec![0u8; entry_size * count];
+    let readable = entry_size >= 0x28
+        && names < count
+        && file.seek(SeekFrom::Start(table)).is_ok()
+        && read_full(&mut file, &mut sections).ok() == Some(sections.len());
+    let mut range = |at: u64, len: u64| -> Option<Vec<u8>> {
+        let mut bytes = vec![0u8; usize::try_from(len.min(1 << 30)).ok()?];
+        file.seek(SeekFrom::Start(at)).ok()?;
+        (read_full(&mut file, &mut bytes).ok()? == bytes.len()).then_some(bytes)
+    };
+    if !readable {
+        let whole = fs::metadata(path).map_or(0, |meta| meta.len());
+        return range(0, whole).is_some_and(|bytes| memchr::memmem::find(&bytes, needle).is_some());
+    }
+    let section = |index: usize| &sections[index * entry_size..(index + 1) * entry_size];
+    let strings = section(names);
+    let Some(names) = range(u64_at(strings, 0x18), u64_at(strings, 0x20)) else {
+        return false;
+    };
+    (0..count).any(|index| {
+        let entry = section(index);
+        let name_at = u32::from_le_bytes(entry[..4].try_into().expect("4 bytes")) as usize;
+        let name = names
+            .get(name_at..)
+            .and_then(|rest| rest.split(|&b| b == 0).next());
+        name == Some(b".rodata".as_slice())
+            && range(u64_at(entry, 0x18), u64_at(entry, 0x20))
+                .is_some_and(|bytes| memchr::memmem::find(&bytes, needle).is_some())
+    })
 }
 
 /// Whether two files hold the same bytes.
@@ -259,8 +367,9 @@ mod tests {
         let roots = vec![Shown {
             host: shown.canonicalize().unwrap(),
             inside: PathBuf::from("/opt/x"),
+            allowed: true,
         }];
-        let mut copies = copies_of(&program.canonicalize().unwrap(), &roots);
+        let mut copies = graders_in(&program.canonicalize().unwrap(), &roots);
         copies.sort();
         let canonical = |path: &Path| path.canonicalize().unwrap();
         assert_eq!(
@@ -293,6 +402,36 @@ mod tests {
         );
         assert!(!masks.iter().any(|(path, _)| path.starts_with(&outside)));
         assert!(view.shown.iter().any(|root| root.inside == inside));
+    }
+
+    #[test]
+    fn other_builds_of_the_grader_are_found_by_their_mark() {
+        // This test's own program is a build of the library: it carries the mark. A copy
+        // with a byte more is no longer the same file, but the same program.
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        fs::create_dir(&bin).unwrap();
+        let mut bytes = fs::read(std::env::current_exe().unwrap()).unwrap();
+        bytes.push(0);
+        fs::write(bin.join("tool"), &bytes).unwrap();
+        fs::write(dir.path().join("othello-notes.txt"), b"by its name").unwrap();
+        assert!(elf_data_contains(&bin.join("tool"), GRADER_MARK));
+        assert!(!elf_data_contains(Path::new("/bin/sh"), GRADER_MARK));
+        let roots = [Shown {
+            host: dir.path().canonicalize().unwrap(),
+            inside: PathBuf::from("/opt/x"),
+            allowed: false,
+        }];
+        let elsewhere = tempfile::tempdir().unwrap();
+        let program = elsewhere.path().join("running");
+        fs::write(&program, b"x").unwrap();
+        let mut found = graders_in(&program, &roots);
+        found.sort();
+        let root = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            found,
+            [root.join("bin/tool"), root.join("othello-notes.txt")]
+        );
     }
 
     #[test]
