@@ -54,16 +54,19 @@ fn main() {
         seconds * 2.0 * 1000.0 / (submissions * cases) as f64
     );
     let mut reports: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut pairs = 0;
     for round in 0..rounds {
         for step in 0..2 {
             let way = (round + step) % 2;
             let extra: &[&str] = [&[][..], &["--no-similarity"][..]][way];
             reports[way].push(grade(&class, &whole, cases, "bubblewrap", extra));
+            if way == 0 {
+                pairs = fs::read_to_string(whole.join("similarity.csv"))
+                    .map_or(0, |csv| csv.lines().count().saturating_sub(1));
+            }
         }
     }
     let [with, without] = reports.map(median);
-    let pairs = fs::read_to_string(whole.join("similarity.csv"))
-        .map_or(0, |csv| csv.lines().count().saturating_sub(1));
     println!(
         "reports again, median of {rounds}: with the similarity report {with:.2} s, without \
          {without:.2} s: the similarity report takes {:.2} s ({pairs} pairs listed)",

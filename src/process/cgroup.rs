@@ -211,7 +211,7 @@ impl MemoryGroup {
                     libc::kill(pid, libc::SIGKILL);
                 }
             }
-            thread::sleep(Duration::from_millis(5));
+            thread::sleep(Duration::from_millis(1));
         }
     }
 }

@@ -219,7 +219,7 @@ pub fn kill_user(user: u32) -> bool {
                 });
             }
             let _ = command.status();
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
     #[cfg(not(target_os = "linux"))]
