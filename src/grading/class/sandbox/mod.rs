@@ -1,5 +1,5 @@
 //! The box a submission runs in: bubblewrap where it works (no network, no view of the
-//! grader's files, other submissions or the cases: [`view`], a private `/tmp`, its own
+//! grader's files, other submissions or the cases: `view.rs`, a private `/tmp`, its own
 //! process and user namespaces), under resource limits set at exec ([`Confinement`]); the
 //! memory of a whole case limited together in a control group where the system allows it;
 //! run as root, each job runs as a user of its own (so the process limit counts only its
