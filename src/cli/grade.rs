@@ -208,16 +208,8 @@ impl GradeArgs {
             .map(|case| (case.case.name.clone(), case.kind.clone()))
             .collect();
         let points = match &self.points {
-            Some(path) => {
-                let text = crate::files::read_limited(path, crate::files::GAME_FILE).map_err(
-                    |source| CliError::Read {
-                        path: path.clone(),
-                        source,
-                    },
-                )?;
-                Points::parse(&String::from_utf8_lossy(&text), &names)
-                    .map_err(|error| usage(format!("{}: {error}", path.display())))?
-            }
+            Some(path) => Points::parse(&read_text(path, crate::files::GAME_FILE)?, &names)
+                .map_err(|error| usage(format!("{}: {error}", path.display())))?,
             None => Points::default(),
         };
         let submissions = submissions::list(&self.submissions, self.single)
@@ -239,18 +231,10 @@ impl GradeArgs {
             )));
         }
         let roster = match &self.roster {
-            Some(path) => {
-                let text = crate::files::read_limited(path, crate::files::LIST_FILE).map_err(
-                    |source| CliError::Read {
-                        path: path.clone(),
-                        source,
-                    },
-                )?;
-                Some(
-                    Roster::parse(&String::from_utf8_lossy(&text))
-                        .map_err(|error| usage(format!("{}: {error}", path.display())))?,
-                )
-            }
+            Some(path) => Some(
+                Roster::parse(&read_text(path, crate::files::LIST_FILE)?)
+                    .map_err(|error| usage(format!("{}: {error}", path.display())))?,
+            ),
             None => None,
         };
         let jobs = self.jobs.map_or_else(
@@ -421,6 +405,16 @@ impl GradeArgs {
         out.flush()?;
         Ok(())
     }
+}
+
+/// A small text file given on the command line, read whole within `limit` bytes (bytes
+/// that are not UTF-8 replaced).
+fn read_text(path: &Path, limit: u64) -> Result<String, CliError> {
+    let bytes = crate::files::read_limited(path, limit).map_err(|source| CliError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The lock file of a report directory, beside the journal (which `--restart` removes).
