@@ -1075,7 +1075,11 @@ async fn a_challenge_taken_from_another_browser(servers: &[Server], shots: bool)
     .await;
     let row = text_of(&bob, "#seeks tbody tr").await;
     assert!(
-        row.contains("Ann (guest)") && row.contains("3+2") && row.contains("plays Black"),
+        // The name is isolated (first strong isolate ... pop): a direction mark in it
+        // cannot turn the text around it (issue 44.6).
+        row.contains("\u{2068}Ann\u{2069} (guest)")
+            && row.contains("3+2")
+            && row.contains("plays Black"),
         "{row}"
     );
     wait_for(
@@ -1109,7 +1113,7 @@ async fn a_challenge_taken_from_another_browser(servers: &[Server], shots: bool)
     );
     wait_for(
         &ann,
-        "document.querySelector('#clock-B').classList.contains('running') && document.querySelector('#player-B .name').textContent.includes('Ann (you)')",
+        "document.querySelector('#clock-B').classList.contains('running') && document.querySelector('#player-B .name').textContent.includes('\u{2068}Ann\u{2069} (you)')",
         "Black's clock runs, Ann's seat",
     )
     .await;
@@ -1232,7 +1236,7 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
     }
     wait_for(
         &ann,
-        "document.querySelector('#player-B .name').textContent.includes('ann (you)')",
+        "document.querySelector('#player-B .name').textContent.includes('ann\u{2069} (you)')",
         "ann's seat",
     )
     .await;

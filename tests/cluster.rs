@@ -420,13 +420,16 @@ async fn login_limits_hold_across_instances_and_behind_a_trusted_proxy() {
     )
     .await;
     assert_eq!(status, 201, "{body}");
-    for attempt in 0..5 {
+    // Three failures for the name from one address, one on each instance: the next try
+    // from that address is slowed on every instance, whatever the password; the owner,
+    // from another address, logs in on each.
+    for attempt in 0..3 {
         let (status, body) = account(
             &servers[attempt % 3],
             "/session",
             "carol",
             "not her password",
-            &format!("198.51.100.{attempt}"),
+            "198.51.100.7",
         )
         .await;
         assert_eq!((status, error_code(&body)), (401, "wrong_login"));
@@ -437,7 +440,7 @@ async fn login_limits_hold_across_instances_and_behind_a_trusted_proxy() {
             "/session",
             "carol",
             "a good password",
-            "203.0.113.9",
+            "198.51.100.7",
         )
         .await;
         assert_eq!(
@@ -445,6 +448,15 @@ async fn login_limits_hold_across_instances_and_behind_a_trusted_proxy() {
             (429, "too_many_attempts"),
             "{body}"
         );
+        let (status, body) = account(
+            server,
+            "/session",
+            "carol",
+            "a good password",
+            "203.0.113.9",
+        )
+        .await;
+        assert_eq!(status, 200, "the owner elsewhere: {body}");
     }
     // Ten registrations from one address, spread over the instances: the eleventh is
     // refused, also when the client writes another address before the proxy's entry;

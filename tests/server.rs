@@ -12,7 +12,12 @@ use std::time::Duration;
 
 use postgres::TestDb;
 use serde_json::{Value, json};
-use server::{Live, Server, client, create, error_code, id, play, secret, send};
+#[path = "server/attacks.rs"]
+mod attacks;
+
+use server::{
+    Live, Server, client, client_from, create, error_code, id, member, play, secret, send,
+};
 
 /// A fresh database in a temporary directory (kept alive by the returned guard).
 fn database() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -271,9 +276,18 @@ async fn a_body_that_is_not_the_json_asked_for_is_refused(db: TestDb) {
             client()
                 .post(&moves)
                 .bearer_auth(&black)
+                .header("content-type", "application/json")
                 .body("{\"square\":"),
             400,
             "malformed_json",
+        ),
+        (
+            client()
+                .post(&moves)
+                .bearer_auth(&black)
+                .body("{\"square\": \"d3\"}"),
+            415,
+            "unsupported_media_type",
         ),
         (
             client()
@@ -866,9 +880,19 @@ async fn random_and_malformed_requests_get_4xx_and_never_break_the_server(db: Te
 }
 
 async fn an_undo_stops_the_engine_search_it_makes_useless(db: TestDb) {
-    // One engine thread, and an engine given 30 s a move.
+    // One engine thread, and an engine given 30 s a move (by a member: a guest may ask
+    // for 5 s).
     let server = Server::start_with(&db, &["--engines", "1"]);
-    let game = create(&server, json!({"white": "engine", "time_ms": 30_000})).await;
+    let (cookie, csrf) = member(&server, "undoer").await;
+    let (status, game) = send(
+        client()
+            .post(server.api("/games"))
+            .header("cookie", cookie)
+            .header("x-csrf-token", csrf)
+            .json(&json!({"white": "engine", "time_ms": 30_000})),
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
     let (game_id, black) = (id(&game), secret(&game, "black"));
     let (_, state) = play(&server, &game_id, &black, "d3").await;
     assert_eq!(state["thinking"], true, "{state}");
@@ -895,8 +919,9 @@ async fn an_undo_stops_the_engine_search_it_makes_useless(db: TestDb) {
     );
 }
 
-/// Hints cannot pile up without end: with the one engine thread busy, a few wait and the
-/// rest are told the engines are busy (503), and the engine's own reply is not held up.
+/// Hints cannot pile up without end: with the one engine thread busy, a client has two
+/// wait and the rest are told the engines are busy (503), another client's still waits,
+/// and the engine's own reply is not held up.
 #[tokio::test]
 async fn hints_beyond_what_can_wait_are_refused_as_busy() {
     let (_dir, db) = database();
@@ -908,14 +933,18 @@ async fn hints_beyond_what_can_wait_are_refused_as_busy() {
     )
     .await;
     let hint = server.api(&format!("/games/{}/hint?time_ms=20", id(&game)));
-    let answers = futures_util::future::join_all((0..12).map(|_| send(client().get(&hint)))).await;
+    let (answers, (status, other)) = tokio::join!(
+        futures_util::future::join_all((0..12).map(|_| send(client().get(&hint)))),
+        send(client_from("127.0.0.2").get(&hint))
+    );
     let busy = answers
         .iter()
         .filter(|(status, body)| *status == 503 && error_code(body) == "busy")
         .count();
     let served = answers.iter().filter(|(status, _)| *status == 200).count();
     assert_eq!(busy + served, 12, "{answers:?}");
-    assert_eq!(served, 4, "four wait per engine thread: {answers:?}");
+    assert_eq!(served, 2, "two wait per client: {answers:?}");
+    assert_eq!(status, 200, "another client's hint waits its turn: {other}");
     // The engine's move still comes.
     let mut live = Live::connect(&server, &id(&game), None).await;
     let state = live
@@ -1232,7 +1261,8 @@ async fn regression_21_12_busy_says_when_to_retry() {
 async fn regression_21_12_health_tells_a_failing_database() {
     use std::os::unix::process::CommandExt;
     let (_dir, db) = database();
-    let mut command = Server::command(&db, &[]);
+    // Many games from one address, as fast as they go.
+    let mut command = Server::command(&db, &["--games-per-minute", "0"]);
     // SAFETY: async-signal-safe calls between fork and exec, on the child's own limits.
     unsafe {
         command.pre_exec(|| {
@@ -1278,7 +1308,7 @@ async fn regression_21_12_health_tells_a_failing_database() {
 
     // Damage pages in the middle of the file: the server will not start on it.
     let (_dir, db) = database();
-    let server = Server::start(&db);
+    let server = Server::start_with(&db, &["--games-per-minute", "0"]);
     for _ in 0..40 {
         create(&server, json!({"position": "f5d6c3d3c4f4f6f3e6e7"})).await;
     }

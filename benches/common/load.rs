@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::server::{Live, Server, send};
+use super::server::{Live, Server};
 
 /// Lets this process open as many files (connections) as it may.
 pub fn raise_file_limit() {
@@ -32,6 +32,40 @@ pub fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     sorted[index]
 }
 
+/// What a game of [`play_game`] measured.
+#[derive(Debug, Default)]
+pub struct Played {
+    /// Each move's latency, from its request to the other seat's live state.
+    pub latencies: Vec<Duration>,
+    /// Requests answered 503 (busy, with `Retry-After`) and sent again: a server at its
+    /// limit says so, and the load generator counts it rather than failing.
+    pub busy: usize,
+}
+
+/// Sends what `request` makes until it is not answered 503, waiting what `Retry-After`
+/// asks (1 to 5 s) in between; counts the 503s in `busy`.
+async fn send_until_taken(
+    request: impl Fn() -> reqwest::RequestBuilder,
+    busy: &mut usize,
+) -> (u16, Value) {
+    loop {
+        let response = request().send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        if status != 503 {
+            let body = response.json().await.unwrap_or(Value::Null);
+            return (status, body);
+        }
+        *busy += 1;
+        let wait = response
+            .headers()
+            .get("retry-after")
+            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok())
+            .unwrap_or(1)
+            .clamp(1, 5);
+        tokio::time::sleep(Duration::from_secs(wait)).await;
+    }
+}
+
 /// One game made from `request` over `servers`, starting at `first` (round robin: its
 /// creation, Black's channel, White's, then each move's request on the next one; with one
 /// server, all on it): both seats connected, `moves` moves, each timed from the request to
@@ -44,11 +78,13 @@ pub async fn play_game(
     think: Duration,
     seed: u64,
     request: &Value,
-) -> Vec<Duration> {
+) -> Played {
     use rand::{RngExt, SeedableRng, rngs::StdRng};
     let mut rng = StdRng::seed_from_u64(seed);
+    let mut busy = 0;
     let at = |n: usize| &servers[(first + n) % servers.len()];
-    let (status, game) = send(http.post(at(0).api("/games")).json(request)).await;
+    let (status, game) =
+        send_until_taken(|| http.post(at(0).api("/games")).json(request), &mut busy).await;
     assert_eq!(status, 201, "{game}");
     let id = game["id"].as_str().unwrap().to_owned();
     let secrets =
@@ -75,10 +111,13 @@ pub async fn play_game(
             tokio::time::sleep(think.mul_f64(rng.random_range(0.5..1.5))).await;
         }
         let start = Instant::now();
-        let (status, after) = send(
-            http.post(at(3 + ply).api(&format!("/games/{id}/moves")))
-                .bearer_auth(&secrets[mover])
-                .json(&json!({ "square": square })),
+        let (status, after) = send_until_taken(
+            || {
+                http.post(at(3 + ply).api(&format!("/games/{id}/moves")))
+                    .bearer_auth(&secrets[mover])
+                    .json(&json!({ "square": square }))
+            },
+            &mut busy,
         )
         .await;
         assert_eq!(status, 200, "{after}");
@@ -94,5 +133,5 @@ pub async fn play_game(
         seats[1].raw.clear();
         state = after;
     }
-    latencies
+    Played { latencies, busy }
 }

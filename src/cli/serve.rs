@@ -48,10 +48,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DURATION", default_value = "5min", value_parser = humantime::parse_duration)]
     abandon_after: Duration,
     /// A proxy in front of this server (nginx's address, say): the client's address, which
-    /// the login limits count by, is then taken from its X-Forwarded-For header (repeat for
-    /// several).
+    /// the limits per client count by, is then taken from its X-Forwarded-For header
+    /// (repeat for several).
     #[arg(long, value_name = "IP")]
     trusted_proxy: Vec<std::net::IpAddr>,
+    /// Games, and challenges, each client (a member, or a guest's address) may make a
+    /// minute; an address, whoever asks, four times as many. 0: no limit (a load test).
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    games_per_minute: u64,
 }
 
 impl ServeArgs {
@@ -70,6 +74,7 @@ impl ServeArgs {
             session_ttl: self.session_ttl,
             abandon_after: self.abandon_after,
             trusted_proxies: self.trusted_proxy,
+            games_per_minute: self.games_per_minute,
         };
         server::run(&options, out)?;
         Ok(())

@@ -9,14 +9,16 @@
 //! - A failed login says only "wrong name or password", and takes as long whether the name
 //!   exists or not (an unknown name is checked against a hash all the same): nobody learns
 //!   which names exist from it.
-//! - Failed logins are limited per name and per address ([`RateLimiter`]), registrations
-//!   per address.
+//! - Failed logins are limited per name and address together, with a wait that doubles
+//!   after a few (so someone guessing from one address cannot lock the owner out of their
+//!   account elsewhere), and per address; registrations per address (see
+//!   [`super::limits`]).
 
 use std::{
-    collections::{HashMap, VecDeque},
+    collections::HashMap,
     net::IpAddr,
     sync::{Mutex, OnceLock},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use argon2::{
@@ -27,6 +29,7 @@ use argon2::{
 use super::{
     error::ApiError,
     game::{hash_secret, new_secret, now_ms},
+    limits::{LONGEST_WINDOW, Limit, RateLimiter},
     store::{Change, Store, StoredSession, StoredUser},
 };
 
@@ -39,18 +42,28 @@ const NAME_CHARS: std::ops::RangeInclusive<usize> = 3..=20;
 /// Passwords: 8 to 128 characters.
 const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
 
-/// Failed logins allowed per name, and per address, within [`WINDOW`].
-const FAILURES_PER_NAME: usize = 5;
-const FAILURES_PER_ADDRESS: usize = 20;
+/// Failed logins for one name from one address: three free, then a wait of 2 s after
+/// each, doubling, up to 15 minutes.
+pub const LOGIN_FAILURES_PER_NAME: Limit = Limit::Backoff {
+    free: 3,
+    first: Duration::from_secs(2),
+    window: LONGEST_WINDOW,
+};
 
-/// Registrations allowed per address within [`WINDOW`].
-const REGISTRATIONS_PER_ADDRESS: usize = 10;
+/// Failed logins from one address, whatever the names.
+pub const LOGIN_FAILURES_PER_ADDRESS: Limit = Limit::Rate {
+    events: 20,
+    per: LONGEST_WINDOW,
+};
 
-/// The window the limits count in.
-const WINDOW: Duration = Duration::from_secs(15 * 60);
+/// Sessions kept in memory at most before the expired ones are dropped.
+const SESSIONS_KEPT: usize = 100_000;
 
-/// Keys the limiter remembers at most: beyond, the oldest are forgotten.
-const LIMITER_KEYS: usize = 100_000;
+/// Registrations from one address.
+pub const REGISTRATIONS_PER_ADDRESS: Limit = Limit::Rate {
+    events: 10,
+    per: LONGEST_WINDOW,
+};
 
 /// A person logged in, as a request knows them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +118,10 @@ impl Accounts {
         peer: IpAddr,
     ) -> Result<(Member, String), ApiError> {
         check_name(name)?;
+        if name.parse::<crate::play::Occupant>().is_ok() {
+            // `greedy`, `human`: a computer player's (or no one's) name.
+            return Err(ApiError::NameTaken(name.to_owned()));
+        }
         check_password(password)?;
         let key = format!("register {peer}");
         self.check_limit(&key, REGISTRATIONS_PER_ADDRESS).await?;
@@ -131,18 +148,19 @@ impl Accounts {
     ///
     /// # Errors
     /// [`ApiError::WrongLogin`] (whether the name exists or not),
-    /// [`ApiError::TooManyAttempts`] after too many failures for the name or from the
-    /// address, [`ApiError::Storage`].
+    /// [`ApiError::TooManyAttempts`] after too many failures for the name from the
+    /// address, or from the address, [`ApiError::Storage`].
     pub async fn login(
         &self,
         name: &str,
         password: &str,
         peer: IpAddr,
     ) -> Result<(Member, String), ApiError> {
-        let name_key = format!("name {}", name.to_lowercase());
+        let name_key = format!("name {} from {peer}", name.to_lowercase());
         let address_key = format!("address {peer}");
-        self.check_limit(&name_key, FAILURES_PER_NAME).await?;
-        self.check_limit(&address_key, FAILURES_PER_ADDRESS).await?;
+        self.check_limit(&name_key, LOGIN_FAILURES_PER_NAME).await?;
+        self.check_limit(&address_key, LOGIN_FAILURES_PER_ADDRESS)
+            .await?;
         let user = if password.chars().count() <= *PASSWORD_CHARS.end() {
             self.read_user(name).await?
         } else {
@@ -169,21 +187,20 @@ impl Accounts {
         }
     }
 
-    /// Refuses when `key` has had `limit` attempts within the window: counted here, or on
+    /// Refuses when `limit` allows `key` no attempt now: its attempts counted here, or on
     /// a shared database by every server (else each would allow as many).
-    async fn check_limit(&self, key: &str, limit: usize) -> Result<(), ApiError> {
-        if !self.store.is_shared() {
-            return self.limiter.check(key, limit);
+    async fn check_limit(&self, key: &str, limit: Limit) -> Result<(), ApiError> {
+        let now = now_ms();
+        let since = now - limit.window().as_millis() as i64;
+        let attempts = if self.store.is_shared() {
+            self.store.attempts(key, since).await?
+        } else {
+            self.limiter.attempts(key, since)
+        };
+        match limit.wait(attempts, now) {
+            Some(seconds) => Err(ApiError::TooManyAttempts(seconds)),
+            None => Ok(()),
         }
-        let window = WINDOW.as_millis() as i64;
-        let (count, oldest) = self.store.attempts(key, now_ms() - window).await?;
-        if count < limit as u64 {
-            return Ok(());
-        }
-        let wait_ms = oldest.map_or(window, |oldest| oldest + window - now_ms());
-        Err(ApiError::TooManyAttempts(
-            (wait_ms.max(0) as u64 / 1000).max(1),
-        ))
     }
 
     /// Counts an attempt for `key`.
@@ -193,7 +210,7 @@ impl Accounts {
                 .commit(vec![Change::Attempt {
                     key: key.to_owned(),
                     at: now_ms(),
-                    window_ms: WINDOW.as_millis() as i64,
+                    window_ms: LONGEST_WINDOW.as_millis() as i64,
                 }])
                 .await?;
         } else {
@@ -273,7 +290,7 @@ impl Accounts {
                     expires_at: session.expires_at,
                 };
                 let mut sessions = self.sessions.lock().expect("not poisoned");
-                if sessions.len() >= LIMITER_KEYS {
+                if sessions.len() >= SESSIONS_KEPT {
                     sessions.retain(|_, cached| cached.expires_at > now);
                 }
                 sessions.insert(token_hash.clone(), cached.clone());
@@ -402,60 +419,6 @@ fn dummy_hash() -> &'static str {
     DUMMY.get_or_init(|| hash_password(&new_secret()))
 }
 
-/// Counts events (failed logins, registrations) per key within a sliding window.
-#[derive(Debug, Default)]
-pub struct RateLimiter {
-    events: Mutex<HashMap<String, VecDeque<Instant>>>,
-}
-
-impl RateLimiter {
-    /// Refuses when `key` has had `limit` events within the window.
-    ///
-    /// # Errors
-    /// [`ApiError::TooManyAttempts`] with the seconds until the oldest leaves the window.
-    pub fn check(&self, key: &str, limit: usize) -> Result<(), ApiError> {
-        let mut events = self.events.lock().expect("not poisoned");
-        let Some(times) = events.get_mut(key) else {
-            return Ok(());
-        };
-        while times.front().is_some_and(|time| time.elapsed() >= WINDOW) {
-            times.pop_front();
-        }
-        if times.len() < limit {
-            return Ok(());
-        }
-        let wait = WINDOW.saturating_sub(times.front().map_or(Duration::ZERO, Instant::elapsed));
-        Err(ApiError::TooManyAttempts(wait.as_secs().max(1)))
-    }
-
-    /// Counts an event for `key`.
-    pub fn record(&self, key: &str) {
-        let mut events = self.events.lock().expect("not poisoned");
-        if events.len() >= LIMITER_KEYS && !events.contains_key(key) {
-            events.retain(|_, times| times.back().is_some_and(|time| time.elapsed() < WINDOW));
-            if events.len() >= LIMITER_KEYS {
-                // Still full of live keys: make room by forgetting the quietest half.
-                let mut newest: Vec<Instant> = events
-                    .values()
-                    .filter_map(|times| times.back().copied())
-                    .collect();
-                newest.sort_unstable();
-                let cutoff = newest[newest.len() / 2];
-                events.retain(|_, times| times.back().is_some_and(|time| *time > cutoff));
-            }
-        }
-        events
-            .entry(key.to_owned())
-            .or_default()
-            .push_back(Instant::now());
-    }
-
-    /// Forgets `key`'s events (a successful login clears its name's failures).
-    pub fn forget(&self, key: &str) {
-        self.events.lock().expect("not poisoned").remove(key);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,21 +444,5 @@ mod tests {
         assert!(check_password("1234567").is_err());
         assert!(check_password("12345678").is_ok());
         assert!(check_password(&"p".repeat(129)).is_err());
-    }
-
-    #[test]
-    fn the_limiter_refuses_past_its_limit_and_forgets_on_request() {
-        let limiter = RateLimiter::default();
-        for _ in 0..3 {
-            limiter.check("k", 3).unwrap();
-            limiter.record("k");
-        }
-        let Err(ApiError::TooManyAttempts(wait)) = limiter.check("k", 3) else {
-            panic!("a fourth is refused");
-        };
-        assert!((1..=WINDOW.as_secs()).contains(&wait));
-        assert!(limiter.check("other", 3).is_ok());
-        limiter.forget("k");
-        assert!(limiter.check("k", 3).is_ok());
     }
 }

@@ -1,13 +1,17 @@
 //! The HTTP API: requests turned into hub calls, results and errors into JSON. No game
 //! logic here: the hub and the library decide; this only translates.
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    net::{IpAddr, Ipv4Addr, SocketAddr},
+    sync::Arc,
+    time::Duration,
+};
 
 use axum::{
     Json, Router,
     body::Bytes,
     extract::{
-        FromRequest, FromRequestParts, Path, Query, Request, State as AxumState,
+        ConnectInfo, FromRequest, FromRequestParts, Path, Query, Request, State as AxumState,
         rejection::BytesRejection,
         ws::{WebSocketUpgrade, rejection::WebSocketUpgradeRejection},
     },
@@ -30,9 +34,12 @@ mod players;
 use super::{
     accounts::{Accounts, Member, SESSION_COOKIE},
     assets,
+    client::{self, Client},
+    engine_pool::Load,
     error::{ApiError, SeekError},
     game::{GameCell, NewGame, NewSeat, Viewer},
     hub::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, Hub, MAX_SPEED_MS, MAX_TIME_MS},
+    limits::{Admission, Making},
     live,
     lobby::Lobby,
     table::{Help, TimeControl, UndoAction},
@@ -52,6 +59,12 @@ pub const MAX_HINT_COUNT: usize = 64;
 /// The longest a hint may search, in milliseconds.
 pub const MAX_HINT_TIME_MS: u64 = 10_000;
 
+/// The longest a guest's engine may think a move, or a guest's hint search, in
+/// milliseconds: what another visitor may wait behind in the pool (a member may ask for up
+/// to [`MAX_TIME_MS`]). Every search stops at its time, so this bounds the cost of any
+/// level on any board.
+pub const MAX_GUEST_TIME_MS: u64 = 5_000;
+
 /// What every handler shares.
 #[derive(Clone, Debug)]
 pub struct App {
@@ -70,8 +83,10 @@ pub struct App {
     /// How long a client may take to send a request's body; how long a live channel may
     /// stay silent.
     pub client_timeout: Duration,
-    /// Proxies whose `X-Forwarded-For` names the client (for the login limits).
+    /// Proxies whose `X-Forwarded-For` names the client (for the limits per client).
     pub trusted_proxies: Arc<[std::net::IpAddr]>,
+    /// How fast games and challenges may be made.
+    pub admission: Arc<Admission>,
 }
 
 /// The router: the page, its assets, the API and the live channel.
@@ -111,11 +126,32 @@ pub fn router(app: App) -> Router {
         .route("/assets/{file}", get(assets::asset))
         .route("/favicon.ico", get(assets::icon))
         .route("/healthz", get(health))
-        .nest("/api", api)
+        .nest("/api", api.layer(axum::middleware::from_fn(same_site_only)))
         .fallback(no_route)
         .method_not_allowed_fallback(wrong_method)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::map_response(security_headers))
         .with_state(app)
+}
+
+/// The page runs only its own files (no inline script or style, nothing from elsewhere),
+/// talks only to this server, and is never framed by another site; no response is read
+/// as another type than it says; links out do not carry the page's address.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
+     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "same-origin"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+    ] {
+        headers.insert(name, axum::http::HeaderValue::from_static(value));
+    }
+    response
 }
 
 async fn no_route(request: Request) -> ApiError {
@@ -133,6 +169,10 @@ impl<T: DeserializeOwned> FromRequest<App> for Body<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, app: &App) -> Result<Self, ApiError> {
+        let content_type = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
         // A body sent slowly, or never finished, holds the connection only so long.
         let bytes = tokio::time::timeout(app.client_timeout, Bytes::from_request(request, app))
             .await
@@ -143,6 +183,11 @@ impl<T: DeserializeOwned> FromRequest<App> for Body<T> {
             })?;
         let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
             b"{}"
+        } else if !json_typed(content_type.as_deref()) {
+            return Err(ApiError::MediaType(content_type.map_or_else(
+                || "no Content-Type".to_owned(),
+                |text| format!("{:?}", text.chars().take(100).collect::<String>()),
+            )));
         } else {
             &bytes
         };
@@ -154,6 +199,37 @@ impl<T: DeserializeOwned> FromRequest<App> for Body<T> {
             }
         })
     }
+}
+
+/// Whether a `Content-Type` says JSON (`application/json`, any parameters, any case).
+fn json_typed(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|text| {
+        text.split(';')
+            .next()
+            .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+    })
+}
+
+/// Refuses a request that changes something (any method but `GET`, `HEAD`, `OPTIONS`), or
+/// opens a live channel, from a page of another site: a browser names the page's site in
+/// `Origin`. A login, a registration or a move cannot be made from another site's page,
+/// with or without the cookie. Programs that send no `Origin` are not browsers' pages.
+async fn same_site_only(request: Request, next: axum::middleware::Next) -> Response {
+    let upgrade = request.headers().contains_key(header::UPGRADE);
+    if (upgrade || !reads_only(request.method())) && !same_origin(request.headers()) {
+        let origin = request
+            .headers()
+            .get(header::ORIGIN)
+            .map(|value| {
+                String::from_utf8_lossy(value.as_bytes())
+                    .chars()
+                    .take(100)
+                    .collect()
+            })
+            .unwrap_or_default();
+        return ApiError::CrossOrigin(origin).into_response();
+    }
+    next.run(request).await
 }
 
 /// Query parameters, with the API's errors.
@@ -195,16 +271,26 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Who asks: the holder of a seat's secret (`Authorization: Bearer`), a member logged in
-/// (the session cookie), both or neither.
-#[derive(Clone, Debug, Default)]
+/// (the session cookie), both or neither; and from where.
+#[derive(Clone, Debug)]
 pub struct Caller {
     /// The secret given, if any.
     pub secret: Option<String>,
     /// The member logged in, if any.
     pub member: Option<Member>,
+    /// The client's address (see [`client::address`]).
+    pub address: IpAddr,
 }
 
 impl Caller {
+    /// Whose lane and limits: the member, else the guest's address.
+    pub fn client(&self) -> Client {
+        match &self.member {
+            Some(member) => Client::Member(member.id),
+            None => Client::guest(self.address),
+        }
+    }
+
     /// Who the caller is in `cell`'s game.
     pub async fn viewer(&self, cell: &GameCell) -> Viewer {
         cell.viewer(
@@ -212,6 +298,30 @@ impl Caller {
             self.member.as_ref().map(|member| member.id),
         )
         .await
+    }
+}
+
+/// The client's address (see [`client::address`]).
+pub struct Address(pub IpAddr);
+
+impl Address {
+    fn of(parts: &Parts, app: &App) -> Address {
+        Address(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(peer)| {
+                    client::address(*peer, &parts.headers, &app.trusted_proxies)
+                }),
+        )
+    }
+}
+
+impl FromRequestParts<App> for Address {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, ApiError> {
+        Ok(Address::of(parts, app))
     }
 }
 
@@ -245,7 +355,11 @@ impl FromRequestParts<App> for Caller {
                 return Err(ApiError::Csrf);
             }
         }
-        Ok(Caller { secret, member })
+        Ok(Caller {
+            secret,
+            member,
+            address: Address::of(parts, app).0,
+        })
     }
 }
 
@@ -290,28 +404,38 @@ fn origin(app: &App, headers: &HeaderMap) -> String {
         .map_or_else(|| app.origin.clone(), |host| format!("http://{host}"))
 }
 
-/// `GET /healthz`: `ok` (200), or `failing` (503) with what is wrong with the database,
-/// for a load balancer or a monitor to take this server out of service.
+/// `GET /healthz`: `ok` (200); `failing` (503) with what is wrong with the database; or
+/// `saturated` (503) while a client has waited long for an engine thread: for a load
+/// balancer or a monitor to take this server out of service. The engine pool's load is
+/// always shown.
 #[derive(Serialize)]
 struct Health {
     status: &'static str,
     games_in_memory: usize,
+    engines: Load,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
 
 async fn health(AxumState(app): AxumState<App>) -> (StatusCode, Json<Health>) {
     let checked = app.hub.health().await;
-    let status = if checked.is_ok() {
+    let engines = app.hub.engine_load();
+    let status = match (&checked, engines.saturated) {
+        (Err(_), _) => "failing",
+        (Ok(()), true) => "saturated",
+        (Ok(()), false) => "ok",
+    };
+    let code = if status == "ok" {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
     (
-        status,
+        code,
         Json(Health {
-            status: if checked.is_ok() { "ok" } else { "failing" },
+            status,
             games_in_memory: app.hub.live_games(),
+            engines,
             error: checked.err(),
         }),
     )
@@ -392,12 +516,49 @@ pub fn guest_name(text: Option<String>, field: &str) -> Result<Option<String>, A
     };
     let name = text.trim();
     let chars = name.chars().count();
-    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(invisible) {
         return Err(ApiError::BadRequest(format!(
-            "{field} must be 1 to {MAX_NAME_CHARS} characters, none of them control characters"
+            "{field} must be 1 to {MAX_NAME_CHARS} characters, none of them control or \
+             formatting characters (such as direction marks)"
         )));
     }
     Ok(Some(name.to_owned()))
+}
+
+/// Characters a name may not hold: controls (Cc), formatting characters (Cf: direction
+/// marks and overrides, zero-width spaces and joiners, tags ...), and line and paragraph
+/// separators. They show as nothing, or turn the text around them.
+fn invisible(c: char) -> bool {
+    /// Unicode's Cf ranges (Unicode 15.1).
+    const FORMAT: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+    ];
+    let code = u32::from(c);
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}')
+        || FORMAT
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&code))
 }
 
 /// A new game's answer.
@@ -443,12 +604,26 @@ fn side_length(value: Option<u64>, name: &str) -> Result<Option<u8>, ApiError> {
 }
 
 fn time(value: Option<u64>, name: &str, default: u64, max: u64) -> Result<u64, ApiError> {
+    let guests = if max == MAX_GUEST_TIME_MS {
+        " for a guest (log in for more)"
+    } else {
+        ""
+    };
     match value {
-        None => Ok(default),
+        None => Ok(default.min(max)),
         Some(n @ 1..) if n <= max => Ok(n),
         Some(n) => Err(ApiError::BadRequest(format!(
-            "{name} must be from 1 to {max} (milliseconds), not {n}"
+            "{name} must be from 1 to {max} (milliseconds){guests}, not {n}"
         ))),
+    }
+}
+
+/// The longest an engine of `client`'s may think a move.
+fn max_time(client: &Client) -> u64 {
+    if client.is_guest() {
+        MAX_GUEST_TIME_MS
+    } else {
+        MAX_TIME_MS
     }
 }
 
@@ -522,7 +697,8 @@ impl SettingsRequest {
 }
 
 impl CreateRequest {
-    fn into_new_game(self) -> Result<NewGame, ApiError> {
+    /// The game asked for, its engines' time per move at most `max_time` ms.
+    fn into_new_game(self, max_time: u64) -> Result<NewGame, ApiError> {
         let Settings {
             variant,
             shape,
@@ -546,9 +722,9 @@ impl CreateRequest {
         };
         let black = seat(self.black, "black")?;
         let white = seat(self.white, "white")?;
-        let time_ms = time(self.time_ms, "time_ms", DEFAULT_TIME_MS, MAX_TIME_MS)?;
-        let black_time = time(self.black_time_ms, "black_time_ms", time_ms, MAX_TIME_MS)?;
-        let white_time = time(self.white_time_ms, "white_time_ms", time_ms, MAX_TIME_MS)?;
+        let time_ms = time(self.time_ms, "time_ms", DEFAULT_TIME_MS, max_time)?;
+        let black_time = time(self.black_time_ms, "black_time_ms", time_ms, max_time)?;
+        let white_time = time(self.white_time_ms, "white_time_ms", time_ms, max_time)?;
         let speed_ms = match self.speed_ms {
             None => DEFAULT_SPEED_MS,
             Some(n) if n <= MAX_SPEED_MS => n,
@@ -612,6 +788,7 @@ impl CreateRequest {
             help: self.help.unwrap_or(false),
             clock,
             rated: false,
+            client: None,
         })
     }
 }
@@ -623,10 +800,13 @@ async fn create(
     Body(request): Body<CreateRequest>,
 ) -> Result<Response, ApiError> {
     let rated = request.rated;
-    let mut new = request.into_new_game()?;
+    let client = caller.client();
+    let mut new = request.into_new_game(max_time(&client))?;
     if rated {
         rate_against_the_computer(&app, &caller, &mut new).await?;
     }
+    app.admission.admit(Making::Game, &client, caller.address)?;
+    new.client = Some(client);
     let created = app.hub.create(new).await?;
     let origin = origin(&app, &headers);
     let cell = &created.cell;
@@ -890,6 +1070,8 @@ async fn rematch(
     Body(Empty {}): Body<Empty>,
 ) -> Result<Json<GameView>, ApiError> {
     let color = seat(&cell, &caller).await?;
+    app.admission
+        .admit(Making::Game, &caller.client(), caller.address)?;
     if let Err(error) = app.hub.rematch(&cell, color).await {
         return Err(in_state(error, &cell, &caller).await);
     }
@@ -1017,11 +1199,17 @@ async fn hint(
             )));
         }
     };
-    let time_ms = time(params.time_ms, "time_ms", 1000, MAX_HINT_TIME_MS)?;
+    let client = caller.client();
+    let time_ms = time(
+        params.time_ms,
+        "time_ms",
+        1000,
+        max_time(&client).min(MAX_HINT_TIME_MS),
+    )?;
     check_help(&cell, &caller, Help::Hints).await?;
     let hint = app
         .hub
-        .hint(&cell, count, Duration::from_millis(time_ms))
+        .hint(&cell, count, Duration::from_millis(time_ms), client)
         .await?;
     Ok(Json(hint_view(&hint)))
 }
@@ -1051,7 +1239,10 @@ async fn evaluations(
     caller: Caller,
 ) -> Result<Json<EvaluationsView>, ApiError> {
     check_help(&cell, &caller, Help::Evaluation).await?;
-    let (scores, complete) = app.hub.evaluations(&cell, EVAL_BUDGET).await?;
+    let (scores, complete) = app
+        .hub
+        .evaluations(&cell, EVAL_BUDGET, caller.client())
+        .await?;
     let moves = cell.moves().await;
     Ok(Json(EvaluationsView {
         moves: moves.len(),
@@ -1188,6 +1379,7 @@ mod tests {
                 stopping,
                 client_timeout: Duration::from_secs(5),
                 trusted_proxies: Arc::from([]),
+                admission: Arc::new(Admission::new(30)),
             };
             Fixture {
                 router: router(app),
@@ -1203,7 +1395,10 @@ mod tests {
             secret: Option<&str>,
             body: Value,
         ) -> (StatusCode, Value) {
-            let mut request = Request::builder().method(method).uri(path);
+            let mut request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header(header::CONTENT_TYPE, "application/json");
             if let Some(secret) = secret {
                 request = request.header(header::AUTHORIZATION, format!("Bearer {secret}"));
             }

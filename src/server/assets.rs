@@ -89,7 +89,12 @@ pub async fn asset(Path(name): Path<String>) -> Result<Response, ApiError> {
     let (_, content_type, content) = ASSETS
         .iter()
         .find(|(file, _, _)| *file == name)
-        .ok_or(ApiError::NotFound)?;
+        .ok_or_else(|| {
+            ApiError::NoRoute(format!(
+                "/assets/{}",
+                name.chars().take(100).collect::<String>()
+            ))
+        })?;
     Ok((
         [
             (header::CONTENT_TYPE, *content_type),

@@ -65,6 +65,9 @@ pub enum ApiError {
     /// longer fits.
     #[error("the game changed meanwhile: look at it again")]
     Stale,
+    /// Every connection to the database is in use (a load peak): ask again shortly.
+    #[error("the server is busy: nothing was changed; try again in a moment")]
+    StoreBusy,
     /// The database cannot be reached for now (a shared one): ask again shortly.
     #[error("the database cannot be reached for now: {0}")]
     Unavailable(String),
@@ -78,6 +81,16 @@ pub enum ApiError {
     /// Too many failed logins (or registrations): wait this many seconds.
     #[error("too many attempts: try again in {0} s")]
     TooManyAttempts(u64),
+    /// Too many games or challenges made lately: wait this many seconds.
+    #[error("too many {0} made from here lately: try again in {1} s")]
+    TooFast(&'static str, u64),
+    /// A body that is not `application/json`: a form or plain text another site's page
+    /// could send without asking.
+    #[error("a request body must be JSON sent as Content-Type: application/json, not {0}")]
+    MediaType(String),
+    /// A change asked from a page of another site (its `Origin`).
+    #[error("a change may only be asked from this site's own pages, not from {0}")]
+    CrossOrigin(String),
     /// A change asked with the session cookie but without its CSRF token.
     #[error("a change made with the session cookie needs the session's X-CSRF-Token header")]
     Csrf,
@@ -111,12 +124,16 @@ impl ApiError {
                 StatusCode::BAD_REQUEST
             }
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::MediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::CrossOrigin(_) => StatusCode::FORBIDDEN,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Busy | ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Busy | ApiError::StoreBusy | ApiError::Unavailable(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::NameTaken(_) => StatusCode::CONFLICT,
             ApiError::WrongLogin => StatusCode::UNAUTHORIZED,
-            ApiError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyAttempts(_) | ApiError::TooFast(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Csrf => StatusCode::FORBIDDEN,
             ApiError::Seek(SeekError::MembersOnly) => StatusCode::UNAUTHORIZED,
             ApiError::Seek(SeekError::NotForYou(_) | SeekError::NotYours) => StatusCode::FORBIDDEN,
@@ -135,6 +152,8 @@ impl ApiError {
             ApiError::Method => "method_not_allowed",
             ApiError::Unauthorized => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
+            ApiError::MediaType(_) => "unsupported_media_type",
+            ApiError::CrossOrigin(_) => "cross_origin",
             ApiError::Rule(error) => error.code(),
             ApiError::MalformedJson(_) => "malformed_json",
             ApiError::InvalidJson(_) => "invalid_json",
@@ -142,7 +161,7 @@ impl ApiError {
             ApiError::BodyTimeout(_) => "body_timeout",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::BadPosition(_) => "bad_position",
-            ApiError::Busy => "busy",
+            ApiError::Busy | ApiError::StoreBusy => "busy",
             ApiError::NoHelp(_) => "no_help",
             ApiError::Storage(_) => "storage",
             ApiError::Unavailable(_) => "unavailable",
@@ -150,6 +169,7 @@ impl ApiError {
             ApiError::NameTaken(_) => "name_taken",
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
+            ApiError::TooFast(..) => "too_fast",
             ApiError::Csrf => "csrf",
             ApiError::NoSuchPlayer(_) => "no_such_player",
             ApiError::Seek(SeekError::MembersOnly) => "login_needed",
@@ -204,8 +224,10 @@ impl IntoResponse for ApiError {
             // When to ask again, in seconds: a search or two will have finished.
             ApiError::Busy => Some(HeaderValue::from_static("2")),
             // A restarting database is usually back within a second or two.
-            ApiError::Unavailable(_) => Some(HeaderValue::from_static("1")),
-            ApiError::TooManyAttempts(seconds) => HeaderValue::from_str(&seconds.to_string()).ok(),
+            ApiError::Unavailable(_) | ApiError::StoreBusy => Some(HeaderValue::from_static("1")),
+            ApiError::TooManyAttempts(seconds) | ApiError::TooFast(_, seconds) => {
+                HeaderValue::from_str(&seconds.to_string()).ok()
+            }
             _ => None,
         };
         if let Some(retry) = retry {
@@ -219,6 +241,7 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         match error {
             StoreError::Unavailable(_) => ApiError::Unavailable(error.to_string()),
+            StoreError::Busy => ApiError::StoreBusy,
             StoreError::Conflict(_) => ApiError::Stale,
             StoreError::SeekGone(_) => ApiError::Seek(SeekError::Gone),
             StoreError::NameTaken(name) => ApiError::NameTaken(name),
@@ -231,6 +254,7 @@ impl From<std::sync::Arc<StoreError>> for ApiError {
     fn from(error: std::sync::Arc<StoreError>) -> ApiError {
         match &*error {
             StoreError::Unavailable(_) => ApiError::Unavailable(error.to_string()),
+            StoreError::Busy => ApiError::StoreBusy,
             StoreError::Conflict(_) => ApiError::Stale,
             StoreError::SeekGone(_) => ApiError::Seek(SeekError::Gone),
             StoreError::NameTaken(name) => ApiError::NameTaken(name.clone()),
@@ -260,4 +284,27 @@ pub enum SeekError {
     /// Too many open.
     #[error("too many challenges are open: {0}")]
     TooMany(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use deadpool_postgres::{PoolError, TimeoutType};
+
+    use super::*;
+
+    /// Issue 44.7: a pool whose every connection stays taken is a busy server (try again),
+    /// not a database that cannot be reached.
+    #[test]
+    fn a_database_pool_at_its_limit_is_busy_not_unreachable() {
+        let busy = StoreError::from(PoolError::Timeout(TimeoutType::Wait));
+        assert!(matches!(busy, StoreError::Busy), "{busy:?}");
+        let response = ApiError::from(busy).into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(ApiError::StoreBusy.code(), "busy");
+        assert!(ApiError::StoreBusy.to_string().contains("try again"));
+        // No connection could be made at all: that is the database out of reach.
+        let unreachable = StoreError::from(PoolError::Timeout(TimeoutType::Create));
+        assert!(matches!(unreachable, StoreError::Unavailable(_)));
+    }
 }

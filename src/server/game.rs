@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::{MutexGuard, watch};
 
 use super::{
+    client::Client,
     store::{Change, StoredClock, StoredGame, StoredMove, StoredPresence, StoredSeat},
     table::{Clock, Ended, Help, MoveMeta, Seat, Table, TimeControl},
 };
@@ -39,6 +40,9 @@ pub struct LiveGame {
     pub(super) engine_signal: Option<Arc<Signal>>,
     /// When the side to move got the turn.
     pub(super) turn_started: Instant,
+    /// Who made the game, whose lane its engine work takes (`None`: not known here, the
+    /// game read back from the database).
+    pub client: Option<Client>,
 }
 
 impl LiveGame {
@@ -51,6 +55,7 @@ impl LiveGame {
             engine_elsewhere: false,
             engine_signal: None,
             turn_started: Instant::now(),
+            client: None,
         }
     }
 
@@ -411,6 +416,8 @@ pub struct NewGame {
     pub clock: Option<TimeControl>,
     /// Whether the result counts for ratings.
     pub rated: bool,
+    /// Who asks for it: its engine work takes their lane.
+    pub client: Option<Client>,
 }
 
 /// A seat of a new game.

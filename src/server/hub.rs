@@ -10,7 +10,8 @@ use std::{
 };
 
 use super::{
-    engine_pool::{EnginePool, Lane},
+    client::Client,
+    engine_pool::{EnginePool, Lane, Load},
     error::ApiError,
     game::{
         Attendance, Created, GameCell, LiveGame, NewGame, NewSeat, changes, hash_secret, new_id,
@@ -88,8 +89,12 @@ pub const EVAL_BUDGET: Duration = Duration::from_secs(2);
 /// Transposition table for a hint or an evaluation, in MiB.
 const ANALYSIS_HASH: usize = 8;
 
-/// Hints waiting for the pool per engine thread, beyond which a hint is refused as busy.
+/// Clients waiting for the pool per engine thread, beyond which a hint is refused as busy
+/// (it would wait for a job of each).
 const HINTS_QUEUED_PER_THREAD: usize = 4;
+
+/// Jobs one client may have waiting beyond which its hint is refused as busy.
+const HINTS_QUEUED_PER_CLIENT: usize = 2;
 
 /// The lane of engine work for a game: a game between engines gives way to people.
 fn lane(table: &Table) -> Lane {
@@ -162,6 +167,11 @@ impl Hub {
     /// The store (the lobby and the player pages read it).
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// How loaded the engine pool is.
+    pub fn engine_load(&self) -> Load {
+        self.pool.load()
     }
 
     /// Whether the store works (see [`Store::health`]).
@@ -409,8 +419,15 @@ impl Hub {
             version,
             secrets,
             control,
+            client,
         } = prepared;
-        let cell = self.insert(id, LiveGame::new(table, version));
+        let cell = self.insert(
+            id,
+            LiveGame {
+                client,
+                ..LiveGame::new(table, version)
+            },
+        );
         self.started_or_ended();
         let (job, flag) = {
             let mut live = cell.lock().await;
@@ -769,7 +786,10 @@ impl Hub {
                 let mut table = live.table.clone();
                 let made = match table.rematch(color, now_ms()) {
                     Ok(true) => {
-                        let prepared = Prepared::of(rematch_of(&live.table))?;
+                        let prepared = Prepared::of(NewGame {
+                            client: live.client.clone(),
+                            ..rematch_of(&live.table)
+                        })?;
                         table.rematch = Some(prepared.id.clone());
                         Some(prepared)
                     }
@@ -898,6 +918,7 @@ impl Hub {
             seed,
             signal,
             lane,
+            client,
         } = job;
         // On a shared database, one server replies: the one whose lease runs.
         let lease = delay.as_millis() as u64 + turn.time_ms + LEASE_SLACK_MS;
@@ -932,7 +953,7 @@ impl Hub {
         };
         let chosen = self
             .pool
-            .run(lane, move || {
+            .run(lane, client, move || {
                 let _ = started.send(());
                 engine_move(&game, turn.spec, time, seed, signal)
             })
@@ -995,6 +1016,7 @@ impl Hub {
         &self,
         cell: &Arc<GameCell>,
         budget: Duration,
+        client: Client,
     ) -> Result<(Vec<Option<(f64, bool)>>, bool), ApiError> {
         // One computation per game at a time: every watcher asks after every move, and
         // those who wait find the scores the first one kept.
@@ -1021,7 +1043,7 @@ impl Hub {
         let evaluated = moves.clone();
         let computed = self
             .pool
-            .run(lane, move || {
+            .run(lane, client, move || {
                 let start = Instant::now();
                 let setup = *game.setup();
                 let mut computed = Vec::new();
@@ -1083,6 +1105,7 @@ impl Hub {
         cell: &Arc<GameCell>,
         count: usize,
         time: Duration,
+        client: Client,
     ) -> Result<Hint, ApiError> {
         let (variant, setup) = {
             let live = cell.lock().await;
@@ -1101,9 +1124,12 @@ impl Hub {
             ..RankOptions::new(variant, count)
         };
         self.pool
-            .try_run(self.pool.size() * HINTS_QUEUED_PER_THREAD, move || {
-                rank(&setup, &options, None, &mut |_| {})
-            })
+            .try_run(
+                self.pool.size() * HINTS_QUEUED_PER_THREAD,
+                HINTS_QUEUED_PER_CLIENT,
+                client,
+                move || rank(&setup, &options, None, &mut |_| {}),
+            )
             .map_err(|_| ApiError::Busy)?
             .await
             .ok_or_else(|| ApiError::Storage("the engine pool has stopped".into()))
@@ -1196,6 +1222,7 @@ struct Prepared {
     version: u64,
     secrets: ByColor<Option<String>>,
     control: Option<String>,
+    client: Option<Client>,
 }
 
 impl Prepared {
@@ -1239,6 +1266,7 @@ impl Prepared {
             version: next_version(0),
             secrets,
             control,
+            client: new.client,
         })
     }
 
@@ -1278,6 +1306,7 @@ fn rematch_of(old: &Table) -> NewGame {
         help: old.help,
         clock: old.clock.map(|clock| clock.control),
         rated: old.rated,
+        client: None,
     }
 }
 
@@ -1309,6 +1338,8 @@ struct EngineJob {
     signal: Arc<Signal>,
     /// Games between engines give way to people's.
     lane: Lane,
+    /// Whose lane in the pool.
+    client: Client,
 }
 
 /// If an engine is to move and may (a game with a person in it always goes on; a game
@@ -1344,6 +1375,10 @@ fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
         seed,
         signal,
         lane,
+        client: live
+            .client
+            .clone()
+            .unwrap_or_else(|| Client::Game(cell.id.clone())),
     })
 }
 
@@ -1369,6 +1404,7 @@ mod tests {
             help: false,
             clock: None,
             rated: false,
+            client: None,
         };
         let created = hub.create(new).await.unwrap();
         let id = created.cell.id.clone();
@@ -1418,21 +1454,28 @@ mod tests {
             help: false,
             clock: None,
             rated: false,
+            client: None,
         };
         let cell = hub.create(new).await.unwrap().cell;
         let known = |scores: &[Option<(f64, bool)>]| scores.iter().flatten().count();
-        let (scores, complete) = hub.evaluations(&cell, Duration::ZERO).await.unwrap();
+        let (scores, complete) = hub
+            .evaluations(&cell, Duration::ZERO, Client::Member(1))
+            .await
+            .unwrap();
         assert_eq!((known(&scores), complete), (1, false));
         // White moves: the score after the first moves still counts.
         let square = cell.lock().await.table.game.legal_moves().first();
         hub.play(&cell, Color::White, square.unwrap())
             .await
             .unwrap();
-        let (scores, complete) = hub.evaluations(&cell, Duration::ZERO).await.unwrap();
+        let (scores, complete) = hub
+            .evaluations(&cell, Duration::ZERO, Client::Member(1))
+            .await
+            .unwrap();
         assert_eq!((known(&scores), complete), (2, false));
         assert_eq!(scores.len(), 6);
         let (scores, complete) = hub
-            .evaluations(&cell, Duration::from_secs(60))
+            .evaluations(&cell, Duration::from_secs(60), Client::Member(1))
             .await
             .unwrap();
         assert_eq!((known(&scores), complete), (6, true));

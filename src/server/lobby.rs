@@ -32,6 +32,10 @@ pub const MAX_SEEKS: usize = 500;
 /// The most challenges one person may have open.
 pub const MAX_SEEKS_EACH: usize = 3;
 
+/// The most challenges guests may have open from one address (a guest can be many people
+/// by making up new secrets).
+pub const MAX_GUEST_SEEKS_PER_ADDRESS: usize = 3;
+
 /// Who is behind a challenge or takes one: a member, or a guest with a name and secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Person {
@@ -119,6 +123,8 @@ pub struct Seek {
     pub private: bool,
     /// When it was posted.
     pub created_at: i64,
+    /// Where it was posted from (posted on this server; not stored).
+    pub address: Option<std::net::IpAddr>,
 }
 
 impl Seek {
@@ -182,6 +188,7 @@ impl Seek {
             to: stored.to_name,
             private: stored.private,
             created_at: stored.created_at,
+            address: None,
             id: stored.id,
         })
     }
@@ -379,6 +386,18 @@ impl Lobby {
                     SeekError::TooMany(format!("you have {own}: withdraw one first")).into(),
                 );
             }
+            if seek.poster.user_id.is_none() && seek.address.is_some() {
+                let here = seeks
+                    .values()
+                    .filter(|open| open.poster.user_id.is_none() && open.address == seek.address)
+                    .count();
+                if here >= MAX_GUEST_SEEKS_PER_ADDRESS {
+                    return Err(SeekError::TooMany(format!(
+                        "guests here have {here} open: withdraw one, or log in"
+                    ))
+                    .into());
+                }
+            }
         }
         self.store
             .commit(vec![Change::NewSeek(seek.stored())])
@@ -532,6 +551,8 @@ impl Lobby {
                 help: seek.help && !seek.rated,
                 clock: seek.clock,
                 rated: seek.rated,
+                // Two people: no engine work.
+                client: None,
             })
             .await;
         if created.is_err() {

@@ -5,7 +5,8 @@
 //! - [`store`]: where games are kept (a small `Backend` interface; SQLite, group commit);
 //! - [`game`]: a live game as the server holds it (seats, secrets, who is connected);
 //! - [`hub`]: the live games, each behind its own lock, and engine moves on the pool;
-//! - [`engine_pool`]: as many searches as cores, below people's requests in priority;
+//! - [`engine_pool`]: as many searches as cores, below people's requests in priority, fair
+//!   between [`client`]s;
 //! - [`accounts`]: registration, login, sessions;
 //! - [`api`], [`live`], [`views`], [`error`]: HTTP, WebSocket, the JSON they send;
 //! - [`assets`]: the page (HTML, CSS and JavaScript modules, compiled in).
@@ -13,12 +14,14 @@
 pub mod accounts;
 pub mod api;
 pub mod assets;
+pub mod client;
 pub mod database;
 pub mod engine_pool;
 pub mod error;
 pub mod game;
 pub mod http;
 pub mod hub;
+pub mod limits;
 pub mod live;
 pub mod lobby;
 pub mod ratings;
@@ -66,6 +69,8 @@ pub struct ServeOptions {
     /// Proxies (nginx in front of several servers) whose `X-Forwarded-For` names the
     /// client.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Games, and challenges, a client may make a minute (0: no limit).
+    pub games_per_minute: u64,
 }
 
 /// Why the server could not run.
@@ -229,6 +234,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             stopping,
             client_timeout: options.client_timeout,
             trusted_proxies: options.trusted_proxies.clone().into(),
+            admission: Arc::new(limits::Admission::new(options.games_per_minute)),
         };
         let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
         if let Some(max) = options.max_connections {
@@ -324,21 +330,120 @@ async fn follow(
     }
 }
 
-/// The lock file beside the database (`othello.db.lock`), taken for this server.
-fn lock_database(db: &Path) -> Result<crate::files::Lock, ServeError> {
-    let mut name = db.as_os_str().to_owned();
-    name.push(".lock");
-    let path = PathBuf::from(name);
-    match crate::files::Lock::try_acquire(&path) {
-        Ok(Ok(lock)) => Ok(lock),
-        Ok(Err(held)) => Err(ServeError::InUse {
+/// One server per SQLite database, however it is named: the database file itself is
+/// locked (a symbolic or hard link to it finds the same lock), for as long as the server
+/// runs (the system lets go of it however the process ends).
+#[derive(Debug)]
+pub(crate) struct DatabaseLock {
+    _file: std::fs::File,
+}
+
+/// What a SQLite database file starts with.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Takes `db`'s [`DatabaseLock`]: before anything is made, `db` must be absent, or a
+/// regular file that is empty or a SQLite database.
+fn lock_database(db: &Path) -> Result<DatabaseLock, ServeError> {
+    use std::io::Read;
+    let refuse = |why: String| ServeError::Store {
+        target: store::Target::Sqlite(db.to_owned()),
+        source: StoreError::Damaged(why),
+    };
+    let io = |error: std::io::Error| ServeError::Store {
+        target: store::Target::Sqlite(db.to_owned()),
+        source: StoreError::Lock(error),
+    };
+    match std::fs::metadata(db) {
+        Ok(metadata) if !metadata.is_file() => {
+            return Err(refuse(format!(
+                "not a regular file ({}): give a file's path",
+                file_kind(&metadata)
+            )));
+        }
+        Ok(metadata) if metadata.len() > 0 => {
+            let mut header = [0; 16];
+            let read = std::fs::File::open(db)
+                .and_then(|mut file| file.read_exact(&mut header))
+                .is_ok();
+            if !read || &header != SQLITE_HEADER {
+                return Err(refuse(
+                    "not a SQLite database: give a new file's path, or an othello database".into(),
+                ));
+            }
+        }
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(io(error)),
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(db)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(DatabaseLock { _file: file }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ServeError::InUse {
             path: db.to_owned(),
-            holder: held.holder(),
+            holder: crate::files::Held {
+                pid: file
+                    .metadata()
+                    .ok()
+                    .and_then(|metadata| lock_holder(&metadata)),
+            }
+            .holder(),
         }),
-        Err(error) => Err(ServeError::Store {
-            target: store::Target::Sqlite(db.to_owned()),
-            source: StoreError::Lock(error),
-        }),
+        Err(std::fs::TryLockError::Error(error)) => Err(io(error)),
+    }
+}
+
+/// The process holding the `flock` on the file of `metadata`, from Linux's `/proc/locks`
+/// (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`: the device's numbers in hex, then
+/// the inode).
+fn lock_holder(metadata: &std::fs::Metadata) -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (major, minor) = (libc::major(metadata.dev()), libc::minor(metadata.dev()));
+        let file = format!("{major:02x}:{minor:02x}:{}", metadata.ino());
+        std::fs::read_to_string("/proc/locks")
+            .ok()?
+            .lines()
+            .find_map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                (fields.get(1) == Some(&"FLOCK") && fields.get(5) == Some(&file.as_str()))
+                    .then(|| fields.get(4)?.parse().ok())
+                    .flatten()
+            })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = metadata;
+        None
+    }
+}
+
+/// What a file that is not a regular one is, in words.
+fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    let kind = metadata.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
     }
 }
 

@@ -122,6 +122,43 @@ pub fn client() -> reqwest::Client {
         .expect("a client")
 }
 
+/// An HTTP client whose connections come from `ip` (any of 127.0.0.0/8 on Linux's
+/// loopback): another visitor, as the server counts them.
+pub fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .local_address(ip.parse::<std::net::IpAddr>().expect("an address"))
+        .build()
+        .expect("a client")
+}
+
+/// The session cookie a response sets, as a `Cookie` header value, and the whole header.
+pub fn session_cookie(response: &reqwest::Response) -> (String, String) {
+    let header = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|value| value.to_str().unwrap().to_owned())
+        .find(|value| value.starts_with("othello_session="))
+        .expect("a session cookie");
+    let pair = header.split(';').next().unwrap().to_owned();
+    (pair, header)
+}
+
+/// Registers `name`: its cookie and CSRF token.
+pub async fn member(server: &Server, name: &str) -> (String, String) {
+    let response = client()
+        .post(server.api("/accounts"))
+        .json(&json!({"name": name, "password": "a good password"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201);
+    let cookie = session_cookie(&response).0;
+    let body: Value = response.json().await.unwrap();
+    (cookie, body["csrf"].as_str().unwrap().to_owned())
+}
+
 /// A request's status and JSON body (`Value::Null` for a body that is not JSON).
 pub async fn send(request: reqwest::RequestBuilder) -> (u16, Value) {
     let response = request.send().await.expect("the server answers");

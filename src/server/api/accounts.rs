@@ -1,18 +1,16 @@
 //! The accounts' endpoints: `POST /api/accounts` (register), `POST /api/session` (log in),
 //! `DELETE /api/session` (log out), `GET /api/me`.
 
-use std::net::{IpAddr, SocketAddr};
-
 use axum::{
     Json,
-    extract::{ConnectInfo, State as AxumState},
-    http::{HeaderMap, StatusCode},
+    extract::State as AxumState,
+    http::StatusCode,
     response::{IntoResponse, Response},
 };
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 use serde::{Deserialize, Serialize};
 
-use super::{App, Body, Caller};
+use super::{Address, App, Body, Caller};
 use crate::server::{
     accounts::{Member, SESSION_COOKIE},
     error::ApiError,
@@ -61,54 +59,28 @@ fn session_cookie(token: String, ttl: std::time::Duration) -> Cookie<'static> {
 
 pub(super) async fn register(
     AxumState(app): AxumState<App>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    Address(address): Address,
     jar: CookieJar,
     Body(credentials): Body<Credentials>,
 ) -> Result<Response, ApiError> {
-    let client = client_address(&app, peer, &headers);
     let session = app
         .accounts
-        .register(&credentials.name, &credentials.password, client)
+        .register(&credentials.name, &credentials.password, address)
         .await?;
     Ok((StatusCode::CREATED, logged_in(&app, jar, session)).into_response())
 }
 
 pub(super) async fn login(
     AxumState(app): AxumState<App>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    Address(address): Address,
     jar: CookieJar,
     Body(credentials): Body<Credentials>,
 ) -> Result<Response, ApiError> {
-    let client = client_address(&app, peer, &headers);
     let session = app
         .accounts
-        .login(&credentials.name, &credentials.password, client)
+        .login(&credentials.name, &credentials.password, address)
         .await?;
     Ok(logged_in(&app, jar, session).into_response())
-}
-
-/// The client's address: the peer's, or behind a trusted proxy (`--trusted-proxy`) the
-/// last address in `X-Forwarded-For` that is not a trusted proxy's (what the proxy saw;
-/// anything before it the client may have written).
-fn client_address(app: &App, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
-    let trusted = |ip: &IpAddr| app.trusted_proxies.contains(ip);
-    if !trusted(&peer.ip()) {
-        return peer.ip();
-    }
-    headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(str::trim)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .map_while(|hop| hop.parse::<IpAddr>().ok())
-        .find(|ip| !trusted(ip))
-        .unwrap_or(peer.ip())
 }
 
 /// The answer to a login or a registration: the session's cookie, the member and their

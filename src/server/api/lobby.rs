@@ -20,6 +20,7 @@ use super::{App, Body, Caller, ClockRequest, Empty, SettingsRequest, guest_name,
 use crate::server::{
     error::ApiError,
     game::{Listing, color_text, hash_secret, new_secret},
+    limits::Making,
     live,
     lobby::{ColorChoice, Person, Seek, Viewer},
     table::Ended,
@@ -352,6 +353,8 @@ pub(super) async fn post_seek(
         crate::server::accounts::check_name(to)?;
     }
     let (poster, secret) = person(&caller, request.name)?;
+    app.admission
+        .admit(Making::Challenge, &caller.client(), caller.address)?;
     let shape = settings.shape.unwrap_or(Shape::STANDARD);
     let standard = Setup::standard(shape);
     let seek = Seek {
@@ -368,6 +371,7 @@ pub(super) async fn post_seek(
         to: request.to,
         private: request.private,
         created_at: 0,
+        address: Some(caller.address),
     };
     let seek = app.lobby.post(seek).await?;
     let origin = origin(&app, &headers);
@@ -428,6 +432,8 @@ pub(super) async fn accept_seek(
     Body(request): Body<AcceptRequest>,
 ) -> Result<Response, ApiError> {
     let (taker, secret) = person(&caller, request.name)?;
+    app.admission
+        .admit(Making::Game, &caller.client(), caller.address)?;
     let cell = app.lobby.accept(&app.hub, &id, taker).await?.cell;
     let color = cell
         .viewer(

@@ -9,11 +9,21 @@ use axum::{
 use serde::Serialize;
 
 use super::{App, origin};
+use crate::play::Occupant;
 use crate::server::{
     error::ApiError,
     ratings::{self, Rating},
     table::Ended,
 };
+
+/// `name` as a computer player's account name (`engine:7`, the name its rated games are
+/// kept under), if it is one.
+fn computer_name(name: &str) -> Option<String> {
+    match name.parse::<Occupant>() {
+        Ok(Occupant::Computer(spec)) => Some(spec.to_string()),
+        _ => None,
+    }
+}
 
 /// The games a player page lists.
 const GAMES: usize = 50;
@@ -21,7 +31,10 @@ const GAMES: usize = 50;
 #[derive(Serialize)]
 pub(super) struct PlayerView {
     name: String,
-    member_since: i64,
+    /// A computer player (`engine:7`): it has a page before its first rated game.
+    computer: bool,
+    /// When the account was made (`null` for a computer player with no games yet).
+    member_since: Option<i64>,
     ratings: Vec<RatingView>,
     history: Vec<HistoryView>,
     games: Vec<PlayedView>,
@@ -68,11 +81,21 @@ pub(super) async fn show_player(
     Path(name): Path<String>,
 ) -> Result<Json<PlayerView>, ApiError> {
     let store = app.hub.store();
-    let wanted = name.clone();
-    let user = store
-        .user(&wanted)
-        .await?
-        .ok_or_else(|| ApiError::NoSuchPlayer(name.chars().take(40).collect()))?;
+    let computer = computer_name(&name);
+    let Some(user) = store.user(&name).await? else {
+        // Every computer player has a page, rated games or not.
+        return match computer {
+            Some(name) => Ok(Json(PlayerView {
+                name,
+                computer: true,
+                member_since: None,
+                ratings: Vec::new(),
+                history: Vec::new(),
+                games: Vec::new(),
+            })),
+            None => Err(ApiError::NoSuchPlayer(name.chars().take(40).collect())),
+        };
+    };
     let id = user.id;
     let (stored_ratings, history, game_ids) = (
         store.ratings(id).await?,
@@ -118,8 +141,10 @@ pub(super) async fn show_player(
         });
     }
     Ok(Json(PlayerView {
+        // Computer players' accounts have no password.
+        computer: user.password_hash.is_empty(),
+        member_since: Some(user.created_at),
         name: user.name,
-        member_since: user.created_at,
         ratings: stored_ratings
             .into_iter()
             .map(|stored| {

@@ -27,6 +27,18 @@ pub use postgres::Postgres;
 pub use sqlite::Sqlite;
 use tokio::sync::oneshot;
 
+/// A key's attempts within a window: how many, the oldest and the newest (milliseconds
+/// since the Unix epoch).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Attempts {
+    /// How many.
+    pub count: u64,
+    /// The oldest's time.
+    pub oldest: Option<i64>,
+    /// The newest's time.
+    pub newest: Option<i64>,
+}
+
 /// A game as stored: everything needed to rebuild it after a restart.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredGame {
@@ -360,6 +372,10 @@ pub enum StoreError {
     /// the change was not applied, or the answer was lost with the connection.
     #[error("the database cannot be reached: {0}")]
     Unavailable(String),
+    /// Every connection to the database was in use for as long as a request may wait:
+    /// nothing was applied.
+    #[error("every connection to the database is busy")]
+    Busy,
     /// The challenge was taken or withdrawn already (on a shared database, through
     /// another server).
     #[error("challenge {0} is gone")]
@@ -902,14 +918,14 @@ impl Store {
         }
     }
 
-    /// How many attempts `key` has had since `since`, and the oldest's time (a shared
-    /// database; SQLite: none, this server counts them itself).
+    /// The attempts `key` has had since `since` (a shared database; SQLite: none, this
+    /// server counts them itself).
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn attempts(&self, key: &str, since: i64) -> Result<(u64, Option<i64>), StoreError> {
+    pub async fn attempts(&self, key: &str, since: i64) -> Result<Attempts, StoreError> {
         match &self.kind {
-            Kind::Sqlite { .. } => Ok((0, None)),
+            Kind::Sqlite { .. } => Ok(Attempts::default()),
             Kind::Postgres(postgres) => postgres.attempts(key, since).await,
         }
     }

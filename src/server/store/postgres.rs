@@ -12,8 +12,8 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
-    Change, ClockColumns, Notice, StoreError, StoredGame, StoredMatch, StoredMove, StoredPresence,
-    StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser, join, split,
+    Attempts, Change, ClockColumns, Notice, StoreError, StoredGame, StoredMatch, StoredMove,
+    StoredPresence, StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser, join, split,
 };
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
@@ -226,6 +226,9 @@ impl From<PoolError> for StoreError {
     fn from(error: PoolError) -> StoreError {
         match error {
             PoolError::Backend(error) => error.into(),
+            // Every connection is in use for as long as a request waits: the database is
+            // there, the server is busy.
+            PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => StoreError::Busy,
             other => StoreError::Unavailable(other.to_string()),
         }
     }
@@ -893,15 +896,19 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn attempts(&self, key: &str, since: i64) -> Result<(u64, Option<i64>), StoreError> {
+    pub async fn attempts(&self, key: &str, since: i64) -> Result<Attempts, StoreError> {
         let client = self.pool.get().await?;
         let row = client
             .query_one(
-                "SELECT count(*), min(at) FROM attempts WHERE key = $1 AND at > $2",
+                "SELECT count(*), min(at), max(at) FROM attempts WHERE key = $1 AND at > $2",
                 &[&key, &since],
             )
             .await?;
-        Ok((small(row.try_get(0)?), row.try_get(1)?))
+        Ok(Attempts {
+            count: small(row.try_get(0)?),
+            oldest: row.try_get(1)?,
+            newest: row.try_get(2)?,
+        })
     }
 
     /// Challenges taken since `since`.

@@ -5,7 +5,7 @@
 import { api, loadSession } from "./api.js";
 import { Board } from "./board.js";
 import { drawGraph } from "./graph.js";
-import { showAccount, showLobby, showSeek } from "./lobby.js";
+import { isolated, showAccount, showLobby, showSeek } from "./lobby.js";
 import { Clocks } from "./clock.js";
 import { showPlayer } from "./player.js";
 
@@ -214,7 +214,7 @@ class GameView {
   seatName(color, seat) {
     const who = seat.name || (seat.player === "human" ? "person" : seat.player);
     const you = this.state && this.state.you === color ? " (you)" : "";
-    return `${NAMES[color]}: ${who}${you}`;
+    return `${NAMES[color]}: ${isolated(who)}${you}`;
   }
 
   render(state) {

@@ -39,11 +39,18 @@ function link(href, text) {
   const anchor = document.createElement("a");
   anchor.href = href;
   anchor.textContent = text;
+  anchor.dir = "auto";
   return anchor;
 }
 
+/** A name as its own bidirectional island: a right-to-left override in it cannot turn
+ * the text around it. */
+export function isolated(name) {
+  return `\u2068${name}\u2069`;
+}
+
 function person(name, member) {
-  return member ? link(`/u/${encodeURIComponent(name)}`, name) : document.createTextNode(`${name} (guest)`);
+  return member ? link(`/u/${encodeURIComponent(name)}`, name) : document.createTextNode(`${isolated(name)} (guest)`);
 }
 
 // ---------------------------------------------------------------- the account box
@@ -242,7 +249,7 @@ function renderGames(list, games, over) {
   list.textContent = "";
   for (const game of games) {
     const item = document.createElement("li");
-    let text = `${game.black} vs ${game.white}, ${describe(game)}`;
+    let text = `${isolated(game.black)} vs ${isolated(game.white)}, ${describe(game)}`;
     if (over) {
       const result = game.winner === "none" ? "draw" : game.winner ? `${NAMES[game.winner]} won` : "aborted";
       const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned" }[game.ending]})` : "";

@@ -51,7 +51,9 @@ export async function showPlayer(name) {
     return;
   }
   $("#player-name").textContent = player.name;
-  $("#player-since").textContent = `Member since ${new Date(player.member_since).toLocaleDateString()}.`;
+  $("#player-since").textContent = player.computer
+    ? "A computer player: anyone may play it; its rating counts its rated games."
+    : `Member since ${new Date(player.member_since).toLocaleDateString()}.`;
   const ratings = $("#player-ratings tbody");
   for (const rating of player.ratings) {
     const row = ratings.insertRow();
