@@ -581,7 +581,7 @@ fn avx2_moves(player: u64, opponent: u64) -> u64 {
 /// (steps of 1, 2 and 4 squares cover a ray of 7): the run is what the smear leaves.
 /// A run flips where the square that ends it is the player's. Shorter dependency chains
 /// than growing the runs step by step as [`avx2_moves`] grows moves: 0.88x the time of
-/// `othello perft 12` (BENCHMARKS.md, "On a Zen 3").
+/// `othello perft 12` (docs/benchmarks/history.md, "On a Zen 3: flips along rays").
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]

@@ -635,7 +635,7 @@ fn pattern_indices_pext(player: u64, opponent: u64, indices: &mut [u32; ACTIVE])
 /// afresh: the other way engines get them. Each index is kept twice, as the side to move
 /// reads it (its discs 1, the opponent's 2) and as the opponent does, since the two swap
 /// roles at every move. The search recomputes indices at its leaves instead, which costs
-/// less here (see BENCHMARKS.md, "Incremental pattern indices"); this stays to measure
+/// less here (see docs/benchmarks/history.md, "What it costs"); this stays to measure
 /// that, and is checked against the recomputation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IncrementalIndices {
