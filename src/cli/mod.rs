@@ -25,6 +25,7 @@ pub mod grader;
 pub mod hint;
 pub mod matches;
 pub mod nboard;
+pub mod output;
 pub mod perft;
 pub mod play;
 pub mod progress;
