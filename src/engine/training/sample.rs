@@ -96,17 +96,18 @@ pub struct SampleReader {
 }
 
 impl SampleReader {
-    /// Opens `path`, checking its first bytes.
+    /// Opens `path`, checking its first bytes. A header cut short (a file stopped as it
+    /// was begun) is a file with no samples yet.
     ///
     /// # Errors
     /// If it cannot be read or is not a samples file.
     pub fn open(path: &Path) -> io::Result<SampleReader> {
         let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
-        let mut magic = [0; 8];
-        input
-            .read_exact(&mut magic)
-            .map_err(|_| not_samples(path))?;
-        if &magic != MAGIC {
+        let mut magic = Vec::with_capacity(MAGIC.len());
+        (&mut input)
+            .take(MAGIC.len() as u64)
+            .read_to_end(&mut magic)?;
+        if !MAGIC.starts_with(&magic) {
             return Err(not_samples(path));
         }
         Ok(SampleReader { input })
@@ -171,15 +172,20 @@ impl SampleWriter {
             .truncate(false)
             .open(path)?;
         let length = file.metadata()?.len();
-        let records = if length == 0 {
+        let mut magic = Vec::with_capacity(MAGIC.len());
+        (&mut file)
+            .take(MAGIC.len() as u64)
+            .read_to_end(&mut magic)?;
+        if !MAGIC.starts_with(&magic) {
+            return Err(not_samples(path));
+        }
+        // A header cut short is written again whole.
+        let records = if length < MAGIC.len() as u64 {
+            file.set_len(0)?;
+            file.seek(SeekFrom::Start(0))?;
             file.write_all(MAGIC)?;
             0
         } else {
-            let mut magic = [0; 8];
-            file.read_exact(&mut magic).map_err(|_| not_samples(path))?;
-            if &magic != MAGIC {
-                return Err(not_samples(path));
-            }
             let records = (length - 8) / RECORD as u64;
             file.set_len(8 + records * RECORD as u64)?;
             records
