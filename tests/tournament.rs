@@ -603,6 +603,41 @@ fn regression_22_9_a_killed_tournament_takes_its_engines_with_it() {
     }
 }
 
+/// Issue 44.12: what an engine's script starts besides the engine (`sleep &`) goes with a
+/// tournament killed with SIGKILL too.
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_44_12_a_killed_tournament_takes_its_engines_children_with_it() {
+    use std::{process::Command as StdCommand, thread, time::Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let engine = format!(
+        "slow=sh -c 'sleep 1000 </dev/null >/dev/null 2>&1 & echo $! >> kids; exec {}'",
+        nboard_command()
+    );
+    let mut child = StdCommand::new(othello_path())
+        .args(["tournament", "--player", "r=random", "--engine", &engine])
+        .args(["--engine-depth", "60", "--no-save"])
+        .current_dir(dir.path())
+        .spawn()
+        .unwrap();
+    let kids = dir.path().join("kids");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !kids.exists() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kids = fs::read_to_string(&kids).unwrap();
+    assert!(!kids.trim().is_empty());
+    for pid in kids.lines() {
+        assert!(
+            gone(pid),
+            "the engine's child {pid} outlived the tournament"
+        );
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_interrupted_tournament_stops_its_engines() {
