@@ -1259,3 +1259,101 @@ fn regression_44_15_grader_mode_argument_errors_are_one_line() {
         "{stderr}"
     );
 }
+
+/// Issue 44.13: file arguments that are not regular files are refused at once (no hang
+/// on a FIFO or `/dev/zero`), and `db migrate` checks its target before making a lock
+/// file beside it.
+#[cfg(unix)]
+#[test]
+fn regression_44_13_fifos_devices_and_other_files_are_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("pipe");
+    fifo(&pipe);
+    let pipe = pipe.to_str().unwrap();
+    for openings in [pipe, "/dev/zero"] {
+        let output = othello()
+            .args(["tournament", "--player", "a=random", "--player", "b=random"])
+            .args(["--openings", openings, "--no-save"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{openings}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("not a regular file"),
+            "{openings}: {stderr}"
+        );
+    }
+    let readme = dir.path().join("README.md");
+    std::fs::write(&readme, "# not a database\n").unwrap();
+    for db in [readme.to_str().unwrap(), pipe] {
+        let output = run(&["db", "migrate", "--db", db]);
+        assert_eq!(output.status.code(), Some(1), "{db}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("not a SQLite database") && !stderr.contains("disk I/O"),
+            "{db}: {stderr}"
+        );
+        assert!(!Path::new(&format!("{db}.lock")).exists(), "{db}.lock made");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&readme).unwrap(),
+        "# not a database\n"
+    );
+    // A new database, and the same again, are fine.
+    let db = dir.path().join("games.db");
+    succeeded(&run(&["db", "migrate", "--db", db.to_str().unwrap()]));
+    succeeded(&run(&["db", "migrate", "--db", db.to_str().unwrap()]));
+    // Training inputs too.
+    let output = run(&[
+        "train",
+        "label",
+        "--in",
+        pipe,
+        "--out",
+        dir.path().join("l.bin").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a regular file"));
+}
+
+/// Issue 44.14: `transcript` shows at most the first 4096 bytes of a line (8 MB of NULs
+/// made 40 MB of output), and refuses a file that is not a regular one (`/dev/zero`
+/// never ended).
+#[test]
+fn regression_44_14_transcript_echoes_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("long.in");
+    let mut bytes = SPEC_4X4.as_bytes().to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 1 << 20));
+    bytes.extend_from_slice(b"\n2 4\n");
+    std::fs::write(&input, &bytes).unwrap();
+    let output = run(&["transcript", input.to_str().unwrap()]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.len() < 64 << 10, "{} bytes of output", stdout.len());
+    assert!(
+        stdout.contains(&format!(" [... {} more bytes]\n", (1 << 20) - 4096)),
+        "{}",
+        &stdout[stdout.len() - 300..]
+    );
+    #[cfg(unix)]
+    {
+        let output = othello()
+            .args(["transcript", "/dev/zero"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        // An endless stdin stops too, with an error.
+        let output = std::process::Command::new(common::othello_path())
+            .arg("transcript")
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.len() < 64 << 10);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("longer than 64 MiB"), "{stderr}");
+    }
+}

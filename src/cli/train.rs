@@ -453,13 +453,24 @@ impl SelfPlayArgs {
     }
 }
 
+/// The samples file at `path`, if it is a regular file (a FIFO named by mistake would wait
+/// for a writer, a device never end).
+fn open_samples(path: &Path) -> std::io::Result<SampleReader> {
+    SampleReader::from_file(crate::files::open_regular(path)?, path)
+}
+
+/// Every sample of the file at `path` (see [`open_samples`]).
+fn read_samples(path: &Path) -> std::io::Result<Vec<Sample>> {
+    open_samples(path)?.read_rest()
+}
+
 /// Where a positions file stopped: the number of the last game begun (its positions are
 /// removed, to be played again whole), or 0 for a new file.
 fn resume_point(path: &Path) -> std::io::Result<u32> {
     if !path.exists() {
         return Ok(0);
     }
-    let mut reader = SampleReader::open(path)?;
+    let mut reader = open_samples(path)?;
     let (mut last, mut before_last, mut records) = (None, 0u64, 0u64);
     while let Some(sample) = reader.next_sample()? {
         if last != Some(sample.game) {
@@ -487,7 +498,7 @@ impl LabelArgs {
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
-        let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
+        let samples = read_samples(&self.input).map_err(read_error(&self.input))?;
         let (mut writer, done) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
         let done = (done as usize).min(samples.len());
         let start = Instant::now();
@@ -530,7 +541,7 @@ impl FitArgs {
         check_step_output(&self.out, &inputs, OutputKind::Weights, self.force)?;
         let mut samples = Vec::new();
         for path in &self.input {
-            samples.extend(SampleReader::read_all(path).map_err(read_error(path))?);
+            samples.extend(read_samples(path).map_err(read_error(path))?);
         }
         let labelled = samples.iter().filter(|s| s.label != Label::None).count();
         if labelled == 0 {
@@ -667,7 +678,7 @@ impl OutputKind {
             let model: CutModel = serde_json::from_str(&text).ok()?;
             return (model.version == CutModel::VERSION).then_some(OutputKind::CutModel);
         }
-        let mut reader = SampleReader::open(path).ok()?;
+        let mut reader = open_samples(path).ok()?;
         Some(match reader.next_sample().ok()? {
             None => OutputKind::NoSamples,
             Some(sample) if sample.label == Label::None => OutputKind::Positions,
@@ -706,7 +717,7 @@ impl ProbcutArgs {
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
-        let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
+        let samples = read_samples(&self.input).map_err(read_error(&self.input))?;
         let pick = |range: std::ops::RangeInclusive<u32>, count: u32, salt: u64| {
             let mut fitting: Vec<Sample> = samples
                 .iter()

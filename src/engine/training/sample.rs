@@ -102,7 +102,16 @@ impl SampleReader {
     /// # Errors
     /// If it cannot be read or is not a samples file.
     pub fn open(path: &Path) -> io::Result<SampleReader> {
-        let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
+        SampleReader::from_file(File::open(path)?, path)
+    }
+
+    /// [`SampleReader::open`] on a file already open (checked to be a regular file, say),
+    /// named `path` in errors.
+    ///
+    /// # Errors
+    /// If it cannot be read or is not a samples file.
+    pub fn from_file(file: File, path: &Path) -> io::Result<SampleReader> {
+        let mut input = BufReader::with_capacity(1 << 20, file);
         let mut magic = Vec::with_capacity(MAGIC.len());
         (&mut input)
             .take(MAGIC.len() as u64)
@@ -118,9 +127,16 @@ impl SampleReader {
     /// # Errors
     /// See [`SampleReader::open`] and [`SampleReader::next_sample`].
     pub fn read_all(path: &Path) -> io::Result<Vec<Sample>> {
-        let mut reader = SampleReader::open(path)?;
+        SampleReader::open(path)?.read_rest()
+    }
+
+    /// Every sample not read yet.
+    ///
+    /// # Errors
+    /// See [`SampleReader::next_sample`].
+    pub fn read_rest(mut self) -> io::Result<Vec<Sample>> {
         let mut samples = Vec::new();
-        while let Some(sample) = reader.next_sample()? {
+        while let Some(sample) = self.next_sample()? {
             samples.push(sample);
         }
         Ok(samples)
