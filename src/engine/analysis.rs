@@ -104,47 +104,70 @@ pub fn rank(
     signal: Option<&Signal>,
     depth: &mut dyn FnMut(u32),
 ) -> Hint {
+    let mut tt = TranspositionTable::new(table_megabytes(setup, options));
+    rank_in(setup, options, &mut tt, signal, depth)
+}
+
+/// [`rank`] in the table `tt`, kept between rankings by a front end that searches one
+/// game move after move (what one search stored orders the next, as engines expect); clear
+/// it for another game. A table of at least [`table_megabytes`] suits.
+pub fn rank_in(
+    setup: &Setup,
+    options: &RankOptions,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+    depth: &mut dyn FnMut(u32),
+) -> Hint {
     let rule = setup.win_rule;
+    tt.new_search();
     let mut hint = on_node!(
         variant = options.variant,
         &setup.board,
         setup.first_mover,
-        |node| rank_node(&node, options, rule, signal, depth)
+        |node| rank_node(&node, options, rule, tt, signal, depth)
     );
     hint.to_move = hint.final_score.is_none().then_some(setup.first_mover);
     hint
 }
 
-/// The table for a hint with `options` on `node`, sized to the work: to the time given; to
+/// The table size in MiB [`rank`] gives `setup` with `options`.
+pub fn table_megabytes(setup: &Setup, options: &RankOptions) -> usize {
+    on_node!(
+        variant = options.variant,
+        &setup.board,
+        setup.first_mover,
+        |node| megabytes(options, &node)
+    )
+}
+
+/// The size in MiB of the table for a hint with `options` on `node`, sized to the work: to the time given; to
 /// the search a depth implies (or the solve that replaces it, which is given a few times the
 /// search's time), a small table for a shallow depth; to a solve when the depth reaches
 /// the end of the game.
-fn table<N: Node>(options: &RankOptions, node: &N) -> TranspositionTable {
+fn megabytes<N: Node>(options: &RankOptions, node: &N) -> usize {
     let empties = node.empties().len();
-    let megabytes =
-        options
-            .hash
-            .unwrap_or_else(|| match (options.limits.time, options.limits.depth) {
-                (Some(time), _) => TranspositionTable::megabytes_for_time(time),
-                (None, Some(depth)) if depth < empties => {
-                    let work = search_time_estimate(node, depth).saturating_mul(4);
-                    TranspositionTable::megabytes_for_time(work)
-                        .min(TranspositionTable::megabytes_for_solve(empties))
-                }
-                (None, _) => TranspositionTable::megabytes_for_solve(empties),
-            });
-    TranspositionTable::new(megabytes)
+    options
+        .hash
+        .unwrap_or_else(|| match (options.limits.time, options.limits.depth) {
+            (Some(time), _) => TranspositionTable::megabytes_for_time(time),
+            (None, Some(depth)) if depth < empties => {
+                let work = search_time_estimate(node, depth).saturating_mul(4);
+                TranspositionTable::megabytes_for_time(work)
+                    .min(TranspositionTable::megabytes_for_solve(empties))
+            }
+            (None, _) => TranspositionTable::megabytes_for_solve(empties),
+        })
 }
 
 fn rank_node<N: Node>(
     node: &N,
     options: &RankOptions,
     rule: WinRule,
+    tt: &mut TranspositionTable,
     signal: Option<&Signal>,
     depth: &mut dyn FnMut(u32),
 ) -> Hint {
     let start = Instant::now();
-    let mut tt = table(options, node);
     if node.moves().is_empty() {
         let Some(passed) = node.after_pass() else {
             return Hint {
@@ -162,7 +185,7 @@ fn rank_node<N: Node>(
             count: 1,
             ..*options
         };
-        let mut after = rank_moves(&passed, &options, rule, &mut tt, signal, depth, start);
+        let mut after = rank_moves(&passed, &options, rule, tt, signal, depth, start);
         let reply = after.lines.pop();
         let (score, exact, mut pv) = reply.map_or((Score(0), true, Vec::new()), |line| {
             (-line.score, line.exact, line.pv)
@@ -176,7 +199,7 @@ fn rank_node<N: Node>(
         }];
         return after;
     }
-    rank_moves(node, options, rule, &mut tt, signal, depth, start)
+    rank_moves(node, options, rule, tt, signal, depth, start)
 }
 
 /// Ranks the moves of `node`, which has some: exactly when the solver should finish in
@@ -727,7 +750,8 @@ mod tests {
                     on_node!(variant = variant, &board, Color::Black, |start| {
                         let node = random_position(&start, empties, seed);
                         if let Some(node) = node {
-                            let hint = rank_node(&node, &options, rule, None, &mut |_| {});
+                            let mut tt = TranspositionTable::new(megabytes(&options, &node));
+                            let hint = rank_node(&node, &options, rule, &mut tt, None, &mut |_| {});
                             for line in &hint.lines {
                                 assert!(line.exact, "{line:?}");
                                 if let Err(error) = check_line(&node, line, rule) {
@@ -757,7 +781,7 @@ mod tests {
                 ..RankOptions::new(Variant::Full, 3)
             };
             on_node!(rules = Full, &setup.board, setup.first_mover, |node| {
-                table(&options, &node).bytes()
+                megabytes(&options, &node) << 20
             })
         };
         assert_eq!(setup.board.empty_squares().count(), 36);
