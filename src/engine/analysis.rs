@@ -781,7 +781,7 @@ mod tests {
                 ..RankOptions::new(Variant::Full, 3)
             };
             on_node!(rules = Full, &setup.board, setup.first_mover, |node| {
-                megabytes(&options, &node) << 20
+                TranspositionTable::new(megabytes(&options, &node)).bytes()
             })
         };
         assert_eq!(setup.board.empty_squares().count(), 36);
