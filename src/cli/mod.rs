@@ -121,7 +121,8 @@ pub enum Command {
     /// Train the learned evaluation: play games, score their positions, fit weights,
     /// measure them.
     ///
-    /// The steps are subcommands (selfplay, label, fit, then measure), each reproducible
+    /// The steps are subcommands (selfplay, label, fit, then measure; probcut for the
+    /// selective search's model), each reproducible
     /// from its seed and options, each resuming where it stopped. See "Training it again"
     /// in docs/training.md.
     Train(train::TrainArgs),
