@@ -116,8 +116,9 @@ pub struct StartOptions {
     pub nonblocking_stdin: bool,
     /// Limits and isolation for a program that is not trusted (none by default).
     pub confinement: Option<Confinement>,
-    /// Stop its whole group when this process dies, even by SIGKILL (see [`guard_group`]):
-    /// for programs that start others, such as engines behind a script.
+    /// Stop its whole group when this process dies, even by SIGKILL (a guard process kills
+    /// it when a pipe only this process holds ends): for programs that start others, such
+    /// as engines behind a script.
     pub guarded: bool,
 }
 
