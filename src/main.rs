@@ -31,6 +31,11 @@ fn main() -> ExitCode {
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(error) if error.use_stderr() && cli::grader::is_grader_mode() => {
+            // One line, as every other error of the grader mode.
+            let _ = writeln!(io::stderr(), "othello: {}", cli::grader::one_line(&error));
+            return ExitCode::from(1);
+        }
         Err(error) => {
             // --help and --version print to stdout and succeed; usage errors exit with 1.
             let _ = error.print();

@@ -55,7 +55,8 @@ mod arguments {
                 .assert()
                 .code(1)
                 .stdout(predicate::str::is_empty())
-                .stderr(predicate::str::contains("error"));
+                // One line (issue 44.15).
+                .stderr(predicate::str::is_match("^othello: [^\n]+\n$").unwrap());
         }
     }
 

@@ -191,3 +191,29 @@ fn the_input_rules_the_spec_states_are_not_called_its_silences() {
         );
     }
 }
+
+/// Issue 44.17: the Commands table names every subcommand `othello --help` lists.
+#[test]
+fn the_commands_table_names_every_subcommand() {
+    let text = readme();
+    let help = Command::new(cargo_bin("othello"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let commands = &help[help.find("Commands:").unwrap()..];
+    let names: Vec<&str> = commands
+        .lines()
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|&name| name != "help")
+        .collect();
+    assert!(names.len() > 10, "{names:?}");
+    for name in names {
+        assert!(
+            text.contains(&format!("| `othello {name}")),
+            "the README's Commands table leaves out {name}"
+        );
+    }
+}

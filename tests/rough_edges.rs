@@ -1109,3 +1109,251 @@ fn regression_22_11_the_prompt_and_messages_say_what_happened() {
             "move 2: B[F6], but White is to move",
         ));
 }
+
+/// Runs othello with `args`; the output.
+fn run(args: &[&str]) -> std::process::Output {
+    othello().args(args).output().unwrap()
+}
+
+/// Asserts `output` succeeded, showing its stderr if not.
+fn succeeded(output: &std::process::Output) {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Issue 44.10: `book merge --out` replaces a book (or makes a new file), never a file of
+/// another kind unless forced, nor a FIFO or a directory.
+#[test]
+fn regression_44_10_book_merge_keeps_files_that_are_not_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let book = path("a.book");
+    succeeded(&run(&[
+        "book",
+        "grow",
+        "--book",
+        &book,
+        "--positions",
+        "2",
+        "--depth",
+        "1",
+        "--plies",
+        "2",
+    ]));
+    let weights = path("weights.bin");
+    std::fs::write(&weights, b"OTHPAT01 not a book").unwrap();
+    let refused = run(&["book", "merge", "--out", &weights, &book]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("exists and holds no book, not a book: not replaced (--force replaces it)"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&weights).unwrap(), b"OTHPAT01 not a book");
+    // A new file, a book (one of those merged too), and a forced file of another kind.
+    let merged = path("new/merged.book");
+    succeeded(&run(&["book", "merge", "--out", &merged, &book]));
+    succeeded(&run(&["book", "merge", "--out", &book, &book, &merged]));
+    succeeded(&run(&[
+        "book", "merge", "--out", &weights, &book, "--force",
+    ]));
+    succeeded(&run(&["book", "show", "--book", &weights]));
+    let pipe = dir.path().join("pipe");
+    fifo(&pipe);
+    for out in [pipe.to_str().unwrap(), dir.path().to_str().unwrap()] {
+        let refused = run(&["book", "merge", "--out", out, &book, "--force"]);
+        assert_eq!(refused.status.code(), Some(1), "{out}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("not a regular file"), "{out}: {stderr}");
+    }
+}
+
+/// Issue 44.11: a training file stopped as it began (its header only, or less, or a
+/// record cut short) is gone on with by the same command, as the README says.
+#[test]
+fn regression_44_11_a_step_stopped_as_it_began_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let positions = path("positions.bin");
+    let selfplay = |out: &str| {
+        run(&[
+            "train", "selfplay", "--out", out, "--games", "2", "--depth", "1",
+        ])
+    };
+    for start in [&b"OTHSAMP1"[..], b"OTH", b"", b"OTHSAMP1\x01\x02\x03"] {
+        std::fs::write(&positions, start).unwrap();
+        let resumed = selfplay(&positions);
+        succeeded(&resumed);
+        assert!(
+            String::from_utf8_lossy(&resumed.stdout).starts_with("games 0..2:"),
+            "{start:?}"
+        );
+        let bytes = std::fs::read(&positions).unwrap();
+        assert!(bytes.starts_with(b"OTHSAMP1") && (bytes.len() - 8) % 24 == 0);
+        assert!(
+            bytes.len() > 8 + 24 * 10,
+            "{start:?}: {} bytes",
+            bytes.len()
+        );
+    }
+    let labelled = path("labelled.bin");
+    for start in [&b"OTHSAMP1"[..], b"OTHSA"] {
+        std::fs::write(&labelled, start).unwrap();
+        succeeded(&run(&[
+            "train", "label", "--in", &positions, "--out", &labelled, "--exact", "4", "--depth",
+            "1",
+        ]));
+        assert_eq!(
+            std::fs::read(&labelled).unwrap().len(),
+            std::fs::read(&positions).unwrap().len()
+        );
+    }
+    // Not a header: still refused.
+    std::fs::write(&labelled, b"OTHER").unwrap();
+    assert_eq!(selfplay(&labelled).status.code(), Some(1));
+    assert_eq!(std::fs::read(&labelled).unwrap(), b"OTHER");
+}
+
+/// Issue 44.15: a bad argument in the grader mode is one `othello:` line naming the wrong
+/// word; a move list names the whole wrong word (`pass`, not `p`).
+#[test]
+fn regression_44_15_grader_mode_argument_errors_are_one_line() {
+    for (args, wrong) in [
+        (&["--rules", "bogus"][..], "'bogus'"),
+        (&["--rules=fulll"], "'fulll'"),
+        (&["--bogus"], "'--bogus'"),
+        (&["--rules", "simple", "--bogus"], "'--bogus'"),
+        (&["bogus"], "'bogus'"),
+    ] {
+        let output = othello().args(args).write_stdin(SPEC_4X4).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("othello: ") && stderr.contains(wrong),
+            "{args:?}: {stderr}"
+        );
+    }
+    let output = run(&["--rules", "bogus"]);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("(possible values: full, simple)"),
+        "{output:?}"
+    );
+    // A subcommand's own errors keep clap's usage.
+    let output = run(&["hint", "--bogus"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Usage: othello hint"));
+    // A record with a pass among its moves names it whole.
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("game.txt");
+    std::fs::write(&record, "rules: full\nmoves: f5 pass d6\n").unwrap();
+    let output = run(&["analyze", record.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with("line 2: move 2: expected a square from a1 to p16, found \"pass\"\n"),
+        "{stderr}"
+    );
+}
+
+/// Issue 44.13: file arguments that are not regular files are refused at once (no hang
+/// on a FIFO or `/dev/zero`), and `db migrate` checks its target before making a lock
+/// file beside it.
+#[cfg(unix)]
+#[test]
+fn regression_44_13_fifos_devices_and_other_files_are_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("pipe");
+    fifo(&pipe);
+    let pipe = pipe.to_str().unwrap();
+    for openings in [pipe, "/dev/zero"] {
+        let output = othello()
+            .args(["tournament", "--player", "a=random", "--player", "b=random"])
+            .args(["--openings", openings, "--no-save"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{openings}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("not a regular file"),
+            "{openings}: {stderr}"
+        );
+    }
+    let readme = dir.path().join("README.md");
+    std::fs::write(&readme, "# not a database\n").unwrap();
+    for db in [readme.to_str().unwrap(), pipe] {
+        let output = run(&["db", "migrate", "--db", db]);
+        assert_eq!(output.status.code(), Some(1), "{db}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("not a SQLite database") && !stderr.contains("disk I/O"),
+            "{db}: {stderr}"
+        );
+        assert!(!Path::new(&format!("{db}.lock")).exists(), "{db}.lock made");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&readme).unwrap(),
+        "# not a database\n"
+    );
+    // A new database, and the same again, are fine.
+    let db = dir.path().join("games.db");
+    succeeded(&run(&["db", "migrate", "--db", db.to_str().unwrap()]));
+    succeeded(&run(&["db", "migrate", "--db", db.to_str().unwrap()]));
+    // Training inputs too.
+    let output = run(&[
+        "train",
+        "label",
+        "--in",
+        pipe,
+        "--out",
+        dir.path().join("l.bin").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a regular file"));
+}
+
+/// Issue 44.14: `transcript` shows at most the first 4096 bytes of a line (8 MB of NULs
+/// made 40 MB of output), and refuses a file that is not a regular one (`/dev/zero`
+/// never ended).
+#[test]
+fn regression_44_14_transcript_echoes_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("long.in");
+    let mut bytes = SPEC_4X4.as_bytes().to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 1 << 20));
+    bytes.extend_from_slice(b"\n2 4\n");
+    std::fs::write(&input, &bytes).unwrap();
+    let output = run(&["transcript", input.to_str().unwrap()]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.len() < 64 << 10, "{} bytes of output", stdout.len());
+    assert!(
+        stdout.contains(&format!(" [... {} more bytes]\n", (1 << 20) - 4096)),
+        "{}",
+        &stdout[stdout.len() - 300..]
+    );
+    #[cfg(unix)]
+    {
+        let output = othello()
+            .args(["transcript", "/dev/zero"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+        // An endless stdin stops too, with an error.
+        let output = std::process::Command::new(common::othello_path())
+            .arg("transcript")
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.len() < 64 << 10);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("longer than 64 MiB"), "{stderr}");
+    }
+}

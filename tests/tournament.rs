@@ -576,14 +576,17 @@ fn gone(pid: &str) -> bool {
     false
 }
 
-/// Issue 22.9: a tournament killed with SIGKILL (no chance to stop anything) takes its
-/// engines with it, even one deep in a search that would not notice its input closing.
+/// Plays a tournament against the engine `script` runs (`sh -c` with the engine's command
+/// line as `ENGINE`), kills it with SIGKILL once `script` has written the file `pids`
+/// (in the tournament's directory), and returns the process ids written there.
 #[cfg(target_os = "linux")]
-#[test]
-fn regression_22_9_a_killed_tournament_takes_its_engines_with_it() {
+fn pids_after_a_killed_tournament(script: &str) -> Vec<String> {
     use std::{process::Command as StdCommand, thread, time::Instant};
     let dir = tempfile::tempdir().unwrap();
-    let engine = format!("slow=sh -c 'echo $$ >> pids; exec {}'", nboard_command());
+    let engine = format!(
+        "slow=sh -c '{}'",
+        script.replace("ENGINE", &nboard_command())
+    );
     let mut child = StdCommand::new(othello_path())
         .args(["tournament", "--player", "r=random", "--engine", &engine])
         .args(["--engine-depth", "60", "--no-save"])
@@ -598,8 +601,36 @@ fn regression_22_9_a_killed_tournament_takes_its_engines_with_it() {
     thread::sleep(Duration::from_millis(300));
     child.kill().unwrap();
     child.wait().unwrap();
-    for pid in fs::read_to_string(&pids).unwrap().lines() {
-        assert!(gone(pid), "engine {pid} outlived the tournament");
+    let pids: Vec<String> = fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert!(!pids.is_empty());
+    pids
+}
+
+/// Issue 22.9: a tournament killed with SIGKILL (no chance to stop anything) takes its
+/// engines with it, even one deep in a search that would not notice its input closing.
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_22_9_a_killed_tournament_takes_its_engines_with_it() {
+    for pid in pids_after_a_killed_tournament("echo $$ >> pids; exec ENGINE") {
+        assert!(gone(&pid), "engine {pid} outlived the tournament");
+    }
+}
+
+/// Issue 44.12: what an engine's script starts besides the engine (`sleep &`) goes with a
+/// tournament killed with SIGKILL too.
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_44_12_a_killed_tournament_takes_its_engines_children_with_it() {
+    let script = "sleep 1000 </dev/null >/dev/null 2>&1 & echo $! >> pids; exec ENGINE";
+    for pid in pids_after_a_killed_tournament(script) {
+        assert!(
+            gone(&pid),
+            "the engine's child {pid} outlived the tournament"
+        );
     }
 }
 

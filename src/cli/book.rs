@@ -17,7 +17,10 @@ use othello::{
     },
 };
 
-use super::CliError;
+use super::{
+    CliError,
+    output::{OutputKind, check_output},
+};
 
 /// The largest book file read.
 const BOOK_FILE: u64 = 512 << 20;
@@ -80,9 +83,12 @@ struct ShowArgs {
 
 #[derive(Debug, Args)]
 struct MergeArgs {
-    /// The merged book to write.
+    /// The merged book to write (a new file, or a book: one of the books merged too).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Write over an --out file that is not a book.
+    #[arg(long)]
+    force: bool,
     /// The books to merge.
     #[arg(required = true, num_args = 1..)]
     books: Vec<PathBuf>,
@@ -114,6 +120,28 @@ pub fn load_book(path: &Path) -> Result<Book, CliError> {
     Book::from_bytes(&bytes).map_err(|error| CliError::Usage {
         message: format!("{}: {error}", path.display()),
     })
+}
+
+/// A book file, told by its first bytes (what `--out` may replace without `--force`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BookFile;
+
+impl OutputKind for BookFile {
+    fn words(self) -> &'static str {
+        "a book"
+    }
+
+    fn of(path: &Path) -> Result<BookFile, &'static str> {
+        let mut start = Vec::new();
+        let file = crate::files::open_regular(path).map_err(|_| "no regular file")?;
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, 8), &mut start)
+            .map_err(|_| "nothing readable")?;
+        if start == Book::MAGIC {
+            Ok(BookFile)
+        } else {
+            Err("no book")
+        }
+    }
 }
 
 fn save_book(path: &Path, book: &Book) -> Result<(), CliError> {
@@ -249,6 +277,7 @@ impl ShowArgs {
 
 impl MergeArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        check_output(&self.out, &[], BookFile, self.force)?;
         let mut merged = Book::new();
         for path in &self.books {
             merged.merge(&load_book(path)?);

@@ -29,6 +29,37 @@ pub fn plain_arguments() -> Option<Variant> {
         .find(|variant| variant.name() == rules)
 }
 
+/// Whether the arguments ask for the grader mode: they name no subcommand (the first word
+/// that is not an option is none, or not a subcommand's name).
+pub fn is_grader_mode() -> bool {
+    let command = <super::Cli as clap::CommandFactory>::command();
+    let word = std::env::args_os()
+        .skip(1)
+        .find(|argument| !argument.to_string_lossy().starts_with('-'));
+    word.is_none_or(|word| {
+        let word = word.to_string_lossy();
+        command
+            .get_subcommands()
+            .all(|sub| sub.get_name() != word && sub.get_all_aliases().all(|a| a != word))
+    })
+}
+
+/// A clap error in one line: its first (which names the wrong word), and the values that
+/// would do (`invalid value 'x' for '--rules <RULES>' (possible values: full, simple)`).
+pub fn one_line(error: &clap::Error) -> String {
+    let text = error.to_string();
+    let mut lines = text.lines().filter(|line| !line.trim().is_empty());
+    let first = lines.next().unwrap_or_default();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let values = lines
+        .map(str::trim)
+        .find_map(|line| line.strip_prefix('[')?.strip_suffix(']'));
+    match values {
+        Some(values) => format!("{first} ({values})"),
+        None => first.to_owned(),
+    }
+}
+
 /// Plays one game of the grader protocol on stdin and stdout.
 ///
 /// # Errors

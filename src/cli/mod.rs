@@ -25,6 +25,7 @@ pub mod grader;
 pub mod hint;
 pub mod matches;
 pub mod nboard;
+pub mod output;
 pub mod perft;
 pub mod play;
 pub mod progress;
@@ -120,7 +121,8 @@ pub enum Command {
     /// Train the learned evaluation: play games, score their positions, fit weights,
     /// measure them.
     ///
-    /// The steps are subcommands (selfplay, label, fit, then measure), each reproducible
+    /// The steps are subcommands (selfplay, label, fit, then measure; probcut for the
+    /// selective search's model), each reproducible
     /// from its seed and options, each resuming where it stopped. See "Training it again"
     /// in docs/training.md.
     Train(train::TrainArgs),

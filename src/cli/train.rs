@@ -24,7 +24,10 @@ use othello::engine::{
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use rayon::prelude::*;
 
-use super::CliError;
+use super::{
+    CliError,
+    output::{self, check_output},
+};
 
 /// `othello train`.
 #[derive(Debug, Args)]
@@ -403,7 +406,7 @@ impl SelfPlayArgs {
             eval: evaluator(self.weights.as_deref())?,
         };
         let weights = self.weights.as_deref().map(Path::new);
-        check_output(
+        check_step_output(
             &self.out,
             &weights.into_iter().collect::<Vec<_>>(),
             OutputKind::Positions,
@@ -450,13 +453,24 @@ impl SelfPlayArgs {
     }
 }
 
+/// The samples file at `path`, if it is a regular file (a FIFO named by mistake would wait
+/// for a writer, a device never end).
+fn open_samples(path: &Path) -> std::io::Result<SampleReader> {
+    SampleReader::from_file(crate::files::open_regular(path)?, path)
+}
+
+/// Every sample of the file at `path` (see [`open_samples`]).
+fn read_samples(path: &Path) -> std::io::Result<Vec<Sample>> {
+    open_samples(path)?.read_rest()
+}
+
 /// Where a positions file stopped: the number of the last game begun (its positions are
 /// removed, to be played again whole), or 0 for a new file.
 fn resume_point(path: &Path) -> std::io::Result<u32> {
     if !path.exists() {
         return Ok(0);
     }
-    let mut reader = SampleReader::open(path)?;
+    let mut reader = open_samples(path)?;
     let (mut last, mut before_last, mut records) = (None, 0u64, 0u64);
     while let Some(sample) = reader.next_sample()? {
         if last != Some(sample.game) {
@@ -483,8 +497,8 @@ impl LabelArgs {
         };
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
-        check_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
-        let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
+        check_step_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
+        let samples = read_samples(&self.input).map_err(read_error(&self.input))?;
         let (mut writer, done) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
         let done = (done as usize).min(samples.len());
         let start = Instant::now();
@@ -524,10 +538,10 @@ impl LabelArgs {
 impl FitArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let inputs: Vec<&Path> = self.input.iter().map(PathBuf::as_path).collect();
-        check_output(&self.out, &inputs, OutputKind::Weights, self.force)?;
+        check_step_output(&self.out, &inputs, OutputKind::Weights, self.force)?;
         let mut samples = Vec::new();
         for path in &self.input {
-            samples.extend(SampleReader::read_all(path).map_err(read_error(path))?);
+            samples.extend(read_samples(path).map_err(read_error(path))?);
         }
         let labelled = samples.iter().filter(|s| s.label != Label::None).count();
         if labelled == 0 {
@@ -615,47 +629,20 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     crate::files::write_bytes(path, bytes).map_err(write_error(path))
 }
 
-/// What a step's `--out` may be: a new file (its directory made if need be), or a file of
-/// the step's own kind, which it goes on with (or, for `fit`, replaces); never one of its
-/// inputs, nor a file of another kind unless `--force` says so (a label step costs hours:
-/// its output must not be lost to a typo).
-fn check_output(
+/// What a step's `--out` may be ([`check_output`]): a new file, or a file of the step's
+/// own kind, which it goes on with (or, for `fit`, replaces); a label step costs hours, so
+/// its output must not be lost to a typo. A file of another kind that `--force` replaces is
+/// removed: the step starts a new file rather than going on with another kind.
+fn check_step_output(
     out: &Path,
     inputs: &[&Path],
     own: OutputKind,
     force: bool,
 ) -> Result<(), CliError> {
-    let usage = |message: String| Err(CliError::Usage { message });
-    if let Some(input) = inputs.iter().find(|input| same_file(input, out)) {
-        return usage(format!(
-            "--out {} is the input {}: give the step a file of its own",
-            out.display(),
-            input.display()
-        ));
+    if check_output(out, inputs, own, force)? {
+        std::fs::remove_file(out).map_err(write_error(out))?;
     }
-    if !out.exists() {
-        if let Some(dir) = out.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(write_error(dir))?;
-        }
-        return Ok(());
-    }
-    let found = OutputKind::of(out);
-    if found == Some(own) {
-        return Ok(());
-    }
-    if force {
-        // Replaced: the step starts a new file rather than going on with another kind.
-        return std::fs::remove_file(out).map_err(write_error(out));
-    }
-    let what = match found {
-        Some(kind) => kind.words(),
-        None => "no training file of this program's",
-    };
-    usage(format!(
-        "{} exists and holds {what}, not {}: not replaced (--force replaces it)",
-        out.display(),
-        own.words()
-    ))
+    Ok(())
 }
 
 /// The kinds of file the training steps write.
@@ -665,6 +652,9 @@ enum OutputKind {
     Positions,
     /// Positions with labels, from `label`.
     Labelled,
+    /// A positions file with no whole record yet: a `selfplay` or `label` step stopped as
+    /// it began.
+    NoSamples,
     /// Weights, from `fit`.
     Weights,
     /// A selective search's model, from `probcut`.
@@ -672,18 +662,8 @@ enum OutputKind {
 }
 
 impl OutputKind {
-    fn words(self) -> &'static str {
-        match self {
-            OutputKind::Positions => "positions (a selfplay output)",
-            OutputKind::Labelled => "labelled positions (a label output)",
-            OutputKind::Weights => "weights (a fit output)",
-            OutputKind::CutModel => "a model (a probcut output)",
-        }
-    }
-
-    /// What the file at `path` holds, read from its start; `None` for anything else (or
-    /// an empty positions file, which could be either).
-    fn of(path: &Path) -> Option<OutputKind> {
+    /// What the file at `path` holds, read from its start; `None` for anything else.
+    fn read(path: &Path) -> Option<OutputKind> {
         let mut start = Vec::new();
         std::io::Read::read_to_end(
             &mut std::io::Read::take(crate::files::open_regular(path).ok()?, 8),
@@ -698,21 +678,36 @@ impl OutputKind {
             let model: CutModel = serde_json::from_str(&text).ok()?;
             return (model.version == CutModel::VERSION).then_some(OutputKind::CutModel);
         }
-        let mut reader = SampleReader::open(path).ok()?;
-        let sample = reader.next_sample().ok()??;
-        Some(if sample.label == Label::None {
-            OutputKind::Positions
-        } else {
-            OutputKind::Labelled
+        let mut reader = open_samples(path).ok()?;
+        Some(match reader.next_sample().ok()? {
+            None => OutputKind::NoSamples,
+            Some(sample) if sample.label == Label::None => OutputKind::Positions,
+            Some(_) => OutputKind::Labelled,
         })
     }
 }
 
-/// Whether `a` and `b` name the same file (through links and `..` too).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+impl output::OutputKind for OutputKind {
+    fn words(self) -> &'static str {
+        match self {
+            OutputKind::Positions => "positions (a selfplay output)",
+            OutputKind::Labelled => "labelled positions (a label output)",
+            OutputKind::NoSamples => "a positions file with no whole record",
+            OutputKind::Weights => "weights (a fit output)",
+            OutputKind::CutModel => "a model (a probcut output)",
+        }
+    }
+
+    fn of(path: &Path) -> Result<OutputKind, &'static str> {
+        OutputKind::read(path).ok_or("no training file of this program's")
+    }
+
+    /// A positions file with no whole record (a step stopped as it began) is the start of
+    /// either step's file: it goes on as one.
+    fn accepts(self, found: OutputKind) -> bool {
+        self == found
+            || found == OutputKind::NoSamples
+                && matches!(self, OutputKind::Positions | OutputKind::Labelled)
     }
 }
 
@@ -721,8 +716,8 @@ impl ProbcutArgs {
         let eval = evaluator(self.weights.as_deref())?;
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
-        check_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
-        let samples = SampleReader::read_all(&self.input).map_err(read_error(&self.input))?;
+        check_step_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
+        let samples = read_samples(&self.input).map_err(read_error(&self.input))?;
         let pick = |range: std::ops::RangeInclusive<u32>, count: u32, salt: u64| {
             let mut fitting: Vec<Sample> = samples
                 .iter()

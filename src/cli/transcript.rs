@@ -36,7 +36,7 @@ impl TranscriptArgs {
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         match &self.input {
             Some(path) => {
-                let file = std::fs::File::open(path).map_err(|source| CliError::Read {
+                let file = crate::files::open_regular(path).map_err(|source| CliError::Read {
                     path: path.clone(),
                     source,
                 })?;
@@ -65,6 +65,8 @@ fn run(variant: Variant, input: impl BufRead, out: &mut impl Write) -> Result<u8
         held_cr: false,
         text: Printable::default(),
         failure: None,
+        line_bytes: 0,
+        read: 0,
     };
     let result = protocol::run(&mut feeder, Shared(&out), variant);
     if let Some(failure) = feeder.failure {
@@ -112,11 +114,27 @@ struct Echo<'a, R, W> {
     text: Printable,
     /// Why reading or echoing failed (reported instead of the grader's error).
     failure: Option<CliError>,
+    /// Bytes of the current line so far (only the first [`ECHOED`] are shown).
+    line_bytes: u64,
+    /// Bytes of input so far (at most [`INPUT_LIMIT`]).
+    read: u64,
 }
+
+/// The most bytes of an input line shown: the longest line the grader reads
+/// ([`othello::MAX_LINE_LEN`]); the rest is counted, not shown, so a line of megabytes does
+/// not become megabytes of output.
+const ECHOED: u64 = othello::MAX_LINE_LEN as u64;
+
+/// The most input read: more than any grader case (see [`crate::files::LIST_FILE`]), so an
+/// endless input (`/dev/zero` on stdin) ends with an error.
+const INPUT_LIMIT: u64 = crate::files::LIST_FILE;
 
 impl<R: BufRead, W: Write> Echo<'_, R, W> {
     /// Echoes `bytes` of the current line (no newline among them).
     fn echo(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let room = ECHOED.saturating_sub(self.line_bytes);
+        self.line_bytes += bytes.len() as u64;
+        let bytes = &bytes[..bytes.len().min(room as usize)];
         let mut shown = Vec::with_capacity(bytes.len() + 8);
         for &byte in bytes {
             if self.held_cr {
@@ -136,6 +154,11 @@ impl<R: BufRead, W: Write> Echo<'_, R, W> {
     fn end_line(&mut self) -> io::Result<()> {
         let mut shown = Vec::new();
         self.text.finish(&mut shown);
+        if self.line_bytes > ECHOED {
+            let more = self.line_bytes - ECHOED;
+            shown.extend_from_slice(format!(" [... {more} more bytes]").as_bytes());
+        }
+        self.line_bytes = 0;
         shown.push(b'\n');
         self.held_cr = false;
         self.at_line_start = true;
@@ -156,6 +179,16 @@ impl<R: BufRead, W: Write> Echo<'_, R, W> {
         }
         let end = memchr::memchr(b'\n', chunk).map_or(chunk.len(), |at| at + 1);
         let served = end.min(buffer.len());
+        self.read += served as u64;
+        if self.read > INPUT_LIMIT {
+            return Err(read_error(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!(
+                    "longer than {} MiB: more than any grader input",
+                    INPUT_LIMIT >> 20
+                ),
+            )));
+        }
         buffer[..served].copy_from_slice(&chunk[..served]);
         self.input.consume(served);
         let bytes = &buffer[..served];

@@ -104,47 +104,70 @@ pub fn rank(
     signal: Option<&Signal>,
     depth: &mut dyn FnMut(u32),
 ) -> Hint {
+    let mut tt = TranspositionTable::new(table_megabytes(setup, options));
+    rank_in(setup, options, &mut tt, signal, depth)
+}
+
+/// [`rank`] in the table `tt`, kept between rankings by a front end that searches one
+/// game move after move (what one search stored orders the next, as engines expect); clear
+/// it for another game. A table of at least [`table_megabytes`] suits.
+pub fn rank_in(
+    setup: &Setup,
+    options: &RankOptions,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+    depth: &mut dyn FnMut(u32),
+) -> Hint {
     let rule = setup.win_rule;
+    tt.new_search();
     let mut hint = on_node!(
         variant = options.variant,
         &setup.board,
         setup.first_mover,
-        |node| rank_node(&node, options, rule, signal, depth)
+        |node| rank_node(&node, options, rule, tt, signal, depth)
     );
     hint.to_move = hint.final_score.is_none().then_some(setup.first_mover);
     hint
 }
 
-/// The table for a hint with `options` on `node`, sized to the work: to the time given; to
+/// The table size in MiB [`rank`] gives `setup` with `options`.
+pub fn table_megabytes(setup: &Setup, options: &RankOptions) -> usize {
+    on_node!(
+        variant = options.variant,
+        &setup.board,
+        setup.first_mover,
+        |node| megabytes(options, &node)
+    )
+}
+
+/// The size in MiB of the table for a hint with `options` on `node`, sized to the work: to the time given; to
 /// the search a depth implies (or the solve that replaces it, which is given a few times the
 /// search's time), a small table for a shallow depth; to a solve when the depth reaches
 /// the end of the game.
-fn table<N: Node>(options: &RankOptions, node: &N) -> TranspositionTable {
+fn megabytes<N: Node>(options: &RankOptions, node: &N) -> usize {
     let empties = node.empties().len();
-    let megabytes =
-        options
-            .hash
-            .unwrap_or_else(|| match (options.limits.time, options.limits.depth) {
-                (Some(time), _) => TranspositionTable::megabytes_for_time(time),
-                (None, Some(depth)) if depth < empties => {
-                    let work = search_time_estimate(node, depth).saturating_mul(4);
-                    TranspositionTable::megabytes_for_time(work)
-                        .min(TranspositionTable::megabytes_for_solve(empties))
-                }
-                (None, _) => TranspositionTable::megabytes_for_solve(empties),
-            });
-    TranspositionTable::new(megabytes)
+    options
+        .hash
+        .unwrap_or_else(|| match (options.limits.time, options.limits.depth) {
+            (Some(time), _) => TranspositionTable::megabytes_for_time(time),
+            (None, Some(depth)) if depth < empties => {
+                let work = search_time_estimate(node, depth).saturating_mul(4);
+                TranspositionTable::megabytes_for_time(work)
+                    .min(TranspositionTable::megabytes_for_solve(empties))
+            }
+            (None, _) => TranspositionTable::megabytes_for_solve(empties),
+        })
 }
 
 fn rank_node<N: Node>(
     node: &N,
     options: &RankOptions,
     rule: WinRule,
+    tt: &mut TranspositionTable,
     signal: Option<&Signal>,
     depth: &mut dyn FnMut(u32),
 ) -> Hint {
     let start = Instant::now();
-    let mut tt = table(options, node);
     if node.moves().is_empty() {
         let Some(passed) = node.after_pass() else {
             return Hint {
@@ -162,7 +185,7 @@ fn rank_node<N: Node>(
             count: 1,
             ..*options
         };
-        let mut after = rank_moves(&passed, &options, rule, &mut tt, signal, depth, start);
+        let mut after = rank_moves(&passed, &options, rule, tt, signal, depth, start);
         let reply = after.lines.pop();
         let (score, exact, mut pv) = reply.map_or((Score(0), true, Vec::new()), |line| {
             (-line.score, line.exact, line.pv)
@@ -176,7 +199,7 @@ fn rank_node<N: Node>(
         }];
         return after;
     }
-    rank_moves(node, options, rule, &mut tt, signal, depth, start)
+    rank_moves(node, options, rule, tt, signal, depth, start)
 }
 
 /// Ranks the moves of `node`, which has some: exactly when the solver should finish in
@@ -216,17 +239,19 @@ fn rank_moves<N: Node>(
         };
         match endgame::rank(node, &solve_options, count, tt, &limits, signal) {
             Ok((ranked, visited)) => {
+                let mut lines: Vec<HintLine> = ranked
+                    .into_iter()
+                    .map(|solved| HintLine {
+                        square: Some(solved.square),
+                        score: Score::from_discs(solved.score),
+                        exact: true,
+                        pv: Vec::new(),
+                    })
+                    .collect();
+                prove_lines(node, &mut lines, rule, tt, visited, signal);
                 return Hint {
                     to_move: None,
-                    lines: ranked
-                        .into_iter()
-                        .map(|solved| HintLine {
-                            square: Some(solved.square),
-                            score: Score::from_discs(solved.score),
-                            exact: true,
-                            pv: solved.pv.into_iter().map(Some).collect(),
-                        })
-                        .collect(),
+                    lines,
                     final_score: None,
                     depth: empties,
                     selectivity: Selectivity::NONE,
@@ -255,18 +280,22 @@ fn rank_moves<N: Node>(
     let report = search(node, &search_options, tt, signal, &mut |report| {
         depth(report.depth)
     });
+    let mut lines: Vec<HintLine> = report
+        .ranked
+        .iter()
+        .map(|ranked| HintLine {
+            square: Some(ranked.square),
+            score: Score(ranked.score),
+            exact: report.exact,
+            pv: ranked.pv.iter().copied().map(Some).collect(),
+        })
+        .collect();
+    if report.exact {
+        prove_lines(node, &mut lines, rule, tt, report.nodes, signal);
+    }
     Hint {
         to_move: None,
-        lines: report
-            .ranked
-            .iter()
-            .map(|ranked| HintLine {
-                square: Some(ranked.square),
-                score: Score(ranked.score),
-                exact: report.exact,
-                pv: ranked.pv.iter().copied().map(Some).collect(),
-            })
-            .collect(),
+        lines,
         final_score: None,
         depth: report.depth,
         selectivity: report.selectivity,
@@ -274,6 +303,30 @@ fn rank_moves<N: Node>(
         elapsed: start.elapsed(),
     }
 }
+
+/// Gives each of `lines` (exact ones, of `node`) the line of play the solver proves reaches
+/// its score ([`endgame::proven_line`], passes included), with about the `work` (positions)
+/// the ranking took: a line shown as exact must be playable to its score, which a walk of
+/// the table does not promise. Proofs reuse the ranking's table, so most steps are cheap.
+fn prove_lines<N: Node>(
+    node: &N,
+    lines: &mut [HintLine],
+    rule: WinRule,
+    tt: &TranspositionTable,
+    work: u64,
+    signal: Option<&Signal>,
+) {
+    let limits = Limits::nodes(work.max(PROOF_NODES));
+    for line in lines {
+        if let Some(square) = line.square {
+            let score = line.score.whole_discs();
+            line.pv = endgame::proven_line(node, square, score, rule, tt, &limits, signal);
+        }
+    }
+}
+
+/// The fewest positions each line's proof may visit, however fast the ranking was.
+const PROOF_NODES: u64 = 1 << 20;
 
 /// One solved position.
 #[derive(Clone, Debug, PartialEq)]
@@ -594,10 +647,124 @@ pub fn solve_time(variant: Variant, setup: &Setup) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Obf, Shape};
+    use crate::{Board, Obf, Shape};
 
     fn hint(setup: &Setup, options: &RankOptions) -> Hint {
         rank(setup, options, None, &mut |_| {})
+    }
+
+    /// The position `empties` squares from the end of a game of pseudo-random moves (by
+    /// `seed`) from `start`, or `None` if the game ends sooner.
+    fn random_position<N: Node>(start: &N, empties: u32, seed: u64) -> Option<N> {
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut node = *start;
+        while node.empties().len() > empties {
+            let mut moves = node.moves();
+            if moves.is_empty() {
+                node = node.after_pass()?;
+                continue;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            for _ in 0..state % u64::from(moves.len()) {
+                moves.pop();
+            }
+            node = node.play(moves.first()?);
+        }
+        Some(node)
+    }
+
+    /// Plays `line` from `root` against the solver: every move reaches the line's score for
+    /// the side that plays it and (after the first) is a best move, a side with no move
+    /// passes in the line, and the line ends with the game, at that score.
+    fn check_line<N: Node>(root: &N, line: &HintLine, rule: WinRule) -> Result<(), String> {
+        let value = |node: &N| {
+            let mut tt = TranspositionTable::new(1);
+            endgame::solve(
+                node,
+                rule,
+                endgame::Goal::Exact,
+                &mut tt,
+                &Limits::NONE,
+                None,
+            )
+            .unwrap()
+            .score
+        };
+        let (mut node, mut want) = (*root, line.score.whole_discs());
+        for (ply, &step) in line.pv.iter().enumerate() {
+            let at = format!("ply {ply} of {line:?}");
+            match step {
+                None if node.moves().is_empty() && node.after_pass().is_some() => {
+                    node = node.after_pass().unwrap();
+                }
+                None => return Err(format!("{at}: a pass where a move is possible")),
+                Some(_) if node.moves().is_empty() => {
+                    return Err(format!("{at}: a move where the side must pass"));
+                }
+                Some(square) => {
+                    let mv = node
+                        .index(square)
+                        .filter(|&mv| node.moves().contains(mv))
+                        .ok_or(format!("{at}: {square} is not legal"))?;
+                    if ply > 0 && value(&node) != want {
+                        return Err(format!("{at}: the position is worth {}", value(&node)));
+                    }
+                    node = node.play(mv);
+                    if -value(&node) != want {
+                        return Err(format!("{at}: {square} reaches {}", -value(&node)));
+                    }
+                }
+            }
+            want = -want;
+        }
+        if !node.moves().is_empty() || node.after_pass().is_some() {
+            return Err(format!("{line:?} stops before the end of the game"));
+        }
+        match node.final_score(rule) {
+            score if score == want => Ok(()),
+            score => Err(format!("{line:?} ends at {score}, not {want}")),
+        }
+    }
+
+    /// Issue 44.9: a line shown as exact is playable to its score, passes included, on
+    /// every shape and rule set (the lines were walks of the table: in the issue a third of
+    /// the small boards' lines missed their score or a pass).
+    #[test]
+    fn regression_44_9_exact_lines_are_playable_to_their_score() {
+        let shapes = [(4, 4, 12, 24), (4, 6, 12, 12), (6, 6, 12, 8), (8, 8, 13, 4)];
+        let mut checked = 0;
+        for (rows, columns, empties, seeds) in shapes {
+            let board = Board::standard(Shape::new(rows, columns).unwrap());
+            for (variant, rule) in [
+                (Variant::Full, WinRule::MostDiscs),
+                (Variant::Full, WinRule::FewestDiscs),
+                (Variant::Simple, WinRule::MostDiscs),
+            ] {
+                let options = RankOptions {
+                    limits: Limits::depth(64),
+                    ..RankOptions::new(variant, 3)
+                };
+                for seed in 0..seeds {
+                    on_node!(variant = variant, &board, Color::Black, |start| {
+                        let node = random_position(&start, empties, seed);
+                        if let Some(node) = node {
+                            let mut tt = TranspositionTable::new(megabytes(&options, &node));
+                            let hint = rank_node(&node, &options, rule, &mut tt, None, &mut |_| {});
+                            for line in &hint.lines {
+                                assert!(line.exact, "{line:?}");
+                                if let Err(error) = check_line(&node, line, rule) {
+                                    panic!("{rows}x{columns} {variant:?} {rule:?} {seed}: {error}");
+                                }
+                                checked += 1;
+                            }
+                        }
+                    });
+                }
+            }
+        }
+        assert!(checked > 300, "{checked} lines");
     }
 
     /// Issue 21.2: a shallow depth gets a small table, not a solve's 256 MiB.
@@ -614,7 +781,7 @@ mod tests {
                 ..RankOptions::new(Variant::Full, 3)
             };
             on_node!(rules = Full, &setup.board, setup.first_mover, |node| {
-                table(&options, &node).bytes()
+                TranspositionTable::new(megabytes(&options, &node)).bytes()
             })
         };
         assert_eq!(setup.board.empty_squares().count(), 36);

@@ -45,15 +45,35 @@ impl FromStr for MoveList {
             // A letter, then the digits after it: at most two make a row number.
             let digits = rest[1..].iter().take_while(|b| b.is_ascii_digit()).count();
             let len = 1 + digits.min(2);
-            let square = Square::from_ascii(&rest[..len]).map_err(|source| ParseMoveListError {
-                number: squares.len() + 1,
-                source,
+            let square = Square::from_ascii(&rest[..len]).map_err(|mut source| {
+                source.found = word(rest).to_owned();
+                ParseMoveListError {
+                    number: squares.len() + 1,
+                    source,
+                }
             })?;
             squares.push(square);
             rest = rest[len..].trim_ascii_start();
         }
         Ok(MoveList(squares))
     }
+}
+
+/// The word `rest` starts with, as a person reads it: its letters, then its digits (`pass`
+/// whole, not its `p`; `x3` of `x3c4`). `rest` starts at a character.
+fn word(rest: &[u8]) -> &str {
+    let text = std::str::from_utf8(rest).unwrap_or_else(|error| {
+        // Cut before the first byte that is not UTF-8 (the text is, so it is a boundary).
+        std::str::from_utf8(&rest[..error.valid_up_to()]).unwrap_or_default()
+    });
+    let letters = text
+        .find(|c: char| c.is_ascii_digit() || c.is_whitespace())
+        .unwrap_or(text.len())
+        .max(text.chars().next().map_or(0, char::len_utf8));
+    let digits = text[letters..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len() - letters);
+    &text[..letters + digits]
 }
 
 /// A move list holding something other than squares.
@@ -94,6 +114,16 @@ mod tests {
             "move 3: expected a square from a1 to p16, found \"x3\""
         );
         assert!("f5d".parse::<MoveList>().is_err());
+        // Issue 44.15: the whole wrong word, not its first letter.
+        assert_eq!(
+            "f5 pass d6".parse::<MoveList>().unwrap_err().to_string(),
+            "move 2: expected a square from a1 to p16, found \"pass\""
+        );
+        assert_eq!(
+            "f5passd6".parse::<MoveList>().unwrap_err().to_string(),
+            "move 2: expected a square from a1 to p16, found \"passd6\""
+        );
+        assert_eq!("f5 é1".parse::<MoveList>().unwrap_err().source.found, "é1");
         assert!("f55".parse::<MoveList>().is_err());
         assert!("é1".parse::<MoveList>().is_err());
     }

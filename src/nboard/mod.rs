@@ -49,6 +49,7 @@ mod output;
 mod tests;
 
 use std::{
+    cell::RefCell,
     io::{self, Read, Write},
     sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc},
     thread,
@@ -60,8 +61,8 @@ use othello::{
     Color, Full, Game, Line, LineReader, MoveError, ReadError, ReplayError, Setup, Shape, Variant,
     WinRule,
     engine::{
-        Limits, Node8, Signal,
-        analysis::{Hint, RankOptions, rank},
+        Limits, Node8, Signal, TranspositionTable,
+        analysis::{Hint, RankOptions, rank_in, table_megabytes},
         book::{Book, BookMove},
         eval::Score,
     },
@@ -290,6 +291,10 @@ struct Session {
     threads: usize,
     book: bool,
     interrupt: Arc<Interrupt>,
+    /// The transposition table, kept from search to search of one game (what a search
+    /// stored orders the next, as GUIs expect of an engine); emptied for another game.
+    /// With the size in MiB it was asked for.
+    table: RefCell<Option<(usize, TranspositionTable)>>,
 }
 
 impl Session {
@@ -302,6 +307,7 @@ impl Session {
             threads: options.threads.max(1),
             book: options.book,
             interrupt,
+            table: RefCell::new(None),
         }
     }
 
@@ -328,6 +334,11 @@ impl Session {
             }
             Command::SetGame(record) => match record.replay_as::<Full>() {
                 Ok(game) => {
+                    if !same_game(&self.game, &game)
+                        && let Some((_, table)) = self.table.get_mut()
+                    {
+                        table.clear();
+                    }
                     self.game = game;
                     self.pass_written = true;
                     Ok(())
@@ -534,8 +545,23 @@ impl Session {
             threads: self.threads,
             ..RankOptions::new(Variant::Full, count)
         };
-        rank(setup, &options, Some(signal), &mut |_| {})
+        let mut table = self.table.borrow_mut();
+        let wanted = table_megabytes(setup, &options);
+        // Grown when a search wants more than the last one (a solve): never shrunk.
+        let (_, table) = match table.take() {
+            Some((size, kept)) if size >= wanted => table.insert((size, kept)),
+            _ => table.insert((wanted, TranspositionTable::new(wanted))),
+        };
+        rank_in(setup, &options, table, Some(signal), &mut |_| {})
     }
+}
+
+/// Whether `new` is `old` further on or taken back (the same start, one's moves the
+/// start of the other's): a GUI sends the game it is playing again with `set game`.
+fn same_game(old: &Game<Full>, new: &Game<Full>) -> bool {
+    let (old_moves, new_moves) = (old.moves(), new.moves());
+    let common = old_moves.len().min(new_moves.len());
+    old.setup() == new.setup() && old_moves.take(common).eq(new_moves.take(common))
 }
 
 /// Answers a refused line with a `status` line.

@@ -536,3 +536,30 @@ fn book_positions_are_answered_from_the_book() {
     // Deep in a game: a search line.
     assert!(lines.iter().any(|l| l.starts_with("search ")), "{text}");
 }
+
+/// The `nodestats` counts of a session's output, in order.
+fn node_counts(output: &str) -> Vec<u64> {
+    output
+        .lines()
+        .filter_map(|line| line.strip_prefix("nodestats "))
+        .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Issue 44.16: the table is kept between the searches of a game (a search again of the
+/// same position finds it: far fewer nodes), and emptied by `set game` of another game.
+#[test]
+fn regression_44_16_the_table_is_kept_between_searches_of_a_game() {
+    let game = "(;GM[Othello]PC[NBoard]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6]B[C3]W[D3]B[C4];)";
+    let other = "(;GM[Othello]PC[NBoard]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[D3]W[C5];)";
+    let script = format!(
+        "nboard 2\nset depth 9\nset game {game}\ngo\ngo\nset game {other}\ngo\ngo\nset game {game}\ngo\n"
+    );
+    let counts = node_counts(&session(script));
+    assert_eq!(counts.len(), 5, "{counts:?}");
+    // The same position again: answered mostly from the table.
+    assert!(counts[1] * 4 < counts[0], "{counts:?}");
+    assert!(counts[3] * 4 < counts[2], "{counts:?}");
+    // Back to the first game: a new game, so a table emptied, not the one of before.
+    assert!(counts[4] * 4 > counts[0], "{counts:?}");
+}

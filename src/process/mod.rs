@@ -116,6 +116,10 @@ pub struct StartOptions {
     pub nonblocking_stdin: bool,
     /// Limits and isolation for a program that is not trusted (none by default).
     pub confinement: Option<Confinement>,
+    /// Stop its whole group when this process dies, even by SIGKILL (a guard process kills
+    /// it when a pipe only this process holds ends): for programs that start others, such
+    /// as engines behind a script.
+    pub guarded: bool,
 }
 
 impl Default for StartOptions {
@@ -124,6 +128,7 @@ impl Default for StartOptions {
             read_ahead: 4,
             nonblocking_stdin: false,
             confinement: None,
+            guarded: false,
         }
     }
 }
@@ -149,6 +154,8 @@ pub struct Program<F: Framing> {
     stderr: Arc<Mutex<Stderr>>,
     /// Its exit status, once it has been reaped.
     status: Option<ExitStatus>,
+    /// The guard of its group, if asked for ([`StartOptions::guarded`]).
+    guard: Option<Child>,
 }
 
 impl<F: Framing> Program<F> {
@@ -182,13 +189,17 @@ impl<F: Framing> Program<F> {
         let (sender, output) = mpsc::sync_channel(options.read_ahead);
         let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
         // Once `program` exists, dropping it on an error below stops the child.
-        let program = Program {
+        let mut program = Program {
             stdin: child.stdin.take(),
             output,
             stderr: Arc::default(),
             status: None,
             child,
+            guard: None,
         };
+        if options.guarded {
+            program.guard = Some(guard_group(program.child.id())?);
+        }
         let (Some(stdout), Some(stderr)) = (stdout, stderr) else {
             return Err(io::Error::other("the program's pipes were not opened"));
         };
@@ -273,6 +284,11 @@ impl<F: Framing> Program<F> {
             return self.status;
         }
         self.stdin = None;
+        // Before the group is gone: a guard left to act later could name a group reused.
+        if let Some(mut guard) = self.guard.take() {
+            let _ = guard.kill();
+            let _ = guard.wait();
+        }
         // Under the list's lock, so that `kill_all` never sees a program that was reaped.
         let mut running = running();
         kill_group(&self.child);
@@ -422,6 +438,24 @@ fn own_group(command: &mut Command, new_session: bool) {
             });
         }
     }
+}
+
+/// Starts the guard of process group `group`: a shell, in a group of its own (a Ctrl-C
+/// meant for this process does not end it first), that waits on a pipe only this process
+/// holds and, when the pipe ends (this process has died, however), kills the group. The
+/// parent-death signal of [`own_group`] reaches the program alone, not what it started
+/// (`sleep &` in an engine's script); [`Program::stop`] kills the guard before the group.
+fn guard_group(group: u32) -> io::Result<Child> {
+    let mut command = Command::new("/bin/sh");
+    command
+        .args(["-c", "read line; kill -KILL \"-$1\"", "othello-guard"])
+        .arg(group.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command.spawn()
 }
 
 /// Makes this process the one that inherits (and must reap) the orphans of the programs it

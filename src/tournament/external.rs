@@ -367,6 +367,8 @@ impl Process {
         let options = StartOptions {
             read_ahead: LINES_AHEAD,
             nonblocking_stdin: true,
+            // An engine's script may start more than the engine: all go with the tournament.
+            guarded: true,
             ..StartOptions::default()
         };
         Ok(Process {

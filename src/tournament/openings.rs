@@ -3,7 +3,6 @@
 //! game loop can start from it without a failure path.
 
 use std::{
-    fs::File,
     io,
     path::{Path, PathBuf},
 };
@@ -124,7 +123,7 @@ pub fn from_file(path: &Path, count: usize) -> Result<Vec<Opening>, OpeningsErro
         path: path.to_owned(),
         source,
     };
-    let file = File::open(path).map_err(read_error)?;
+    let file = crate::files::open_regular(path).map_err(read_error)?;
     let mut lines = LineReader::new(file);
     let mut found: Vec<Opening> = Vec::new();
     let mut number = 0;

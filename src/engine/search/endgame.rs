@@ -350,6 +350,62 @@ pub(super) fn line<N: Node>(
     pv
 }
 
+/// The line of best play in `node` that starts with `first`, a move worth `score` (the final
+/// disc difference for the side to move in `node`): each next move is one the solver proves
+/// keeps that score (the table's move tried first), and `None` stands where a side must
+/// pass. It ends at the end of the game, or earlier where `limits` (or `signal`) stop the
+/// proof: never longer than what is proven. A walk of the table alone can go wrong: an
+/// entry's move may be a bound's, or the entry another position's.
+pub fn proven_line<N: Node>(
+    node: &N,
+    first: Square,
+    score: i32,
+    rule: WinRule,
+    tt: &TranspositionTable,
+    limits: &Limits,
+    signal: Option<&Signal>,
+) -> Vec<Option<Square>> {
+    let mut line = vec![Some(first)];
+    let Some(mv) = node.index(first).filter(|&mv| node.moves().contains(mv)) else {
+        return line;
+    };
+    let options = SolveOptions::exact(rule);
+    let mut solver = Solver::new(&options, node, tt, Stopper::new(limits, signal));
+    // The score still to reach, for the side to move in `node`.
+    let (mut node, mut want) = (node.play(mv), -score);
+    loop {
+        let mut moves = node.moves();
+        if moves.is_empty() {
+            let Some(passed) = node.after_pass() else {
+                break;
+            };
+            line.push(None);
+            (node, want) = (passed, -want);
+            continue;
+        }
+        let stored = tt
+            .probe(node.hash())
+            .and_then(|entry| entry.best)
+            .and_then(|square| node.index(square))
+            .filter(|&mv| moves.contains(mv));
+        let others = std::iter::from_fn(|| moves.pop()).filter(|&mv| Some(mv) != stored);
+        let mut candidates = stored.into_iter().chain(others);
+        // A window of one score around the child's: a result inside it is exact.
+        let proven = candidates.find(|&mv| {
+            let reached = solver.root(&node.play(mv), -want - 1, -want + 1).0;
+            solver.stopper.stopped() || reached == -want
+        });
+        match proven {
+            Some(mv) if !solver.stopper.stopped() => {
+                line.push(Some(node.square(mv)));
+                (node, want) = (node.play(mv), -want);
+            }
+            _ => break,
+        }
+    }
+    line
+}
+
 /// Extends `pv` from `node` on by the best moves the table holds, to the end of the game;
 /// the last few empties, which the solver does not store, are solved again (in
 /// microseconds).

@@ -96,17 +96,27 @@ pub struct SampleReader {
 }
 
 impl SampleReader {
-    /// Opens `path`, checking its first bytes.
+    /// Opens `path`, checking its first bytes. A header cut short (a file stopped as it
+    /// was begun) is a file with no samples yet.
     ///
     /// # Errors
     /// If it cannot be read or is not a samples file.
     pub fn open(path: &Path) -> io::Result<SampleReader> {
-        let mut input = BufReader::with_capacity(1 << 20, File::open(path)?);
-        let mut magic = [0; 8];
-        input
-            .read_exact(&mut magic)
-            .map_err(|_| not_samples(path))?;
-        if &magic != MAGIC {
+        SampleReader::from_file(File::open(path)?, path)
+    }
+
+    /// [`SampleReader::open`] on a file already open (checked to be a regular file, say),
+    /// named `path` in errors.
+    ///
+    /// # Errors
+    /// If it cannot be read or is not a samples file.
+    pub fn from_file(file: File, path: &Path) -> io::Result<SampleReader> {
+        let mut input = BufReader::with_capacity(1 << 20, file);
+        let mut magic = Vec::with_capacity(MAGIC.len());
+        (&mut input)
+            .take(MAGIC.len() as u64)
+            .read_to_end(&mut magic)?;
+        if !MAGIC.starts_with(&magic) {
             return Err(not_samples(path));
         }
         Ok(SampleReader { input })
@@ -117,9 +127,16 @@ impl SampleReader {
     /// # Errors
     /// See [`SampleReader::open`] and [`SampleReader::next_sample`].
     pub fn read_all(path: &Path) -> io::Result<Vec<Sample>> {
-        let mut reader = SampleReader::open(path)?;
+        SampleReader::open(path)?.read_rest()
+    }
+
+    /// Every sample not read yet.
+    ///
+    /// # Errors
+    /// See [`SampleReader::next_sample`].
+    pub fn read_rest(mut self) -> io::Result<Vec<Sample>> {
         let mut samples = Vec::new();
-        while let Some(sample) = reader.next_sample()? {
+        while let Some(sample) = self.next_sample()? {
             samples.push(sample);
         }
         Ok(samples)
@@ -171,15 +188,20 @@ impl SampleWriter {
             .truncate(false)
             .open(path)?;
         let length = file.metadata()?.len();
-        let records = if length == 0 {
+        let mut magic = Vec::with_capacity(MAGIC.len());
+        (&mut file)
+            .take(MAGIC.len() as u64)
+            .read_to_end(&mut magic)?;
+        if !MAGIC.starts_with(&magic) {
+            return Err(not_samples(path));
+        }
+        // A header cut short is written again whole.
+        let records = if length < MAGIC.len() as u64 {
+            file.set_len(0)?;
+            file.seek(SeekFrom::Start(0))?;
             file.write_all(MAGIC)?;
             0
         } else {
-            let mut magic = [0; 8];
-            file.read_exact(&mut magic).map_err(|_| not_samples(path))?;
-            if &magic != MAGIC {
-                return Err(not_samples(path));
-            }
             let records = (length - 8) / RECORD as u64;
             file.set_len(8 + records * RECORD as u64)?;
             records
