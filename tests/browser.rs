@@ -1306,6 +1306,18 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
         "a game against the engine",
     )
     .await;
+    // Every computer level has a page, rated games or not (issue 44.8).
+    guest
+        .goto(&format!("{}/u/engine:9", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &guest,
+        "document.querySelector('#player-since').textContent.startsWith('A computer player')",
+        "a computer level's page",
+    )
+    .await;
+    assert_eq!(text_of(&guest, "#player-name").await, "engine:9");
     for client in [ann, bob, guest] {
         client.close().await.unwrap();
     }

@@ -1,11 +1,7 @@
 //! `othello db`: the web server's database, migrated or copied; the work is
 //! [`crate::server::database`].
 
-use std::{
-    io::Write,
-    io::{self, Read},
-    path::{Path, PathBuf},
-};
+use std::{io::Write, path::PathBuf};
 
 use clap::{Args, Subcommand};
 
@@ -54,9 +50,6 @@ impl DbArgs {
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         match self.action {
             Action::Migrate { db } => {
-                if let Target::Sqlite(path) = &db {
-                    check_sqlite_file(path)?;
-                }
                 database::migrate(&db)?;
                 writeln!(out, "{db}: up to date")?;
             }
@@ -66,7 +59,6 @@ impl DbArgs {
                         message: "--to: a PostgreSQL URL (postgres://...)".into(),
                     });
                 };
-                check_sqlite_file(&from)?;
                 let copied = database::copy(&from, url)?;
                 let counts: Vec<String> = copied
                     .iter()
@@ -82,39 +74,4 @@ impl DbArgs {
         }
         Ok(())
     }
-}
-
-/// The first bytes of every SQLite database file.
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-/// Checks, before anything is opened or created beside it (the lock file), that `path` is
-/// a SQLite database or nothing yet: not a FIFO or a device (which SQLite reports as a
-/// disk I/O error, after waiting on a FIFO), not another kind of file (`--db README.md`).
-/// An empty file is a database not begun.
-///
-/// # Errors
-/// [`CliError::Usage`] naming the path and what it is.
-pub fn check_sqlite_file(path: &Path) -> Result<(), CliError> {
-    let refuse = |what: &str| {
-        Err(CliError::Usage {
-            message: format!("{}: {what}, not a SQLite database", path.display()),
-        })
-    };
-    match std::fs::symlink_metadata(path) {
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
-        _ => {}
-    }
-    let mut start = Vec::new();
-    match crate::files::open_regular(path) {
-        Ok(file) => file.take(SQLITE_MAGIC.len() as u64).read_to_end(&mut start),
-        Err(error) => return refuse(&error.to_string()),
-    }
-    .map_err(|source| CliError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
-    if start.is_empty() || start == SQLITE_MAGIC {
-        return Ok(());
-    }
-    refuse("another kind of file")
 }

@@ -64,9 +64,6 @@ impl ServeArgs {
     /// # Errors
     /// [`CliError::Serve`] if the database cannot be opened or the address bound.
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
-        if let store::Target::Sqlite(path) = &self.db {
-            super::db::check_sqlite_file(path)?;
-        }
         let options = ServeOptions {
             addr: self.addr,
             db: self.db,

@@ -118,7 +118,12 @@ impl Accounts {
         peer: IpAddr,
     ) -> Result<(Member, String), ApiError> {
         check_name(name)?;
-        if name.parse::<crate::play::Occupant>().is_ok() {
+        // Names are one account whatever their case: `Greedy` is `greedy`'s too.
+        if name
+            .to_ascii_lowercase()
+            .parse::<crate::play::Occupant>()
+            .is_ok()
+        {
             // `greedy`, `human`: a computer player's (or no one's) name.
             return Err(ApiError::NameTaken(name.to_owned()));
         }
@@ -338,6 +343,13 @@ impl Accounts {
     /// [`ApiError::Storage`].
     pub async fn computer_account(&self, name: &str) -> Result<i64, ApiError> {
         if let Some(user) = self.read_user(name).await? {
+            // A member who took the name before such names were refused: their account
+            // never holds a computer player's rating.
+            if !user.password_hash.is_empty() {
+                return Err(ApiError::Storage(format!(
+                    "the computer player {name}'s name is a member's account"
+                )));
+            }
             return Ok(user.id);
         }
         // A game starting at the same time may make it first: then this commit is refused

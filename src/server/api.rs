@@ -516,18 +516,65 @@ pub fn guest_name(text: Option<String>, field: &str) -> Result<Option<String>, A
     };
     let name = text.trim();
     let chars = name.chars().count();
-    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(invisible) {
+    if chars == 0
+        || chars > MAX_NAME_CHARS
+        || name.chars().any(invisible)
+        || name.chars().all(blank)
+        || stacked_marks(name)
+    {
         return Err(ApiError::BadRequest(format!(
-            "{field} must be 1 to {MAX_NAME_CHARS} characters, none of them control or \
-             formatting characters (such as direction marks)"
+            "{field} must be 1 to {MAX_NAME_CHARS} characters that show: no control or \
+             formatting characters (such as direction marks), blanks, private or unassigned \
+             characters, or more than two accents on a letter"
         )));
     }
     Ok(Some(name.to_owned()))
 }
 
+/// Characters that show as nothing though they are letters or symbols (Hangul fillers,
+/// the blank braille pattern), or whitespace: a name of these alone is no name.
+fn blank(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2800}'
+        )
+}
+
+/// Whether more than two combining marks follow one another (the "zalgo" text that
+/// spills over the lines around it).
+fn stacked_marks(name: &str) -> bool {
+    /// The blocks of combining marks.
+    const MARKS: &[(u32, u32)] = &[
+        (0x0300, 0x036F),
+        (0x0483, 0x0489),
+        (0x1AB0, 0x1AFF),
+        (0x1DC0, 0x1DFF),
+        (0x20D0, 0x20FF),
+        (0xFE20, 0xFE2F),
+    ];
+    let mut run = 0;
+    for c in name.chars() {
+        let code = u32::from(c);
+        if MARKS
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&code))
+        {
+            run += 1;
+            if run > 2 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
 /// Characters a name may not hold: controls (Cc), formatting characters (Cf: direction
-/// marks and overrides, zero-width spaces and joiners, tags ...), and line and paragraph
-/// separators. They show as nothing, or turn the text around them.
+/// marks and overrides, zero-width spaces and joiners, tags ...), line and paragraph
+/// separators, private-use characters and noncharacters. They show as nothing, as
+/// anything, or turn the text around them.
 fn invisible(c: char) -> bool {
     /// Unicode's Cf ranges (Unicode 15.1).
     const FORMAT: &[(u32, u32)] = &[
@@ -554,7 +601,12 @@ fn invisible(c: char) -> bool {
         (0xE0020, 0xE007F),
     ];
     let code = u32::from(c);
+    // Private use (shows as whatever a font puts there) and noncharacters.
+    let private = (0xE000..=0xF8FF).contains(&code) || code >= 0xF0000;
+    let noncharacter = (0xFDD0..=0xFDEF).contains(&code) || code & 0xFFFE == 0xFFFE;
     c.is_control()
+        || private
+        || noncharacter
         || matches!(c, '\u{2028}' | '\u{2029}')
         || FORMAT
             .iter()

@@ -289,17 +289,16 @@ impl EnginePool {
     /// How loaded the pool is now.
     pub fn load(&self) -> Load {
         let queues = self.shared.queues.lock().expect("not poisoned");
-        let longest = queues
-            .people
-            .longest_ready()
-            .max(queues.engines.longest_ready());
+        // Games between engines wait for what people leave: their waits say nothing of
+        // how long a person waits.
+        let longest = queues.people.longest_ready();
         Load {
             threads: self.size,
             running: queues.running.len(),
             waiting: queues.people.waiting + queues.engines.waiting,
             clients_waiting: queues.people.ready.len() + queues.engines.ready.len(),
             longest_wait_ms: longest.as_millis() as u64,
-            saturated: queues.people.longest_ready() >= self.saturated_after,
+            saturated: longest >= self.saturated_after,
         }
     }
 
@@ -334,7 +333,8 @@ pub struct Load {
     pub waiting: usize,
     /// Clients with a job ready to run, waiting for a thread.
     pub clients_waiting: usize,
-    /// How long the client first in line has waited for a thread, in milliseconds.
+    /// How long the client first in line for people's work has waited for a thread, in
+    /// milliseconds.
     pub longest_wait_ms: u64,
     /// A person's work has waited [`SATURATED_AFTER`] (or the pool's own threshold) or
     /// longer for a thread: a newcomer would wait too.

@@ -7,16 +7,19 @@
 //!   (see `api::Body`);
 //! - beyond [`ConnectionLimits::max_connections`] open at once, a new connection is answered
 //!   `503` with a JSON error and a `Retry-After` and closed, instead of waiting in the
-//!   kernel's queue until the process runs out of files;
+//!   kernel's queue until the process runs out of files; and beyond a quarter of them from
+//!   one address (a trusted proxy's excepted), so that no one client holds them all;
 //! - live channels answer pings and are dropped when silent (see `live`).
 //!
 //! On the stop signal: no new connections, requests in flight finish (up to a grace
 //! period), live channels close.
 
 use std::{
+    collections::HashMap,
     future::Future,
+    net::IpAddr,
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
     },
     time::Duration,
@@ -34,12 +37,23 @@ use tokio::{
 use tower::ServiceExt;
 
 /// What a connection may do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConnectionLimits {
     /// For a request's headers, its body, and the quiet between two requests.
     pub client_timeout: Duration,
     /// Connections open at once, beyond which new ones are refused.
     pub max_connections: usize,
+    /// Addresses whose connections are many people's (the proxies in front): not held to
+    /// a share.
+    pub shared_addresses: Arc<[IpAddr]>,
+}
+
+impl ConnectionLimits {
+    /// How many connections one address may hold: a quarter of all (at least 16), so that
+    /// one client can never take them all.
+    pub fn per_address(&self) -> usize {
+        (self.max_connections / 4).max(16).min(self.max_connections)
+    }
 }
 
 /// Files kept for everything but connections: the database, the engine threads' pipes,
@@ -58,6 +72,7 @@ impl ConnectionLimits {
             max_connections: open_files
                 .saturating_sub(RESERVED_FILES)
                 .clamp(16, MAX_DEFAULT_CONNECTIONS),
+            shared_addresses: Arc::from([]),
         }
     }
 }
@@ -76,6 +91,7 @@ pub async fn serve(
     stop: impl Future<Output = ()>,
 ) {
     let open = Arc::new(AtomicUsize::new(0));
+    let by_address: Arc<Mutex<HashMap<IpAddr, usize>>> = Arc::default();
     // Dropped when serving stops: each connection then shuts down gracefully.
     let (stopping, stopped) = watch::channel(());
     let mut stop = std::pin::pin!(stop);
@@ -97,8 +113,26 @@ pub async fn serve(
             tokio::spawn(refuse(stream, limits.client_timeout));
             continue;
         }
+        let address = match super::client::Client::guest(peer.ip()) {
+            super::client::Client::Address(address) => address,
+            _ => peer.ip(),
+        };
+        let counted = !limits.shared_addresses.contains(&peer.ip());
+        if counted {
+            let mut held = by_address.lock().expect("not poisoned");
+            let count = held.entry(address).or_default();
+            if *count >= limits.per_address() {
+                drop(held);
+                tokio::spawn(refuse(stream, limits.client_timeout));
+                continue;
+            }
+            *count += 1;
+        }
         open.fetch_add(1, Ordering::Relaxed);
-        let slot = Slot(Arc::clone(&open));
+        let slot = Slot {
+            open: Arc::clone(&open),
+            by_address: counted.then(|| (Arc::clone(&by_address), address)),
+        };
         let router = router.clone();
         let mut stopped = stopped.clone();
         tokio::spawn(async move {
@@ -135,12 +169,24 @@ pub async fn serve(
     }
 }
 
-/// A place among the open connections, given back when dropped.
-struct Slot(Arc<AtomicUsize>);
+/// A place among the open connections (and its address's), given back when dropped.
+struct Slot {
+    open: Arc<AtomicUsize>,
+    by_address: Option<(Arc<Mutex<HashMap<IpAddr, usize>>>, IpAddr)>,
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.open.fetch_sub(1, Ordering::Relaxed);
+        if let Some((held, address)) = &self.by_address {
+            let mut held = held.lock().expect("not poisoned");
+            if let Some(count) = held.get_mut(address) {
+                *count -= 1;
+                if *count == 0 {
+                    held.remove(address);
+                }
+            }
+        }
     }
 }
 

@@ -240,6 +240,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         if let Some(max) = options.max_connections {
             limits.max_connections = max;
         }
+        limits.shared_addresses = options.trusted_proxies.clone().into();
         let _ = writeln!(out, "othello serve: {origin}/");
         if addr.ip().is_unspecified() {
             let others: Vec<String> = network_addresses(addr.is_ipv4())
@@ -341,22 +342,25 @@ pub(crate) struct DatabaseLock {
 /// What a SQLite database file starts with.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
-/// Takes `db`'s [`DatabaseLock`]: before anything is made, `db` must be absent, or a
-/// regular file that is empty or a SQLite database.
+/// Takes `db`'s [`DatabaseLock`]. Before anything is made, `db` must be absent, or a
+/// regular file that is empty or a SQLite database; and an absent or empty one must have
+/// no write-ahead log beside it (`othello.db-wal`): that is a live server's log whose
+/// database was moved or deleted (SQLite would delete it, and the games in it), or what
+/// is left of one.
 fn lock_database(db: &Path) -> Result<DatabaseLock, ServeError> {
     use std::io::Read;
     let refuse = |why: String| ServeError::Store {
         target: store::Target::Sqlite(db.to_owned()),
-        source: StoreError::Damaged(why),
+        source: StoreError::NotADatabase(why),
     };
     let io = |error: std::io::Error| ServeError::Store {
         target: store::Target::Sqlite(db.to_owned()),
         source: StoreError::Lock(error),
     };
-    match std::fs::metadata(db) {
+    let begun = match std::fs::metadata(db) {
         Ok(metadata) if !metadata.is_file() => {
             return Err(refuse(format!(
-                "not a regular file ({}): give a file's path",
+                "not a regular file ({}), not a SQLite database: give a database file's path",
                 file_kind(&metadata)
             )));
         }
@@ -367,13 +371,26 @@ fn lock_database(db: &Path) -> Result<DatabaseLock, ServeError> {
                 .is_ok();
             if !read || &header != SQLITE_HEADER {
                 return Err(refuse(
-                    "not a SQLite database: give a new file's path, or an othello database".into(),
+                    "another kind of file, not a SQLite database: give a new file's path, or \
+                     an othello database"
+                        .into(),
                 ));
             }
+            true
         }
-        Ok(_) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Ok(_) => false,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => false,
         Err(error) => return Err(io(error)),
+    };
+    let mut log = db.as_os_str().to_owned();
+    log.push("-wal");
+    if !begun && std::fs::symlink_metadata(&log).is_ok_and(|log| log.len() > 0) {
+        return Err(refuse(format!(
+            "{} is there without its database: a server may be using it under another name \
+             (the database moved or deleted while it runs), or it is what is left of one; \
+             move the log away, or the database back beside it",
+            PathBuf::from(log).display()
+        )));
     }
     let file = std::fs::OpenOptions::new()
         .read(true)

@@ -337,6 +337,12 @@ async fn names_that_hide_or_turn_text_are_refused() {
         "x\u{2066}y",
         "tag\u{E0041}",
         "li\u{2028}ne",
+        // Found by the red team: blanks that are letters, private use, accents piled up.
+        "\u{3164}\u{3164}",
+        "\u{2800}",
+        "pua\u{E000}",
+        "non\u{FFFF}",
+        "a\u{0301}\u{0302}\u{0303}\u{0304}",
     ] {
         let (status, body) = send(
             http.post(server.api("/games"))
@@ -352,7 +358,7 @@ async fn names_that_hide_or_turn_text_are_refused() {
     let game = create_from(
         &server,
         &http,
-        json!({"black_name": "שלום", "white_name": "Zoë"}),
+        json!({"black_name": "שלום", "white_name": "Zoe\u{0308} Ng"}),
     )
     .await;
     assert_eq!(game["state"]["seats"]["black"]["name"], "שלום", "{game}");
@@ -379,12 +385,22 @@ async fn unknown_files_and_computer_players_pages() {
         (404, "no_such_player"),
         "{body}"
     );
-    let (status, body) = send(
-        http.post(server.api("/accounts"))
-            .json(&json!({"name": "greedy", "password": "correct horse"})),
-    )
-    .await;
-    assert_eq!((status, error_code(&body)), (409, "name_taken"), "{body}");
+    // A computer player's name, in any case (the red team registered `Engine` and took
+    // the bare engine's rating), is no member's.
+    for name in ["greedy", "Greedy", "ENGINE", "rAndom", "Human"] {
+        let (status, body) = send(
+            http.post(server.api("/accounts"))
+                .json(&json!({"name": name, "password": "correct horse"})),
+        )
+        .await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (409, "name_taken"),
+            "{name}: {body}"
+        );
+    }
+    let (status, page) = send(http.get(server.api("/users/Engine"))).await;
+    assert_eq!((status, &page["computer"]), (200, &json!(true)), "{page}");
 }
 
 /// Issue 44.4 and 44.13: one server per SQLite file however it is named (a symbolic link,
@@ -416,6 +432,32 @@ async fn a_database_file_serves_one_server_whatever_its_name() {
         );
         assert!(output.stdout.is_empty(), "it never served");
     }
+    // The database moved away while its server runs: a server started on the old name
+    // must not take the log left there (SQLite would delete it, and the games in it).
+    create_from(&first, &client(), json!({})).await;
+    let wal = dir.path().join("games.db-wal");
+    assert!(wal.metadata().unwrap().len() > 0);
+    let moved = dir.path().join("moved.db");
+    std::fs::rename(&db, &moved).unwrap();
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(&db)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("games.db-wal is there without its database"),
+        "{stderr}"
+    );
+    assert!(!db.exists(), "nothing made in its place");
+    assert!(
+        wal.metadata().unwrap().len() > 0,
+        "the live server's log is whole"
+    );
+    let (status, _) = send(client().get(format!("{}/healthz", first.url))).await;
+    assert_eq!(status, 200);
     drop(first);
     let text = dir.path().join("notes.md");
     std::fs::write(&text, "# my notes\n").unwrap();
@@ -454,4 +496,44 @@ async fn a_database_file_serves_one_server_whatever_its_name() {
         .filter(|name| name.starts_with("notes") || name.starts_with("fifo"))
         .collect();
     assert_eq!(made.len(), 2, "nothing made beside them: {made:?}");
+}
+
+/// A TCP connection to `server` from `ip`.
+async fn connect_from(server: &Server, ip: &str) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{ip}:0").parse().unwrap()).unwrap();
+    let address = server.url.trim_start_matches("http://").parse().unwrap();
+    socket.connect(address).await.unwrap()
+}
+
+/// Red team of issue 44: one address opening connections and sending nothing held every
+/// one the server takes. It now holds a quarter of them at most (16 of 64 here), and
+/// another visitor is still answered.
+#[tokio::test]
+async fn one_address_holds_a_quarter_of_the_connections_at_most() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (_dir, db) = database();
+    let server = Server::start_with(&db, &["--max-connections", "64"]);
+    let mut held = Vec::new();
+    for _ in 0..16 {
+        held.push(connect_from(&server, "127.0.0.40").await);
+    }
+    // The server counts a connection once it has accepted it: let it catch up.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut refused = connect_from(&server, "127.0.0.40").await;
+    refused
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    let _ =
+        tokio::time::timeout(Duration::from_secs(10), refused.read_to_string(&mut answer)).await;
+    assert!(
+        answer.starts_with("HTTP/1.1 503") && answer.contains("too_many_connections"),
+        "{answer}"
+    );
+    let (status, health) =
+        send(client_from("127.0.0.41").get(server.url.clone() + "/healthz")).await;
+    assert_eq!(status, 200, "another visitor is answered: {health}");
+    drop(held);
 }

@@ -19,7 +19,7 @@ use crate::server::{
 /// `name` as a computer player's account name (`engine:7`, the name its rated games are
 /// kept under), if it is one.
 fn computer_name(name: &str) -> Option<String> {
-    match name.parse::<Occupant>() {
+    match name.to_ascii_lowercase().parse::<Occupant>() {
         Ok(Occupant::Computer(spec)) => Some(spec.to_string()),
         _ => None,
     }

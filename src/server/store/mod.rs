@@ -372,6 +372,10 @@ pub enum StoreError {
     /// the change was not applied, or the answer was lost with the connection.
     #[error("the database cannot be reached: {0}")]
     Unavailable(String),
+    /// The path is not one to keep a database in: not a regular file, another kind of
+    /// file, or a database's log left without it.
+    #[error("{0}")]
+    NotADatabase(String),
     /// Every connection to the database was in use for as long as a request may wait:
     /// nothing was applied.
     #[error("every connection to the database is busy")]
