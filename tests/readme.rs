@@ -115,7 +115,7 @@ fn every_command_of_the_readme_runs() {
     assert!(ran >= 10, "only {ran} commands found");
 }
 
-/// A hint line of the play mode: `1. f6 -0.58 (depth 14) f6 e3 ...`.
+/// A hint line of the play mode: `1. f6 -0.58 (depth 15@73%) f6 e3 ...`.
 fn is_hint(line: &str) -> bool {
     let mut words = line.split_whitespace();
     matches!(
@@ -125,6 +125,26 @@ fn is_hint(line: &str) -> bool {
                 && rank[..rank.len() - 1].bytes().all(|b| b.is_ascii_digit())
                 && score.starts_with(['+', '-'])
     )
+}
+
+/// A hint line's shape: its rank, and how it says how deep it looked, with every number
+/// a `#` (`1. (depth #@#%)`): the moves and scores depend on the search's time, the form
+/// does not.
+fn hint_shape(line: &str) -> String {
+    let rank = line.split_whitespace().next().unwrap_or_default();
+    let depth = line
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map_or("", |(depth, _)| depth);
+    let mut shape = String::new();
+    for c in format!("{rank} ({depth})").chars() {
+        if !c.is_ascii_digit() {
+            shape.push(c);
+        } else if !shape.ends_with('#') {
+            shape.push('#');
+        }
+    }
+    shape
 }
 
 #[test]
@@ -146,6 +166,14 @@ fn the_scripted_play_session_prints_what_the_readme_shows() {
         .filter(|l| !is_hint(l))
         .collect();
     let printed = String::from_utf8(output.stdout).unwrap();
+    // The hint lines as the program writes them today (issue 44.17: the README showed
+    // `(depth 14)` after the program wrote `(depth 15@73%)`).
+    let shapes = |lines: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+        lines.filter(|l| is_hint(l)).map(hint_shape).collect()
+    };
+    let shown_hints = shapes(&mut lines[1..].iter().map(String::as_str));
+    assert!(!shown_hints.is_empty());
+    assert_eq!(shapes(&mut printed.lines()), shown_hints);
     let printed: Vec<&str> = printed.lines().filter(|l| !is_hint(l)).collect();
     assert_eq!(printed, shown);
     assert!(dir.path().join("game.rec").exists());
@@ -215,5 +243,62 @@ fn the_commands_table_names_every_subcommand() {
             text.contains(&format!("| `othello {name}")),
             "the README's Commands table leaves out {name}"
         );
+    }
+}
+
+/// docs/nboard.md's example of a search out of the book is what the program answers: the
+/// session its example shows, at its depth, with `--no-book` (issue 44.17: it was stale).
+#[test]
+fn the_nboard_guide_shows_a_search_as_the_program_answers_it() {
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/nboard.md"))
+            .unwrap();
+    let example = guide
+        .split_once("`hint` searches: `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .expect("the guide shows a search line")
+        .0;
+    let mut session: Vec<&str> = guide
+        .lines()
+        .filter_map(|line| line.strip_prefix("> "))
+        .take_while(|line| *line != "go")
+        .collect();
+    session.push("hint 2\n");
+    let session = session.join("\n");
+    assert!(session.contains("set game"), "{session}");
+    let output = assert_cmd::Command::new(cargo_bin("othello"))
+        .args(["nboard", "--no-book", "--threads", "1"])
+        .write_stdin(session)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        printed.lines().any(|line| line == example),
+        "the guide shows {example:?}; the program answers:\n{printed}"
+    );
+}
+
+/// Every step of `train` explains itself in one layout (issue 44.17: `fit` alone packed its
+/// options without the blank lines its siblings have), and `train --help` names each.
+#[test]
+fn the_training_steps_help_has_one_layout() {
+    let help = |args: &[&str]| {
+        let output = Command::new(cargo_bin("othello"))
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let listing = help(&["train", "--help"]);
+    for step in ["selfplay", "label", "fit", "measure", "probcut"] {
+        assert!(listing.contains(&format!("\n  {step}\n")), "{listing}");
+        let text = help(&["train", step, "--help"]);
+        let options = text.split_once("Options:\n").expect("options").1;
+        let lines: Vec<&str> = options.lines().collect();
+        for (index, line) in lines.iter().enumerate().skip(1) {
+            if line.starts_with("      --") || line.starts_with("  -") {
+                assert_eq!(lines[index - 1], "", "{step}: {line:?} packed:\n{text}");
+            }
+        }
     }
 }

@@ -51,6 +51,9 @@ enum Step {
     Label(LabelArgs),
     /// Step 3: weights fitted to labelled positions, with each phase's error on the
     /// positions fitted to and on held-out games.
+    ///
+    /// Games, not positions, are held out, so the held-out error is the error on games
+    /// the weights never saw.
     Fit(FitArgs),
     /// How good an evaluation is, against another: the loss of the moves a shallow search
     /// chooses (scored by the exact solver), and the error of the static evaluation
