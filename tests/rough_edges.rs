@@ -1345,15 +1345,84 @@ fn regression_44_14_transcript_echoes_are_bounded() {
         assert_eq!(output.status.code(), Some(1));
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("not a regular file"), "{stderr}");
-        // An endless stdin stops too, with an error.
+        // An endless stdin: its first line, too long for a header, ends the session at
+        // once (status 2), the line shown cut, then the grader's error.
         let output = std::process::Command::new(common::othello_path())
             .arg("transcript")
             .stdin(std::fs::File::open("/dev/zero").unwrap())
             .output()
             .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.ends_with(
+                " more bytes]\n# othello: line 1: line is longer than 4096 bytes (exit status 2)\n"
+            ),
+            "{}",
+            &stdout[stdout.len().saturating_sub(300)..]
+        );
+        // After a good header and board, an endless move line stops at the input's limit,
+        // the transcript's last line saying so (red team of issue 44: it ended mid-line).
+        let header = std::fs::read(fixture("transcripts/full/spec-full-4x4.in")).unwrap();
+        let header: Vec<u8> = header
+            .split_inclusive(|&b| b == b'\n')
+            .take(8)
+            .flatten()
+            .copied()
+            .collect();
+        let mut child = std::process::Command::new(common::othello_path())
+            .arg("transcript")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let zeros = vec![0u8; 1 << 20];
+            let _ = stdin.write_all(&header);
+            while stdin.write_all(&zeros).is_ok() {}
+        });
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap();
         assert_eq!(output.status.code(), Some(1));
         assert!(output.stdout.len() < 64 << 10);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("longer than 64 MiB"), "{stderr}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.ends_with(" more bytes]\n# othello: cannot read input: longer than 64 MiB: more than any grader input (the transcript stops here)\n"),
+            "{}",
+            &stdout[stdout.len().saturating_sub(300)..]
+        );
     }
+}
+
+/// Red team of issue 44: the grader mode on an input whose first line never ends
+/// (`othello < /dev/zero`) refuses that header line as soon as it is longer than any line
+/// may be (status 2), instead of reading for ever.
+#[test]
+fn regression_44_a_header_line_that_never_ends_is_refused_at_once() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "{stderr}");
+    assert_eq!(stderr, "othello: line 1: line is longer than 4096 bytes\n");
 }

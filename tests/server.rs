@@ -989,28 +989,46 @@ async fn regression_21_4_no_engine_seat_outlives_its_time(db: TestDb) {
     assert_eq!(status, 400, "{body}");
 }
 
-/// Issue 21.5: a second server on the same database is refused, naming the first; once
-/// the first is gone (even killed), the database opens again.
-#[tokio::test]
-async fn regression_21_5_a_database_serves_one_server_at_a_time() {
-    let (_dir, db) = database();
-    let first = Server::start(&db);
-    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-        .arg(&db)
+/// `othello serve` started on `db` with `args` (`serve --addr 127.0.0.1:0 --db DB` by
+/// default), for a start that is refused: its output once it has exited.
+fn serve_once(db: &std::path::Path, command: &[&str]) -> std::process::Output {
+    let command = if command.is_empty() {
+        &["serve", "--addr", "127.0.0.1:0", "--db"][..]
+    } else {
+        command
+    };
+    std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+        .args(command)
+        .arg(db)
         .stdin(std::process::Stdio::null())
         .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains(&format!(
-            "is in use by another othello serve (process {}): stop that server, or give another --db",
-            first.child.id()
-        )),
-        "{stderr}"
-    );
-    assert!(output.stdout.is_empty(), "it never served");
+        .unwrap()
+}
+
+/// Issue 21.5: a second server on the same database is refused, naming the first, also
+/// through a symbolic or a hard link to its file (issue 44.4); once the first is gone (even
+/// killed), the database opens again.
+#[tokio::test]
+async fn regression_21_5_a_database_serves_one_server_at_a_time() {
+    let (dir, db) = database();
+    let first = Server::start(&db);
+    let symlink = dir.path().join("link.db");
+    std::os::unix::fs::symlink(&db, &symlink).unwrap();
+    let hard = dir.path().join("hard.db");
+    std::fs::hard_link(&db, &hard).unwrap();
+    for other in [&db, &symlink, &hard] {
+        let output = serve_once(other, &[]);
+        assert_eq!(output.status.code(), Some(1), "{other:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "is in use by another othello serve (process {}): stop that server, or give another --db",
+                first.child.id()
+            )),
+            "{other:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "it never served");
+    }
     first.kill();
     let again = Server::start(&db);
     let (status, _) = send(client().get(format!("{}/healthz", again.url))).await;

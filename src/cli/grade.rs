@@ -214,8 +214,25 @@ impl GradeArgs {
         };
         let submissions = submissions::list(&self.submissions, self.single)
             .map_err(|error| usage(error.to_string()))?;
-        if let Some(missing) = self.starter.iter().find(|path| !path.exists()) {
-            return Err(usage(format!("--starter {}: not found", missing.display())));
+        // Starter code left out of the similarity report: a FIFO or a device would give
+        // nothing and leave everything in, silently.
+        for starter in &self.starter {
+            let refused = match std::fs::metadata(starter) {
+                Err(_) => Some("not found".to_owned()),
+                Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+                    Some("not a regular file or a folder".to_owned())
+                }
+                Ok(_) => {
+                    let (files, skipped) = submissions::source_files(starter);
+                    files.is_empty().then(|| match skipped.first() {
+                        Some(why) => format!("no source code the report reads ({why})"),
+                        None => "no source code the report reads".to_owned(),
+                    })
+                }
+            };
+            if let Some(why) = refused {
+                return Err(usage(format!("--starter {}: {why}", starter.display())));
+            }
         }
         let only: Option<BTreeSet<String>> =
             (!self.only.is_empty()).then(|| self.only.iter().cloned().collect());

@@ -69,7 +69,16 @@ fn run(variant: Variant, input: impl BufRead, out: &mut impl Write) -> Result<u8
         read: 0,
     };
     let result = protocol::run(&mut feeder, Shared(&out), variant);
-    if let Some(failure) = feeder.failure {
+    // A line the grader stopped in (too long for a header, or the input's limit) ends
+    // here, with a count of what was not shown.
+    if !feeder.at_line_start && !result.as_ref().is_err_and(|error| error.is_broken_pipe()) {
+        feeder.end_line()?;
+    }
+    if let Some(failure) = feeder.failure.take() {
+        // The transcript ends as a transcript does, its last line saying why.
+        let mut out = out.borrow_mut();
+        writeln!(out, "# othello: {failure} (the transcript stops here)")?;
+        out.flush()?;
         return Err(failure);
     }
     let out = out.into_inner();

@@ -46,6 +46,10 @@ pub struct LineReader<R> {
     eof: bool,
     /// Inside a line already known to be too long: drop bytes up to its newline.
     skipping: bool,
+    /// That line was returned already (see [`LineReader::early`]).
+    reported: bool,
+    /// Return a line as too long as soon as that is known, not at its end.
+    early: bool,
 }
 
 impl<R: Read> LineReader<R> {
@@ -58,7 +62,17 @@ impl<R: Read> LineReader<R> {
             end: 0,
             eof: false,
             skipping: false,
+            reported: false,
+            early: false,
         }
+    }
+
+    /// Whether a line too long is returned as soon as that is known (`true`: the grader's
+    /// header and board, where it ends the session, so a first line that never ends is
+    /// refused rather than read for ever) or where it ends (the default: a move line's
+    /// `INVALID` comes where a person reading the session expects it).
+    pub fn early(&mut self, early: bool) {
+        self.early = early;
     }
 
     /// The next line, or `None` at the end of the input. A last line without a newline still
@@ -78,6 +92,10 @@ impl<R: Read> LineReader<R> {
                 let found = (self.start, self.start + newline);
                 self.start += newline + 1;
                 if std::mem::take(&mut self.skipping) {
+                    if std::mem::take(&mut self.reported) {
+                        // The end of a line returned as too long already.
+                        continue;
+                    }
                     return Ok(Some(Line::TooLong));
                 }
                 break found;
@@ -107,12 +125,16 @@ impl<R: Read> LineReader<R> {
         before_read: &mut impl FnMut() -> Result<(), E>,
     ) -> Result<Fill, E> {
         if self.skipping || self.end - self.start > MAX_LINE_LEN + 1 {
-            // Longer than any line we accept, even allowing for a final `\r`.
-            self.skipping = true;
+            // Longer than any line we accept, even allowing for a final `\r`: the rest of
+            // it is dropped as it comes.
             self.start = self.end;
+            if !std::mem::replace(&mut self.skipping, true) && self.early {
+                self.reported = true;
+                return Ok(Fill::TooLong);
+            }
         }
         if self.eof {
-            if std::mem::take(&mut self.skipping) {
+            if std::mem::take(&mut self.skipping) && !std::mem::take(&mut self.reported) {
                 return Ok(Fill::TooLong);
             }
             if self.start == self.end {
@@ -363,6 +385,40 @@ mod tests {
         assert_eq!(next(&mut reader), None);
         assert_eq!(reader.buf.len(), BUFFER_LEN);
         assert!(reads > 10_000, "read in small pieces: {reads}");
+    }
+
+    /// Early, a line that never ends is said to be too long as soon as that is known, not
+    /// waited for: `othello < /dev/zero` ends at its header (red team of issue 44); after
+    /// it, the next line is the one after its end.
+    #[test]
+    fn a_line_that_never_ends_is_too_long_at_once() {
+        let mut reader = LineReader::new(io::repeat(0));
+        reader.early(true);
+        let mut reads = 0;
+        let line = reader
+            .next_line(|| {
+                reads += 1;
+                Ok::<_, ReadError>(())
+            })
+            .unwrap();
+        assert_eq!(line, Some(Line::TooLong));
+        assert!(reads <= 2, "{reads} reads");
+        let mut input = vec![b'x'; 10_000];
+        input.extend_from_slice(b"\n1 2\n");
+        let mut reader = LineReader::new(input.as_slice());
+        reader.early(true);
+        let mut next = || {
+            reader
+                .next_line(|| Ok::<_, ReadError>(()))
+                .unwrap()
+                .map(|line| match line {
+                    Line::Text(text) => text.to_vec(),
+                    Line::TooLong => b"too long".to_vec(),
+                })
+        };
+        assert_eq!(next(), Some(b"too long".to_vec()));
+        assert_eq!(next(), Some(b"1 2".to_vec()));
+        assert_eq!(next(), None);
     }
 
     #[test]

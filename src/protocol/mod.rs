@@ -128,11 +128,15 @@ fn read_setup(
     printer: &mut Printer<impl Write>,
 ) -> Result<Setup, ProtocolError> {
     let mut parser = SetupParser::new();
+    // A header or board line too long ends the session: said at once, so a first line
+    // that never ends (`/dev/zero`) is refused rather than read for ever.
+    lines.early(true);
     loop {
         match lines.next_line(|| printer.flush())? {
             None => return Err(parser.end_of_input().into()),
             Some(line) => {
                 if let Some(setup) = parser.feed(line)? {
+                    lines.early(false);
                     return Ok(setup);
                 }
             }

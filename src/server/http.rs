@@ -91,7 +91,7 @@ pub async fn serve(
     stop: impl Future<Output = ()>,
 ) {
     let open = Arc::new(AtomicUsize::new(0));
-    let by_address: Arc<Mutex<HashMap<IpAddr, usize>>> = Arc::default();
+    let by_address: ByAddress = Arc::default();
     // Dropped when serving stops: each connection then shuts down gracefully.
     let (stopping, stopped) = watch::channel(());
     let mut stop = std::pin::pin!(stop);
@@ -169,10 +169,13 @@ pub async fn serve(
     }
 }
 
+/// Connections open per address.
+type ByAddress = Arc<Mutex<HashMap<IpAddr, usize>>>;
+
 /// A place among the open connections (and its address's), given back when dropped.
 struct Slot {
     open: Arc<AtomicUsize>,
-    by_address: Option<(Arc<Mutex<HashMap<IpAddr, usize>>>, IpAddr)>,
+    by_address: Option<(ByAddress, IpAddr)>,
 }
 
 impl Drop for Slot {

@@ -737,6 +737,35 @@ fn copies_are_flagged_and_independent_work_is_not() {
         ],
     );
     assert_eq!(pairs(&again), Vec::new());
+    // A starter that gives nothing (a FIFO, a folder without code) is refused, not left
+    // out silently with everything it should have taken out of the report (red team of
+    // issue 44).
+    let fifo = class.dir.path().join("starter.fifo");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a plain system call with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let empty = class.dir.path().join("empty-starter");
+    fs::create_dir(&empty).unwrap();
+    for (starter, says) in [
+        (&fifo, "not a regular file or a folder"),
+        (&empty, "no source code the report reads"),
+    ] {
+        let output = Command::new(othello_path())
+            .arg("grade")
+            .arg(class.submissions())
+            .args(["--generate", "1", "--starter"])
+            .arg(starter)
+            .arg("--out")
+            .arg(class.out("refused"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("--starter {}: {says}", starter.display())),
+            "{stderr}"
+        );
+    }
 }
 
 /// A second run into a report directory in use is refused; the scratch space a killed run

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use super::{database, first_legal};
+use super::{database, first_legal, serve_once};
 use crate::server::{Live, Server, client, client_from, error_code, id, secret, send};
 
 /// A game made by `http` from `request`: its answer (asserting 201).
@@ -403,35 +403,13 @@ async fn unknown_files_and_computer_players_pages() {
     assert_eq!((status, &page["computer"]), (200, &json!(true)), "{page}");
 }
 
-/// Issue 44.4 and 44.13: one server per SQLite file however it is named (a symbolic link,
-/// a hard link); a path that is not a regular file, or a file that is not a database, is
-/// refused before anything is made beside it.
+/// Issue 44.4 and 44.13: a path that is not a regular file, a file that is not a
+/// database, or a database gone from beside its live server's log is refused before
+/// anything is made beside it (the links to a live database: `regression_21_5`).
 #[tokio::test]
-async fn a_database_file_serves_one_server_whatever_its_name() {
+async fn a_database_path_that_is_not_one_is_refused_first() {
     let (dir, db) = database();
     let first = Server::start(&db);
-    let symlink = dir.path().join("link.db");
-    std::os::unix::fs::symlink(&db, &symlink).unwrap();
-    let hard = dir.path().join("hard.db");
-    std::fs::hard_link(&db, &hard).unwrap();
-    for other in [&symlink, &hard] {
-        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-            .arg(other)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(1), "{other:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains(&format!(
-                "is in use by another othello serve (process {})",
-                first.child.id()
-            )),
-            "{other:?}: {stderr}"
-        );
-        assert!(output.stdout.is_empty(), "it never served");
-    }
     // The database moved away while its server runs: a server started on the old name
     // must not take the log left there (SQLite would delete it, and the games in it).
     create_from(&first, &client(), json!({})).await;
@@ -439,12 +417,7 @@ async fn a_database_file_serves_one_server_whatever_its_name() {
     assert!(wal.metadata().unwrap().len() > 0);
     let moved = dir.path().join("moved.db");
     std::fs::rename(&db, &moved).unwrap();
-    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-        .arg(&db)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let output = serve_once(&db, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
@@ -474,16 +447,8 @@ async fn a_database_file_serves_one_server_whatever_its_name() {
         ),
         (dir.path(), "not a regular file (a directory)"),
     ] {
-        for command in [
-            &["serve", "--addr", "127.0.0.1:0", "--db"][..],
-            &["db", "migrate", "--db"],
-        ] {
-            let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
-                .args(command)
-                .arg(path)
-                .stdin(std::process::Stdio::null())
-                .output()
-                .unwrap();
+        for command in [&[][..], &["db", "migrate", "--db"]] {
+            let output = serve_once(path, command);
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(1), "{path:?}: {stderr}");
             assert!(stderr.contains(says), "{path:?}: {stderr}");
