@@ -155,8 +155,12 @@ fn main() {
     let clock_s: u64 = arguments.get(4).and_then(|a| a.parse().ok()).unwrap_or(600);
     raise_file_limit();
     let dir = tempfile::tempdir().unwrap();
-    // One address makes every game and challenge here: no limit on how fast.
-    let server = Server::start_with(dir.path().join("load.db"), &["--games-per-minute", "0"]);
+    // One address makes every game and challenge here: no limit on how fast; a load
+    // generator short of CPU reads a seat's channel late, which is no client gone silent.
+    let server = Server::start_with(
+        dir.path().join("load.db"),
+        &["--games-per-minute", "0", "--client-timeout", "600"],
+    );
     let pid = server.child.id();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

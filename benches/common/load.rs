@@ -89,9 +89,15 @@ pub async fn play_game(
     let id = game["id"].as_str().unwrap().to_owned();
     let secrets =
         ["black", "white"].map(|seat| game["seats"][seat]["secret"].as_str().unwrap().to_owned());
+    // On one core a state can take long to come: a slow answer is a figure, not a hang.
+    let patience = Duration::from_secs(600);
     let mut seats = [
-        Live::connect(at(1), &id, Some(&secrets[0])).await,
-        Live::connect(at(2), &id, Some(&secrets[1])).await,
+        Live::connect(at(1), &id, Some(&secrets[0]))
+            .await
+            .patient(patience),
+        Live::connect(at(2), &id, Some(&secrets[1]))
+            .await
+            .patient(patience),
     ];
     seats[0]
         .state_where(|s| s["seats"]["white"]["connected"] == true)

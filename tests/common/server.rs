@@ -207,9 +207,17 @@ pub struct Live {
     >,
     /// Every text message received, as it came.
     pub raw: Vec<String>,
+    /// How long a message may take before the channel is taken as hung.
+    patience: Duration,
 }
 
 impl Live {
+    /// The channel, waiting up to `patience` for each message (a load generator short of
+    /// CPU waits longer than a test).
+    pub fn patient(self, patience: Duration) -> Live {
+        Live { patience, ..self }
+    }
+
     /// Connects to game `id`'s live channel with `secret` (or as a spectator).
     pub async fn connect(server: &Server, id: &str, secret: Option<&str>) -> Live {
         let (mut socket, _) = tokio_tungstenite::connect_async(server.events(id))
@@ -223,13 +231,14 @@ impl Live {
         Live {
             socket,
             raw: Vec::new(),
+            patience: Duration::from_secs(30),
         }
     }
 
     /// The next message (within a generous limit: a guard against hangs, not a timing).
     pub async fn next(&mut self) -> Value {
         loop {
-            let message = tokio::time::timeout(Duration::from_secs(30), self.socket.next())
+            let message = tokio::time::timeout(self.patience, self.socket.next())
                 .await
                 .expect("a message in time")
                 .expect("the channel is open")
