@@ -655,27 +655,37 @@ fn side_length(value: Option<u64>, name: &str) -> Result<Option<u8>, ApiError> {
     }
 }
 
-fn time(value: Option<u64>, name: &str, default: u64, max: u64) -> Result<u64, ApiError> {
-    let guests = if max == MAX_GUEST_TIME_MS {
-        " for a guest (log in for more)"
-    } else {
-        ""
-    };
+/// The longest time a client may ask for, and what the refusal adds.
+#[derive(Clone, Copy, Debug)]
+struct TimeCap {
+    ms: u64,
+    /// `" for a guest (log in for more)"`, or nothing.
+    whose: &'static str,
+}
+
+fn time(value: Option<u64>, name: &str, default: u64, cap: TimeCap) -> Result<u64, ApiError> {
+    let TimeCap { ms: max, whose } = cap;
     match value {
         None => Ok(default.min(max)),
         Some(n @ 1..) if n <= max => Ok(n),
         Some(n) => Err(ApiError::BadRequest(format!(
-            "{name} must be from 1 to {max} (milliseconds){guests}, not {n}"
+            "{name} must be from 1 to {max} (milliseconds){whose}, not {n}"
         ))),
     }
 }
 
 /// The longest an engine of `client`'s may think a move.
-fn max_time(client: &Client) -> u64 {
+fn max_time(client: &Client) -> TimeCap {
     if client.is_guest() {
-        MAX_GUEST_TIME_MS
+        TimeCap {
+            ms: MAX_GUEST_TIME_MS,
+            whose: " for a guest (log in for more)",
+        }
     } else {
-        MAX_TIME_MS
+        TimeCap {
+            ms: MAX_TIME_MS,
+            whose: "",
+        }
     }
 }
 
@@ -749,8 +759,8 @@ impl SettingsRequest {
 }
 
 impl CreateRequest {
-    /// The game asked for, its engines' time per move at most `max_time` ms.
-    fn into_new_game(self, max_time: u64) -> Result<NewGame, ApiError> {
+    /// The game asked for, its engines' time per move within `max_time`.
+    fn into_new_game(self, max_time: TimeCap) -> Result<NewGame, ApiError> {
         let Settings {
             variant,
             shape,
@@ -1252,11 +1262,15 @@ async fn hint(
         }
     };
     let client = caller.client();
+    let cap = max_time(&client);
     let time_ms = time(
         params.time_ms,
         "time_ms",
         1000,
-        max_time(&client).min(MAX_HINT_TIME_MS),
+        TimeCap {
+            ms: cap.ms.min(MAX_HINT_TIME_MS),
+            ..cap
+        },
     )?;
     check_help(&cell, &caller, Help::Hints).await?;
     let hint = app

@@ -24,13 +24,7 @@ pub enum Client {
 impl Client {
     /// The guest at `address`.
     pub fn guest(address: IpAddr) -> Client {
-        Client::Address(match address {
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => IpAddr::V4(v4),
-                None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
-            },
-            v4 @ IpAddr::V4(_) => v4,
-        })
+        Client::Address(one_client(address))
     }
 
     /// Whether it is a guest (no account): what it may ask for is capped.
@@ -46,6 +40,17 @@ impl fmt::Display for Client {
             Client::Address(ip) => write!(f, "address {ip}"),
             Client::Game(id) => write!(f, "game {id}"),
         }
+    }
+}
+
+/// `address` as one client's: an IPv6 address by its /64, an IPv4-mapped one as IPv4.
+pub fn one_client(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
+        v4 @ IpAddr::V4(_) => v4,
     }
 }
 

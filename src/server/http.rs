@@ -113,10 +113,7 @@ pub async fn serve(
             tokio::spawn(refuse(stream, limits.client_timeout));
             continue;
         }
-        let address = match super::client::Client::guest(peer.ip()) {
-            super::client::Client::Address(address) => address,
-            _ => peer.ip(),
-        };
+        let address = super::client::one_client(peer.ip());
         let counted = !limits.shared_addresses.contains(&peer.ip());
         if counted {
             let mut held = by_address.lock().expect("not poisoned");
