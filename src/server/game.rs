@@ -19,6 +19,7 @@ use tokio::sync::{MutexGuard, watch};
 
 use super::{
     client::Client,
+    ratings,
     store::{Change, StoredClock, StoredGame, StoredMove, StoredPresence, StoredSeat},
     table::{Clock, Ended, Help, MoveMeta, Seat, Table, TimeControl},
 };
@@ -67,6 +68,16 @@ impl LiveGame {
     /// Whether `secret` controls this game between engines.
     pub fn controls(&self, secret: &str) -> bool {
         self.table.control_hash.as_deref() == Some(&hash_secret(secret))
+    }
+
+    /// Who the holder of `secret`, or the account `user_id`, is in this game.
+    pub fn viewer(&self, secret: Option<&str>, user_id: Option<i64>) -> Viewer {
+        Viewer {
+            seat: secret
+                .and_then(|secret| self.seat_of(secret))
+                .or_else(|| user_id.and_then(|id| self.table.seat_of_user(id))),
+            control: secret.is_some_and(|secret| self.controls(secret)),
+        }
     }
 
     /// The game as a record (dated when it was created).
@@ -258,6 +269,32 @@ pub struct GameCell {
     changed: watch::Sender<u64>,
     /// Who is connected.
     pub presence: Presence,
+    /// A rated game's players and category, fixed for its life: read without its lock.
+    pub rated: Option<Rated>,
+}
+
+/// The two accounts of a rated game and the rating category it counts for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rated {
+    /// Black's account and White's.
+    pub players: ByColor<i64>,
+    /// What [`ratings::category`] makes of its rules, board and time control.
+    pub category: String,
+}
+
+impl Rated {
+    /// `table`'s, if it is rated, timed and between two accounts.
+    fn of(table: &Table) -> Option<Rated> {
+        let clock = table.clock.filter(|_| table.rated)?;
+        Some(Rated {
+            players: ByColor::new(table.seats.black.user_id?, table.seats.white.user_id?),
+            category: ratings::category(
+                table.game.variant(),
+                table.game.board().shape(),
+                clock.control,
+            ),
+        })
+    }
 }
 
 impl GameCell {
@@ -265,6 +302,7 @@ impl GameCell {
     pub(super) fn new(id: String, live: LiveGame) -> GameCell {
         GameCell {
             id,
+            rated: Rated::of(&live.table),
             live: tokio::sync::Mutex::new(live),
             evaluating: tokio::sync::Mutex::new(()),
             changed: watch::Sender::new(0),
@@ -294,13 +332,7 @@ impl GameCell {
 
     /// Who the holder of `secret`, or the account `user_id`, is in this game.
     pub async fn viewer(&self, secret: Option<&str>, user_id: Option<i64>) -> Viewer {
-        let live = self.live.lock().await;
-        Viewer {
-            seat: secret
-                .and_then(|secret| live.seat_of(secret))
-                .or_else(|| user_id.and_then(|id| live.table.seat_of_user(id))),
-            control: secret.is_some_and(|secret| live.controls(secret)),
-        }
+        self.live.lock().await.viewer(secret, user_id)
     }
 
     /// The game as a record.
@@ -821,7 +853,9 @@ mod tests {
         assert_eq!(revived.seats, table.seats);
         assert_eq!((revived.clock, revived.rated), (table.clock, true));
         let mut ended = table.clone();
-        ended.resign(Color::White, 9).unwrap();
+        let resign = super::super::table::Action::Resign;
+        let now = super::super::table::Now::at(9);
+        ended.apply(Some(Color::White), resign, now).unwrap();
         let (revived, _) = revive(stored("g", &ended, 43)).unwrap();
         assert_eq!(revived.ended, Some(Ended::Resigned(Color::White)));
         assert_eq!(revived.clock, ended.clock, "stopped where it was");

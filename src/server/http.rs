@@ -208,10 +208,11 @@ const REFUSED_READ_LIMIT: usize = 64 * 1024;
 /// How long a refused connection's request is read after the answer, at most.
 const REFUSED_LINGER: Duration = Duration::from_secs(1);
 
-/// Answers a connection over the limit with a `503` and closes it: its request is read
-/// (up to [`REFUSED_READ_LIMIT`], for [`REFUSED_LINGER`]) after the answer, because a
-/// socket closed with unread data sends a reset, which can reach the client before it has
-/// read the answer.
+/// Answers a connection over the limit with a `503` and closes it: its request's head is
+/// read first (for [`REFUSED_LINGER`] at most), and what follows (up to
+/// [`REFUSED_READ_LIMIT`], for [`REFUSED_LINGER`]) after the answer, because a socket
+/// closed with unread data sends a reset, which can reach the client before it has read
+/// the answer.
 async fn refuse(mut stream: tokio::net::TcpStream, timeout: Duration) {
     let body = serde_json::to_string(&Refusal {
         error: RefusalBody {
@@ -227,6 +228,19 @@ async fn refuse(mut stream: tokio::net::TcpStream, timeout: Duration) {
          retry-after: {RETRY_AFTER}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
+    // The request's head first: a client that gets an answer before it has sent its
+    // request (an HTTP client's fresh connection) takes it for garbage.
+    let _ = tokio::time::timeout(REFUSED_LINGER.min(timeout), async {
+        let mut head = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while head.len() < REFUSED_READ_LIMIT && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => head.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await;
     let _ = tokio::time::timeout(timeout, async {
         let _ = stream.write_all(response.as_bytes()).await;
         let _ = stream.shutdown().await;

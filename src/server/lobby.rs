@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use super::{
     error::{ApiError, SeekError},
     game::{Created, color_of, color_text, new_id, now_ms},
-    hub::Hub,
+    live::Hub,
     store::{Change, Store, StoredMatch, StoredSeek},
     table::TimeControl,
 };

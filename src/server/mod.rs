@@ -20,7 +20,7 @@ pub mod engine_pool;
 pub mod error;
 pub mod game;
 pub mod http;
-pub mod hub;
+
 pub mod limits;
 pub mod live;
 pub mod lobby;
@@ -28,6 +28,7 @@ pub mod ratings;
 pub mod store;
 pub mod table;
 pub mod views;
+pub mod websocket;
 
 use std::{
     io::Write,
@@ -42,7 +43,7 @@ use thiserror::Error;
 use accounts::Accounts;
 use api::App;
 use engine_pool::EnginePool;
-use hub::Hub;
+use live::Hub;
 use lobby::Lobby;
 use store::{Store, StoreError};
 

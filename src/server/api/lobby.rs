@@ -21,9 +21,9 @@ use crate::server::{
     error::ApiError,
     game::{Listing, color_text, hash_secret, new_secret},
     limits::Making,
-    live,
     lobby::{ColorChoice, Person, Seek, Viewer},
     table::Ended,
+    websocket,
 };
 
 /// Games listed as being played, and as just finished.
@@ -485,7 +485,7 @@ pub(super) async fn lobby_events(
         let origin = origin.clone();
         async move { lobby_view(&app, &viewer, &origin).await.ok() }
     };
-    Ok(live::small_buffers(upgrade).on_upgrade(move |socket| {
-        live::serve_lobby(socket, render, [lobby, games], stopping, silence)
+    Ok(websocket::small_buffers(upgrade).on_upgrade(move |socket| {
+        websocket::serve_lobby(socket, render, [lobby, games], stopping, silence)
     }))
 }

@@ -14,7 +14,7 @@ use tokio::sync::watch;
 
 use super::{
     game::GameCell,
-    hub::Hub,
+    live::Hub,
     views::{self, GameView},
 };
 

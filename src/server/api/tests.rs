@@ -1,0 +1,185 @@
+//! The handlers in process, through the router (no sockets): each rule's refusal reaches
+//! the client as its status and code. `tests/server.rs` drives a real server over TCP.
+
+use std::{sync::Arc, time::Duration};
+
+use axum::body::Body as HttpBody;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use super::*;
+use crate::server::{
+    accounts::Accounts, engine_pool::EnginePool, live::Hub, lobby::Lobby, store::Store,
+};
+
+struct Fixture {
+    router: Router,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let (_stop, stopping) = tokio::sync::watch::channel(false);
+        let app = App {
+            accounts: Arc::new(Accounts::new(store.clone(), Duration::from_secs(60))),
+            lobby: Arc::new(Lobby::open(store.clone()).await.unwrap()),
+            lobby_lists: Arc::default(),
+            hub: Arc::new(Hub::new(store, EnginePool::new(1))),
+            origin: "http://127.0.0.1:1".into(),
+            stopping,
+            client_timeout: Duration::from_secs(5),
+            trusted_proxies: Arc::from([]),
+            admission: Arc::new(Admission::new(30)),
+        };
+        Fixture {
+            router: router(app),
+            _dir: dir,
+        }
+    }
+
+    /// Sends a request; answers the status and the JSON body.
+    async fn send(
+        &self,
+        method: &str,
+        path: &str,
+        secret: Option<&str>,
+        body: Value,
+    ) -> (StatusCode, Value) {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::CONTENT_TYPE, "application/json");
+        if let Some(secret) = secret {
+            request = request.header(header::AUTHORIZATION, format!("Bearer {secret}"));
+        }
+        let request = request.body(HttpBody::from(body.to_string())).unwrap();
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// A game between two people: its id and the seats' secrets.
+    async fn people(&self) -> (String, String, String) {
+        let (status, game) = self.send("POST", "/api/games", None, json!({})).await;
+        assert_eq!(status, StatusCode::CREATED, "{game}");
+        let secret = |seat: &str| game["seats"][seat]["secret"].as_str().unwrap().to_owned();
+        let id = game["id"].as_str().unwrap().to_owned();
+        (id, secret("black"), secret("white"))
+    }
+}
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn each_rule_refusal_has_its_status_and_code() {
+    let fixture = Fixture::new().await;
+    let (id, black, white) = fixture.people().await;
+    let moves = format!("/api/games/{id}/moves");
+    let undo = format!("/api/games/{id}/undo");
+
+    let (status, body) = fixture
+        .send("POST", &moves, None, json!({"square": "d3"}))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
+    let (status, body) = fixture
+        .send("POST", &moves, Some(&white), json!({"square": "d3"}))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::CONFLICT, "not_your_turn")
+    );
+    let (status, body) = fixture
+        .send("POST", &moves, Some(&black), json!({"square": "a1"}))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
+    );
+    assert_eq!(body["error"]["legal"], json!(["d3", "c4", "f5", "e6"]));
+    let (status, body) = fixture.send("POST", &undo, Some(&black), json!({})).await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::CONFLICT, "nothing_to_undo")
+    );
+    let (status, body) = fixture
+        .send("POST", &undo, Some(&white), json!({"action": "accept"}))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::CONFLICT, "no_undo_request")
+    );
+
+    let (status, body) = fixture
+        .send("POST", &moves, Some(&black), json!({"square": "d3"}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["moves"].as_array().map(Vec::len), Some(1), "{body}");
+    let (status, _) = fixture.send("POST", &undo, Some(&black), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = fixture.send("POST", &undo, Some(&white), json!({})).await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::CONFLICT, "undo_request_pending")
+    );
+    let redo = format!("/api/games/{id}/redo");
+    let (status, body) = fixture.send("POST", &redo, Some(&black), json!({})).await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::CONFLICT, "redo_needs_engine")
+    );
+    let control = format!("/api/games/{id}/control");
+    let (status, body) = fixture
+        .send("POST", &control, Some(&black), json!({"paused": true}))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::CONFLICT, "not_engine_game")
+    );
+
+    let resign = format!("/api/games/{id}/resign");
+    let (status, _) = fixture.send("POST", &resign, Some(&white), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = fixture
+        .send("POST", &moves, Some(&black), json!({"square": "c3"}))
+        .await;
+    assert_eq!((status, code(&body)), (StatusCode::CONFLICT, "game_over"));
+}
+
+#[tokio::test]
+async fn a_seat_is_known_by_its_secret_and_a_stranger_only_watches() {
+    let fixture = Fixture::new().await;
+    let (id, black, _white) = fixture.people().await;
+    let path = format!("/api/games/{id}");
+    let (status, seated) = fixture.send("GET", &path, Some(&black), Value::Null).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, watching) = fixture.send("GET", &path, None, Value::Null).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(seated["you"], json!("B"), "{seated}");
+    assert_eq!(watching["you"], Value::Null, "{watching}");
+    // Watching is open to all: a secret that opens no seat reads as a spectator's.
+    let (status, stranger) = fixture
+        .send("GET", &path, Some("not-a-secret"), Value::Null)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(stranger, watching);
+    let moves = format!("/api/games/{id}/moves");
+    let (status, body) = fixture
+        .send(
+            "POST",
+            &moves,
+            Some("not-a-secret"),
+            json!({"square": "d3"}),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (StatusCode::FORBIDDEN, "forbidden"));
+}

@@ -1,0 +1,175 @@
+//! Engine turns: planned under the game's lock ([`Plan`]), searched on the engine pool,
+//! played through the act path ([`Action::EngineMove`]) if the game is still where it was.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use othello::{
+    AnyGame, Color, Full, Simple, Square,
+    engine::{Limits, PlayerSpec, Signal, new_player},
+};
+
+use super::{
+    super::{
+        error::ApiError,
+        game::{Attendance, GameCell},
+        table::{Action, TableError},
+    },
+    Hub, LEASE_SLACK_MS,
+    plan::{EngineJob, Plan},
+};
+
+/// How long past its time an engine's search is stopped from outside, should it not stop.
+const ENGINE_GRACE: Duration = Duration::from_secs(1);
+
+impl Hub {
+    /// Registers a connection to the live channel (for `seat`, or a spectator) until the
+    /// returned guard is dropped; a game between engines resumes when watched.
+    pub async fn attend(self: &Arc<Hub>, cell: &Arc<GameCell>, seat: Option<Color>) -> Attendance {
+        let attendance = Attendance::new(cell, seat, self.presence_changes.get().cloned());
+        self.advance(cell);
+        attendance
+    }
+
+    /// Starts an engine move if it is an engine's turn and none is under way (in a task of
+    /// its own: the caller does not wait). A game with a person in it always goes on (the
+    /// person waits for the reply); a game between engines only while someone watches and
+    /// it is not paused (or a step is asked for).
+    pub fn advance(self: &Arc<Hub>, cell: &Arc<GameCell>) {
+        let hub = Arc::clone(self);
+        let cell = Arc::clone(cell);
+        tokio::spawn(async move {
+            let job = {
+                let mut live = cell.lock().await;
+                Plan::of(&cell, &mut live).job
+            };
+            if let Some(job) = job {
+                hub.engine_turn(cell, job).await;
+            }
+        });
+    }
+
+    /// Starts `job` (planned under the game's lock, see [`Plan::of`]).
+    pub(super) fn launch(self: &Arc<Hub>, cell: &Arc<GameCell>, job: Option<EngineJob>) {
+        if let Some(job) = job {
+            tokio::spawn(Arc::clone(self).engine_turn(Arc::clone(cell), job));
+        }
+    }
+
+    /// Plays an engine move: waits the pause between moves, searches on the pool, then
+    /// plays the move if the game is still where it was.
+    async fn engine_turn(self: Arc<Hub>, cell: Arc<GameCell>, job: EngineJob) {
+        let EngineJob {
+            game,
+            turn,
+            version,
+            delay,
+            seed,
+            signal,
+            lane,
+            client,
+        } = job;
+        // On a shared database, one server replies: the one whose lease runs.
+        let lease = delay.as_millis() as u64 + turn.time_ms + LEASE_SLACK_MS;
+        let claimed = self.store.claim_engine_turn(&cell.id, version, lease).await;
+        if !matches!(claimed, Ok(true)) {
+            let mut live = cell.lock().await;
+            if live.version == version {
+                live.thinking = false;
+                live.engine_signal = None;
+                live.engine_elsewhere = matches!(claimed, Ok(false));
+            }
+            return;
+        }
+        // Watchers see that the engine is thinking.
+        cell.notify();
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let start = Instant::now();
+        let time = Duration::from_millis(turn.time_ms);
+        // Every player stops at its time; this stops one that does not, counting from when
+        // its search starts on the pool, so no seat holds a thread for long past its time.
+        let (started, search_started) = tokio::sync::oneshot::channel::<()>();
+        let watchdog = {
+            let signal = Arc::clone(&signal);
+            tokio::spawn(async move {
+                if search_started.await.is_ok() {
+                    tokio::time::sleep(time + ENGINE_GRACE).await;
+                    signal.stop();
+                }
+            })
+        };
+        let chosen = self
+            .pool
+            .run(lane, client, move || {
+                let _ = started.send(());
+                engine_move(&game, turn.spec, time, seed, signal)
+            })
+            .await
+            .flatten();
+        watchdog.abort();
+        let settled = {
+            let mut live = cell.lock().await;
+            live.thinking = false;
+            live.engine_signal = None;
+            let table = &live.table;
+            let wanted = !table.engines_only() || !table.paused || table.step;
+            let settled = match chosen {
+                // Still the position it searched (no undo, no pause meanwhile).
+                Some(square) if live.version == version && wanted => {
+                    // Its thinking is the search's, from when it started.
+                    live.turn_started = start;
+                    let action = Action::EngineMove(square);
+                    Some(self.settle(&cell, &mut live, None, action, None).await)
+                }
+                _ => None,
+            };
+            settled.map(|settled| (Plan::of(&cell, &mut live), settled.result))
+        };
+        let Some((plan, result)) = settled else {
+            cell.notify();
+            // Another try at a position that changed meanwhile.
+            self.advance(&cell);
+            return;
+        };
+        match result {
+            // Its time ran out first: the game is lost on time, and stored.
+            Ok(_) | Err(ApiError::Rule(TableError::OutOfTime(_))) => {
+                self.follow(&cell, Some(plan), None).await;
+            }
+            // Not again and again: the game waits for the next request.
+            Err(error) => {
+                cell.notify();
+                eprintln!(
+                    "othello serve: game {}: the engine's move: {error}",
+                    cell.id
+                );
+            }
+        }
+    }
+}
+
+/// The engine's move for `spec` in `game`, within `time` (less if `signal` stops it).
+fn engine_move(
+    game: &AnyGame,
+    spec: PlayerSpec,
+    time: Duration,
+    seed: u64,
+    signal: Arc<Signal>,
+) -> Option<Square> {
+    match game {
+        AnyGame::Full(game) => {
+            let mut player = new_player::<Full>(spec, seed, None);
+            player.watch(signal);
+            player.choose(game, &Limits::time(time), &mut |_| {})
+        }
+        AnyGame::Simple(game) => {
+            let mut player = new_player::<Simple>(spec, seed, None);
+            player.watch(signal);
+            player.choose(game, &Limits::time(time), &mut |_| {})
+        }
+    }
+}

@@ -1,0 +1,497 @@
+//! The live games: each in memory behind a lock of its own (one request at a time per game,
+//! any number of games at once), loaded from the store on first use and written back before
+//! any change is acknowledged; engine moves scheduled on the engine pool; watchers told of
+//! every change.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use super::{
+    client::Client,
+    engine_pool::{EnginePool, Load},
+    error::ApiError,
+    game::{
+        Created, GameCell, LiveGame, NewGame, NewSeat, hash_secret, new_id, new_secret,
+        next_version, now_ms, revive, stored,
+    },
+    store::{Change, Store},
+    table::{Clock, Seat, Table, TableError},
+};
+use crate::play::Occupant;
+use othello::{AnyGame, ByColor, Color};
+
+mod act;
+mod analysis;
+mod clock;
+mod cluster;
+mod engine;
+mod plan;
+
+pub use act::Credentials;
+pub use analysis::EVAL_BUDGET;
+use plan::{Plan, engine_turn_change};
+
+/// The longest time an engine may be given per move, in milliseconds.
+pub const MAX_TIME_MS: u64 = 30_000;
+
+/// The time an engine gets per move when none is given, in milliseconds.
+pub const DEFAULT_TIME_MS: u64 = 1_000;
+
+/// On a shared database, how much longer than its search an engine reply is leased to the
+/// server that makes it (its grace, plus room for a busy pool): past that, another server
+/// replies.
+const LEASE_SLACK_MS: u64 = 3_000;
+
+/// On a shared database, how often a server says its published connections still count.
+const PRESENCE_HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// How long a server that takes over an orphaned engine reply holds it before trying.
+const TAKE_OVER_MS: u64 = 5_000;
+
+/// The longest pause between two moves of a game between engines, in milliseconds.
+pub const MAX_SPEED_MS: u64 = 60_000;
+
+/// The pause between two moves of a game between engines when none is given.
+pub const DEFAULT_SPEED_MS: u64 = 500;
+
+/// All the games the server has in memory, the store and the engine pool.
+#[derive(Debug)]
+pub struct Hub {
+    store: Store,
+    pool: EnginePool,
+    games: Mutex<HashMap<String, Arc<GameCell>>>,
+    /// Bumped when a game starts or ends (the lobby's lists change then, not at every
+    /// move).
+    starts_and_ends: tokio::sync::watch::Sender<u64>,
+    /// Held while ratings are read and their changes committed: two games of one player
+    /// ending at once must not both start from the same rating.
+    ratings: tokio::sync::Mutex<()>,
+    /// How long a person must be away from an untimed game before the other may claim it.
+    abandon_after: Duration,
+    /// On a shared database: where live channels' comings and goings are sent, to be
+    /// published to the other servers.
+    presence_changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<String>>,
+}
+
+/// How long a person must be away from an untimed game (no page open on it) before the
+/// other may claim the win, when `serve` is not told otherwise.
+pub const ABANDON_AFTER: Duration = Duration::from_secs(5 * 60);
+
+impl Hub {
+    /// A hub on `store`, with engine work on `pool`.
+    pub fn new(store: Store, pool: EnginePool) -> Hub {
+        Hub {
+            store,
+            pool,
+            games: Mutex::new(HashMap::new()),
+            starts_and_ends: tokio::sync::watch::Sender::new(0),
+            ratings: tokio::sync::Mutex::new(()),
+            abandon_after: ABANDON_AFTER,
+            presence_changes: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// This hub, letting the win be claimed after a person has been away `after`.
+    pub fn abandon_after(self, after: Duration) -> Hub {
+        Hub {
+            abandon_after: after,
+            ..self
+        }
+    }
+
+    /// A receiver that wakes when a game starts or ends.
+    pub fn watch_starts_and_ends(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.starts_and_ends.subscribe()
+    }
+
+    /// How many games have started or ended (the lobby's lists change with it).
+    pub fn starts_and_ends(&self) -> u64 {
+        *self.starts_and_ends.borrow()
+    }
+
+    fn started_or_ended(&self) {
+        self.starts_and_ends.send_modify(|count| *count += 1);
+    }
+
+    /// The store (the lobby and the player pages read it).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// How loaded the engine pool is.
+    pub fn engine_load(&self) -> Load {
+        self.pool.load()
+    }
+
+    /// Whether the store works (see [`Store::health`]).
+    ///
+    /// # Errors
+    /// What is wrong with it.
+    pub async fn health(&self) -> Result<(), String> {
+        self.store.health().await.map_err(|error| error.to_string())
+    }
+
+    /// A game started or ended on another server: the lobby's lists change.
+    pub fn lists_changed(&self) {
+        self.started_or_ended();
+    }
+
+    /// How many games are in memory.
+    pub fn live_games(&self) -> usize {
+        self.games.lock().expect("not poisoned").len()
+    }
+
+    /// Lets go of games nobody uses (no connection, no request or engine move under way)
+    /// that have not changed for `idle`: they are in the store and come back on the next
+    /// request. Returns how many.
+    pub fn evict_idle(&self, idle: Duration) -> usize {
+        let cutoff = now_ms() - idle.as_millis() as i64;
+        let mut games = self.games.lock().expect("not poisoned");
+        let before = games.len();
+        games.retain(|_, cell| {
+            // Only the map holds it: no handler, live channel or engine task has it, and
+            // none can take it while the map is locked.
+            if Arc::strong_count(cell) > 1 || cell.presence.local_total() > 0 {
+                return true;
+            }
+            match cell.try_lock() {
+                Some(live) => live.thinking || live.table.updated_at > cutoff,
+                None => true,
+            }
+        });
+        before - games.len()
+    }
+
+    fn insert(&self, id: String, live: LiveGame) -> Arc<GameCell> {
+        let cell = Arc::new(GameCell::new(id.clone(), live));
+        let mut games = self.games.lock().expect("not poisoned");
+        Arc::clone(games.entry(id).or_insert(cell))
+    }
+
+    /// The game `id`, from memory or the store (on a shared database, as fresh as the
+    /// store's). A game loaded from the store whose engine is to move (it was thinking
+    /// when the server stopped) gets its reply started.
+    ///
+    /// # Errors
+    /// [`ApiError::NotFound`] if there is no such game; [`ApiError::Storage`] if the store
+    /// fails.
+    pub async fn get(self: &Arc<Hub>, id: &str) -> Result<Arc<GameCell>, ApiError> {
+        let held = self.games.lock().expect("not poisoned").get(id).cloned();
+        if let Some(cell) = held {
+            // On a shared database, another server may have changed it a moment ago (its
+            // announcement on its way): a request sees at least what was committed before
+            // it came.
+            if let Some(version) = self.store.shared_version(id).await? {
+                self.refresh(id, version).await;
+            }
+            return Ok(cell);
+        }
+        if id.len() > 64 {
+            return Err(ApiError::NotFound);
+        }
+        let stored = self.store.load(id).await?.ok_or(ApiError::NotFound)?;
+        let (table, version) = revive(stored).ok_or_else(|| {
+            ApiError::Storage(format!("game {id} is stored but cannot be replayed"))
+        })?;
+        let cell = self.insert(id.to_owned(), LiveGame::new(table, version));
+        if self.store.is_shared()
+            && let Ok(elsewhere) = self.store.presence_elsewhere(id).await
+        {
+            cell.presence.set_elsewhere(elsewhere);
+        }
+        // Planned before answering, so the first state read already says it is thinking.
+        let plan = Plan::of(&cell, &mut *cell.lock().await);
+        self.start(&cell, plan);
+        Ok(cell)
+    }
+
+    /// After a start: loads the games being played (the most recent `limit`), so that an
+    /// engine that was to move in one replies without waiting for someone to look.
+    pub async fn resume(self: &Arc<Hub>, limit: usize) {
+        let Ok(ids) = self.playing(limit).await else {
+            return;
+        };
+        for id in ids {
+            let _ = self.get(&id).await;
+        }
+    }
+
+    /// Creates a game and commits it.
+    ///
+    /// # Errors
+    /// [`ApiError::BadPosition`] if its moves cannot be played; [`ApiError::Storage`] if it
+    /// cannot be stored.
+    pub async fn create(self: &Arc<Hub>, new: NewGame) -> Result<Created, ApiError> {
+        let prepared = Prepared::of(new)?;
+        self.commit(prepared.changes(self.store.is_shared()))
+            .await?;
+        Ok(self.open(prepared).await)
+    }
+
+    /// A game made and committed ([`Prepared`]) comes into memory: its engine's turn and
+    /// its flag are planned.
+    async fn open(self: &Arc<Hub>, prepared: Prepared) -> Created {
+        let Prepared {
+            id,
+            table,
+            version,
+            secrets,
+            control,
+            client,
+        } = prepared;
+        let cell = self.insert(
+            id,
+            LiveGame {
+                client,
+                ..LiveGame::new(table, version)
+            },
+        );
+        self.started_or_ended();
+        let plan = Plan::of(&cell, &mut *cell.lock().await);
+        self.start(&cell, plan);
+        Created {
+            cell,
+            secrets,
+            control,
+        }
+    }
+
+    /// The one place what follows a change starts: the engine's turn and the flag's watch.
+    fn start(self: &Arc<Hub>, cell: &Arc<GameCell>, plan: Plan) {
+        self.launch(cell, plan.job);
+        self.watch_flag(cell, plan.flag);
+    }
+
+    /// Commits `changes` to the store.
+    async fn commit(&self, changes: Vec<Change>) -> Result<(), ApiError> {
+        self.store.commit(changes).await.map_err(ApiError::from)
+    }
+
+    /// Whether `secret` controls the game between engines in `cell`.
+    ///
+    /// # Errors
+    /// [`ApiError::Rule(TableError::NotEngineGame)`] for a game with a person in it, [`ApiError::Forbidden`]
+    /// for a secret that does not control it.
+    pub async fn check_control(&self, cell: &GameCell, secret: &str) -> Result<(), ApiError> {
+        let live = cell.lock().await;
+        if !live.table.engines_only() {
+            return Err(ApiError::Rule(TableError::NotEngineGame));
+        }
+        if !live.controls(secret) {
+            return Err(ApiError::Forbidden(
+                "this secret does not control this game".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The ids of games being played, most recent first.
+    ///
+    /// # Errors
+    /// [`ApiError::Storage`] if the store fails.
+    pub async fn playing(&self, limit: usize) -> Result<Vec<String>, ApiError> {
+        self.store.playing(limit).await.map_err(ApiError::from)
+    }
+}
+
+/// A new game made but not yet committed: its table, version and the secrets it hands out.
+struct Prepared {
+    id: String,
+    table: Table,
+    version: u64,
+    secrets: ByColor<Option<String>>,
+    control: Option<String>,
+    client: Option<Client>,
+}
+
+impl Prepared {
+    /// The game `new` asks for, with a fresh id and secrets for its people.
+    fn of(new: NewGame) -> Result<Prepared, ApiError> {
+        let id = new_id();
+        let now = now_ms();
+        let mut secrets = ByColor::<Option<String>>::default();
+        let seats = ByColor::from_fn(|color| {
+            let seat = new.seats[color as usize].clone();
+            // A person gets a secret for the seat, unless they hold one already (or their
+            // account opens it).
+            let secret = (seat.occupant == Occupant::Human
+                && seat.secret_hash.is_none()
+                && seat.user_id.is_none())
+            .then(new_secret);
+            let secret_hash = seat
+                .secret_hash
+                .or_else(|| secret.as_deref().map(hash_secret));
+            secrets[color] = secret;
+            Seat {
+                occupant: seat.occupant,
+                time_ms: seat.time_ms,
+                secret_hash,
+                name: seat.name,
+                user_id: seat.user_id,
+            }
+        });
+        let game = AnyGame::replay(new.variant, new.setup, new.moves.iter().copied())
+            .map_err(|error| ApiError::BadPosition(error.to_string()))?;
+        let mut table = Table::new(game, seats, now);
+        let control = table.engines_only().then(new_secret);
+        table.control_hash = control.as_deref().map(hash_secret);
+        table.speed_ms = new.speed_ms;
+        table.help = new.help;
+        table.rated = new.rated;
+        table.clock = new.clock.map(|control| Clock::start(control, now));
+        Ok(Prepared {
+            id,
+            table,
+            version: next_version(0),
+            secrets,
+            control,
+            client: new.client,
+        })
+    }
+
+    /// What committing it writes (on a shared database, with its engine's lease).
+    fn changes(&self, shared: bool) -> Vec<Change> {
+        let mut changes = vec![Change::Create(Box::new(stored(
+            &self.id,
+            &self.table,
+            self.version,
+        )))];
+        if shared && !self.table.people_only() {
+            changes.push(engine_turn_change(&self.id, &self.table, self.version));
+        }
+        changes
+    }
+}
+
+/// The rematch of the game at `old`: the same settings, the colours swapped, each seat
+/// opened by the same secret or account.
+fn rematch_of(old: &Table) -> NewGame {
+    let seats = Color::ALL.map(|color| {
+        let seat = &old.seats[color.opponent()];
+        NewSeat {
+            occupant: seat.occupant,
+            time_ms: seat.time_ms,
+            name: seat.name.clone(),
+            user_id: seat.user_id,
+            secret_hash: seat.secret_hash.clone(),
+        }
+    });
+    NewGame {
+        variant: old.game.variant(),
+        setup: *old.game.setup(),
+        moves: Vec::new(),
+        seats,
+        speed_ms: old.speed_ms,
+        help: old.help,
+        clock: old.clock.map(|clock| clock.control),
+        rated: old.rated,
+        client: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello::{Setup, Shape, Variant};
+
+    #[tokio::test]
+    async fn idle_games_leave_memory_and_come_back_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
+        let new = NewGame {
+            variant: Variant::Full,
+            setup: Setup::standard(Shape::STANDARD),
+            moves: vec!["d3".parse().unwrap()],
+            seats: [
+                NewSeat::new(Occupant::Human, 100),
+                NewSeat::new(Occupant::Human, 100),
+            ],
+            speed_ms: 0,
+            help: false,
+            clock: None,
+            rated: false,
+            client: None,
+        };
+        let created = hub.create(new).await.unwrap();
+        let id = created.cell.id.clone();
+        assert_eq!(hub.evict_idle(Duration::ZERO), 0, "still held by `created`");
+        drop(created);
+        // Let the task that looked for an engine move finish.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(
+            hub.evict_idle(Duration::from_secs(3600)),
+            0,
+            "changed just now"
+        );
+        assert_eq!(hub.evict_idle(Duration::ZERO), 1);
+        assert_eq!(hub.live_games(), 0);
+        let cell = hub.get(&id).await.unwrap();
+        let live = cell.lock().await;
+        assert_eq!(
+            live.table.game.moves().collect::<Vec<_>>(),
+            ["d3".parse().unwrap()]
+        );
+        assert!(
+            live.table
+                .seats
+                .iter()
+                .all(|(_, seat)| seat.secret_hash.is_some())
+        );
+    }
+
+    /// Issue 21.12: the graph's scores are kept as they are computed, in bounded steps,
+    /// even when the game moves on meanwhile.
+    #[tokio::test]
+    async fn regression_21_12_graph_scores_are_kept_step_by_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
+        let new = NewGame {
+            variant: Variant::Full,
+            setup: Setup::standard(Shape::STANDARD),
+            moves: ["f5", "d6", "c3", "d3", "c4"]
+                .map(|s| s.parse().unwrap())
+                .to_vec(),
+            seats: [
+                NewSeat::new(Occupant::Human, 100),
+                NewSeat::new(Occupant::Human, 100),
+            ],
+            speed_ms: 0,
+            help: false,
+            clock: None,
+            rated: false,
+            client: None,
+        };
+        let created = hub.create(new).await.unwrap();
+        let cell = Arc::clone(&created.cell);
+        let known = |scores: &[Option<(f64, bool)>]| scores.iter().flatten().count();
+        let (scores, complete) = hub
+            .evaluations(&cell, Duration::ZERO, Client::Member(1))
+            .await
+            .unwrap();
+        assert_eq!((known(&scores), complete), (1, false));
+        // White moves: the score after the first moves still counts.
+        let square = cell.lock().await.table.game.legal_moves().first();
+        let white = Credentials {
+            secret: created.secrets.white.as_deref(),
+            user_id: None,
+        };
+        let action = crate::server::table::Action::Play(square.unwrap());
+        hub.act(&cell, white, action).await.unwrap();
+        let (scores, complete) = hub
+            .evaluations(&cell, Duration::ZERO, Client::Member(1))
+            .await
+            .unwrap();
+        assert_eq!((known(&scores), complete), (2, false));
+        assert_eq!(scores.len(), 6);
+        let (scores, complete) = hub
+            .evaluations(&cell, Duration::from_secs(60), Client::Member(1))
+            .await
+            .unwrap();
+        assert_eq!((known(&scores), complete), (6, true));
+    }
+}

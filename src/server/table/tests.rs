@@ -1,0 +1,323 @@
+use othello::{Setup, Shape, Variant, engine::PlayerSpec};
+
+use super::*;
+
+// The rules, each through `Table::apply` as the hub calls it.
+
+fn play(
+    table: &mut Table,
+    seat: Color,
+    square: Square,
+    at: i64,
+    thought_ms: u64,
+) -> Result<(), TableError> {
+    let now = Now {
+        at,
+        thought_ms,
+        ..Now::default()
+    };
+    table.apply(Some(seat), Action::Play(square), now).map(drop)
+}
+
+fn engine_plays(
+    table: &mut Table,
+    square: Square,
+    at: i64,
+    thought_ms: u64,
+) -> Result<(), TableError> {
+    let now = Now {
+        at,
+        thought_ms,
+        ..Now::default()
+    };
+    table.apply(None, Action::EngineMove(square), now).map(drop)
+}
+
+fn undo(table: &mut Table, seat: Color, answer: UndoAction, at: i64) -> Result<(), TableError> {
+    table
+        .apply(Some(seat), Action::Undo(answer), Now::at(at))
+        .map(drop)
+}
+
+fn redo(table: &mut Table, seat: Color, at: i64) -> Result<(), TableError> {
+    table.apply(Some(seat), Action::Redo, Now::at(at)).map(drop)
+}
+
+fn resign(table: &mut Table, seat: Color, at: i64) -> Result<(), TableError> {
+    table
+        .apply(Some(seat), Action::Resign, Now::at(at))
+        .map(drop)
+}
+
+fn abort(table: &mut Table, at: i64) -> Result<(), TableError> {
+    table
+        .apply(Some(Color::Black), Action::Abort, Now::at(at))
+        .map(drop)
+}
+
+fn control(
+    table: &mut Table,
+    paused: Option<bool>,
+    step: bool,
+    speed_ms: Option<u64>,
+    at: i64,
+) -> Result<(), TableError> {
+    let controls = Controls {
+        paused,
+        step,
+        speed_ms,
+    };
+    table
+        .apply(None, Action::Control(controls), Now::at(at))
+        .map(drop)
+}
+
+/// Whether the flag fell at `at` (the game lost on time).
+fn flag(table: &mut Table, at: i64) -> bool {
+    table.apply(None, Action::Flag, Now::at(at)).unwrap().ended
+}
+
+fn seat(occupant: Occupant) -> Seat {
+    Seat {
+        occupant,
+        time_ms: 100,
+        secret_hash: (occupant == Occupant::Human).then(|| "hash".to_owned()),
+        name: None,
+        user_id: None,
+    }
+}
+
+fn table(black: Occupant, white: Occupant) -> Table {
+    let game = AnyGame::new(Variant::Full, Setup::standard(Shape::STANDARD));
+    Table::new(game, ByColor::new(seat(black), seat(white)), 1)
+}
+
+fn square(name: &str) -> Square {
+    name.parse().unwrap()
+}
+
+#[test]
+fn moves_are_the_side_to_move_s_and_legal() {
+    let mut table = table(Occupant::Human, Occupant::Human);
+    assert_eq!(
+        play(&mut table, Color::White, square("d3"), 5, 0),
+        Err(TableError::NotYourTurn)
+    );
+    let before = table.clone();
+    let Err(TableError::IllegalMove { legal, .. }) =
+        play(&mut table, Color::Black, square("a1"), 5, 0)
+    else {
+        panic!("a1 is not legal")
+    };
+    assert_eq!(legal.len(), 4);
+    assert_eq!(table.game.history().len(), before.game.history().len());
+    play(&mut table, Color::Black, square("d3"), 5, 700).unwrap();
+    assert_eq!(
+        table.meta[0],
+        MoveMeta {
+            played_at: 5,
+            think_ms: 700,
+            eval: None
+        }
+    );
+    assert_eq!(table.updated_at, 5);
+    resign(&mut table, Color::White, 6).unwrap();
+    assert_eq!(
+        play(&mut table, Color::White, square("c3"), 7, 0),
+        Err(TableError::GameOver)
+    );
+    assert_eq!(
+        resign(&mut table, Color::Black, 7),
+        Err(TableError::GameOver)
+    );
+}
+
+#[test]
+fn between_people_an_undo_is_a_request_the_other_seat_answers() {
+    let mut table = table(Occupant::Human, Occupant::Human);
+    assert_eq!(
+        undo(&mut table, Color::Black, UndoAction::Request, 2),
+        Err(TableError::NothingToUndo)
+    );
+    play(&mut table, Color::Black, square("d3"), 2, 0).unwrap();
+    play(&mut table, Color::White, square("c5"), 3, 0).unwrap();
+    undo(&mut table, Color::Black, UndoAction::Request, 4).unwrap();
+    assert_eq!(table.undo_request, Some(Color::Black));
+    // The other's request while one waits: refused, nothing taken back.
+    assert_eq!(
+        undo(&mut table, Color::White, UndoAction::Request, 5),
+        Err(TableError::UndoPending)
+    );
+    assert_eq!(
+        undo(&mut table, Color::Black, UndoAction::Accept, 5),
+        Err(TableError::UndoNotPending)
+    );
+    // Withdrawn, asked again, declined, asked again, accepted: back to Black's turn.
+    undo(&mut table, Color::Black, UndoAction::Cancel, 5).unwrap();
+    assert_eq!(table.undo_request, None);
+    undo(&mut table, Color::Black, UndoAction::Request, 6).unwrap();
+    undo(&mut table, Color::White, UndoAction::Decline, 6).unwrap();
+    assert_eq!((table.undo_request, table.game.history().len()), (None, 2));
+    undo(&mut table, Color::Black, UndoAction::Request, 7).unwrap();
+    undo(&mut table, Color::White, UndoAction::Accept, 7).unwrap();
+    assert_eq!(table.game.history().len(), 0);
+    assert_eq!(table.meta.len(), 0);
+    assert_eq!(table.to_move(), Some(Color::Black));
+    // A move answers a request.
+    play(&mut table, Color::Black, square("d3"), 8, 0).unwrap();
+    undo(&mut table, Color::Black, UndoAction::Request, 8).unwrap();
+    play(&mut table, Color::White, square("c5"), 9, 0).unwrap();
+    assert_eq!(table.undo_request, None);
+    assert_eq!(
+        redo(&mut table, Color::Black, 9),
+        Err(TableError::RedoNeedsEngine)
+    );
+}
+
+#[test]
+fn against_an_engine_undo_and_redo_go_by_the_person_s_turns() {
+    let engine = Occupant::Computer(PlayerSpec::Engine(1));
+    let mut table = table(Occupant::Human, engine);
+    play(&mut table, Color::Black, square("d3"), 2, 0).unwrap();
+    assert_eq!(
+        table.engine_turn().map(|turn| turn.side),
+        Some(Color::White)
+    );
+    engine_plays(&mut table, square("c5"), 3, 40).unwrap();
+    assert_eq!(
+        engine_plays(&mut table, square("c3"), 3, 0),
+        Err(TableError::NotYourTurn)
+    );
+    undo(&mut table, Color::Black, UndoAction::Request, 4).unwrap();
+    assert_eq!(table.game.history().len(), 0);
+    assert_eq!(
+        undo(&mut table, Color::Black, UndoAction::Decline, 4),
+        Err(TableError::UndoNotPending)
+    );
+    redo(&mut table, Color::Black, 5).unwrap();
+    assert_eq!(table.game.history().len(), 2, "to Black's next turn");
+    assert_eq!(
+        redo(&mut table, Color::Black, 5),
+        Err(TableError::NothingToRedo)
+    );
+    assert_eq!(
+        control(&mut table, Some(true), false, None, 6),
+        Err(TableError::NotEngineGame)
+    );
+}
+
+#[test]
+fn engines_are_paused_stepped_and_paced() {
+    let engine = Occupant::Computer(PlayerSpec::Greedy);
+    let mut table = table(engine, engine);
+    assert!(table.engines_only());
+    control(&mut table, Some(true), true, Some(300), 2).unwrap();
+    assert_eq!(
+        (table.paused, table.step, table.speed_ms),
+        (true, true, 300)
+    );
+    engine_plays(&mut table, square("d3"), 3, 10).unwrap();
+    assert!(!table.step, "a step is used up by the move");
+    assert!(table.paused);
+}
+
+#[test]
+fn help_between_people_is_opt_in_and_never_for_spectators_or_the_opponent() {
+    let mut table = table(Occupant::Human, Occupant::Human);
+    assert!(!table.may_help(Some(Color::Black), Help::Hints));
+    table.help = true;
+    assert!(table.may_help(Some(Color::Black), Help::Hints));
+    assert!(!table.may_help(Some(Color::White), Help::Hints));
+    assert!(table.may_help(Some(Color::White), Help::Evaluation));
+    assert!(!table.may_help(None, Help::Evaluation));
+    resign(&mut table, Color::White, 2).unwrap();
+    assert!(table.may_help(None, Help::Hints), "over: everyone's");
+    let against = self::table(Occupant::Human, Occupant::Computer(PlayerSpec::Greedy));
+    assert!(against.may_help(None, Help::Hints));
+}
+
+#[test]
+fn the_clock_charges_each_turn_adds_increments_and_flags() {
+    let mut table = table(Occupant::Human, Occupant::Human);
+    let control = TimeControl {
+        base_ms: 10_000,
+        increment_ms: 1_000,
+    };
+    table.clock = Some(Clock::start(control, 0));
+    assert_eq!(table.flag_at(), Some(10_000), "Black's clock runs first");
+    play(&mut table, Color::Black, square("d3"), 3_000, 99).unwrap();
+    let clock = table.clock.unwrap();
+    assert_eq!(clock.left_ms, ByColor::new(8_000, 10_000));
+    assert_eq!(table.meta[0].think_ms, 3_000, "the clock's time");
+    assert_eq!(
+        clock.left_at(Color::White, Some(Color::White), 5_000),
+        8_000
+    );
+    // Undo asked and accepted on White's time: White is charged, Black's turn
+    // starts again when it is accepted.
+    undo(&mut table, Color::Black, UndoAction::Request, 5_000).unwrap();
+    undo(&mut table, Color::White, UndoAction::Accept, 6_000).unwrap();
+    let clock = table.clock.unwrap();
+    assert_eq!(clock.left_ms, ByColor::new(8_000, 7_000));
+    assert_eq!(table.flag_at(), Some(14_000));
+    assert!(!flag(&mut table, 13_999));
+    assert_eq!(table.ended, None);
+    assert!(flag(&mut table, 14_000));
+    assert_eq!(table.ended, Some(Ended::Time(Color::Black)));
+    assert_eq!(table.flag_at(), None, "over: no clock runs");
+    assert_eq!(
+        play(&mut table, Color::Black, square("d3"), 14_001, 0),
+        Err(TableError::OutOfTime(Color::Black))
+    );
+    assert_eq!(
+        table.record(None).ending,
+        Some(othello::Ending::LostOnTime(Color::Black))
+    );
+}
+
+#[test]
+fn games_abort_only_before_the_second_move_and_endings_read_back() {
+    let mut table = table(Occupant::Human, Occupant::Human);
+    play(&mut table, Color::Black, square("d3"), 1, 0).unwrap();
+    let mut early = table.clone();
+    abort(&mut early, 2).unwrap();
+    assert_eq!(early.ended, Some(Ended::Aborted));
+    assert_eq!(abort(&mut early, 3), Err(TableError::GameOver));
+    play(&mut table, Color::White, square("c5"), 2, 0).unwrap();
+    assert_eq!(abort(&mut table, 3), Err(TableError::TooLateToAbort));
+    for ended in [
+        Ended::Resigned(Color::Black),
+        Ended::Time(Color::White),
+        Ended::Abandoned(Color::Black),
+        Ended::Aborted,
+    ] {
+        assert_eq!(Ended::from_text(&ended.to_text()), Some(ended));
+    }
+    assert_eq!(Ended::from_text("time"), None);
+    assert_eq!(Ended::from_text("abort:B"), None);
+}
+
+#[test]
+fn an_engine_on_a_clock_shares_its_time_among_its_moves() {
+    let engine = Occupant::Computer(PlayerSpec::Engine(5));
+    let mut table = table(engine, Occupant::Human);
+    let turn = table.engine_turn().unwrap();
+    assert_eq!(
+        table.engine_budget(&turn, 0),
+        100,
+        "untimed: its time per move"
+    );
+    table.seats.black.time_ms = 30_000;
+    let turn = table.engine_turn().unwrap();
+    table.clock = Some(Clock::start(
+        TimeControl {
+            base_ms: 60_000,
+            increment_ms: 2_000,
+        },
+        0,
+    ));
+    // 60 empty squares: about 30 moves of its own; most of the increment on top.
+    assert_eq!(table.engine_budget(&turn, 0), 2_000 + 1_500);
+    // With a second left it never plans more than half of it.
+    assert_eq!(table.engine_budget(&turn, 59_000), 500);
+}
