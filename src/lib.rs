@@ -70,6 +70,7 @@ pub use crate::core::{
     any_game::AnyGame,
     bitboard::{Bitboard, Squares},
     board::{Board, EMPTY_CELL},
+    clock::{Clock, TimeControl},
     color::{ByColor, Color},
     game::{Game, MoveError, Outcome, Ply, ReplayError, Status},
     geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square},
@@ -83,6 +84,6 @@ pub use formats::{
     obf::{Obf, ParseObfError},
     record::{
         Ending, ExportError, GgfExportError, GraderExportError, LoadError, LoadSettings,
-        ParseRecordError, Record, RecordClock, RecordFormat, Setting, Stated,
+        ParseRecordError, Record, RecordFormat, Setting, Stated,
     },
 };

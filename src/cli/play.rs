@@ -142,7 +142,7 @@ impl PlayArgs {
             hash: self.hash.map(|mib| mib as usize),
             threads: self.threads.or_all_cores(),
             no_book: self.no_book,
-            clock: play::Clock {
+            limits: play::TimeLimits {
                 game: self.game_time,
                 per_move: self.move_limit,
                 warn_only: self.on_time == OnTime::Warn,

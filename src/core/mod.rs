@@ -5,6 +5,7 @@
 pub(crate) mod any_game;
 pub(crate) mod bitboard;
 pub(crate) mod board;
+pub(crate) mod clock;
 pub(crate) mod color;
 pub(crate) mod game;
 pub(crate) mod geometry;

@@ -8,6 +8,7 @@ use crate::{Board, Color, RuleSet};
 pub mod analysis;
 pub mod arena;
 pub mod book;
+mod budget;
 pub mod eval;
 mod grid;
 mod limits;
@@ -28,6 +29,7 @@ pub use arena::{
 };
 pub use search::endgame::{self, Goal, Solution, Unfinished, solve};
 
+pub use budget::{TimeBudget, moves_left};
 pub use grid::GridNode;
 pub use limits::{Limits, Signal, Stopper};
 pub use node::{Corner, Index, Layout, Node, SquareSet, final_score};

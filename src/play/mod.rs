@@ -95,14 +95,14 @@ pub struct PlayOptions {
     pub threads: usize,
     /// The computer never plays from the opening book.
     pub no_book: bool,
-    /// Clocks for both sides, if any.
-    pub clock: Clock,
+    /// Time limits for both sides, if any.
+    pub limits: TimeLimits,
 }
 
 /// Time limits for both sides, people included: a clock for the game, a limit per move,
 /// and what running out does. The computer plans its moves to stay within them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Clock {
+pub struct TimeLimits {
     /// Each side's time for the whole game.
     pub game: Option<Duration>,
     /// The most any one move may take.

@@ -9,11 +9,11 @@ use std::{
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
-    Bitboard, ByColor, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat,
-    RuleSet, Setup, Status, WinRule,
+    Bitboard, ByColor, Clock, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record,
+    RecordFormat, RuleSet, Setup, Status, TimeControl, WinRule,
     engine::{
-        EngineSettings, Limits, Player, PlayerSpec, SearchReport, analysis, eval::Score,
-        new_player_with, seat_seed,
+        EngineSettings, Limits, Player, PlayerSpec, SearchReport, TimeBudget, analysis,
+        eval::Score, new_player_with, seat_seed,
     },
 };
 
@@ -41,8 +41,10 @@ pub(super) struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
     games: u64,
     /// The computer `go` and `mode` seat: the first computer seat's spec, else the engine.
     engine: PlayerSpec,
-    /// Each side's time left on the game clock (when there is one).
-    clocks: ByColor<Option<Duration>>,
+    /// The game clock (when there is one), on the session's time line ([`Session::now`]).
+    clock: Option<Clock>,
+    /// Where the session's time line starts.
+    epoch: Instant,
     /// The turn being timed: whose, at which move, since when, and whether its running
     /// over time was announced.
     turn: Option<Turn>,
@@ -80,7 +82,8 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             players: ByColor::default(),
             games: 0,
             engine,
-            clocks: ByColor::default(),
+            clock: None,
+            epoch: Instant::now(),
             turn: None,
             flagged: None,
         };
@@ -103,7 +106,11 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     /// The game clocks as they start (`Session::new` replays a loaded game after
     /// `restart`, so they start with its first turn here).
     fn restart_clocks(&mut self) {
-        self.clocks = ByColor::new(self.options.clock.game, self.options.clock.game);
+        let now = self.now();
+        self.clock = self.options.limits.game.map(|game| {
+            let control = TimeControl::new(game.as_millis() as u64, 0);
+            Clock::start(control, now)
+        });
         self.turn = None;
         self.flagged = None;
     }
@@ -126,17 +133,19 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 started: Instant::now(),
                 warned: false,
             });
+            // Its game clock runs from now (no turn's time is charged until then).
+            let now = self.now();
+            if let Some(clock) = &mut self.clock {
+                clock.charge(None, now, false);
+            }
         }
     }
 
     /// Time `color` has left on the game clock now (counting the turn under way).
     fn time_left(&self, color: Color) -> Option<Duration> {
-        let left = self.clocks[color]?;
-        let used = self
-            .turn
-            .filter(|turn| turn.side == color)
-            .map_or(Duration::ZERO, |turn| turn.started.elapsed());
-        Some(left.saturating_sub(used))
+        let running = self.turn.map(|turn| turn.side);
+        let left = self.clock?.left_at(color, running, self.now());
+        Some(Duration::from_millis(left))
     }
 
     /// Whether the side on turn has gone over its game clock or the limit per move.
@@ -144,13 +153,12 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         let Some(turn) = self.turn else {
             return false;
         };
-        let used = turn.started.elapsed();
-        self.clocks[turn.side].is_some_and(|left| used >= left)
+        self.time_left(turn.side).is_some_and(|left| left.is_zero())
             || self
                 .options
-                .clock
+                .limits
                 .per_move
-                .is_some_and(|limit| used > limit)
+                .is_some_and(|limit| turn.started.elapsed() > limit)
     }
 
     /// Checks the clock of the side on turn: over time, it loses (said so) or, when the
@@ -163,7 +171,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             return Ok(false);
         }
         let name = self.side_name(turn.side);
-        if self.options.clock.warn_only {
+        if self.options.limits.warn_only {
             if !turn.warned {
                 self.turn = Some(Turn {
                     warned: true,
@@ -186,26 +194,29 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
 
     /// Ends the turn under way: its time comes off the mover's game clock.
     fn end_turn(&mut self) {
+        let now = self.now();
         if let Some(turn) = self.turn.take()
-            && let Some(left) = &mut self.clocks[turn.side]
+            && let Some(clock) = &mut self.clock
         {
-            *left = left.saturating_sub(turn.started.elapsed());
+            clock.charge(Some(turn.side), now, true);
         }
     }
 
     /// The computer's time for this move: its time per move, within the limit per move and
-    /// a share of its game clock (its moves left, counted from the empty squares).
+    /// a share of its game clock, as the engine's [`TimeBudget`] plans it.
     fn move_time(&self, side: Color) -> Duration {
-        let mut time = self.options.time_per_move;
-        if let Some(limit) = self.options.clock.per_move {
-            time = time.min(limit.mul_f64(0.8));
-        }
-        if let Some(left) = self.time_left(side) {
-            let empties = self.game.board().empty_squares().count();
-            let moves_left = (empties / 2 + 1).max(2);
-            time = time.min(left.mul_f64(0.8) / moves_left);
-        }
-        time.max(Duration::from_millis(1))
+        let budget = TimeBudget {
+            per_move: self.options.time_per_move,
+            move_limit: self.options.limits.per_move,
+            left: self.time_left(side),
+            increment: Duration::ZERO,
+        };
+        budget.move_time(self.game.board().empty_squares().count())
+    }
+
+    /// Milliseconds on the session's time line, for its clock.
+    fn now(&self) -> i64 {
+        self.epoch.elapsed().as_millis() as i64
     }
 
     /// What the computer players are told besides their level.

@@ -11,7 +11,8 @@ use std::{
 };
 
 use othello::{
-    AnyGame, Board, ByColor, Color, Record, Setup, Square, Status, Variant, WinRule, engine::Signal,
+    AnyGame, Board, ByColor, Clock, Color, Record, Setup, Square, Status, TimeControl, Variant,
+    WinRule, engine::Signal,
 };
 use rand::RngExt;
 use sha2::{Digest, Sha256};
@@ -21,7 +22,7 @@ use super::{
     client::Client,
     ratings,
     store::{Change, StoredClock, StoredGame, StoredMove, StoredPresence, StoredSeat},
-    table::{Clock, Ended, Help, MoveMeta, Seat, Table, TimeControl},
+    table::{Ended, Help, MoveMeta, Seat, Table},
 };
 use crate::play::Occupant;
 

@@ -13,7 +13,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use othello::{ByColor, Color, Setup, Shape, Variant, WinRule};
+use othello::{ByColor, Color, Setup, Shape, TimeControl, Variant, WinRule};
 use rand::RngExt;
 use tokio::sync::watch;
 
@@ -22,7 +22,6 @@ use super::{
     game::{Created, color_of, color_text, new_id, now_ms},
     live::Hub,
     store::{Change, Store, StoredMatch, StoredSeek},
-    table::TimeControl,
 };
 use crate::{play::Occupant, server::game::NewGame, server::game::NewSeat};
 

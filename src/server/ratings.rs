@@ -14,7 +14,7 @@ use skillratings::{
     glicko2::{Glicko2Config, Glicko2Rating, glicko2},
 };
 
-use super::table::TimeControl;
+use othello::TimeControl;
 
 /// A player's rating in one category.
 #[derive(Clone, Copy, Debug, PartialEq)]

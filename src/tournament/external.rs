@@ -284,11 +284,11 @@ fn with_clock(ggf: &str, clock: Duration) -> String {
     }
 }
 
-/// The time an engine has left in `game` on the notional clock of the module's notes:
+/// The time an engine has left in `game` on the notional clock of the module's notes
+/// (the inverse of the engine's [`TimeBudget::move_time`](othello::engine::TimeBudget)):
 /// `per_move` for each of its moves still to come.
 pub fn clock(game: &Game<Full>, per_move: Duration) -> Duration {
-    let empties = game.board().empty_squares().count();
-    per_move.saturating_mul(empties.div_ceil(2))
+    othello::engine::TimeBudget::clock_for(per_move, game.board().empty_squares().count())
 }
 
 /// What an engine's line is, while it is asked for a move.

@@ -269,8 +269,8 @@ pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
         let _ = write!(
             out,
             "TI[{}/{}/00:00]",
-            clock_time(clock.base),
-            clock_time(clock.increment)
+            clock_time(clock.base()),
+            clock_time(clock.increment())
         );
     }
     out.push_str(match record.setup.win_rule {

@@ -102,19 +102,10 @@ pub struct Record {
     pub ending: Option<Ending>,
     /// The time control of a timed game; written to GGF's `TI` (time, increment, no
     /// extension), not kept by the other formats nor read back.
-    pub clock: Option<RecordClock>,
+    pub clock: Option<crate::TimeControl>,
     /// How long each move took, in the order of `moves` (empty when not known); written to
     /// GGF's moves (`B[D3//1.25]`, in seconds), not kept by the other formats nor read back.
     pub times: Vec<std::time::Duration>,
-}
-
-/// A time control as a record keeps it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RecordClock {
-    /// Each side's time for the game.
-    pub base: std::time::Duration,
-    /// What each move adds.
-    pub increment: std::time::Duration,
 }
 
 /// A game that ended before the board said so.

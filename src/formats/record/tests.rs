@@ -1,7 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::{Board, Color, Full, Simple, WinRule};
+use crate::{Board, Color, Full, Simple, TimeControl, WinRule};
 
 /// The game where each side always plays its first legal move (top-most, then left-most)
 /// from the standard 8 × 8 start: 60 moves, four passes by Black, 19 to 45.
@@ -829,19 +829,13 @@ fn ggf_writes_the_time_control_and_each_move_s_time() {
     use std::time::Duration;
     let mut record = Record::new(Variant::Full, Setup::standard(Shape::STANDARD));
     record.moves = "f5d6c3".parse::<MoveList>().unwrap().0;
-    record.clock = Some(RecordClock {
-        base: Duration::from_secs(300),
-        increment: Duration::from_secs(3),
-    });
+    record.clock = Some(TimeControl::new(300_000, 3_000));
     record.times = [1250, 30, 61_000].map(Duration::from_millis).to_vec();
     let ggf = record.to_ggf().unwrap();
     assert!(ggf.contains("TI[05:00/00:03/00:00]TY[8]"), "{ggf}");
     assert!(ggf.contains("B[F5//1.25]W[D6//0.03]B[C3//61.00]"), "{ggf}");
     // Read back: the moves (the times are not kept).
     assert_eq!(ggf.parse::<Record>().unwrap().moves, record.moves);
-    record.clock = Some(RecordClock {
-        base: Duration::from_secs(2 * 3600 + 5),
-        increment: Duration::ZERO,
-    });
+    record.clock = Some(TimeControl::new((2 * 3600 + 5) * 1000, 0));
     assert!(record.to_ggf().unwrap().contains("TI[2:00:05/00:00/00:00]"));
 }

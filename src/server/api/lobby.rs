@@ -163,7 +163,7 @@ pub(super) struct AcceptedView {
     secret: Option<String>,
 }
 
-fn clock_view(clock: Option<crate::server::table::TimeControl>) -> Option<ClockView> {
+fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
     clock.map(|clock| ClockView {
         base_ms: clock.base_ms,
         increment_ms: clock.increment_ms,

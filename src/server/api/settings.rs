@@ -5,7 +5,9 @@ use othello::{Color, Shape, Variant, WinRule};
 use serde::Deserialize;
 
 use super::MAX_GUEST_TIME_MS;
-use crate::server::{client::Client, error::ApiError, live::MAX_TIME_MS, table::TimeControl};
+use othello::TimeControl;
+
+use crate::server::{client::Client, error::ApiError, live::MAX_TIME_MS};
 
 /// A time control asked for: each side's time and the increment per move.
 #[derive(Clone, Copy, Debug, Deserialize)]

@@ -18,10 +18,10 @@ use super::{
         next_version, now_ms, revive, stored,
     },
     store::{Change, Store},
-    table::{Clock, Seat, Table, TableError},
+    table::{Seat, Table, TableError},
 };
 use crate::play::Occupant;
-use othello::{AnyGame, ByColor, Color};
+use othello::{AnyGame, ByColor, Clock, Color};
 
 mod act;
 mod analysis;

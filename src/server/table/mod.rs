@@ -8,19 +8,22 @@
 //! locks a game, applies an action to a copy, stores the difference, and only then makes
 //! the copy the game's: a failed commit leaves the game as it was.
 
-use othello::{AnyGame, ByColor, Color, Record, Square, engine::PlayerSpec};
+use std::time::Duration;
+
+use othello::{
+    AnyGame, ByColor, Clock, Color, Record, Square,
+    engine::{PlayerSpec, TimeBudget},
+};
 use thiserror::Error;
 
 use crate::play::Occupant;
 
 mod action;
-mod clock;
 mod rules;
 #[cfg(test)]
 mod tests;
 
 pub use action::{Action, Applied, Controls, Now, UndoAction};
-pub use clock::{Clock, TimeControl};
 
 /// A seat at the table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -381,10 +384,7 @@ impl Table {
             .into_array();
         record.date = date;
         record.moves = self.game.moves().collect();
-        record.clock = self.clock.map(|clock| othello::RecordClock {
-            base: std::time::Duration::from_millis(clock.control.base_ms),
-            increment: std::time::Duration::from_millis(clock.control.increment_ms),
-        });
+        record.clock = self.clock.map(|clock| clock.control);
         record.times = self
             .meta
             .iter()
@@ -403,20 +403,23 @@ impl Table {
     /// When the side to move runs out of time, in a timed game being played.
     pub fn flag_at(&self) -> Option<i64> {
         let clock = self.clock?;
-        let side = self.to_move()?;
-        Some(clock.since + i64::try_from(clock.left_ms[side]).unwrap_or(i64::MAX / 2))
+        Some(clock.flag_at(self.to_move()?))
     }
 
     /// The time the engine to move may take at `now`: its time per move, or less in a
-    /// timed game, where it shares its time left among the moves it may still have to
-    /// make (about half the empty squares), keeping most of each increment.
+    /// timed game, as the engine's [`TimeBudget`] shares its clock.
     pub fn engine_budget(&self, turn: &EngineTurn, now: i64) -> u64 {
-        let Some(clock) = self.clock else {
-            return turn.time_ms;
+        let budget = TimeBudget {
+            per_move: Duration::from_millis(turn.time_ms),
+            left: self
+                .clock
+                .map(|clock| Duration::from_millis(clock.left_at(turn.side, Some(turn.side), now))),
+            increment: self
+                .clock
+                .map_or(Duration::ZERO, |clock| clock.control.increment()),
+            move_limit: None,
         };
-        let left = clock.left_at(turn.side, Some(turn.side), now);
-        let moves = (self.game.board().empty_squares().count() as u64 / 2).max(4);
-        let share = left / moves + clock.control.increment_ms * 3 / 4;
-        share.min(left / 2).min(turn.time_ms).max(1)
+        let empties = self.game.board().empty_squares().count();
+        budget.move_time(empties).as_millis() as u64
     }
 }

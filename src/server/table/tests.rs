@@ -1,4 +1,4 @@
-use othello::{Setup, Shape, Variant, engine::PlayerSpec};
+use othello::{Setup, Shape, TimeControl, Variant, engine::PlayerSpec};
 
 use super::*;
 
