@@ -135,9 +135,7 @@ impl Hub {
                 )
             })?),
         };
-        let settled = self
-            .settle(cell, &mut live, seat, action, stakes.as_ref())
-            .await;
+        let settled = self.settle(cell, &mut live, seat, action, stakes).await;
         // Planned first: the answer to a move says that the engine is thinking.
         let plan = settled.touched.then(|| Plan::of(cell, &mut live));
         let view = views::state(cell, &live, &live.table.game, viewer, None);
@@ -164,6 +162,11 @@ impl Hub {
             return Ok((None, None));
         };
         let lock = self.ratings.lock().await;
+        Ok((Some(lock), Some(self.read_stakes(rated.clone()).await?)))
+    }
+
+    /// `rated`'s players' ratings now, and after each result.
+    async fn read_stakes(&self, rated: Rated) -> Result<Stakes, ApiError> {
         let of = |stored: Vec<StoredRating>| {
             stored
                 .into_iter()
@@ -179,28 +182,23 @@ impl Hub {
         let white = of(self.store.ratings(rated.players.white).await?);
         let after = [Some(Color::Black), Some(Color::White), None]
             .map(|winner| ratings::update(black, white, winner));
-        Ok((
-            Some(lock),
-            Some(Stakes {
-                rated: rated.clone(),
-                after,
-            }),
-        ))
+        Ok(Stakes { rated, after })
     }
 
     /// Under the game's lock: `action` (by `seat`, if a seat's) applied to a copy of the
     /// table at the time now, the difference committed (with a rematch's game, and a rated
     /// game's new ratings from `stakes`), then the copy made the game's. When another server
     /// changed the game meanwhile it is read again, and a person's action applied once more
-    /// to what it is now; the server's actions (planned for the game as it was) are dropped.
-    /// A refusal leaves the game as it was.
+    /// to what it is now (a rated game's stakes read again: another server may have moved a
+    /// player's rating, the one read under the game's lock); the server's actions (planned
+    /// for the game as it was) are dropped. A refusal leaves the game as it was.
     pub(super) async fn settle(
         &self,
         cell: &GameCell,
         live: &mut LiveGame,
         seat: Option<Color>,
         action: Action,
-        stakes: Option<&Stakes>,
+        mut stakes: Option<Stakes>,
     ) -> Settled {
         let mut reloaded = false;
         loop {
@@ -255,7 +253,7 @@ impl Hub {
             };
             // A rated game that ends moves both ratings, in the same commit as its ending.
             if applied.ended
-                && let Some(stakes) = stakes
+                && let Some(stakes) = &stakes
             {
                 extra.extend(stakes.changes(&cell.id, table.result(), table.updated_at));
             }
@@ -275,6 +273,12 @@ impl Hub {
                         return Settled::refused(error, false);
                     }
                     reloaded = true;
+                    if let Some(old) = stakes.take() {
+                        match self.read_stakes(old.rated).await {
+                            Ok(fresh) => stakes = Some(fresh),
+                            Err(error) => return Settled::refused(error, true),
+                        }
+                    }
                     if action.is_planned() {
                         return Settled {
                             result: Ok(Applied::default()),

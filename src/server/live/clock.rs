@@ -37,7 +37,7 @@ impl Hub {
                 return;
             }
             let settled = hub
-                .settle(&cell, &mut live, None, Action::Flag, stakes.as_ref())
+                .settle(&cell, &mut live, None, Action::Flag, stakes)
                 .await;
             let plan = match (&settled.result, settled.touched) {
                 (_, true) => Some(Plan::of(&cell, &mut live)),

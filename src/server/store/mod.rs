@@ -1,6 +1,6 @@
-//! Where games are kept: a small [`Backend`] interface (apply a batch of changes in one
-//! transaction, load games), its SQLite implementation, and [`Store`], the asynchronous
-//! front the server uses.
+//! Where games are kept: one asynchronous [`Backend`] interface (commit a batch of changes
+//! in one transaction, read games back), its SQLite and PostgreSQL implementations, and
+//! [`Store`], the handle the server holds.
 //!
 //! Every write goes through one writer thread, which takes all the changes waiting, applies
 //! them in one transaction, commits, and only then acknowledges each: a move is
@@ -13,7 +13,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, mpsc},
+    sync::Arc,
     thread,
 };
 
@@ -24,8 +24,7 @@ mod postgres;
 mod sqlite;
 
 pub use postgres::Postgres;
-pub use sqlite::Sqlite;
-use tokio::sync::oneshot;
+pub use sqlite::{Sqlite, SqliteStore};
 
 /// A key's attempts within a window: how many, the oldest and the newest (milliseconds
 /// since the Unix epoch).
@@ -411,84 +410,182 @@ impl StoreError {
     }
 }
 
-/// Where games are kept: what the server needs of a database.
-pub trait Backend: Send + 'static {
-    /// Applies `changes` in one transaction: all of them or none.
+/// What a database does for the server: commit a batch of changes in one transaction,
+/// and read games, challenges, accounts and ratings back. SQLite ([`SqliteStore`]) and
+/// PostgreSQL ([`Postgres`]) implement it; a new database is one more implementation. The
+/// last group is for several servers sharing one database: one server alone needs none of
+/// it, and their defaults say so.
+#[async_trait::async_trait]
+pub trait Backend: Send + Sync + 'static {
+    /// Commits `changes` in one transaction (SQLite: possibly with other callers'
+    /// changes); returns once they are on disk.
     ///
     /// # Errors
-    /// [`StoreError`] if the database fails; then nothing was applied.
-    fn apply(&mut self, changes: &[Change]) -> Result<(), StoreError>;
+    /// The database's error (on SQLite shared by everything in the same commit).
+    async fn commit(&self, changes: Vec<Change>) -> Result<(), Arc<StoreError>>;
 
-    /// The game `id`, if there is one.
+    /// Whether the database works: the latest commit succeeded (or none was tried), it can
+    /// be read, and (SQLite) its disk has room.
+    ///
+    /// # Errors
+    /// What is wrong.
+    async fn health(&self) -> Result<(), StoreError>;
+
+    /// Loads a game.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn load(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError>;
+    async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError>;
 
-    /// The ids of games still being played, most recently changed first, at most `limit`.
+    /// The ids of games being played, most recent first.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
+    async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError>;
 
-    /// The ids of finished games, most recently finished first, at most `limit`.
+    /// The ids of finished games, most recently finished first.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn finished(&mut self, limit: usize) -> Result<Vec<String>, StoreError>;
+    async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// The ids of `user_id`'s games, most recently changed first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn games_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError>;
 
     /// The open challenges, oldest first.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError>;
+    async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError>;
 
     /// `user_id`'s ratings, one per category played.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError>;
+    async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError>;
 
     /// `user_id`'s ratings after each rated game, oldest first.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError>;
-
-    /// The ids of `user_id`'s games, most recently changed first, at most `limit`.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    fn games_of(&mut self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+    async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError>;
 
     /// The account named `name` (any case).
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError>;
+    async fn user(&self, name: &str) -> Result<Option<StoredUser>, StoreError>;
 
     /// The session whose token hashes to `token_hash`, with its account.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn session(
-        &mut self,
+    async fn session(
+        &self,
         token_hash: &str,
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError>;
 
-    /// Makes the database file whole and alone before the server stops (SQLite copies its
-    /// write-ahead log into the main file).
+    // ------------------------------------------------------ several servers, one database
+
+    /// Whether other servers may share the database.
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// What other servers on the same database commit, as they commit it.
+    fn listen(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Notice>> {
+        None
+    }
+
+    /// The game `id`'s version where other servers may have changed it (`None` where this
+    /// server's memory is the truth, or for no game).
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    fn close(&mut self) -> Result<(), StoreError>;
+    async fn shared_version(&self, _id: &str) -> Result<Option<u64>, StoreError> {
+        Ok(None)
+    }
 
-    /// Whether the database can be read and has room to write: cheap enough to ask at
-    /// every health check.
+    /// Claims the engine's reply to game `id` at `version` for `lease_ms`, unless another
+    /// server holds it and its lease runs (alone: always).
     ///
     /// # Errors
-    /// [`StoreError`] saying what is wrong.
-    fn check(&mut self) -> Result<(), StoreError>;
+    /// [`StoreError`] if the database fails.
+    async fn claim_engine_turn(
+        &self,
+        _id: &str,
+        _version: u64,
+        _lease_ms: u64,
+    ) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
+    /// The games whose engine turn's lease ran out (its server gone, or never started),
+    /// now leased to this server for `lease_ms` to look at: at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn orphaned_engine_turns(
+        &self,
+        _limit: usize,
+        _lease_ms: u64,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// Hands back this server's engine leases (it is stopping): others take them at once.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn release_engine_turns(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Publishes this server's connections to game `id` to the others.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn publish_presence(&self, _id: &str, _here: &StoredPresence) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The other servers' connections to game `id`, summed (a server not heard from for
+    /// a while counts as gone: its seats as left when it was last heard from).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn presence_elsewhere(&self, _id: &str) -> Result<StoredPresence, StoreError> {
+        Ok(StoredPresence::default())
+    }
+
+    /// Says this server is alive (its published connections count), and forgets servers
+    /// long gone. `leaving`: this server stops, its connections with it.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn presence_heartbeat(&self, _leaving: bool) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Challenges taken since `since` (alone: this server knows them).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn matches_since(&self, _since: i64) -> Result<Vec<StoredMatch>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// The attempts `key` has had since `since` (alone: none, this server counts them
+    /// itself).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn attempts(&self, _key: &str, _since: i64) -> Result<Attempts, StoreError> {
+        Ok(Attempts::default())
+    }
 }
 
 /// A clock as its columns: all null in an untimed game.
@@ -663,25 +760,11 @@ impl std::fmt::Display for Notice {
     }
 }
 
-/// A batch of changes waiting for the writer, and who waits for its commit.
-type Pending = (Vec<Change>, oneshot::Sender<Result<(), Arc<StoreError>>>);
-
-/// The server's storage, on SQLite (changes committed by one writer thread in groups,
-/// reads on a connection of their own) or on PostgreSQL (a pool of connections).
+/// The server's storage: one [`Backend`], shared by every handle (its methods are the
+/// backend's, through `Deref`).
 #[derive(Clone)]
 pub struct Store {
-    kind: Kind,
-}
-
-#[derive(Clone)]
-enum Kind {
-    Sqlite {
-        writer: mpsc::Sender<Pending>,
-        reader: Arc<Mutex<Box<dyn Backend>>>,
-        /// Why the latest commit failed, until one succeeds.
-        failing: Arc<Mutex<Option<String>>>,
-    },
-    Postgres(Arc<Postgres>),
+    backend: Arc<dyn Backend>,
 }
 
 impl std::fmt::Debug for Store {
@@ -690,16 +773,24 @@ impl std::fmt::Debug for Store {
     }
 }
 
+impl std::ops::Deref for Store {
+    type Target = dyn Backend;
+
+    fn deref(&self) -> &(dyn Backend + 'static) {
+        self.backend.as_ref()
+    }
+}
+
 impl Store {
-    /// A store on the SQLite database at `path` (created and migrated if need be).
+    /// A store on the SQLite database at `path` (created and migrated if need be), and
+    /// its writer thread, which ends once every `Store` is dropped and what was sent is
+    /// committed.
     ///
     /// # Errors
     /// [`StoreError`] if the database cannot be opened.
     pub fn sqlite(path: &Path) -> Result<(Store, thread::JoinHandle<()>), StoreError> {
-        let mut writer = Sqlite::open(path)?;
-        writer.verify()?;
-        let reader = Sqlite::open(path)?;
-        Ok(Store::new(Box::new(writer), Box::new(reader)))
+        let (sqlite, writer) = SqliteStore::open(path)?;
+        Ok((Store::on(sqlite), writer))
     }
 
     /// A store on the PostgreSQL database at `url`, with at most `connections` to it at
@@ -708,365 +799,13 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if the database cannot be reached or migrated.
     pub async fn postgres(url: &str, connections: usize) -> Result<Store, StoreError> {
-        let postgres = Postgres::connect(url, connections).await?;
-        Ok(Store {
-            kind: Kind::Postgres(Arc::new(postgres)),
-        })
+        Ok(Store::on(Postgres::connect(url, connections).await?))
     }
 
-    /// A store writing through `writer` and reading through `reader` (two handles on the
-    /// same database); returns the writer thread, which ends once every `Store` is dropped
-    /// and what was sent is committed.
-    pub fn new(
-        mut writer: Box<dyn Backend>,
-        reader: Box<dyn Backend>,
-    ) -> (Store, thread::JoinHandle<()>) {
-        let (sender, receiver) = mpsc::channel::<Pending>();
-        let failing = Arc::new(Mutex::new(None));
-        let latest = Arc::clone(&failing);
-        let thread = thread::Builder::new()
-            .name("store-writer".into())
-            .spawn(move || {
-                while let Ok(first) = receiver.recv() {
-                    let mut batch = vec![first];
-                    batch.extend(receiver.try_iter());
-                    let changes: Vec<Change> = batch
-                        .iter()
-                        .flat_map(|(changes, _)| changes.iter().cloned())
-                        .collect();
-                    let applied = writer.apply(&changes);
-                    // What each caller gets: the batch's result, or when it failed, each
-                    // caller's changes again, alone (one caller's bad change must not fail
-                    // the others').
-                    let results: Vec<Result<(), StoreError>> = match applied {
-                        Ok(()) => batch.iter().map(|_| Ok(())).collect(),
-                        Err(error) if batch.len() == 1 => vec![Err(error)],
-                        Err(_) => batch
-                            .iter()
-                            .map(|(changes, _)| writer.apply(changes))
-                            .collect(),
-                    };
-                    // The database is failing if a commit failed for its own reasons, not
-                    // because a change was refused (a name already taken).
-                    *latest.lock().expect("not poisoned") = results
-                        .iter()
-                        .filter_map(|result| result.as_ref().err())
-                        .find(|error| !error.is_refusal())
-                        .map(ToString::to_string);
-                    for ((_, done), result) in batch.into_iter().zip(results) {
-                        let _ = done.send(result.map_err(Arc::new));
-                    }
-                }
-                // Every handle is gone: everything committed goes into the main file.
-                let _ = writer.close();
-            })
-            .expect("a thread can be started");
-        let store = Store {
-            kind: Kind::Sqlite {
-                writer: sender,
-                reader: Arc::new(Mutex::new(reader)),
-                failing,
-            },
-        };
-        (store, thread)
-    }
-
-    /// Whether the database works: the latest commit succeeded (or none was tried), it can
-    /// be read, and (SQLite) its disk has room.
-    ///
-    /// # Errors
-    /// What is wrong.
-    pub async fn health(&self) -> Result<(), StoreError> {
-        match &self.kind {
-            Kind::Sqlite { failing, .. } => {
-                if let Some(error) = failing.lock().expect("not poisoned").clone() {
-                    return Err(StoreError::Failing(error));
-                }
-                self.read(|backend| backend.check()).await
-            }
-            Kind::Postgres(postgres) => postgres.check().await,
-        }
-    }
-
-    /// Commits `changes` in one transaction (on SQLite possibly with other callers'
-    /// changes); returns once they are on disk.
-    ///
-    /// # Errors
-    /// The database's error (on SQLite shared by everything in the same commit).
-    pub async fn commit(&self, changes: Vec<Change>) -> Result<(), Arc<StoreError>> {
-        match &self.kind {
-            Kind::Sqlite { writer, .. } => {
-                let (done, wait) = oneshot::channel();
-                writer
-                    .send((changes, done))
-                    .map_err(|_| Arc::new(StoreError::Closed))?;
-                wait.await.map_err(|_| Arc::new(StoreError::Closed))?
-            }
-            Kind::Postgres(postgres) => postgres.apply(&changes).await.map_err(Arc::new),
-        }
-    }
-
-    /// What other servers on the same database commit, as they commit it (`None` on
-    /// SQLite, where this server is alone).
-    pub fn listen(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Notice>> {
-        match &self.kind {
-            Kind::Sqlite { .. } => None,
-            Kind::Postgres(postgres) => Some(postgres.listen()),
-        }
-    }
-
-    /// The game `id`'s version in a shared database, where other servers may have changed
-    /// it (`None` on SQLite, where this server's memory is the truth, or for no game).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn shared_version(&self, id: &str) -> Result<Option<u64>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(None),
-            Kind::Postgres(postgres) => postgres.version(id).await,
-        }
-    }
-
-    /// Claims the engine's reply to game `id` at `version` for `lease_ms` (a shared
-    /// database: unless another server holds it and its lease runs; SQLite: always).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn claim_engine_turn(
-        &self,
-        id: &str,
-        version: u64,
-        lease_ms: u64,
-    ) -> Result<bool, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(true),
-            Kind::Postgres(postgres) => postgres.claim_engine_turn(id, version, lease_ms).await,
-        }
-    }
-
-    /// The games whose engine turn's lease ran out (its server gone, or never started),
-    /// now leased to this server for `lease_ms` to look at: at most `limit`.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn orphaned_engine_turns(
-        &self,
-        limit: usize,
-        lease_ms: u64,
-    ) -> Result<Vec<String>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(Vec::new()),
-            Kind::Postgres(postgres) => postgres.orphaned_engine_turns(limit, lease_ms).await,
-        }
-    }
-
-    /// Hands back this server's engine leases (it is stopping): others take them at once.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn release_engine_turns(&self) -> Result<(), StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(()),
-            Kind::Postgres(postgres) => postgres.release_engine_turns().await,
-        }
-    }
-
-    /// Publishes this server's connections to game `id` to the others (a shared
-    /// database; SQLite: nothing to do).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn publish_presence(
-        &self,
-        id: &str,
-        here: &StoredPresence,
-    ) -> Result<(), StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(()),
-            Kind::Postgres(postgres) => postgres.publish_presence(id, here).await,
-        }
-    }
-
-    /// The other servers' connections to game `id`, summed (a server not heard from for
-    /// a while counts as gone: its seats as left when it was last heard from).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn presence_elsewhere(&self, id: &str) -> Result<StoredPresence, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(StoredPresence::default()),
-            Kind::Postgres(postgres) => postgres.presence_elsewhere(id).await,
-        }
-    }
-
-    /// Says this server is alive (its published connections count), and forgets servers
-    /// long gone. `leaving`: this server stops, its connections with it.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn presence_heartbeat(&self, leaving: bool) -> Result<(), StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(()),
-            Kind::Postgres(postgres) => postgres.presence_heartbeat(leaving).await,
-        }
-    }
-
-    /// Challenges taken since `since` (a shared database; SQLite: this server knows them).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn matches_since(&self, since: i64) -> Result<Vec<StoredMatch>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(Vec::new()),
-            Kind::Postgres(postgres) => postgres.matches_since(since).await,
-        }
-    }
-
-    /// The attempts `key` has had since `since` (a shared database; SQLite: none, this
-    /// server counts them itself).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn attempts(&self, key: &str, since: i64) -> Result<Attempts, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => Ok(Attempts::default()),
-            Kind::Postgres(postgres) => postgres.attempts(key, since).await,
-        }
-    }
-
-    /// Whether other servers may share the database (PostgreSQL).
-    pub fn is_shared(&self) -> bool {
-        matches!(self.kind, Kind::Postgres(_))
-    }
-
-    /// Runs `read` on SQLite's reading connection, on a blocking thread.
-    async fn read<T: Send + 'static>(
-        &self,
-        read: impl FnOnce(&mut dyn Backend) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let Kind::Sqlite { reader, .. } = &self.kind else {
-            unreachable!("only SQLite has a reading connection")
-        };
-        let reader = Arc::clone(reader);
-        tokio::task::spawn_blocking(move || read(reader.lock().expect("not poisoned").as_mut()))
-            .await
-            .map_err(|_| StoreError::Closed)?
-    }
-
-    /// Loads a game.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => {
-                let id = id.to_owned();
-                self.read(move |backend| backend.load(&id)).await
-            }
-            Kind::Postgres(postgres) => postgres.load(id).await,
-        }
-    }
-
-    /// The ids of games being played, most recent first.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => self.read(move |backend| backend.playing(limit)).await,
-            Kind::Postgres(postgres) => postgres.playing(limit).await,
-        }
-    }
-
-    /// The ids of finished games, most recently finished first.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => self.read(move |backend| backend.finished(limit)).await,
-            Kind::Postgres(postgres) => postgres.finished(limit).await,
-        }
-    }
-
-    /// The ids of `user_id`'s games, most recently changed first.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn games_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => {
-                self.read(move |backend| backend.games_of(user_id, limit))
-                    .await
-            }
-            Kind::Postgres(postgres) => postgres.games_of(user_id, limit).await,
-        }
-    }
-
-    /// The open challenges, oldest first.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => self.read(|backend| backend.seeks()).await,
-            Kind::Postgres(postgres) => postgres.seeks().await,
-        }
-    }
-
-    /// `user_id`'s ratings, one per category played.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => self.read(move |backend| backend.ratings(user_id)).await,
-            Kind::Postgres(postgres) => postgres.ratings(user_id).await,
-        }
-    }
-
-    /// `user_id`'s ratings after each rated game, oldest first.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => {
-                self.read(move |backend| backend.rating_history(user_id))
-                    .await
-            }
-            Kind::Postgres(postgres) => postgres.rating_history(user_id).await,
-        }
-    }
-
-    /// The account named `name` (any case).
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn user(&self, name: &str) -> Result<Option<StoredUser>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => {
-                let name = name.to_owned();
-                self.read(move |backend| backend.user(&name)).await
-            }
-            Kind::Postgres(postgres) => postgres.user(name).await,
-        }
-    }
-
-    /// The session whose token hashes to `token_hash`, with its account.
-    ///
-    /// # Errors
-    /// [`StoreError`] if the database fails.
-    pub async fn session(
-        &self,
-        token_hash: &str,
-    ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
-        match &self.kind {
-            Kind::Sqlite { .. } => {
-                let token_hash = token_hash.to_owned();
-                self.read(move |backend| backend.session(&token_hash)).await
-            }
-            Kind::Postgres(postgres) => postgres.session(token_hash).await,
+    /// A store on `backend`.
+    pub fn on(backend: impl Backend) -> Store {
+        Store {
+            backend: Arc::new(backend),
         }
     }
 }

@@ -5,15 +5,16 @@
 //! PostgreSQL's types: integers are `BIGINT`, flags `BOOLEAN`, times milliseconds since the
 //! Unix epoch as everywhere in the store.
 
-use std::{collections::BTreeSet, time::Duration};
+use std::{collections::BTreeSet, sync::Arc, time::Duration};
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, PoolError, RecyclingMethod, Runtime};
 use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
-    Attempts, Change, ClockColumns, Notice, StoreError, StoredGame, StoredMatch, StoredMove,
-    StoredPresence, StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser, join, split,
+    Attempts, Backend, Change, ClockColumns, Notice, StoreError, StoredGame, StoredMatch,
+    StoredMove, StoredPresence, StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser,
+    join, split,
 };
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
@@ -652,10 +653,38 @@ impl Postgres {
         format!("{}|{notice}", self.instance)
     }
 
+    /// Ids from `query`, which selects one text column from `games` with `$1` its limit.
+    async fn ids(
+        &self,
+        query: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<String>, StoreError> {
+        let client = self.pool.get().await?;
+        let statement = client.prepare_cached(query).await?;
+        let ids = client
+            .query(&statement, params)
+            .await?
+            .iter()
+            .map(|row| row.try_get(0))
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+}
+
+#[async_trait::async_trait]
+impl Backend for Postgres {
+    async fn commit(&self, changes: Vec<Change>) -> Result<(), Arc<StoreError>> {
+        self.apply(&changes).await.map_err(Arc::new)
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+
     /// What other servers commit, as it is committed: a connection of its own that
     /// listens, made again whenever it is lost (each time [`Notice::Resync`] comes first:
     /// what was announced meanwhile is lost, and must be read again).
-    pub fn listen(&self) -> mpsc::UnboundedReceiver<Notice> {
+    fn listen(&self) -> Option<mpsc::UnboundedReceiver<Notice>> {
         let (sender, receiver) = mpsc::unbounded_channel();
         let config = self.config.clone();
         let own = self.instance.clone();
@@ -696,7 +725,7 @@ impl Postgres {
                 backoff = (backoff * 2).min(Duration::from_secs(1));
             }
         });
-        receiver
+        Some(receiver)
     }
 
     /// Claims the engine's reply to game `id` at `version` for `lease_ms`: unless another
@@ -704,7 +733,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn claim_engine_turn(
+    async fn claim_engine_turn(
         &self,
         id: &str,
         version: u64,
@@ -731,7 +760,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn orphaned_engine_turns(
+    async fn orphaned_engine_turns(
         &self,
         limit: usize,
         lease_ms: u64,
@@ -757,7 +786,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn release_engine_turns(&self) -> Result<(), StoreError> {
+    async fn release_engine_turns(&self) -> Result<(), StoreError> {
         let client = self.pool.get().await?;
         client
             .execute(
@@ -773,11 +802,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn publish_presence(
-        &self,
-        id: &str,
-        here: &StoredPresence,
-    ) -> Result<(), StoreError> {
+    async fn publish_presence(&self, id: &str, here: &StoredPresence) -> Result<(), StoreError> {
         let client = self.pool.get().await?;
         let count = |n: u64| big(n);
         client
@@ -811,7 +836,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn presence_elsewhere(&self, id: &str) -> Result<StoredPresence, StoreError> {
+    async fn presence_elsewhere(&self, id: &str) -> Result<StoredPresence, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached(
@@ -854,7 +879,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn presence_heartbeat(&self, leaving: bool) -> Result<(), StoreError> {
+    async fn presence_heartbeat(&self, leaving: bool) -> Result<(), StoreError> {
         let client = self.pool.get().await?;
         if leaving {
             client
@@ -896,7 +921,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn attempts(&self, key: &str, since: i64) -> Result<Attempts, StoreError> {
+    async fn attempts(&self, key: &str, since: i64) -> Result<Attempts, StoreError> {
         let client = self.pool.get().await?;
         let row = client
             .query_one(
@@ -915,7 +940,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn matches_since(&self, since: i64) -> Result<Vec<StoredMatch>, StoreError> {
+    async fn matches_since(&self, since: i64) -> Result<Vec<StoredMatch>, StoreError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
@@ -943,7 +968,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn version(&self, id: &str) -> Result<Option<u64>, StoreError> {
+    async fn shared_version(&self, id: &str) -> Result<Option<u64>, StoreError> {
         let client = self.pool.get().await?;
         let statement = client
             .prepare_cached("SELECT version FROM games WHERE id = $1")
@@ -959,7 +984,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+    async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let client = self.pool.get().await?;
         let query = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = $1");
         let Some(row) = client.query_opt(&query, &[&id]).await? else {
@@ -990,28 +1015,11 @@ impl Postgres {
         Ok(Some(game))
     }
 
-    /// Ids from `query`, which selects one text column from `games` with `$1` its limit.
-    async fn ids(
-        &self,
-        query: &str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<Vec<String>, StoreError> {
-        let client = self.pool.get().await?;
-        let statement = client.prepare_cached(query).await?;
-        let ids = client
-            .query(&statement, params)
-            .await?
-            .iter()
-            .map(|row| row.try_get(0))
-            .collect::<Result<_, _>>()?;
-        Ok(ids)
-    }
-
     /// The ids of games being played, most recently changed first.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE status = 'playing' ORDER BY updated_at DESC LIMIT $1",
             &[&big(limit as u64)],
@@ -1023,7 +1031,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE status = 'over' ORDER BY updated_at DESC LIMIT $1",
             &[&big(limit as u64)],
@@ -1035,7 +1043,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn games_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn games_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE black_user = $2 OR white_user = $2
              ORDER BY updated_at DESC LIMIT $1",
@@ -1048,7 +1056,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
+    async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
@@ -1093,7 +1101,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+    async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
@@ -1124,7 +1132,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+    async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
@@ -1155,7 +1163,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn user(&self, name: &str) -> Result<Option<StoredUser>, StoreError> {
+    async fn user(&self, name: &str) -> Result<Option<StoredUser>, StoreError> {
         let client = self.pool.get().await?;
         let row = client
             .query_opt(
@@ -1171,7 +1179,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    pub async fn session(
+    async fn session(
         &self,
         token_hash: &str,
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
@@ -1205,7 +1213,7 @@ impl Postgres {
     ///
     /// # Errors
     /// [`StoreError::Unavailable`] saying why not.
-    pub async fn check(&self) -> Result<(), StoreError> {
+    async fn health(&self) -> Result<(), StoreError> {
         let ask = async {
             let client = self.pool.get().await?;
             client.query_one("SELECT 1", &[]).await?;

@@ -1,13 +1,163 @@
 //! SQLite, in one file: the embedded default.
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, mpsc},
+    thread,
+};
 
 use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::oneshot;
 
 use super::{
     Backend, Change, ClockColumns, StoreError, StoredGame, StoredMove, StoredRating, StoredSeat,
     StoredSeek, StoredSession, StoredUser, join, split,
 };
+
+/// A batch of changes waiting for the writer, and who waits for its commit.
+type Pending = (Vec<Change>, oneshot::Sender<Result<(), Arc<StoreError>>>);
+
+/// SQLite as the server uses it: every write through one writer thread, which takes all
+/// the changes waiting, applies them in one transaction and commits them together (group
+/// commit); reads on a connection of their own, on a blocking thread.
+pub struct SqliteStore {
+    writer: mpsc::Sender<Pending>,
+    reader: Arc<Mutex<Sqlite>>,
+    /// Why the latest commit failed, until one succeeds.
+    failing: Arc<Mutex<Option<String>>>,
+}
+
+impl SqliteStore {
+    /// The store on the database at `path` (created and migrated if need be), and its
+    /// writer thread, which ends once the store is dropped and what was sent is committed.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database cannot be opened.
+    pub fn open(path: &Path) -> Result<(SqliteStore, thread::JoinHandle<()>), StoreError> {
+        let mut writer = Sqlite::open(path)?;
+        writer.verify()?;
+        let reader = Sqlite::open(path)?;
+        let (sender, receiver) = mpsc::channel::<Pending>();
+        let failing = Arc::new(Mutex::new(None));
+        let latest = Arc::clone(&failing);
+        let thread = thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || write(&mut writer, &receiver, &latest))
+            .expect("a thread can be started");
+        let store = SqliteStore {
+            writer: sender,
+            reader: Arc::new(Mutex::new(reader)),
+            failing,
+        };
+        Ok((store, thread))
+    }
+
+    /// Runs `read` on the reading connection, on a blocking thread.
+    async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&mut Sqlite) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = Arc::clone(&self.reader);
+        tokio::task::spawn_blocking(move || read(&mut reader.lock().expect("not poisoned")))
+            .await
+            .map_err(|_| StoreError::Closed)?
+    }
+}
+
+/// The writer thread: batches of what is waiting, one transaction each, until every
+/// sender is gone; then everything committed goes into the main file.
+fn write(writer: &mut Sqlite, receiver: &mpsc::Receiver<Pending>, latest: &Mutex<Option<String>>) {
+    while let Ok(first) = receiver.recv() {
+        let mut batch = vec![first];
+        batch.extend(receiver.try_iter());
+        let changes: Vec<Change> = batch
+            .iter()
+            .flat_map(|(changes, _)| changes.iter().cloned())
+            .collect();
+        let applied = writer.apply(&changes);
+        // What each caller gets: the batch's result, or when it failed, each caller's
+        // changes again, alone (one caller's bad change must not fail the others').
+        let results: Vec<Result<(), StoreError>> = match applied {
+            Ok(()) => batch.iter().map(|_| Ok(())).collect(),
+            Err(error) if batch.len() == 1 => vec![Err(error)],
+            Err(_) => batch
+                .iter()
+                .map(|(changes, _)| writer.apply(changes))
+                .collect(),
+        };
+        // The database is failing if a commit failed for its own reasons, not because a
+        // change was refused (a name already taken).
+        *latest.lock().expect("not poisoned") = results
+            .iter()
+            .filter_map(|result| result.as_ref().err())
+            .find(|error| !error.is_refusal())
+            .map(ToString::to_string);
+        for ((_, done), result) in batch.into_iter().zip(results) {
+            let _ = done.send(result.map_err(Arc::new));
+        }
+    }
+    let _ = writer.close();
+}
+
+#[async_trait::async_trait]
+impl Backend for SqliteStore {
+    async fn commit(&self, changes: Vec<Change>) -> Result<(), Arc<StoreError>> {
+        let (done, wait) = oneshot::channel();
+        self.writer
+            .send((changes, done))
+            .map_err(|_| Arc::new(StoreError::Closed))?;
+        wait.await.map_err(|_| Arc::new(StoreError::Closed))?
+    }
+
+    async fn health(&self) -> Result<(), StoreError> {
+        if let Some(error) = self.failing.lock().expect("not poisoned").clone() {
+            return Err(StoreError::Failing(error));
+        }
+        self.read(Sqlite::check).await
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        let id = id.to_owned();
+        self.read(move |db| db.load(&id)).await
+    }
+
+    async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.read(move |db| db.playing(limit)).await
+    }
+
+    async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.read(move |db| db.finished(limit)).await
+    }
+
+    async fn games_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.read(move |db| db.games_of(user_id, limit)).await
+    }
+
+    async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
+        self.read(Sqlite::seeks).await
+    }
+
+    async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+        self.read(move |db| db.ratings(user_id)).await
+    }
+
+    async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+        self.read(move |db| db.rating_history(user_id)).await
+    }
+
+    async fn user(&self, name: &str) -> Result<Option<StoredUser>, StoreError> {
+        let name = name.to_owned();
+        self.read(move |db| db.user(&name)).await
+    }
+
+    async fn session(
+        &self,
+        token_hash: &str,
+    ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
+        let token_hash = token_hash.to_owned();
+        self.read(move |db| db.session(&token_hash)).await
+    }
+}
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
 const MIGRATIONS: [&str; 8] = [
@@ -212,8 +362,9 @@ impl Sqlite {
     }
 }
 
-impl Backend for Sqlite {
-    fn apply(&mut self, changes: &[Change]) -> Result<(), StoreError> {
+/// The connection's work, each on its own thread: the writer's commits, the reader's reads.
+impl Sqlite {
+    pub(super) fn apply(&mut self, changes: &[Change]) -> Result<(), StoreError> {
         let transaction = self.connection.transaction()?;
         for change in changes {
             match change {
@@ -445,7 +596,7 @@ impl Backend for Sqlite {
         Ok(())
     }
 
-    fn load(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+    pub(super) fn load(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         let game = self
             .connection
             .query_row(
@@ -529,7 +680,7 @@ impl Backend for Sqlite {
         Ok(Some(game))
     }
 
-    fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
+    pub(super) fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
         let mut statement = self.connection.prepare_cached(
             "SELECT id FROM games WHERE status = 'playing' ORDER BY updated_at DESC LIMIT ?1",
         )?;
@@ -539,7 +690,7 @@ impl Backend for Sqlite {
         Ok(ids)
     }
 
-    fn finished(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
+    pub(super) fn finished(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
         let mut statement = self.connection.prepare_cached(
             "SELECT id FROM games WHERE status = 'over' ORDER BY updated_at DESC LIMIT ?1",
         )?;
@@ -549,7 +700,7 @@ impl Backend for Sqlite {
         Ok(ids)
     }
 
-    fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError> {
+    pub(super) fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError> {
         let mut statement = self.connection.prepare_cached(
             "SELECT id, poster_name, poster_user, poster_secret, rules, rows, columns, first, win,
                 color, clock_base_ms, clock_increment_ms, rated, help, to_name, private, created_at
@@ -584,7 +735,7 @@ impl Backend for Sqlite {
         Ok(seeks)
     }
 
-    fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+    pub(super) fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         let mut statement = self.connection.prepare_cached(
             "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
              WHERE user_id = ?1 ORDER BY games DESC, category",
@@ -606,7 +757,7 @@ impl Backend for Sqlite {
         Ok(ratings)
     }
 
-    fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
+    pub(super) fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         let mut statement = self.connection.prepare_cached(
             "SELECT category, game_id, rating, deviation, at FROM rating_history
              WHERE user_id = ?1 ORDER BY at, game_id",
@@ -628,7 +779,11 @@ impl Backend for Sqlite {
         Ok(history)
     }
 
-    fn games_of(&mut self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+    pub(super) fn games_of(
+        &mut self,
+        user_id: i64,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
         let mut statement = self.connection.prepare_cached(
             "SELECT id FROM games WHERE black_user = ?1 OR white_user = ?1
              ORDER BY updated_at DESC LIMIT ?2",
@@ -639,7 +794,7 @@ impl Backend for Sqlite {
         Ok(ids)
     }
 
-    fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError> {
+    pub(super) fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError> {
         Ok(self
             .connection
             .prepare_cached(
@@ -649,7 +804,7 @@ impl Backend for Sqlite {
             .optional()?)
     }
 
-    fn session(
+    pub(super) fn session(
         &mut self,
         token_hash: &str,
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
@@ -677,13 +832,13 @@ impl Backend for Sqlite {
             .optional()?)
     }
 
-    fn close(&mut self) -> Result<(), StoreError> {
+    pub(super) fn close(&mut self) -> Result<(), StoreError> {
         self.connection
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
         Ok(())
     }
 
-    fn check(&mut self) -> Result<(), StoreError> {
+    pub(super) fn check(&mut self) -> Result<(), StoreError> {
         self.connection.query_row(
             "SELECT count(*) FROM (SELECT 1 FROM games LIMIT 1)",
             [],
