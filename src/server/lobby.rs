@@ -19,9 +19,10 @@ use tokio::sync::watch;
 
 use super::{
     error::{ApiError, SeekError},
-    game::{Created, color_of, color_text, new_id, now_ms},
+    game::{Created, new_id, now_ms},
     live::Hub,
     store::{Change, Store, StoredMatch, StoredSeek},
+    table::ColorChoice,
 };
 use crate::{play::Occupant, server::game::NewGame, server::game::NewSeat};
 
@@ -62,33 +63,6 @@ impl Person {
             user_id: self.user_id,
             secret_hash: self.secret_hash.clone(),
             ..NewSeat::new(Occupant::Human, 0)
-        }
-    }
-}
-
-/// The poster's colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColorChoice {
-    /// This one.
-    Is(Color),
-    /// Drawn when the challenge is accepted.
-    Random,
-}
-
-impl ColorChoice {
-    /// `B`, `W` or `random`.
-    pub fn text(self) -> String {
-        match self {
-            ColorChoice::Is(color) => color_text(color),
-            ColorChoice::Random => "random".into(),
-        }
-    }
-
-    /// Reads [`ColorChoice::text`].
-    pub fn from_text(text: &str) -> Option<ColorChoice> {
-        match text {
-            "random" => Some(ColorChoice::Random),
-            _ => color_of(text).map(ColorChoice::Is),
         }
     }
 }
@@ -151,13 +125,12 @@ impl Seek {
             poster_name: self.poster.name.clone(),
             poster_user: self.poster.user_id,
             poster_secret: self.poster.secret_hash.clone(),
-            rules: self.variant.name().to_owned(),
-            rows: self.shape.rows(),
-            columns: self.shape.columns(),
-            first: color_text(self.first),
-            win: self.win.name().to_owned(),
-            color: self.color.text(),
-            clock: self.clock.map(|clock| (clock.base_ms, clock.increment_ms)),
+            rules: self.variant,
+            shape: self.shape,
+            first: self.first,
+            win: self.win,
+            color: self.color,
+            clock: self.clock,
             rated: self.rated,
             help: self.help,
             to_name: self.to.clone(),
@@ -166,22 +139,19 @@ impl Seek {
         }
     }
 
-    fn revive(stored: StoredSeek) -> Option<Seek> {
-        Some(Seek {
+    fn revive(stored: StoredSeek) -> Seek {
+        Seek {
             poster: Person {
                 name: stored.poster_name,
                 user_id: stored.poster_user,
                 secret_hash: stored.poster_secret,
             },
-            variant: stored.rules.parse().ok()?,
-            shape: Shape::new(stored.rows, stored.columns).ok()?,
-            first: color_of(&stored.first)?,
-            win: WinRule::from_name(&stored.win).ok()?,
-            color: ColorChoice::from_text(&stored.color)?,
-            clock: stored.clock.map(|(base_ms, increment_ms)| TimeControl {
-                base_ms,
-                increment_ms,
-            }),
+            variant: stored.rules,
+            shape: stored.shape,
+            first: stored.first,
+            win: stored.win,
+            color: stored.color,
+            clock: stored.clock,
             rated: stored.rated,
             help: stored.help,
             to: stored.to_name,
@@ -189,7 +159,7 @@ impl Seek {
             created_at: stored.created_at,
             address: None,
             id: stored.id,
-        })
+        }
     }
 }
 
@@ -248,7 +218,7 @@ impl Lobby {
         let stored = store.seeks().await?;
         let seeks = stored
             .into_iter()
-            .filter_map(Seek::revive)
+            .map(Seek::revive)
             .map(|seek| (seek.id.clone(), seek))
             .collect();
         Ok(Lobby {
@@ -281,7 +251,7 @@ impl Lobby {
             let leaving = self.leaving.lock().expect("not poisoned");
             *seeks = stored
                 .into_iter()
-                .filter_map(Seek::revive)
+                .map(Seek::revive)
                 .filter(|seek| !leaving.contains(&seek.id))
                 .map(|seek| (seek.id.clone(), seek))
                 .collect();

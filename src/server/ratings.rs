@@ -69,23 +69,71 @@ impl Rating {
 /// `bullet`, `blitz`, `rapid` or `classical`, by the time a game with `clock` takes.
 pub fn speed(clock: TimeControl) -> &'static str {
     let expected_ms = clock.base_ms + 30 * clock.increment_ms;
-    match expected_ms / 60_000 {
-        0..3 => "bullet",
-        3..8 => "blitz",
-        8..25 => "rapid",
-        _ => "classical",
+    SPEEDS[match expected_ms / 60_000 {
+        0..3 => 0,
+        3..8 => 1,
+        8..25 => 2,
+        _ => 3,
+    }]
+}
+
+/// The speeds [`speed`] names, fastest first.
+const SPEEDS: [&str; 4] = ["bullet", "blitz", "rapid", "classical"];
+
+/// A rating category: the rules, the board and the speed, as `full-8x8-blitz`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Category {
+    /// The rule set.
+    pub variant: Variant,
+    /// The board.
+    pub shape: Shape,
+    /// One of [`speed`]'s names.
+    pub speed: &'static str,
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}-{}x{}-{}",
+            self.variant.name(),
+            self.shape.rows(),
+            self.shape.columns(),
+            self.speed
+        )
     }
 }
 
-/// The category of a game: `full-8x8-blitz`.
-pub fn category(variant: Variant, shape: Shape, clock: TimeControl) -> String {
-    format!(
-        "{}-{}x{}-{}",
-        variant.name(),
-        shape.rows(),
-        shape.columns(),
-        speed(clock)
-    )
+impl std::str::FromStr for Category {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Category, ()> {
+        let mut parts = text.split('-');
+        let (Some(rules), Some(board), Some(speed), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(());
+        };
+        let (rows, columns) = board.split_once('x').ok_or(())?;
+        Ok(Category {
+            variant: rules.parse().map_err(|_| ())?,
+            shape: Shape::new(
+                rows.parse().map_err(|_| ())?,
+                columns.parse().map_err(|_| ())?,
+            )
+            .map_err(|_| ())?,
+            speed: SPEEDS.into_iter().find(|&known| known == speed).ok_or(())?,
+        })
+    }
+}
+
+/// The category of a game.
+pub fn category(variant: Variant, shape: Shape, clock: TimeControl) -> Category {
+    Category {
+        variant,
+        shape,
+        speed: speed(clock),
+    }
 }
 
 /// Black's and White's ratings after a game between them won by `winner` (`None`: a
@@ -133,10 +181,10 @@ mod tests {
         assert_eq!(speed(control(10, 5)), "rapid");
         assert_eq!(speed(control(5, 0)), "blitz");
         assert_eq!(speed(control(30, 0)), "classical");
-        assert_eq!(
-            category(Variant::Simple, Shape::new(6, 10).unwrap(), control(3, 2)),
-            "simple-6x10-blitz"
-        );
+        let category = category(Variant::Simple, Shape::new(6, 10).unwrap(), control(3, 2));
+        assert_eq!(category.to_string(), "simple-6x10-blitz");
+        assert_eq!("simple-6x10-blitz".parse(), Ok(category), "read back");
+        assert!("simple-6x10-slow".parse::<Category>().is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square};
 use serde::Serialize;
 
 use super::{
-    game::{GameCell, LiveGame, Viewer, legal_list, now_ms, status_text},
+    game::{GameCell, LiveGame, Viewer, legal_list, now_ms},
     table::{Ended, Help},
 };
 use crate::play::Occupant;
@@ -302,7 +302,7 @@ pub fn state(
             white: board.count(Color::White),
         },
         status: if at_end {
-            status_text(model)
+            model.status().name()
         } else if over {
             "over"
         } else {

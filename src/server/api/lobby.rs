@@ -19,9 +19,10 @@ use serde::{Deserialize, Serialize};
 use super::{App, Body, Caller, ClockRequest, Empty, SettingsRequest, guest_name, origin};
 use crate::server::{
     error::ApiError,
-    game::{Listing, color_text, hash_secret, new_secret},
+    game::{Listing, hash_secret, new_secret},
     limits::Making,
-    lobby::{ColorChoice, Person, Seek, Viewer},
+    lobby::{Person, Seek, Viewer},
+    table::ColorChoice,
     table::Ended,
     websocket,
 };
@@ -179,7 +180,7 @@ fn seek_view(seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
         rules: seek.variant.name(),
         rows: seek.shape.rows(),
         columns: seek.shape.columns(),
-        first: color_text(seek.first),
+        first: seek.first.letter().to_string(),
         win: seek.win.name(),
         color: seek.color.text(),
         clock: clock_view(seek.clock),

@@ -136,7 +136,7 @@ pub(super) async fn show_player(
             rated: listing.rated,
             category: listing
                 .clock
-                .map(|clock| ratings::category(listing.variant, listing.shape, clock)),
+                .map(|clock| ratings::category(listing.variant, listing.shape, clock).to_string()),
             moves: listing.moves,
         });
     }
@@ -155,7 +155,7 @@ pub(super) async fn show_player(
                     games: stored.games,
                 };
                 RatingView {
-                    category: stored.category,
+                    category: stored.category.to_string(),
                     rating: rating.rating.round() as i64,
                     deviation: rating.deviation.round() as i64,
                     games: rating.games,
@@ -166,7 +166,7 @@ pub(super) async fn show_player(
         history: history
             .into_iter()
             .map(|stored| HistoryView {
-                category: stored.category,
+                category: stored.category.to_string(),
                 game: stored.game_id,
                 rating: stored.rating.round() as i64,
                 at: stored.at,

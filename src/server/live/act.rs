@@ -62,7 +62,7 @@ impl Stakes {
         .map(|(user_id, rating)| {
             Change::Rating(StoredRating {
                 user_id,
-                category: self.rated.category.clone(),
+                category: self.rated.category,
                 rating: rating.rating,
                 deviation: rating.deviation,
                 volatility: rating.volatility,

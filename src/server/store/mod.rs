@@ -17,8 +17,16 @@ use std::{
     thread,
 };
 
+use othello::{Board, Clock, Color, Shape, Square, TimeControl, Variant, WinRule};
 use thiserror::Error;
 
+pub use super::{
+    ratings::Category,
+    table::{ColorChoice, Ended, GameStatus},
+};
+use crate::play::Occupant;
+
+mod columns;
 mod copy;
 mod postgres;
 mod sqlite;
@@ -43,34 +51,34 @@ pub struct Attempts {
 pub struct StoredGame {
     /// Its id.
     pub id: String,
-    /// `full` or `simple`.
-    pub rules: String,
-    /// The starting board, rows separated by `/`, cells `.`, `B`, `W`.
-    pub board: String,
-    /// `B` or `W`.
-    pub first: String,
-    /// `most` or `fewest`.
-    pub win: String,
+    /// The rule set.
+    pub rules: Variant,
+    /// The starting board.
+    pub board: Board,
+    /// Who moves first.
+    pub first: Color,
+    /// Who wins.
+    pub win: WinRule,
     /// The seats, Black then White.
     pub seats: [StoredSeat; 2],
     /// The moves played, in order.
     pub moves: Vec<StoredMove>,
     /// The moves taken back that redo may replay, the next one first.
-    pub undone: Vec<String>,
-    /// `playing` or `over`.
-    pub status: String,
-    /// How it ended other than by play: `resign:B`, `time:W`, `abandon:B`, `abort`.
-    pub ending: Option<String>,
+    pub undone: Vec<Square>,
+    /// Being played or over.
+    pub status: GameStatus,
+    /// How it ended other than by play.
+    pub ending: Option<Ended>,
     /// The clock of a timed game.
-    pub clock: Option<StoredClock>,
+    pub clock: Option<Clock>,
     /// Whether the result counts for the players' ratings.
     pub rated: bool,
-    /// Over: the seat that offered a rematch (`B` or `W`).
-    pub rematch_offer: Option<String>,
+    /// Over: the seat that offered a rematch.
+    pub rematch_offer: Option<Color>,
     /// Over: the rematch's game.
     pub rematch: Option<String>,
-    /// Who asked to take a move back, waiting for the other seat: `B` or `W`.
-    pub undo_request: Option<String>,
+    /// Who asked to take a move back, waiting for the other seat.
+    pub undo_request: Option<Color>,
     /// A hash of the secret that controls a game between engines (pause, step, speed).
     pub control_hash: Option<String>,
     /// Engine games: paused.
@@ -92,8 +100,8 @@ pub struct StoredGame {
 /// A seat as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredSeat {
-    /// `human`, or a player spec.
-    pub player: String,
+    /// A person, or an engine.
+    pub player: Occupant,
     /// The engine's time per move, in milliseconds.
     pub time_ms: u64,
     /// A hash of the person's secret (people only).
@@ -102,19 +110,6 @@ pub struct StoredSeat {
     pub name: Option<String>,
     /// The person's account.
     pub user_id: Option<i64>,
-}
-
-/// A timed game's clock as stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StoredClock {
-    /// Each side's time at the start, in milliseconds.
-    pub base_ms: u64,
-    /// Added after each move, in milliseconds.
-    pub increment_ms: u64,
-    /// Black's time left then White's, not counting the turn under way.
-    pub left_ms: [u64; 2],
-    /// When the turn under way began, in milliseconds since the Unix epoch.
-    pub since: i64,
 }
 
 /// An account as stored.
@@ -141,20 +136,18 @@ pub struct StoredSeek {
     pub poster_user: Option<i64>,
     /// The hash of a guest poster's secret.
     pub poster_secret: Option<String>,
-    /// `full` or `simple`.
-    pub rules: String,
-    /// Board rows.
-    pub rows: u8,
-    /// Board columns.
-    pub columns: u8,
-    /// Who moves first: `B` or `W`.
-    pub first: String,
-    /// `most` or `fewest`.
-    pub win: String,
-    /// The poster's colour: `B`, `W` or `random`.
-    pub color: String,
-    /// Time control: base and increment, in milliseconds.
-    pub clock: Option<(u64, u64)>,
+    /// The rule set.
+    pub rules: Variant,
+    /// The board.
+    pub shape: Shape,
+    /// Who moves first.
+    pub first: Color,
+    /// Who wins.
+    pub win: WinRule,
+    /// The poster's colour.
+    pub color: ColorChoice,
+    /// The time control.
+    pub clock: Option<TimeControl>,
     /// Whether the game is rated.
     pub rated: bool,
     /// Whether the players get the engine's help (casual games only).
@@ -172,8 +165,8 @@ pub struct StoredSeek {
 pub struct StoredRating {
     /// Whose.
     pub user_id: i64,
-    /// The category (`full-8x8-blitz`).
-    pub category: String,
+    /// The category.
+    pub category: Category,
     /// The rating.
     pub rating: f64,
     /// Its deviation.
@@ -206,10 +199,10 @@ pub struct StoredSession {
 /// A move as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredMove {
-    /// The square, `d3`.
-    pub square: String,
-    /// Who played it: `B` or `W`.
-    pub side: String,
+    /// The square.
+    pub square: Square,
+    /// Who played it.
+    pub side: Color,
     /// When, in milliseconds since the Unix epoch.
     pub played_at: i64,
     /// How long the side took to play it, in milliseconds.
@@ -250,20 +243,20 @@ pub enum Change {
         game: String,
         /// The version the change was made from.
         expected: u64,
-        /// `playing` or `over`.
-        status: String,
+        /// Being played or over.
+        status: GameStatus,
         /// How it ended other than by play.
-        ending: Option<String>,
+        ending: Option<Ended>,
         /// The clock.
-        clock: Option<StoredClock>,
+        clock: Option<Clock>,
         /// The seat offering a rematch.
-        rematch_offer: Option<String>,
+        rematch_offer: Option<Color>,
         /// The rematch's game.
         rematch: Option<String>,
         /// Who asked for an undo.
-        undo_request: Option<String>,
+        undo_request: Option<Color>,
         /// The redo moves, the next one first.
-        undone: Vec<String>,
+        undone: Vec<Square>,
         /// Engine games: paused.
         paused: bool,
         /// Engine games: the pause between moves.
@@ -588,51 +581,6 @@ pub trait Backend: Send + Sync + 'static {
     }
 }
 
-/// A clock as its columns: all null in an untimed game.
-#[derive(Default)]
-struct ClockColumns {
-    base_ms: Option<i64>,
-    increment_ms: Option<i64>,
-    black_ms: Option<i64>,
-    white_ms: Option<i64>,
-    since: Option<i64>,
-}
-
-impl ClockColumns {
-    fn of(clock: Option<&StoredClock>) -> ClockColumns {
-        let Some(clock) = clock else {
-            return ClockColumns::default();
-        };
-        let ms = |value: u64| Some(i64::try_from(value).unwrap_or(i64::MAX));
-        ClockColumns {
-            base_ms: ms(clock.base_ms),
-            increment_ms: ms(clock.increment_ms),
-            black_ms: ms(clock.left_ms[0]),
-            white_ms: ms(clock.left_ms[1]),
-            since: Some(clock.since),
-        }
-    }
-
-    fn clock(&self) -> Option<StoredClock> {
-        let ms = |value: Option<i64>| value.map(|value| u64::try_from(value).unwrap_or(0));
-        Some(StoredClock {
-            base_ms: ms(self.base_ms)?,
-            increment_ms: ms(self.increment_ms)?,
-            left_ms: [ms(self.black_ms)?, ms(self.white_ms)?],
-            since: self.since?,
-        })
-    }
-}
-
-/// Text of a redo list.
-fn join(squares: &[String]) -> String {
-    squares.join(" ")
-}
-
-fn split(text: &str) -> Vec<String> {
-    text.split_whitespace().map(str::to_owned).collect()
-}
-
 /// A challenge taken lately: its poster's page learns the game (on any server).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredMatch {
@@ -704,7 +652,7 @@ impl Notice {
                     id: game.clone(),
                     version: *version,
                 };
-                if status == "over" {
+                if *status == GameStatus::Over {
                     vec![game, Notice::Lists]
                 } else {
                     vec![game]

@@ -12,9 +12,12 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
-    Attempts, Backend, Change, ClockColumns, Notice, StoreError, StoredGame, StoredMatch,
-    StoredMove, StoredPresence, StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser,
-    join, split,
+    Attempts, Backend, Change, Ended, Notice, StoreError, StoredGame, StoredMatch, StoredMove,
+    StoredPresence, StoredRating, StoredSeek, StoredSession, StoredUser,
+    columns::{
+        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text,
+        color_text, squares_text,
+    },
 };
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
@@ -167,13 +170,6 @@ const MIGRATION_LOCK: i64 = 0x07e1_1000;
 /// How long a request waits for a connection, or for one to be made, before the database
 /// counts as unreachable.
 const WAIT: Duration = Duration::from_secs(2);
-
-/// The games' columns, in the order [`game_of_row`] reads them.
-const GAME_COLUMNS: &str = "id, rules, board, first, win, black, black_time_ms, black_secret,
-    white, white_time_ms, white_secret, status, ending, undo_request, undone, control_secret,
-    paused, speed_ms, created_at, updated_at, version, help, clock_base_ms, clock_increment_ms,
-    black_clock_ms, white_clock_ms, clock_since, black_name, white_name, black_user,
-    white_user, rated, rematch_offer, rematch";
 
 /// A server whose heartbeat is older than this is gone (its connections with it).
 const GONE_AFTER_MS: u64 = 15_000;
@@ -347,20 +343,20 @@ impl Postgres {
                                 $26, $27, $28, $29, $30, $31, $32, $33, $34)",
                             &[
                                 &game.id,
-                                &game.rules,
-                                &game.board,
-                                &game.first,
-                                &game.win,
-                                &black.player,
+                                &game.rules.name(),
+                                &board_text(&game.board),
+                                &color_text(game.first),
+                                &game.win.name(),
+                                &black.player.to_string(),
                                 &big(black.time_ms),
                                 &black.secret_hash,
-                                &white.player,
+                                &white.player.to_string(),
                                 &big(white.time_ms),
                                 &white.secret_hash,
-                                &game.status,
-                                &game.ending,
-                                &game.undo_request,
-                                &join(&game.undone),
+                                &game.status.name(),
+                                &game.ending.map(Ended::to_text),
+                                &game.undo_request.map(color_text),
+                                &squares_text(&game.undone),
                                 &game.control_hash,
                                 &game.paused,
                                 &big(game.speed_ms),
@@ -378,7 +374,7 @@ impl Postgres {
                                 &black.user_id,
                                 &white.user_id,
                                 &game.rated,
-                                &game.rematch_offer,
+                                &game.rematch_offer.map(color_text),
                                 &game.rematch,
                             ],
                         )
@@ -423,10 +419,10 @@ impl Postgres {
                              WHERE id = $1 AND version = $15",
                             &[
                                 game,
-                                status,
-                                ending,
-                                undo_request,
-                                &join(undone),
+                                &status.name(),
+                                &ending.map(Ended::to_text),
+                                &undo_request.map(color_text),
+                                &squares_text(undone),
                                 paused,
                                 &big(*speed_ms),
                                 updated_at,
@@ -434,7 +430,7 @@ impl Postgres {
                                 &clock.black_ms,
                                 &clock.white_ms,
                                 &clock.since,
-                                rematch_offer,
+                                &rematch_offer.map(color_text),
                                 rematch,
                                 &big(*expected),
                             ],
@@ -472,7 +468,10 @@ impl Postgres {
                     }
                 }
                 Change::NewSeek(seek) => {
-                    let (base, increment) = seek.clock.unzip();
+                    let (base, increment) = seek
+                        .clock
+                        .map(|clock| (clock.base_ms, clock.increment_ms))
+                        .unzip();
                     transaction
                         .execute(
                             "INSERT INTO seeks (id, poster_name, poster_user, poster_secret,
@@ -485,12 +484,12 @@ impl Postgres {
                                 &seek.poster_name,
                                 &seek.poster_user,
                                 &seek.poster_secret,
-                                &seek.rules,
-                                &i64::from(seek.rows),
-                                &i64::from(seek.columns),
-                                &seek.first,
-                                &seek.win,
-                                &seek.color,
+                                &seek.rules.name(),
+                                &i64::from(seek.shape.rows()),
+                                &i64::from(seek.shape.columns()),
+                                &color_text(seek.first),
+                                &seek.win.name(),
+                                &seek.color.text(),
                                 &base.map(big),
                                 &increment.map(big),
                                 &seek.rated,
@@ -524,7 +523,7 @@ impl Postgres {
                              WHERE ratings.games = $6 - 1",
                             &[
                                 &rating.user_id,
-                                &rating.category,
+                                &rating.category.to_string(),
                                 &rating.rating,
                                 &rating.deviation,
                                 &rating.volatility,
@@ -546,7 +545,7 @@ impl Postgres {
                              VALUES ($1, $2, $3, $4, $5, $6)",
                             &[
                                 &rating.user_id,
-                                &rating.category,
+                                &rating.category.to_string(),
                                 &rating.game_id,
                                 &rating.rating,
                                 &rating.deviation,
@@ -651,6 +650,23 @@ impl Postgres {
     /// A notice as sent: from this server (which skips its own when they come back).
     fn payload(&self, notice: &Notice) -> String {
         format!("{}|{notice}", self.instance)
+    }
+
+    /// Every row `query` gives for `params`, each read by `read`.
+    async fn all<T>(
+        &self,
+        query: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        read: impl Fn(&Row) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let client = self.pool.get().await?;
+        let statement = client.prepare_cached(query).await?;
+        client
+            .query(&statement, params)
+            .await?
+            .iter()
+            .map(read)
+            .collect()
     }
 
     /// Ids from `query`, which selects one text column from `games` with `$1` its limit.
@@ -990,28 +1006,9 @@ impl Backend for Postgres {
         let Some(row) = client.query_opt(&query, &[&id]).await? else {
             return Ok(None);
         };
-        let mut game = game_of_row(&row)?;
-        let statement = client
-            .prepare_cached(
-                "SELECT square, side, played_at, think_ms, eval, exact FROM moves
-                 WHERE game_id = $1 ORDER BY ply",
-            )
-            .await?;
-        game.moves = client
-            .query(&statement, &[&id])
-            .await?
-            .iter()
-            .map(|row| {
-                Ok(StoredMove {
-                    square: row.try_get(0)?,
-                    side: row.try_get(1)?,
-                    played_at: row.try_get(2)?,
-                    think_ms: small(row.try_get(3)?),
-                    eval: row.try_get(4)?,
-                    exact: row.try_get(5)?,
-                })
-            })
-            .collect::<Result<_, tokio_postgres::Error>>()?;
+        let mut game = columns::game(&row)?;
+        let query = format!("SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = $1 ORDER BY ply");
+        game.moves = self.all(&query, &[&id], columns::game_move).await?;
         Ok(Some(game))
     }
 
@@ -1057,44 +1054,8 @@ impl Backend for Postgres {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
-        let client = self.pool.get().await?;
-        let rows = client
-            .query(
-                "SELECT id, poster_name, poster_user, poster_secret, rules, \"rows\",
-                    \"columns\", first, win, color, clock_base_ms, clock_increment_ms, rated,
-                    help, to_name, private, created_at
-                 FROM seeks ORDER BY created_at, id",
-                &[],
-            )
-            .await?;
-        let seeks = rows
-            .iter()
-            .map(|row| {
-                let base: Option<i64> = row.try_get(10)?;
-                let increment: Option<i64> = row.try_get(11)?;
-                Ok(StoredSeek {
-                    id: row.try_get(0)?,
-                    poster_name: row.try_get(1)?,
-                    poster_user: row.try_get(2)?,
-                    poster_secret: row.try_get(3)?,
-                    rules: row.try_get(4)?,
-                    rows: u8::try_from(row.try_get::<_, i64>(5)?).unwrap_or(0),
-                    columns: u8::try_from(row.try_get::<_, i64>(6)?).unwrap_or(0),
-                    first: row.try_get(7)?,
-                    win: row.try_get(8)?,
-                    color: row.try_get(9)?,
-                    clock: base
-                        .zip(increment)
-                        .map(|(base, increment)| (small(base), small(increment))),
-                    rated: row.try_get(12)?,
-                    help: row.try_get(13)?,
-                    to_name: row.try_get(14)?,
-                    private: row.try_get(15)?,
-                    created_at: row.try_get(16)?,
-                })
-            })
-            .collect::<Result<_, tokio_postgres::Error>>()?;
-        Ok(seeks)
+        let query = format!("SELECT {SEEK_COLUMNS} FROM seeks ORDER BY created_at, id");
+        self.all(&query, &[], columns::seek).await
     }
 
     /// `user_id`'s ratings, one per category played.
@@ -1102,30 +1063,13 @@ impl Backend for Postgres {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
-        let client = self.pool.get().await?;
-        let rows = client
-            .query(
-                "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
-                 WHERE user_id = $1 ORDER BY games DESC, category",
-                &[&user_id],
-            )
-            .await?;
-        let ratings = rows
-            .iter()
-            .map(|row| {
-                Ok(StoredRating {
-                    user_id,
-                    category: row.try_get(0)?,
-                    rating: row.try_get(1)?,
-                    deviation: row.try_get(2)?,
-                    volatility: row.try_get(3)?,
-                    games: u32::try_from(row.try_get::<_, i64>(4)?).unwrap_or(u32::MAX),
-                    game_id: String::new(),
-                    at: row.try_get(5)?,
-                })
-            })
-            .collect::<Result<_, tokio_postgres::Error>>()?;
-        Ok(ratings)
+        self.all(
+            "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
+             WHERE user_id = $1 ORDER BY games DESC, category",
+            &[&user_id],
+            |row| columns::rating(row, user_id),
+        )
+        .await
     }
 
     /// `user_id`'s ratings after each rated game, oldest first.
@@ -1133,30 +1077,13 @@ impl Backend for Postgres {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
-        let client = self.pool.get().await?;
-        let rows = client
-            .query(
-                "SELECT category, game_id, rating, deviation, at FROM rating_history
-                 WHERE user_id = $1 ORDER BY at, game_id",
-                &[&user_id],
-            )
-            .await?;
-        let history = rows
-            .iter()
-            .map(|row| {
-                Ok(StoredRating {
-                    user_id,
-                    category: row.try_get(0)?,
-                    game_id: row.try_get(1)?,
-                    rating: row.try_get(2)?,
-                    deviation: row.try_get(3)?,
-                    volatility: 0.0,
-                    games: 0,
-                    at: row.try_get(4)?,
-                })
-            })
-            .collect::<Result<_, tokio_postgres::Error>>()?;
-        Ok(history)
+        self.all(
+            "SELECT category, game_id, rating, deviation, at FROM rating_history
+             WHERE user_id = $1 ORDER BY at, game_id",
+            &[&user_id],
+            |row| columns::rating_after(row, user_id),
+        )
+        .await
     }
 
     /// The account named `name` (any case).
@@ -1164,15 +1091,8 @@ impl Backend for Postgres {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn user(&self, name: &str) -> Result<Option<StoredUser>, StoreError> {
-        let client = self.pool.get().await?;
-        let row = client
-            .query_opt(
-                "SELECT id, name, password_hash, created_at FROM users
-                 WHERE lower(name) = lower($1)",
-                &[&name],
-            )
-            .await?;
-        Ok(row.as_ref().map(user_of_row).transpose()?)
+        let query = format!("SELECT {USER_COLUMNS} FROM users WHERE lower(name) = lower($1)");
+        Ok(self.all(&query, &[&name], columns::user).await?.pop())
     }
 
     /// The session whose token hashes to `token_hash`, with its account.
@@ -1183,30 +1103,9 @@ impl Backend for Postgres {
         &self,
         token_hash: &str,
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
-        let client = self.pool.get().await?;
-        let Some(row) = client
-            .query_opt(
-                "SELECT users.id, users.name, users.password_hash, users.created_at,
-                    sessions.csrf, sessions.created_at, sessions.expires_at
-                 FROM sessions JOIN users ON users.id = sessions.user_id
-                 WHERE sessions.token_hash = $1",
-                &[&token_hash],
-            )
-            .await?
-        else {
-            return Ok(None);
-        };
-        let user = user_of_row(&row)?;
-        Ok(Some((
-            StoredSession {
-                token_hash: token_hash.to_owned(),
-                user_id: user.id,
-                csrf: row.try_get(4)?,
-                created_at: row.try_get(5)?,
-                expires_at: row.try_get(6)?,
-            },
-            user,
-        )))
+        let query = columns::session_query("$1");
+        let read = |row: &Row| Ok((columns::session(row)?, columns::user(row)?));
+        Ok(self.all(&query, &[&token_hash], read).await?.pop())
     }
 
     /// Whether the database answers, within a second.
@@ -1235,65 +1134,6 @@ fn small(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
-fn user_of_row(row: &Row) -> Result<StoredUser, tokio_postgres::Error> {
-    Ok(StoredUser {
-        id: row.try_get(0)?,
-        name: row.try_get(1)?,
-        password_hash: row.try_get(2)?,
-        created_at: row.try_get(3)?,
-    })
-}
-
-/// A game's row, in [`GAME_COLUMNS`]' order, without its moves.
-fn game_of_row(row: &Row) -> Result<StoredGame, tokio_postgres::Error> {
-    Ok(StoredGame {
-        id: row.try_get(0)?,
-        rules: row.try_get(1)?,
-        board: row.try_get(2)?,
-        first: row.try_get(3)?,
-        win: row.try_get(4)?,
-        seats: [
-            StoredSeat {
-                player: row.try_get(5)?,
-                time_ms: small(row.try_get(6)?),
-                secret_hash: row.try_get(7)?,
-                name: row.try_get(27)?,
-                user_id: row.try_get(29)?,
-            },
-            StoredSeat {
-                player: row.try_get(8)?,
-                time_ms: small(row.try_get(9)?),
-                secret_hash: row.try_get(10)?,
-                name: row.try_get(28)?,
-                user_id: row.try_get(30)?,
-            },
-        ],
-        moves: Vec::new(),
-        status: row.try_get(11)?,
-        ending: row.try_get(12)?,
-        clock: ClockColumns {
-            base_ms: row.try_get(22)?,
-            increment_ms: row.try_get(23)?,
-            black_ms: row.try_get(24)?,
-            white_ms: row.try_get(25)?,
-            since: row.try_get(26)?,
-        }
-        .clock(),
-        rated: row.try_get(31)?,
-        rematch_offer: row.try_get(32)?,
-        rematch: row.try_get(33)?,
-        undo_request: row.try_get(13)?,
-        undone: split(&row.try_get::<_, String>(14)?),
-        control_hash: row.try_get(15)?,
-        paused: row.try_get(16)?,
-        speed_ms: small(row.try_get(17)?),
-        created_at: row.try_get(18)?,
-        updated_at: row.try_get(19)?,
-        version: small(row.try_get(20)?),
-        help: row.try_get(21)?,
-    })
-}
-
 async fn insert_move(
     transaction: &deadpool_postgres::Transaction<'_>,
     game: &str,
@@ -1312,8 +1152,8 @@ async fn insert_move(
             &[
                 &game,
                 &(ply as i64),
-                &mv.square,
-                &mv.side,
+                &mv.square.to_string(),
+                &color_text(mv.side),
                 &mv.played_at,
                 &big(mv.think_ms),
                 &mv.eval,

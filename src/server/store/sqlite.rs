@@ -6,12 +6,16 @@ use std::{
     thread,
 };
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use tokio::sync::oneshot;
 
 use super::{
-    Backend, Change, ClockColumns, StoreError, StoredGame, StoredMove, StoredRating, StoredSeat,
-    StoredSeek, StoredSession, StoredUser, join, split,
+    Backend, Change, Ended, StoreError, StoredGame, StoredMove, StoredRating, StoredSeek,
+    StoredSession, StoredUser,
+    columns::{
+        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text,
+        color_text, squares_text,
+    },
 };
 
 /// A batch of changes waiting for the writer, and who waits for its commit.
@@ -383,20 +387,20 @@ impl Sqlite {
                             ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
                         params![
                             game.id,
-                            game.rules,
-                            game.board,
-                            game.first,
-                            game.win,
-                            black.player,
+                            game.rules.name(),
+                            board_text(&game.board),
+                            color_text(game.first),
+                            game.win.name(),
+                            black.player.to_string(),
                             black.time_ms as i64,
                             black.secret_hash,
-                            white.player,
+                            white.player.to_string(),
                             white.time_ms as i64,
                             white.secret_hash,
-                            game.status,
-                            game.ending,
-                            game.undo_request,
-                            join(&game.undone),
+                            game.status.name(),
+                            game.ending.map(Ended::to_text),
+                            game.undo_request.map(color_text),
+                            squares_text(&game.undone),
                             game.control_hash,
                             game.paused,
                             game.speed_ms as i64,
@@ -414,7 +418,7 @@ impl Sqlite {
                             black.user_id,
                             white.user_id,
                             game.rated,
-                            game.rematch_offer,
+                            game.rematch_offer.map(color_text),
                             game.rematch,
                         ],
                     )?;
@@ -453,10 +457,10 @@ impl Sqlite {
                          WHERE id = ?1 AND version = ?15",
                         params![
                             game,
-                            status,
-                            ending,
-                            undo_request,
-                            join(undone),
+                            status.name(),
+                            ending.map(Ended::to_text),
+                            undo_request.map(color_text),
+                            squares_text(undone),
                             paused,
                             *speed_ms as i64,
                             updated_at,
@@ -464,7 +468,7 @@ impl Sqlite {
                             clock.black_ms,
                             clock.white_ms,
                             clock.since,
-                            rematch_offer,
+                            rematch_offer.map(color_text),
                             rematch,
                             *expected as i64,
                         ],
@@ -495,7 +499,10 @@ impl Sqlite {
                     }
                 }
                 Change::NewSeek(seek) => {
-                    let (base, increment) = seek.clock.unzip();
+                    let (base, increment) = seek
+                        .clock
+                        .map(|clock| (clock.base_ms, clock.increment_ms))
+                        .unzip();
                     transaction.execute(
                         "INSERT INTO seeks (id, poster_name, poster_user, poster_secret, rules, rows,
                             columns, first, win, color, clock_base_ms, clock_increment_ms, rated,
@@ -507,12 +514,12 @@ impl Sqlite {
                             seek.poster_name,
                             seek.poster_user,
                             seek.poster_secret,
-                            seek.rules,
-                            seek.rows,
-                            seek.columns,
-                            seek.first,
-                            seek.win,
-                            seek.color,
+                            seek.rules.name(),
+                            seek.shape.rows(),
+                            seek.shape.columns(),
+                            color_text(seek.first),
+                            seek.win.name(),
+                            seek.color.text(),
                             base.map(|ms| ms as i64),
                             increment.map(|ms| ms as i64),
                             seek.rated,
@@ -539,7 +546,7 @@ impl Sqlite {
                          WHERE ratings.games = ?6 - 1",
                         params![
                             rating.user_id,
-                            rating.category,
+                            rating.category.to_string(),
                             rating.rating,
                             rating.deviation,
                             rating.volatility,
@@ -559,7 +566,7 @@ impl Sqlite {
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                         params![
                             rating.user_id,
-                            rating.category,
+                            rating.category.to_string(),
                             rating.game_id,
                             rating.rating,
                             rating.deviation,
@@ -597,87 +604,32 @@ impl Sqlite {
     }
 
     pub(super) fn load(&mut self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let game = self
-            .connection
-            .query_row(
-                "SELECT id, rules, board, first, win, black, black_time_ms, black_secret, white,
-                    white_time_ms, white_secret, status, ending, undo_request, undone,
-                    control_secret, paused, speed_ms, created_at, updated_at, version, help,
-                    clock_base_ms, clock_increment_ms, black_clock_ms, white_clock_ms,
-                    clock_since, black_name, white_name, black_user, white_user, rated,
-                    rematch_offer, rematch
-                 FROM games WHERE id = ?1",
-                [id],
-                |row| {
-                    Ok(StoredGame {
-                        id: row.get(0)?,
-                        rules: row.get(1)?,
-                        board: row.get(2)?,
-                        first: row.get(3)?,
-                        win: row.get(4)?,
-                        seats: [
-                            StoredSeat {
-                                player: row.get(5)?,
-                                time_ms: row.get::<_, i64>(6)? as u64,
-                                secret_hash: row.get(7)?,
-                                name: row.get(27)?,
-                                user_id: row.get(29)?,
-                            },
-                            StoredSeat {
-                                player: row.get(8)?,
-                                time_ms: row.get::<_, i64>(9)? as u64,
-                                secret_hash: row.get(10)?,
-                                name: row.get(28)?,
-                                user_id: row.get(30)?,
-                            },
-                        ],
-                        moves: Vec::new(),
-                        status: row.get(11)?,
-                        ending: row.get(12)?,
-                        clock: ClockColumns {
-                            base_ms: row.get(22)?,
-                            increment_ms: row.get(23)?,
-                            black_ms: row.get(24)?,
-                            white_ms: row.get(25)?,
-                            since: row.get(26)?,
-                        }
-                        .clock(),
-                        rated: row.get(31)?,
-                        rematch_offer: row.get(32)?,
-                        rematch: row.get(33)?,
-                        undo_request: row.get(13)?,
-                        undone: split(&row.get::<_, String>(14)?),
-                        control_hash: row.get(15)?,
-                        paused: row.get(16)?,
-                        speed_ms: row.get::<_, i64>(17)? as u64,
-                        created_at: row.get(18)?,
-                        updated_at: row.get(19)?,
-                        version: row.get::<_, i64>(20)? as u64,
-                        help: row.get(21)?,
-                    })
-                },
-            )
-            .optional()?;
-        let Some(mut game) = game else {
+        let query = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?1");
+        let mut statement = self.connection.prepare_cached(&query)?;
+        let mut rows = statement.query([id])?;
+        let Some(row) = rows.next()? else {
             return Ok(None);
         };
-        let mut statement = self.connection.prepare_cached(
-            "SELECT square, side, played_at, think_ms, eval, exact FROM moves
-             WHERE game_id = ?1 ORDER BY ply",
-        )?;
-        game.moves = statement
-            .query_map([id], |row| {
-                Ok(StoredMove {
-                    square: row.get(0)?,
-                    side: row.get(1)?,
-                    played_at: row.get(2)?,
-                    think_ms: row.get::<_, i64>(3)? as u64,
-                    eval: row.get(4)?,
-                    exact: row.get(5)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
+        let mut game = columns::game(row)?;
+        let query = format!("SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = ?1 ORDER BY ply");
+        game.moves = self.all(&query, [id], |row| columns::game_move(row))?;
         Ok(Some(game))
+    }
+
+    /// Every row `query` gives for `params`, each read by `read`.
+    fn all<T>(
+        &self,
+        query: &str,
+        params: impl rusqlite::Params,
+        read: impl Fn(&rusqlite::Row<'_>) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut statement = self.connection.prepare_cached(query)?;
+        let mut rows = statement.query(params)?;
+        let mut all = Vec::new();
+        while let Some(row) = rows.next()? {
+            all.push(read(row)?);
+        }
+        Ok(all)
     }
 
     pub(super) fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
@@ -701,82 +653,26 @@ impl Sqlite {
     }
 
     pub(super) fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT id, poster_name, poster_user, poster_secret, rules, rows, columns, first, win,
-                color, clock_base_ms, clock_increment_ms, rated, help, to_name, private, created_at
-             FROM seeks ORDER BY created_at, id",
-        )?;
-        let seeks = statement
-            .query_map([], |row| {
-                let base: Option<i64> = row.get(10)?;
-                let increment: Option<i64> = row.get(11)?;
-                Ok(StoredSeek {
-                    id: row.get(0)?,
-                    poster_name: row.get(1)?,
-                    poster_user: row.get(2)?,
-                    poster_secret: row.get(3)?,
-                    rules: row.get(4)?,
-                    rows: row.get(5)?,
-                    columns: row.get(6)?,
-                    first: row.get(7)?,
-                    win: row.get(8)?,
-                    color: row.get(9)?,
-                    clock: base
-                        .zip(increment)
-                        .map(|(base, increment)| (base.max(0) as u64, increment.max(0) as u64)),
-                    rated: row.get(12)?,
-                    help: row.get(13)?,
-                    to_name: row.get(14)?,
-                    private: row.get(15)?,
-                    created_at: row.get(16)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(seeks)
+        let query = format!("SELECT {SEEK_COLUMNS} FROM seeks ORDER BY created_at, id");
+        self.all(&query, [], |row| columns::seek(row))
     }
 
     pub(super) fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
-        let mut statement = self.connection.prepare_cached(
+        self.all(
             "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
              WHERE user_id = ?1 ORDER BY games DESC, category",
-        )?;
-        let ratings = statement
-            .query_map([user_id], |row| {
-                Ok(StoredRating {
-                    user_id,
-                    category: row.get(0)?,
-                    rating: row.get(1)?,
-                    deviation: row.get(2)?,
-                    volatility: row.get(3)?,
-                    games: row.get(4)?,
-                    game_id: String::new(),
-                    at: row.get(5)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(ratings)
+            [user_id],
+            |row| columns::rating(row, user_id),
+        )
     }
 
     pub(super) fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
-        let mut statement = self.connection.prepare_cached(
+        self.all(
             "SELECT category, game_id, rating, deviation, at FROM rating_history
              WHERE user_id = ?1 ORDER BY at, game_id",
-        )?;
-        let history = statement
-            .query_map([user_id], |row| {
-                Ok(StoredRating {
-                    user_id,
-                    category: row.get(0)?,
-                    game_id: row.get(1)?,
-                    rating: row.get(2)?,
-                    deviation: row.get(3)?,
-                    volatility: 0.0,
-                    games: 0,
-                    at: row.get(4)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok(history)
+            [user_id],
+            |row| columns::rating_after(row, user_id),
+        )
     }
 
     pub(super) fn games_of(
@@ -795,13 +691,8 @@ impl Sqlite {
     }
 
     pub(super) fn user(&mut self, name: &str) -> Result<Option<StoredUser>, StoreError> {
-        Ok(self
-            .connection
-            .prepare_cached(
-                "SELECT id, name, password_hash, created_at FROM users WHERE name = ?1",
-            )?
-            .query_row([name], user_of_row)
-            .optional()?)
+        let query = format!("SELECT {USER_COLUMNS} FROM users WHERE name = ?1");
+        Ok(self.all(&query, [name], |row| columns::user(row))?.pop())
     }
 
     pub(super) fn session(
@@ -809,27 +700,10 @@ impl Sqlite {
         token_hash: &str,
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
         Ok(self
-            .connection
-            .prepare_cached(
-                "SELECT users.id, users.name, users.password_hash, users.created_at,
-                    sessions.csrf, sessions.created_at, sessions.expires_at
-                 FROM sessions JOIN users ON users.id = sessions.user_id
-                 WHERE sessions.token_hash = ?1",
-            )?
-            .query_row([token_hash], |row| {
-                let user = user_of_row(row)?;
-                Ok((
-                    StoredSession {
-                        token_hash: token_hash.to_owned(),
-                        user_id: user.id,
-                        csrf: row.get(4)?,
-                        created_at: row.get(5)?,
-                        expires_at: row.get(6)?,
-                    },
-                    user,
-                ))
-            })
-            .optional()?)
+            .all(&columns::session_query("?1"), [token_hash], |row| {
+                Ok((columns::session(row)?, columns::user(row)?))
+            })?
+            .pop())
     }
 
     pub(super) fn close(&mut self) -> Result<(), StoreError> {
@@ -849,15 +723,6 @@ impl Sqlite {
             _ => Ok(()),
         }
     }
-}
-
-fn user_of_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredUser> {
-    Ok(StoredUser {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        password_hash: row.get(2)?,
-        created_at: row.get(3)?,
-    })
 }
 
 /// Bytes free for this process on the file system holding `path`, where the system says.
@@ -896,8 +761,8 @@ fn insert_move(
         params![
             game,
             ply as i64,
-            mv.square,
-            mv.side,
+            mv.square.to_string(),
+            color_text(mv.side),
             mv.played_at,
             mv.think_ms as i64,
             mv.eval,
@@ -910,25 +775,34 @@ fn insert_move(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::store::{Store, StoredClock};
+    use othello::{Board, ByColor, Clock, Color, Shape, TimeControl, Variant, WinRule};
+
+    use crate::{
+        play::Occupant,
+        server::store::{Ended, GameStatus, Store, StoredSeat},
+    };
+
+    fn square(name: &str) -> othello::Square {
+        name.parse().unwrap()
+    }
 
     fn game(id: &str) -> StoredGame {
         StoredGame {
             id: id.to_owned(),
-            rules: "full".into(),
-            board: "......../......../......../...WB.../...BW.../......../......../........".into(),
-            first: "B".into(),
-            win: "most".into(),
+            rules: Variant::Full,
+            board: Board::standard(Shape::STANDARD),
+            first: Color::Black,
+            win: WinRule::MostDiscs,
             seats: [
                 StoredSeat {
-                    player: "human".into(),
+                    player: Occupant::Human,
                     time_ms: 100,
                     secret_hash: Some("ab".into()),
                     name: Some("Ann".into()),
                     user_id: Some(3),
                 },
                 StoredSeat {
-                    player: "engine:3".into(),
+                    player: "engine:3".parse().unwrap(),
                     time_ms: 250,
                     secret_hash: None,
                     name: None,
@@ -936,20 +810,19 @@ mod tests {
                 },
             ],
             moves: vec![StoredMove {
-                square: "d3".into(),
-                side: "B".into(),
+                square: square("d3"),
+                side: Color::Black,
                 played_at: 5,
                 think_ms: 1200,
                 eval: None,
                 exact: false,
             }],
             undone: Vec::new(),
-            status: "playing".into(),
+            status: GameStatus::Playing,
             ending: None,
-            clock: Some(StoredClock {
-                base_ms: 60_000,
-                increment_ms: 2_000,
-                left_ms: [58_000, 60_000],
+            clock: Some(Clock {
+                control: TimeControl::new(60_000, 2_000),
+                left_ms: ByColor::new(58_000, 60_000),
                 since: 5,
             }),
             rated: true,
@@ -975,8 +848,8 @@ mod tests {
         db.apply(&[Change::Create(Box::new(original.clone()))])
             .unwrap();
         let second = StoredMove {
-            square: "c5".into(),
-            side: "W".into(),
+            square: square("c5"),
+            side: Color::White,
             played_at: 9,
             think_ms: 250,
             eval: Some(-1.5),
@@ -1034,18 +907,17 @@ mod tests {
             Change::Meta {
                 game: "g1".into(),
                 expected: 7,
-                status: "over".into(),
-                ending: Some("resign:W".into()),
-                clock: Some(StoredClock {
-                    base_ms: 60_000,
-                    increment_ms: 2_000,
-                    left_ms: [58_000, 41_000],
+                status: GameStatus::Over,
+                ending: Some(Ended::Resigned(Color::White)),
+                clock: Some(Clock {
+                    control: TimeControl::new(60_000, 2_000),
+                    left_ms: ByColor::new(58_000, 41_000),
                     since: 10,
                 }),
-                rematch_offer: Some("B".into()),
+                rematch_offer: Some(Color::Black),
                 rematch: None,
                 undo_request: None,
-                undone: vec!["c5".into()],
+                undone: vec![square("c5")],
                 paused: true,
                 speed_ms: 300,
                 updated_at: 10,
@@ -1056,17 +928,25 @@ mod tests {
         let loaded = db.load("g1").unwrap().unwrap();
         assert_eq!(loaded.version, 12, "versions are kept");
         assert_eq!(loaded.moves.len(), 1);
-        assert_eq!(loaded.undone, ["c5"]);
-        assert_eq!((loaded.status.as_str(), loaded.paused), ("over", true));
-        assert_eq!(loaded.ending.as_deref(), Some("resign:W"));
-        assert_eq!(loaded.rematch_offer.as_deref(), Some("B"));
+        assert_eq!(loaded.undone, [square("c5")]);
+        assert_eq!((loaded.status, loaded.paused), (GameStatus::Over, true));
+        assert_eq!(loaded.ending, Some(Ended::Resigned(Color::White)));
+        assert_eq!(loaded.rematch_offer, Some(Color::Black));
         assert_eq!(
             loaded.clock.map(|clock| clock.left_ms),
-            Some([58_000, 41_000])
+            Some(ByColor::new(58_000, 41_000))
         );
         assert!(loaded.rated);
         assert!(db.playing(10).unwrap().is_empty());
         assert_eq!(db.load("nope").unwrap(), None);
+        // A word its column does not read back as: a damaged database, said by column.
+        db.connection
+            .execute("UPDATE games SET win = 'less' WHERE id = 'g1'", [])
+            .unwrap();
+        let Err(StoreError::Damaged(what)) = db.load("g1") else {
+            panic!("an unknown win rule is not read as any")
+        };
+        assert_eq!(what, "win holds \"less\"");
     }
 
     /// Issue 21.7: a database of the first schema gets versions, from the time of the
@@ -1082,7 +962,7 @@ mod tests {
             .execute(
                 "INSERT INTO games (id, rules, board, first, win, black, black_time_ms, white,
                     white_time_ms, status, created_at, updated_at)
-                 VALUES ('old', 'full', '....', 'B', 'most', 'human', 0, 'human', 0,
+                 VALUES ('old', 'full', '..../.WB./.BW./....', 'B', 'most', 'human', 0, 'human', 0,
                     'playing', 1, 1234)",
                 [],
             )

@@ -60,6 +60,61 @@ pub enum Help {
     Evaluation,
 }
 
+/// Whether a game is being played or over (what the store lists games by).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameStatus {
+    /// Being played.
+    Playing,
+    /// Over, however it ended.
+    Over,
+}
+
+impl GameStatus {
+    /// `playing` or `over`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameStatus::Playing => "playing",
+            GameStatus::Over => "over",
+        }
+    }
+
+    /// Reads [`GameStatus::name`] back.
+    pub fn from_name(name: &str) -> Option<GameStatus> {
+        [GameStatus::Playing, GameStatus::Over]
+            .into_iter()
+            .find(|status| status.name() == name)
+    }
+}
+
+/// A challenge poster's colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// This one.
+    Is(Color),
+    /// Drawn when the challenge is accepted.
+    Random,
+}
+
+impl ColorChoice {
+    /// `B`, `W` or `random`.
+    pub fn text(self) -> String {
+        match self {
+            ColorChoice::Is(color) => color.letter().to_string(),
+            ColorChoice::Random => "random".into(),
+        }
+    }
+
+    /// Reads [`ColorChoice::text`].
+    pub fn from_text(text: &str) -> Option<ColorChoice> {
+        match text {
+            "random" => Some(ColorChoice::Random),
+            "B" => Some(ColorChoice::Is(Color::Black)),
+            "W" => Some(ColorChoice::Is(Color::White)),
+            _ => None,
+        }
+    }
+}
+
 /// How a game ended other than by play reaching the end of the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ended {
@@ -276,6 +331,15 @@ impl Table {
             control_hash: None,
             created_at: now,
             updated_at: now,
+        }
+    }
+
+    /// Being played, or over.
+    pub fn status(&self) -> GameStatus {
+        if self.is_over() {
+            GameStatus::Over
+        } else {
+            GameStatus::Playing
         }
     }
 
