@@ -33,6 +33,26 @@ pub fn small_buffers(
         .max_frame_size(BUFFER)
 }
 
+/// The upgrade a live channel's request asked for, with the small buffers of a live
+/// connection ([`small_buffers`]).
+///
+/// # Errors
+/// [`ApiError::BadRequest`] for a request that is not a WebSocket's, naming `what`.
+pub fn upgrade(
+    upgrade: Result<
+        axum::extract::ws::WebSocketUpgrade,
+        axum::extract::ws::rejection::WebSocketUpgradeRejection,
+    >,
+    what: &str,
+) -> Result<axum::extract::ws::WebSocketUpgrade, super::error::ApiError> {
+    upgrade.map(small_buffers).map_err(|rejection| {
+        super::error::ApiError::BadRequest(format!(
+            "{what} is a WebSocket: {}",
+            rejection.body_text()
+        ))
+    })
+}
+
 /// How long a client has to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 

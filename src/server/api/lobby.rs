@@ -467,12 +467,7 @@ pub(super) async fn lobby_events(
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let upgrade = upgrade.map_err(|rejection| {
-        ApiError::BadRequest(format!(
-            "the lobby's live channel is a WebSocket: {}",
-            rejection.body_text()
-        ))
-    })?;
+    let upgrade = websocket::upgrade(upgrade, "the lobby's live channel")?;
     let caller = Caller {
         member: caller.member.filter(|_| super::same_origin(&headers)),
         ..caller
@@ -486,7 +481,7 @@ pub(super) async fn lobby_events(
         let origin = origin.clone();
         async move { lobby_view(&app, &viewer, &origin).await.ok() }
     };
-    Ok(websocket::small_buffers(upgrade).on_upgrade(move |socket| {
+    Ok(upgrade.on_upgrade(move |socket| {
         websocket::serve_lobby(socket, render, [lobby, games], stopping, silence)
     }))
 }

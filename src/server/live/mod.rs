@@ -397,15 +397,12 @@ mod tests {
     use super::*;
     use othello::{Setup, Shape, Variant};
 
-    #[tokio::test]
-    async fn idle_games_leave_memory_and_come_back_from_the_store() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
-        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
-        let new = NewGame {
+    /// A game between two people on the standard board, with `moves` played.
+    fn between_people(moves: &[&str]) -> NewGame {
+        NewGame {
             variant: Variant::Full,
             setup: Setup::standard(Shape::STANDARD),
-            moves: vec!["d3".parse().unwrap()],
+            moves: moves.iter().map(|s| s.parse().unwrap()).collect(),
             seats: [
                 NewSeat::new(Occupant::Human, 100),
                 NewSeat::new(Occupant::Human, 100),
@@ -415,8 +412,15 @@ mod tests {
             clock: None,
             rated: false,
             client: None,
-        };
-        let created = hub.create(new).await.unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn idle_games_leave_memory_and_come_back_from_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
+        let created = hub.create(between_people(&["d3"])).await.unwrap();
         let id = created.cell.id.clone();
         assert_eq!(hub.evict_idle(Duration::ZERO), 0, "still held by `created`");
         drop(created);
@@ -450,22 +454,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
         let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
-        let new = NewGame {
-            variant: Variant::Full,
-            setup: Setup::standard(Shape::STANDARD),
-            moves: ["f5", "d6", "c3", "d3", "c4"]
-                .map(|s| s.parse().unwrap())
-                .to_vec(),
-            seats: [
-                NewSeat::new(Occupant::Human, 100),
-                NewSeat::new(Occupant::Human, 100),
-            ],
-            speed_ms: 0,
-            help: false,
-            clock: None,
-            rated: false,
-            client: None,
-        };
+        let new = between_people(&["f5", "d6", "c3", "d3", "c4"]);
         let created = hub.create(new).await.unwrap();
         let cell = Arc::clone(&created.cell);
         let known = |scores: &[Option<(f64, bool)>]| scores.iter().flatten().count();

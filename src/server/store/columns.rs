@@ -22,41 +22,31 @@ pub(super) trait Row {
     fn real(&self, column: &str) -> Result<Option<f64>, StoreError>;
 }
 
-impl Row for rusqlite::Row<'_> {
-    fn text(&self, column: &str) -> Result<Option<String>, StoreError> {
-        Ok(self.get(column)?)
-    }
+/// [`Row`] for a database's row type, through its own typed getter.
+macro_rules! row {
+    ($row:ty, $get:ident) => {
+        impl Row for $row {
+            fn text(&self, column: &str) -> Result<Option<String>, StoreError> {
+                Ok(self.$get(column)?)
+            }
 
-    fn int(&self, column: &str) -> Result<Option<i64>, StoreError> {
-        Ok(self.get(column)?)
-    }
+            fn int(&self, column: &str) -> Result<Option<i64>, StoreError> {
+                Ok(self.$get(column)?)
+            }
 
-    fn flag(&self, column: &str) -> Result<bool, StoreError> {
-        Ok(self.get(column)?)
-    }
+            fn flag(&self, column: &str) -> Result<bool, StoreError> {
+                Ok(self.$get(column)?)
+            }
 
-    fn real(&self, column: &str) -> Result<Option<f64>, StoreError> {
-        Ok(self.get(column)?)
-    }
+            fn real(&self, column: &str) -> Result<Option<f64>, StoreError> {
+                Ok(self.$get(column)?)
+            }
+        }
+    };
 }
 
-impl Row for tokio_postgres::Row {
-    fn text(&self, column: &str) -> Result<Option<String>, StoreError> {
-        Ok(self.try_get(column)?)
-    }
-
-    fn int(&self, column: &str) -> Result<Option<i64>, StoreError> {
-        Ok(self.try_get(column)?)
-    }
-
-    fn flag(&self, column: &str) -> Result<bool, StoreError> {
-        Ok(self.try_get(column)?)
-    }
-
-    fn real(&self, column: &str) -> Result<Option<f64>, StoreError> {
-        Ok(self.try_get(column)?)
-    }
-}
+row!(rusqlite::Row<'_>, get);
+row!(tokio_postgres::Row, try_get);
 
 /// A column that may not be null.
 fn needed<T>(value: Option<T>, column: &str) -> Result<T, StoreError> {

@@ -4,33 +4,38 @@ use super::*;
 
 // The rules, each through `Table::apply` as the hub calls it.
 
+/// A move by `seat` (`None`: the engine to move) at `at`, after `thought_ms`.
+fn moves(
+    table: &mut Table,
+    seat: Option<Color>,
+    square: Square,
+    at: i64,
+    thought_ms: u64,
+) -> Result<(), TableError> {
+    let action = match seat {
+        Some(_) => Action::Play(square),
+        None => Action::EngineMove(square),
+    };
+    let now = Now {
+        at,
+        thought_ms,
+        ..Now::default()
+    };
+    table.apply(seat, action, now).map(drop)
+}
+
 fn play(
     table: &mut Table,
     seat: Color,
     square: Square,
     at: i64,
-    thought_ms: u64,
+    ms: u64,
 ) -> Result<(), TableError> {
-    let now = Now {
-        at,
-        thought_ms,
-        ..Now::default()
-    };
-    table.apply(Some(seat), Action::Play(square), now).map(drop)
+    moves(table, Some(seat), square, at, ms)
 }
 
-fn engine_plays(
-    table: &mut Table,
-    square: Square,
-    at: i64,
-    thought_ms: u64,
-) -> Result<(), TableError> {
-    let now = Now {
-        at,
-        thought_ms,
-        ..Now::default()
-    };
-    table.apply(None, Action::EngineMove(square), now).map(drop)
+fn engine_plays(table: &mut Table, square: Square, at: i64, ms: u64) -> Result<(), TableError> {
+    moves(table, None, square, at, ms)
 }
 
 fn undo(table: &mut Table, seat: Color, answer: UndoAction, at: i64) -> Result<(), TableError> {

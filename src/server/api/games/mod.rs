@@ -11,7 +11,7 @@ use axum::{
     },
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
-    routing::{get, post},
+    routing::{MethodRouter, get, post},
 };
 use othello::{
     ByColor, Color, LoadSettings, Record, RecordFormat, Setup, Shape, Square, Variant,
@@ -50,11 +50,11 @@ pub fn routes() -> Router<App> {
         .route("/games/{id}", get(show))
         .route("/games/{id}/moves", post(play))
         .route("/games/{id}/undo", post(undo))
-        .route("/games/{id}/redo", post(redo))
-        .route("/games/{id}/resign", post(resign))
-        .route("/games/{id}/abort", post(abort))
+        .route("/games/{id}/redo", plain(Action::Redo))
+        .route("/games/{id}/resign", plain(Action::Resign))
+        .route("/games/{id}/abort", plain(Action::Abort))
         .route("/games/{id}/rematch", post(rematch))
-        .route("/games/{id}/claim", post(claim))
+        .route("/games/{id}/claim", plain(Action::Claim))
         .route("/games/{id}/control", post(control))
         .route("/games/{id}/hint", get(hint))
         .route("/games/{id}/evaluations", get(evaluations))
@@ -196,33 +196,6 @@ async fn undo(
     act(&app, &cell, &caller, Action::Undo(answer)).await
 }
 
-async fn redo(
-    AxumState(app): AxumState<App>,
-    Game(cell): Game,
-    caller: Caller,
-    Body(Empty {}): Body<Empty>,
-) -> Result<Json<GameView>, ApiError> {
-    act(&app, &cell, &caller, Action::Redo).await
-}
-
-async fn resign(
-    AxumState(app): AxumState<App>,
-    Game(cell): Game,
-    caller: Caller,
-    Body(Empty {}): Body<Empty>,
-) -> Result<Json<GameView>, ApiError> {
-    act(&app, &cell, &caller, Action::Resign).await
-}
-
-async fn abort(
-    AxumState(app): AxumState<App>,
-    Game(cell): Game,
-    caller: Caller,
-    Body(Empty {}): Body<Empty>,
-) -> Result<Json<GameView>, ApiError> {
-    act(&app, &cell, &caller, Action::Abort).await
-}
-
 async fn rematch(
     AxumState(app): AxumState<App>,
     Game(cell): Game,
@@ -236,13 +209,16 @@ async fn rematch(
     act(&app, &cell, &caller, Action::Rematch).await
 }
 
-async fn claim(
-    AxumState(app): AxumState<App>,
-    Game(cell): Game,
-    caller: Caller,
-    Body(Empty {}): Body<Empty>,
-) -> Result<Json<GameView>, ApiError> {
-    act(&app, &cell, &caller, Action::Claim).await
+/// A seat's action that takes no body (`{}` at most): redo, resign, abort, claim.
+fn plain(action: Action) -> MethodRouter<App> {
+    post(
+        move |AxumState(app): AxumState<App>,
+              Game(cell): Game,
+              caller: Caller,
+              Body(Empty {}): Body<Empty>| async move {
+            act(&app, &cell, &caller, action).await
+        },
+    )
 }
 
 /// `POST /api/games/{id}/control`: games between engines.
@@ -331,12 +307,7 @@ async fn events(
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let upgrade = upgrade.map_err(|rejection| {
-        ApiError::BadRequest(format!(
-            "the live channel is a WebSocket: {}",
-            rejection.body_text()
-        ))
-    })?;
+    let upgrade = websocket::upgrade(upgrade, "the live channel")?;
     let hub = Arc::clone(&app.hub);
     let stopping = app.stopping.clone();
     let silence = app.client_timeout;
@@ -346,6 +317,6 @@ async fn events(
         .member
         .filter(|_| same_origin(&headers))
         .map(|member| member.id);
-    Ok(websocket::small_buffers(upgrade)
+    Ok(upgrade
         .on_upgrade(move |socket| websocket::serve(socket, hub, cell, stopping, silence, member)))
 }
