@@ -1,0 +1,240 @@
+use super::*;
+use othello::{Board, ByColor, Clock, Color, Shape, TimeControl, Variant, WinRule};
+
+use crate::{
+    play::Occupant,
+    server::store::{Ended, GameStatus, Store, StoredSeat},
+};
+
+fn square(name: &str) -> othello::Square {
+    name.parse().unwrap()
+}
+
+fn game(id: &str) -> StoredGame {
+    StoredGame {
+        id: id.to_owned(),
+        rules: Variant::Full,
+        board: Board::standard(Shape::STANDARD),
+        first: Color::Black,
+        win: WinRule::MostDiscs,
+        seats: [
+            StoredSeat {
+                player: Occupant::Human,
+                time_ms: 100,
+                secret_hash: Some("ab".into()),
+                name: Some("Ann".into()),
+                user_id: Some(3),
+            },
+            StoredSeat {
+                player: "engine:3".parse().unwrap(),
+                time_ms: 250,
+                secret_hash: None,
+                name: None,
+                user_id: None,
+            },
+        ],
+        moves: vec![StoredMove {
+            square: square("d3"),
+            side: Color::Black,
+            played_at: 5,
+            think_ms: 1200,
+            eval: None,
+            exact: false,
+        }],
+        undone: Vec::new(),
+        status: GameStatus::Playing,
+        ending: None,
+        clock: Some(Clock {
+            control: TimeControl::new(60_000, 2_000),
+            left_ms: ByColor::new(58_000, 60_000),
+            since: 5,
+        }),
+        rated: true,
+        rematch_offer: None,
+        rematch: None,
+        undo_request: None,
+        control_hash: None,
+        paused: false,
+        speed_ms: 0,
+        created_at: 1,
+        updated_at: 5,
+        version: 7,
+        help: false,
+    }
+}
+
+#[test]
+fn games_survive_reopening_and_changes_apply_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.db");
+    let mut db = Sqlite::open(&path).unwrap();
+    let original = game("g1");
+    db.apply(&[Change::Create(Box::new(original.clone()))])
+        .unwrap();
+    let second = StoredMove {
+        square: square("c5"),
+        side: Color::White,
+        played_at: 9,
+        think_ms: 250,
+        eval: Some(-1.5),
+        exact: false,
+    };
+    db.apply(&[
+        Change::Move {
+            game: "g1".into(),
+            ply: 1,
+            mv: second.clone(),
+        },
+        Change::Eval {
+            game: "g1".into(),
+            ply: 0,
+            score: 0.5,
+            exact: true,
+        },
+    ])
+    .unwrap();
+    drop(db);
+    let mut db = Sqlite::open(&path).unwrap();
+    let loaded = db.load("g1").unwrap().unwrap();
+    assert_eq!(loaded.moves.len(), 2);
+    assert_eq!(loaded.moves[1], second);
+    assert_eq!(
+        (loaded.moves[0].eval, loaded.moves[0].exact),
+        (Some(0.5), true)
+    );
+    assert_eq!(loaded.seats, original.seats);
+    assert_eq!(loaded.clock, original.clock);
+    assert_eq!(db.playing(10).unwrap(), ["g1"]);
+    // A failing batch changes nothing: the moves cleared, then the same ply twice.
+    let again = Change::Move {
+        game: "g1".into(),
+        ply: 1,
+        mv: second,
+    };
+    assert!(
+        db.apply(&[
+            Change::Truncate {
+                game: "g1".into(),
+                keep: 0
+            },
+            again.clone(),
+            again
+        ])
+        .is_err()
+    );
+    assert_eq!(db.load("g1").unwrap().unwrap().moves.len(), 2);
+    db.apply(&[
+        Change::Truncate {
+            game: "g1".into(),
+            keep: 1,
+        },
+        Change::Meta {
+            game: "g1".into(),
+            expected: 7,
+            status: GameStatus::Over,
+            ending: Some(Ended::Resigned(Color::White)),
+            clock: Some(Clock {
+                control: TimeControl::new(60_000, 2_000),
+                left_ms: ByColor::new(58_000, 41_000),
+                since: 10,
+            }),
+            rematch_offer: Some(Color::Black),
+            rematch: None,
+            undo_request: None,
+            undone: vec![square("c5")],
+            paused: true,
+            speed_ms: 300,
+            updated_at: 10,
+            version: 12,
+        },
+    ])
+    .unwrap();
+    let loaded = db.load("g1").unwrap().unwrap();
+    assert_eq!(loaded.version, 12, "versions are kept");
+    assert_eq!(loaded.moves.len(), 1);
+    assert_eq!(loaded.undone, [square("c5")]);
+    assert_eq!((loaded.status, loaded.paused), (GameStatus::Over, true));
+    assert_eq!(loaded.ending, Some(Ended::Resigned(Color::White)));
+    assert_eq!(loaded.rematch_offer, Some(Color::Black));
+    assert_eq!(
+        loaded.clock.map(|clock| clock.left_ms),
+        Some(ByColor::new(58_000, 41_000))
+    );
+    assert!(loaded.rated);
+    assert!(db.playing(10).unwrap().is_empty());
+    assert_eq!(db.load("nope").unwrap(), None);
+    // A word its column does not read back as: a damaged database, said by column.
+    db.connection
+        .execute("UPDATE games SET win = 'less' WHERE id = 'g1'", [])
+        .unwrap();
+    let Err(StoreError::Damaged(what)) = db.load("g1") else {
+        panic!("an unknown win rule is not read as any")
+    };
+    assert_eq!(what, "win holds \"less\"");
+}
+
+/// Issue 21.7: a database of the first schema gets versions, from the time of the
+/// last change, and keeps its games.
+#[test]
+fn regression_21_7_the_first_schema_is_migrated_with_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.db");
+    let connection = Connection::open(&path).unwrap();
+    connection.execute_batch(MIGRATIONS[0]).unwrap();
+    connection.pragma_update(None, "user_version", 1).unwrap();
+    connection
+        .execute(
+            "INSERT INTO games (id, rules, board, first, win, black, black_time_ms, white,
+                white_time_ms, status, created_at, updated_at)
+             VALUES ('old', 'full', '..../.WB./.BW./....', 'B', 'most', 'human', 0, 'human', 0,
+                'playing', 1, 1234)",
+            [],
+        )
+        .unwrap();
+    drop(connection);
+    let mut db = Sqlite::open(&path).unwrap();
+    let old = db.load("old").unwrap().unwrap();
+    assert_eq!((old.updated_at, old.version), (1234, 1234));
+    assert_eq!((old.ending, old.clock, old.rated), (None, None, false));
+}
+
+#[test]
+fn a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.db");
+    let connection = Connection::open(&path).unwrap();
+    connection.pragma_update(None, "user_version", 99).unwrap();
+    drop(connection);
+    assert!(matches!(
+        Sqlite::open(&path),
+        Err(StoreError::NewerSchema { found: 99, .. })
+    ));
+}
+
+#[tokio::test]
+async fn the_store_commits_batches_and_reads_them_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.db");
+    let (store, writer) = Store::sqlite(&path).unwrap();
+    let mut waits = Vec::new();
+    for index in 0..20 {
+        let store = store.clone();
+        waits.push(tokio::spawn(async move {
+            store
+                .commit(vec![Change::Create(Box::new(game(&format!("g{index}"))))])
+                .await
+        }));
+    }
+    for wait in waits {
+        wait.await.unwrap().unwrap();
+    }
+    assert_eq!(store.playing(100).await.unwrap().len(), 20);
+    assert!(store.load("g7").await.unwrap().is_some());
+    // A failing change fails its whole commit, and is reported to its caller.
+    let duplicate = store
+        .commit(vec![Change::Create(Box::new(game("g1")))])
+        .await;
+    assert!(duplicate.is_err());
+    drop(store);
+    writer.join().unwrap();
+}
