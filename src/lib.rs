@@ -54,12 +54,15 @@
 
 #![warn(missing_docs, missing_debug_implementations)]
 
+pub mod analysis;
+pub mod arena;
 mod core;
 pub mod engine;
 mod formats;
 pub mod grading;
 pub mod process;
 pub mod protocol;
+pub mod training;
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]

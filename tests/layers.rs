@@ -36,14 +36,36 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         "othello::core",
         "othello::formats",
         "othello::engine",
+        "othello::arena",
+        "othello::analysis",
+        "othello::training",
         "othello::process",
         "othello::protocol",
         "othello::grading",
+    ];
+    /// What the front ends of the binary may use: the library, and its own helpers.
+    const FRONT_END: &[&str] = &[
+        "othello",
+        "othello::core",
+        "othello::formats",
+        "othello::engine",
+        "othello::arena",
+        "othello::analysis",
+        "othello::training",
+        "othello::process",
+        "othello::protocol",
+        "othello::grading",
+        "bin::files",
+        "bin::words",
     ];
     Some(match layer {
         "othello" | "bin" => &["*"],
         "othello::core" => &["othello"],
         "othello::formats" | "othello::engine" => &["othello", "othello::core"],
+        // Beside the engine: matches and Elo ratings, analysis for people, training.
+        "othello::arena" | "othello::analysis" | "othello::training" => {
+            &["othello", "othello::core", "othello::engine"]
+        }
         "othello::process" => &["othello", "othello::formats"],
         "othello::protocol" => &[
             "othello",
@@ -60,22 +82,15 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
             "othello::protocol",
         ],
         "bin::files" | "bin::words" => LIBRARY,
-        "bin::play" | "bin::nboard" | "bin::tournament" => &[
-            "othello",
-            "othello::core",
-            "othello::formats",
-            "othello::engine",
-            "othello::process",
-            "othello::protocol",
-            "othello::grading",
-            "bin::files",
-            "bin::words",
-        ],
+        "bin::play" | "bin::nboard" | "bin::tournament" => FRONT_END,
         "bin::server" => &[
             "othello",
             "othello::core",
             "othello::formats",
             "othello::engine",
+            "othello::arena",
+            "othello::analysis",
+            "othello::training",
             "othello::process",
             "othello::protocol",
             "othello::grading",

@@ -7,10 +7,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Full, Shape, Simple, Variant, WinRule,
-    engine::{
-        EloEstimate, EngineSettings, Limits, MatchGame, MatchOptions, MatchSummary, PlayerSpec,
-        Selectivity, Tally, eval::Evaluator, play_match,
-    },
+    arena::{EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match},
+    engine::{EngineSettings, Limits, PlayerSpec, Selectivity, eval::Evaluator},
 };
 use serde::Serialize;
 

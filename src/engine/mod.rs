@@ -5,8 +5,6 @@
 
 use crate::{Board, Color, RuleSet};
 
-pub mod analysis;
-pub mod arena;
 pub mod book;
 pub mod eval;
 mod grid;
@@ -16,16 +14,15 @@ mod node;
 mod node8;
 pub mod pattern;
 pub mod player;
-pub mod rating;
 mod score;
 pub mod search;
+mod seed;
 mod selectivity;
-pub mod training;
 mod tt;
 
-pub use arena::{
-    EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match, play_match_game,
-};
+// TEMP issue 45: used by server/hub.rs and server/api.rs (`othello::engine::analysis::..`).
+#[doc(hidden)]
+pub use crate::analysis;
 pub use search::endgame::{self, Goal, Solution, Unfinished, solve};
 
 pub use grid::GridNode;
@@ -36,9 +33,10 @@ pub(crate) use node8::Avx2Node8;
 pub use node8::Node8;
 pub use player::{
     EnginePlayer, EngineSettings, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
-    new_player_with, search_time_estimate, seat_seed, solve_time_estimate,
+    new_player_with, search_time_estimate, solve_time_estimate,
 };
 pub use search::{RankedMove, SearchOptions, SearchReport, all_cores, search};
+pub use seed::{mix, seat_seed};
 pub use selectivity::{ParseSelectivityError, Selectivity};
 pub use tt::{Bound, Entry, TranspositionTable};
 

@@ -118,12 +118,6 @@ pub trait Player<R: RuleSet> {
     }
 }
 
-/// The seed of the player of `color` in the `game`-th game (from 1) of a series started
-/// with `seed`: each game and side has its own, so a scripted session repeats.
-pub fn seat_seed(seed: u64, game: u64, color: crate::Color) -> u64 {
-    seed.wrapping_add(game * 2 + color as u64)
-}
-
 /// A player for `spec`; `seed` makes its random choices reproducible; `hash` is the
 /// engine's transposition table size in MiB (`None`: sized to the time per move, see
 /// [`EnginePlayer`]).

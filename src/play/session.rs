@@ -10,10 +10,10 @@ use std::{
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Bitboard, ByColor, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat,
-    RuleSet, Setup, Status, WinRule,
+    RuleSet, Setup, Status, WinRule, analysis,
     engine::{
-        EngineSettings, Limits, Player, PlayerSpec, SearchReport, analysis, eval::Score,
-        new_player_with, seat_seed,
+        EngineSettings, Limits, Player, PlayerSpec, SearchReport, eval::Score, new_player_with,
+        seat_seed,
     },
 };
 

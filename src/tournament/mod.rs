@@ -38,9 +38,8 @@ pub use openings::{
 };
 use othello::{
     ByColor, Color, Full, Outcome, Square, Status,
-    engine::{
-        EngineSettings, Limits, Player, PlayerSpec, arena::mix, new_player_with, rating::Score,
-    },
+    arena::elo::Score,
+    engine::{EngineSettings, Limits, Player, PlayerSpec, mix, new_player_with},
 };
 use save::Store;
 use serde::{Deserialize, Serialize};

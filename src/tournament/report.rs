@@ -7,7 +7,7 @@ use std::{fmt::Write as _, path::Path};
 
 use othello::{
     Color,
-    engine::rating::{PRIOR_DRAWS, Rating, RatingOptions, Results, Score, rate},
+    arena::elo::{PRIOR_DRAWS, Rating, RatingOptions, Results, Score, rate},
 };
 use serde::Serialize;
 

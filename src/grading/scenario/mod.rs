@@ -33,8 +33,8 @@ pub use malformed::{cut_short, malformed};
 use plans::{nearly_full, over_at_start, passes, pick, random, standard, stuck_first, tie};
 
 use crate::{
-    Full, Game, ParseShapeError, RuleSet, Setup, Shape, Simple, Variant, WinRule,
-    engine::arena::mix, protocol,
+    Full, Game, ParseShapeError, RuleSet, Setup, Shape, Simple, Variant, WinRule, engine::mix,
+    protocol,
 };
 
 /// The situations a scenario is built to exercise.

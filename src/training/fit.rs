@@ -9,10 +9,8 @@
 
 use rayon::prelude::*;
 
-use super::{
-    super::{arena::mix, eval::DISC, pattern},
-    Label, Sample,
-};
+use super::{Label, Sample};
+use crate::engine::{eval::DISC, mix, pattern};
 use pattern::{ACTIVE, Features, PHASES, PatternWeights};
 
 /// How the weights are fitted.
@@ -229,8 +227,8 @@ fn fit_phase(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{
-        eval::Evaluator,
+    use crate::{
+        engine::eval::Evaluator,
         training::{
             label::{LabelOptions, LabelTables, label},
             selfplay::{SelfPlayOptions, game_table, self_play_game},

@@ -9,22 +9,20 @@
 //! of the depth and the empties in the midgame, of the empties in the endgame (the
 //! deviation shaped by the absolute errors and scaled to their root mean square).
 
-use super::{
-    super::{
-        Limits, Node, SearchOptions, SquareSet, TranspositionTable,
-        eval::{DISC, Evaluator},
-        on_node,
-        search::{
-            endgame::{Goal, solve},
-            probcut::{
-                CutModel, ENDGAME_MIN_EMPTIES, ErrorFit, Linear, MIDGAME_MIN_DEPTH, shallow_depth,
-            },
-            search,
-        },
-    },
-    Sample,
-};
+use super::Sample;
 use crate::WinRule;
+use crate::engine::{
+    Limits, Node, SearchOptions, SquareSet, TranspositionTable,
+    eval::{DISC, Evaluator},
+    on_node,
+    search::{
+        endgame::{Goal, solve},
+        probcut::{
+            CutModel, ENDGAME_MIN_EMPTIES, ErrorFit, Linear, MIDGAME_MIN_DEPTH, shallow_depth,
+        },
+        search,
+    },
+};
 
 /// One prediction measured: the deep (or exact) score minus the shallow one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,7 +202,7 @@ fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Linear {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::training::measure::pick_position;
+    use crate::training::measure::pick_position;
 
     #[test]
     fn least_squares_recovers_a_line_and_a_normal_spread() {

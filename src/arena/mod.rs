@@ -1,10 +1,14 @@
-//! Matches between two players: games with alternating colours from shared random openings,
-//! and the tally (wins, draws, losses, disc difference, Elo estimate). Nothing here prints:
-//! each finished game goes out through a callback.
+//! Matches between players, and their ratings: [`play_match`] plays two players against
+//! each other (games with alternating colours from shared random openings) and tallies wins,
+//! draws, losses, the disc difference and an Elo estimate; [`elo`] rates any number of
+//! players from the games they played against each other (`othello tournament`). Nothing
+//! here prints: each finished game goes out through a callback.
+
+pub mod elo;
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{EngineSettings, Limits, Player, PlayerSpec, player::new_player_with};
+use crate::engine::{EngineSettings, Limits, Player, PlayerSpec, mix, new_player_with};
 use crate::{ByColor, Color, Game, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
@@ -305,18 +309,6 @@ pub fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> Match
         outcome,
         discs: [discs_of(0), discs_of(1)],
     }
-}
-
-/// A seed for one use (`purpose`) of one item (`index`) derived from a run's seed, so that
-/// different games, players or scenarios do not share random streams (SplitMix64's
-/// finaliser). Also used by [`crate::grading::scenario`], training and tournaments.
-pub fn mix(seed: u64, index: u64, purpose: u64) -> u64 {
-    let mut z = seed
-        ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ purpose.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Elo ratings for any number of players from the games they played against each other:
 //! the Bradley-Terry model fitted by maximum likelihood, with confidence intervals from the
 //! observed information. Pure computation: no games are played here (see
-//! [`arena`](super::arena) for two players, and `othello tournament` for many).
+//! [`play_match`](super::play_match) for two players, and `othello tournament` for many).
 //!
 //! **The model.** Player `i` beats player `j` with probability
 //! `1 / (1 + 10^((r_j - r_i) / 400))`, the usual Elo curve; a draw counts as half a win and
@@ -25,7 +25,7 @@
 //! is exact by definition (its interval is 0 to 0).
 //!
 //! ```
-//! use othello::engine::rating::{RatingOptions, Results, Score, rate};
+//! use othello::arena::elo::{RatingOptions, Results, Score, rate};
 //!
 //! // Three players: 0 beats 1 three games in four, 1 beats 2 just as often.
 //! let mut results = Results::new(3);
@@ -39,7 +39,7 @@
 //! assert_eq!(ratings[0].elo, 0.0);
 //! assert!(ratings[2].elo < ratings[1].elo && ratings[1].elo < 0.0);
 //! assert!(ratings[1].low < ratings[1].elo && ratings[1].elo < ratings[1].high);
-//! # Ok::<_, othello::engine::rating::RatingError>(())
+//! # Ok::<_, othello::arena::elo::RatingError>(())
 //! ```
 
 use thiserror::Error;
@@ -498,7 +498,7 @@ impl Cholesky {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::EloEstimate;
+    use crate::arena::EloEstimate;
 
     /// Two players: `wins`, `draws` and `losses` of player 0.
     fn two(wins: u32, draws: u32, losses: u32) -> Results {

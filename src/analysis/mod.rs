@@ -4,12 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::{
+use crate::engine::{
     Goal, Limits, Node, SearchOptions, Selectivity, Signal, SquareSet, TranspositionTable, endgame,
     endgame::SolveOptions,
     eval::{Evaluator, Score},
-    node::final_score,
-    on_node,
+    final_score, on_node,
     player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
     search, solve_time_estimate,
 };

@@ -5,14 +5,12 @@
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{
-    super::{
-        Limits, Node, SearchOptions, SquareSet, TranspositionTable, arena::mix, eval::Evaluator,
-        on_node, search::search,
-    },
-    Label, Sample,
-};
+use super::{Label, Sample};
 use crate::WinRule;
+use crate::engine::{
+    Limits, Node, SearchOptions, SquareSet, TranspositionTable, eval::Evaluator, mix, on_node,
+    search::search,
+};
 
 /// How the games are played.
 #[derive(Clone, Copy, Debug, PartialEq)]
