@@ -7,10 +7,10 @@ use std::{
 };
 
 use clap::Args;
-use othello::{ByColor, LoadSettings, Shape, Variant, WinRule};
+use othello::{ByColor, LoadSettings, Shape, Variant, WinRule, engine::Occupant};
 
 use super::{CliError, First, Rules, clock_seed, hash_megabytes, record_date, win_rule};
-use crate::play::{self, Occupant, PlayOptions};
+use crate::play::{self, PlayOptions};
 
 /// `othello play [--black human|SPEC] [--white human|SPEC] [--rules ..] [--size RxC]
 /// [--first B|W] [--win ..] [--position FILE | --load FILE] ...`.

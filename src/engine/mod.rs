@@ -32,8 +32,8 @@ pub use node::{Corner, Index, Layout, Node, SquareSet, final_score};
 pub(crate) use node8::Avx2Node8;
 pub use node8::Node8;
 pub use player::{
-    EnginePlayer, EngineSettings, LEVELS, Level, ParsePlayerError, Player, PlayerSpec, new_player,
-    new_player_with, search_time_estimate, solve_time_estimate,
+    EnginePlayer, EngineSettings, LEVELS, Level, Occupant, ParsePlayerError, Player, PlayerSpec,
+    new_player, new_player_with, search_time_estimate, solve_time_estimate,
 };
 pub use search::{RankedMove, SearchOptions, SearchReport, all_cores, search};
 pub use seed::{mix, seat_seed};

@@ -92,6 +92,37 @@ impl FromStr for PlayerSpec {
 )]
 pub struct ParsePlayerError(pub String);
 
+/// Who plays one side of the board: a person, or the computer as a player spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Occupant {
+    /// A person at the keyboard.
+    Human,
+    /// The computer, playing as the spec says.
+    Computer(PlayerSpec),
+}
+
+impl fmt::Display for Occupant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Occupant::Human => f.write_str("human"),
+            Occupant::Computer(spec) => spec.fmt(f),
+        }
+    }
+}
+
+impl FromStr for Occupant {
+    type Err = ParsePlayerError;
+
+    /// `human`, or a player spec (`greedy`, `engine:5`, ...).
+    fn from_str(text: &str) -> Result<Occupant, ParsePlayerError> {
+        if text.eq_ignore_ascii_case("human") {
+            Ok(Occupant::Human)
+        } else {
+            text.parse().map(Occupant::Computer)
+        }
+    }
+}
+
 /// Something that chooses moves.
 pub trait Player<R: RuleSet> {
     /// What kind of player this is.

@@ -11,54 +11,23 @@ mod render;
 mod session;
 
 use std::{
-    fmt,
     io::{self, Read, Write},
     path::{Path, PathBuf},
-    str::FromStr,
     time::Duration,
 };
 
 use console::Console;
 pub use input::{Input, command_help, help_text, parse_duration};
+// TEMP issue 45: `pub` for server/hub.rs, table.rs, game.rs and api.rs (`crate::play::Occupant`);
+// everything else takes it from `othello::engine`.
+pub use othello::engine::Occupant;
 use othello::{
     ByColor, Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple,
     Variant,
-    engine::{ParsePlayerError, PlayerSpec},
 };
 pub use render::{Style, View, hint_lines, move_text, review_lines};
 use session::{Next, Session};
 use thiserror::Error;
-
-/// Who plays one side of the board: a person, or the computer as a player spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Occupant {
-    /// A person at the keyboard.
-    Human,
-    /// The computer, playing as the spec says.
-    Computer(PlayerSpec),
-}
-
-impl fmt::Display for Occupant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Occupant::Human => f.write_str("human"),
-            Occupant::Computer(spec) => spec.fmt(f),
-        }
-    }
-}
-
-impl FromStr for Occupant {
-    type Err = ParsePlayerError;
-
-    /// `human`, or a player spec (`greedy`, `engine:5`, ...).
-    fn from_str(text: &str) -> Result<Occupant, ParsePlayerError> {
-        if text.eq_ignore_ascii_case("human") {
-            Ok(Occupant::Human)
-        } else {
-            text.parse().map(Occupant::Computer)
-        }
-    }
-}
 
 /// Everything a session starts from.
 #[derive(Clone, Debug)]

@@ -12,16 +12,16 @@ use othello::{
     Bitboard, ByColor, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record, RecordFormat,
     RuleSet, Setup, Status, WinRule, analysis,
     engine::{
-        EngineSettings, Limits, Player, PlayerSpec, SearchReport, eval::Score, new_player_with,
-        seat_seed,
+        EngineSettings, Limits, Occupant, Player, PlayerSpec, SearchReport, eval::Score,
+        new_player_with, seat_seed,
     },
 };
 
 use crate::{files, words};
 
 use super::{
-    Console, Input, Occupant, PlayError, PlayOptions, Style, View, clock_text, command_help,
-    describe, help_text, render,
+    Console, Input, PlayError, PlayOptions, Style, View, clock_text, command_help, describe,
+    help_text, render,
 };
 
 /// What to do after a session.
