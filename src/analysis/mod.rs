@@ -8,9 +8,9 @@ use crate::engine::{
     Goal, Limits, Node, SearchOptions, Selectivity, Signal, SquareSet, TranspositionTable, endgame,
     endgame::SolveOptions,
     eval::{Evaluator, Score},
-    final_score, on_node,
-    player::{SOLVE_SHARE, search_time_estimate, solvable_empties},
-    search, solve_time_estimate,
+    final_score, on_node, search,
+    search::plan::{ExactFirst, plan},
+    search_time_estimate, solve_time_estimate,
 };
 use crate::{ByColor, Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
 
@@ -202,7 +202,8 @@ fn rank_node<N: Node>(
 }
 
 /// Ranks the moves of `node`, which has some: exactly when the solver should finish in
-/// the time given (or the depth asked for reaches the end), else by the search.
+/// the time given (or the depth asked for reaches the end, or a search that deep would take
+/// longer than a solve: [`ExactFirst::WhenCheaper`]), else by the search.
 fn rank_moves<N: Node>(
     node: &N,
     options: &RankOptions,
@@ -214,22 +215,16 @@ fn rank_moves<N: Node>(
 ) -> Hint {
     let empties = node.empties().len();
     let count = options.count.max(1);
-    let solve_limits = match (options.limits.time, options.limits.depth) {
-        (Some(time), _) if empties <= solvable_empties(node, time) => {
-            Some(Limits::time(time.mul_f64(SOLVE_SHARE)))
-        }
-        (None, Some(wanted)) if wanted >= empties => Some(Limits::NONE),
-        // A search that deep would take longer than solving: solve, within a few times
-        // what the search should take (else search after all).
-        (None, Some(wanted)) if solve_time_estimate(node) <= search_time_estimate(node, wanted) => {
-            Some(Limits::time(
-                search_time_estimate(node, wanted).saturating_mul(4),
-            ))
-        }
-        _ => None,
+    let mut search_options = SearchOptions {
+        rule,
+        limits: options.limits,
+        ranked_moves: count,
+        eval: options.eval,
+        selectivity: options.selectivity,
+        threads: options.threads,
     };
     let mut nodes = 0;
-    if let Some(limits) = solve_limits {
+    if let Some(limits) = plan(node, ExactFirst::WhenCheaper, &search_options).exact {
         depth(empties);
         let solve_options = SolveOptions {
             eval: options.eval,
@@ -261,21 +256,9 @@ fn rank_moves<N: Node>(
             Err(unfinished) => nodes = unfinished.nodes,
         }
     }
-    let limits = match options.limits.time {
-        Some(time) => Limits {
-            time: Some(time.saturating_sub(start.elapsed())),
-            ..options.limits
-        },
-        None => options.limits,
-    };
-    let search_options = SearchOptions {
-        rule,
-        limits,
-        ranked_moves: count,
-        eval: options.eval,
-        selectivity: options.selectivity,
-        threads: options.threads,
-    };
+    if let Some(time) = options.limits.time {
+        search_options.limits.time = Some(time.saturating_sub(start.elapsed()));
+    }
     let report = search(node, &search_options, tt, signal, &mut |report| {
         depth(report.depth)
     });

@@ -33,9 +33,13 @@ pub(crate) use node8::Avx2Node8;
 pub use node8::Node8;
 pub use player::{
     EnginePlayer, EngineSettings, LEVELS, Level, Occupant, ParsePlayerError, Player, PlayerSpec,
-    new_player, new_player_with, search_time_estimate, solve_time_estimate,
+    new_player, new_player_with,
 };
-pub use search::{RankedMove, SearchOptions, SearchReport, all_cores, search};
+pub use search::{
+    RankedMove, SearchOptions, SearchReport, all_cores,
+    plan::{search_time_estimate, solve_time_estimate},
+    search,
+};
 pub use seed::{mix, seat_seed};
 pub use selectivity::{ParseSelectivityError, Selectivity};
 pub use tt::{Bound, Entry, TranspositionTable};

@@ -1,17 +1,28 @@
 //! Players: whatever picks a move in a [`Game`], named by a spec such as `greedy`,
 //! `minimax:4`, `mcts:2000` or `engine:7`.
 
-use std::{any::TypeId, fmt, str::FromStr, sync::Arc, time::Duration};
+use std::{fmt, str::FromStr, sync::Arc, time::Duration};
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
     Goal, Limits, Node, Node8, SearchOptions, SearchReport, Selectivity, Signal, SquareSet,
-    Stopper, TranspositionTable, book::Book, endgame, endgame::SolveOptions, eval::DISC,
-    eval::Evaluator, mcts::mcts, on_node, pattern::PatternWeights, search::search,
+    Stopper, TranspositionTable,
+    book::Book,
+    endgame,
+    endgame::SolveOptions,
+    eval::DISC,
+    eval::Evaluator,
+    mcts::mcts,
+    on_node,
+    pattern::PatternWeights,
+    search::{
+        plan::{ExactFirst, plan},
+        search,
+    },
 };
-use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
+use crate::{Game, RuleSet, Square, Status, WinRule};
 
 /// A kind of player, as named on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -532,56 +543,6 @@ pub const LEVELS: [Level; 10] = [
 /// Time per move of an engine that is given none: one second.
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 
-/// The most empties at which the engine tries an exact solve with `time` to move: where a
-/// typical solve should take at most a third of it (the solver gets [`SOLVE_SHARE`] of the
-/// time, and the search what is left if it runs out).
-///
-/// The model, measured on positions from random games here: on the 8 × 8 fast path a solve
-/// takes about 10 ms at 14 empties, four times as long for every two more. The general
-/// representation is slower (about as slow as the fast path three empties further, four on
-/// boards of more than 64 squares), and so is SIMPLE (every empty square next to an
-/// opponent disc is a move).
-pub(crate) fn solvable_empties<N: Node>(node: &N, time: Duration) -> u32 {
-    let third_ms = time.as_secs_f64() * 1000.0 / 3.0;
-    let fast_path_empties = 14.0 + 2.0 * (third_ms / 10.0).max(1e-3).log(4.0);
-    (fast_path_empties.floor() as i64 - i64::from(solve_handicap(node))).clamp(0, 64) as u32
-}
-
-/// A rough estimate of how long an exact solve of `node` takes here, by the model the
-/// engine uses to decide when to solve: for warning people before a solve that may never
-/// end.
-pub fn solve_time_estimate<N: Node>(node: &N) -> Duration {
-    let empties = f64::from(node.empties().len() + solve_handicap(node));
-    let seconds = 0.010 * 4f64.powf((empties - 14.0) / 2.0);
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
-}
-
-/// A rough estimate of how long a midgame search of `node` to `depth` plies takes here:
-/// about 50 ms at depth 10 on the 8 × 8 fast path, twice as long for every ply more
-/// (measured on the start and on FFO #40: 0.02-0.08 s at 10, 0.24-0.94 s at 14, 3.8 s at
-/// 16), slower on the general representation as for solves. With
-/// [`solve_time_estimate`], it tells when an exact solve is the cheaper way to look that
-/// deep.
-pub fn search_time_estimate<N: Node>(node: &N, depth: u32) -> Duration {
-    let plies = f64::from(depth) + 2.0 * f64::from(solve_handicap(node)) / 3.0;
-    let seconds = 0.050 * 2f64.powf(plies - 10.0);
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
-}
-
-/// How many empties further the fast path solves as fast as `node`'s representation.
-fn solve_handicap<N: Node>(node: &N) -> u32 {
-    if TypeId::of::<N::Set>() == TypeId::of::<u64>() {
-        0
-    } else if N::VARIANT == Variant::Simple || node.layout().cells.len() <= 64 {
-        3
-    } else {
-        4
-    }
-}
-
-/// The share of the move time an exact solve may take.
-pub(crate) const SOLVE_SHARE: f64 = 0.6;
-
 /// The engine: iterative-deepening search with the evaluation, and the exact solver near
 /// the end when the time allows.
 ///
@@ -769,28 +730,6 @@ impl EngineTurn<'_> {
         {
             return Some(square);
         }
-        let empties = node.empties().len();
-        let solve_empties = match self.limits.time {
-            Some(time) => self.level.solve_empties.min(solvable_empties(node, time)),
-            None => self.level.solve_empties,
-        };
-        if empties <= solve_empties {
-            // Most of the time for the exact solve; the rest for a search if it fails.
-            let limits = Limits {
-                time: self.limits.time.map(|time| time.mul_f64(SOLVE_SHARE)),
-                ..self.limits
-            };
-            let options = SolveOptions {
-                eval: self.eval,
-                threads: self.threads,
-                ..SolveOptions::exact(self.rule)
-            };
-            if let Ok(solution) =
-                endgame::solve_with(node, Goal::Exact, &options, self.tt, &limits, self.signal)
-            {
-                return solution.best;
-            }
-        }
         let noisy = self.level.noise > 0;
         let options = SearchOptions {
             rule: self.rule,
@@ -804,6 +743,20 @@ impl EngineTurn<'_> {
             selectivity: self.selectivity,
             threads: self.threads,
         };
+        let exact = ExactFirst::UpTo(self.level.solve_empties);
+        if let Some(limits) = plan(node, exact, &options).exact {
+            // Most of the time for the exact solve; the rest for a search if it fails.
+            let options = SolveOptions {
+                eval: self.eval,
+                threads: self.threads,
+                ..SolveOptions::exact(self.rule)
+            };
+            if let Ok(solution) =
+                endgame::solve_with(node, Goal::Exact, &options, self.tt, &limits, self.signal)
+            {
+                return solution.best;
+            }
+        }
         let report = search(node, &options, self.tt, self.signal, self.progress);
         if !noisy {
             return report.best;
@@ -914,36 +867,6 @@ mod tests {
             fewest.win_rule = WinRule::FewestDiscs;
             play_out::<Full>(fewest, black, white, i as u64);
         }
-    }
-
-    #[test]
-    fn exact_solves_are_tried_where_they_should_fit_in_the_time() {
-        let ms = Duration::from_millis;
-        let start = |shape: Shape| Board::standard(shape);
-        let fast = crate::engine::Node8::from_board(&start(Shape::STANDARD), Color::Black);
-        let solvable = |time| solvable_empties(&fast, time);
-        assert_eq!(
-            [ms(10), ms(100), ms(1000), ms(5000)].map(solvable),
-            [12, 15, 19, 21]
-        );
-        let full_8x8 =
-            crate::engine::GridNode::<Full>::from_board(&start(Shape::STANDARD), Color::Black);
-        let full_16x16 = crate::engine::GridNode::<Full>::from_board(
-            &start(Shape::new(16, 16).unwrap()),
-            Color::Black,
-        );
-        let simple = crate::engine::GridNode::<Simple>::from_board(
-            &start(Shape::new(16, 16).unwrap()),
-            Color::Black,
-        );
-        assert_eq!(solvable_empties(&full_8x8, ms(100)), 12);
-        assert_eq!(solvable_empties(&full_16x16, ms(100)), 11);
-        assert_eq!(solvable_empties(&simple, ms(100)), 12);
-        assert_eq!(
-            solvable_empties(&fast, Duration::ZERO),
-            4,
-            "only trivial solves"
-        );
     }
 
     #[test]
