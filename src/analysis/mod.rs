@@ -12,7 +12,7 @@ use crate::engine::{
     search::plan::{ExactFirst, plan},
     search_time_estimate, solve_time_estimate,
 };
-use crate::{ByColor, Color, Full, RuleSet, Setup, Simple, Square, Variant, WinRule};
+use crate::{ByColor, Color, Setup, Square, Variant, WinRule};
 
 /// Time given to a ranking when neither a depth nor a time is asked for.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
@@ -568,22 +568,9 @@ pub fn solve_setup(
         rule: setup.win_rule,
         ..*how
     };
-    match variant {
-        Variant::Full => solve_with::<Full>(setup, limits, tt, signal, &options),
-        Variant::Simple => solve_with::<Simple>(setup, limits, tt, signal, &options),
-    }
-}
-
-fn solve_with<R: RuleSet>(
-    setup: &Setup,
-    limits: &Limits,
-    tt: &mut TranspositionTable,
-    signal: Option<&Signal>,
-    options: &SolveOptions,
-) -> Solved {
     tt.clear();
-    on_node!(rules = R, &setup.board, setup.first_mover, |node| {
-        solve_node(&node, options, limits, tt, signal)
+    on_node!(variant = variant, &setup.board, setup.first_mover, |node| {
+        solve_node(&node, &options, limits, tt, signal)
     })
 }
 

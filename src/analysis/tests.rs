@@ -1,5 +1,5 @@
 use super::*;
-use crate::{Board, Obf, Shape};
+use crate::{Board, Full, Obf, Shape};
 
 fn hint(setup: &Setup, options: &RankOptions) -> Hint {
     rank(setup, options, None, &mut |_| {})

@@ -6,9 +6,10 @@ use std::{fmt::Write as _, io::Write, path::PathBuf, time::Duration};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
-    Full, Shape, Simple, Variant, WinRule,
+    Shape, Variant, WinRule,
     arena::{EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match},
     engine::{EngineSettings, Limits, PlayerSpec, Selectivity, eval::Evaluator},
+    on_rules,
 };
 use serde::Serialize;
 
@@ -205,10 +206,7 @@ fn run(
         debug_assert_eq!(first.wins, second.losses);
         bar.inc(1);
     };
-    let summary = match variant {
-        Variant::Full => play_match::<Full>(options, &mut on_game),
-        Variant::Simple => play_match::<Simple>(options, &mut on_game),
-    };
+    let summary = on_rules!(variant, |R| play_match::<R>(options, &mut on_game));
     bar.finish_and_clear();
     let text = if json {
         json_summary(options, &summary)

@@ -95,14 +95,9 @@ macro_rules! on_node {
         }
     }};
     (variant = $variant:expr, $board:expr, $side:expr, |$node:ident| $body:expr) => {
-        match $variant {
-            $crate::Variant::Full => {
-                $crate::engine::on_node!(rules = $crate::Full, $board, $side, |$node| $body)
-            }
-            $crate::Variant::Simple => {
-                $crate::engine::on_node!(rules = $crate::Simple, $board, $side, |$node| $body)
-            }
-        }
+        $crate::on_rules!($variant, |OnNodeRules| {
+            $crate::engine::on_node!(rules = OnNodeRules, $board, $side, |$node| $body)
+        })
     };
     (bits = $player:expr, $opponent:expr, |$node:ident| $body:expr) => {{
         let plain = $crate::engine::Node8::new($player, $opponent);

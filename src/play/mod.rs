@@ -22,8 +22,8 @@ pub use input::{Input, command_help, help_text, parse_duration};
 // everything else takes it from `othello::engine`.
 pub use othello::engine::Occupant;
 use othello::{
-    ByColor, Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple,
-    Variant,
+    ByColor, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Variant,
+    on_rules,
 };
 pub use render::{Style, View, hint_lines, move_text, review_lines};
 use session::{Next, Session};
@@ -208,14 +208,9 @@ pub fn run(
         describe(start.variant, &start.setup)
     ))?;
     loop {
-        let next = match start.variant {
-            Variant::Full => {
-                Session::<Full, _, _>::new(&mut console, &mut options, &start).run()?
-            }
-            Variant::Simple => {
-                Session::<Simple, _, _>::new(&mut console, &mut options, &start).run()?
-            }
-        };
+        let next = on_rules!(start.variant, |R| {
+            Session::<R, _, _>::new(&mut console, &mut options, &start).run()?
+        });
         match next {
             Next::Quit => return Ok(()),
             Next::Switch(record) => {
