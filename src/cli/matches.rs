@@ -19,10 +19,9 @@ use crate::tournament::report::{json_number, signed as elo_text};
 /// `othello match --black SPEC --white SPEC --games N [--rules ..] [--size RxC | --position
 /// FILE] [--win ..] [--openings K] [--time-per-move MS] [--seed S] [--hash MIB] [--json]`.
 #[derive(Debug, Args)]
+#[command(after_help = super::players_help(false))]
 pub struct MatchArgs {
-    /// The player with Black in the first game: random, greedy, minimax:D (1-60), mcts:N
-    /// (1-1000000), engine or engine:L (1-10), classic or classic:L (the engine with the
-    /// hand-written evaluation).
+    /// The player with Black in the first game (a SPEC: the players are listed below).
     #[arg(long, value_name = "SPEC")]
     black: PlayerSpec,
     /// The player with White in the first game.

@@ -15,9 +15,9 @@ use crate::play::{self, PlayOptions};
 /// `othello play [--black human|SPEC] [--white human|SPEC] [--rules ..] [--size RxC]
 /// [--first B|W] [--win ..] [--position FILE | --load FILE] ...`.
 #[derive(Debug, Args)]
+#[command(after_help = super::players_help(true))]
 pub struct PlayArgs {
-    /// Who plays Black: human, or a player spec (random, greedy, minimax:D, mcts:N,
-    /// engine, engine:L, classic, classic:L).
+    /// Who plays Black: human, or a player SPEC (the players are listed below).
     #[arg(long, value_name = "human|SPEC", default_value = "human")]
     black: Occupant,
     /// Who plays White.

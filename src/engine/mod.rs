@@ -32,8 +32,8 @@ pub use node::{Corner, Index, Layout, Node, SquareSet, final_score};
 pub(crate) use node8::Avx2Node8;
 pub use node8::Node8;
 pub use player::{
-    EnginePlayer, EngineSettings, LEVELS, Level, Occupant, ParsePlayerError, Player, PlayerSpec,
-    new_player, new_player_with,
+    EnginePlayer, EngineSettings, LEVELS, Level, Occupant, PLAYER_KINDS, ParsePlayerError, Player,
+    PlayerKind, PlayerSpec, SpecArgument, new_player, new_player_with,
 };
 pub use search::{
     RankedMove, SearchOptions, SearchReport, all_cores,

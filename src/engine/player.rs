@@ -24,7 +24,8 @@ use super::{
 };
 use crate::{Game, RuleSet, Square, Status, WinRule};
 
-/// A kind of player, as named on the command line.
+/// A kind of player, as named on the command line (the kinds, their numbers and what they
+/// are: [`PLAYER_KINDS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlayerSpec {
     /// `random`: any legal move, uniformly.
@@ -51,6 +52,121 @@ impl PlayerSpec {
     pub const MAX_PLAYOUTS: u32 = 1_000_000;
 }
 
+/// One kind of player in [`PLAYER_KINDS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerKind {
+    /// Its name in a spec: `random`, `minimax`, `engine`, ...
+    pub name: &'static str,
+    /// The number it takes after a colon, if any (`D` in `minimax:D`).
+    pub argument: Option<SpecArgument>,
+    /// What it is, for help: a phrase that names the argument by its letter.
+    pub about: &'static str,
+    /// Its name in the web page's menu of players; `None` where the page does not offer it.
+    pub label: Option<&'static str>,
+}
+
+/// The number a [`PlayerKind`] takes after a colon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecArgument {
+    /// Its letter in help: `D` in `minimax:D`.
+    pub letter: &'static str,
+    /// What it counts, one lower-case word: `depth`, `playouts`, `level`.
+    pub name: &'static str,
+    /// The smallest value.
+    pub min: u32,
+    /// The largest value.
+    pub max: u32,
+    /// The value when the spec leaves the number out (`engine` is `engine:10`); `None`:
+    /// the number must be given.
+    pub omitted: Option<u32>,
+    /// A value to start from where someone is asked for one (the web page's field).
+    pub suggested: u32,
+}
+
+impl PlayerKind {
+    /// How a spec of this kind is written, with its range: `random`, `minimax:D (1-60)`,
+    /// `engine or engine:L (1-10)`.
+    pub fn usage(&self) -> String {
+        match self.argument {
+            None => self.name.to_owned(),
+            Some(argument) => {
+                let name = self.name;
+                let (letter, min, max) = (argument.letter, argument.min, argument.max);
+                match argument.omitted {
+                    None => format!("{name}:{letter} ({min}-{max})"),
+                    Some(_) => format!("{name} or {name}:{letter} ({min}-{max})"),
+                }
+            }
+        }
+    }
+}
+
+/// Every kind of player, as people name them: the one list the command line's help, the
+/// parser (its ranges and its error) and the web server's menus of players are made from.
+pub const PLAYER_KINDS: [PlayerKind; 6] = [
+    PlayerKind {
+        name: "random",
+        argument: None,
+        about: "any legal move, uniformly",
+        label: Some("random"),
+    },
+    PlayerKind {
+        name: "greedy",
+        argument: None,
+        about: "the move that flips the most discs (ties at random)",
+        label: Some("greedy"),
+    },
+    PlayerKind {
+        name: "minimax",
+        argument: Some(SpecArgument {
+            letter: "D",
+            name: "depth",
+            min: 1,
+            max: 60,
+            omitted: None,
+            suggested: 4,
+        }),
+        about: "plain alpha-beta to depth D on the disc difference",
+        label: Some("minimax"),
+    },
+    PlayerKind {
+        name: "mcts",
+        argument: Some(SpecArgument {
+            letter: "N",
+            name: "playouts",
+            min: 1,
+            max: PlayerSpec::MAX_PLAYOUTS,
+            omitted: None,
+            suggested: 2000,
+        }),
+        about: "Monte Carlo tree search with N random playouts per move",
+        label: Some("MCTS"),
+    },
+    PlayerKind {
+        name: "engine",
+        argument: Some(ENGINE_LEVEL),
+        about: "the engine at level L, its strongest (10) when omitted",
+        label: Some("the engine"),
+    },
+    PlayerKind {
+        name: "classic",
+        argument: Some(ENGINE_LEVEL),
+        about: "the engine at level L with the hand-written evaluation instead of the learned \
+                one (the same search)",
+        label: None,
+    },
+];
+
+/// The level the engine players take.
+const ENGINE_LEVEL: SpecArgument = SpecArgument {
+    letter: "L",
+    name: "level",
+    min: 1,
+    max: PlayerSpec::MAX_LEVEL as u32,
+    omitted: Some(PlayerSpec::MAX_LEVEL as u32),
+    suggested: PlayerSpec::MAX_LEVEL as u32,
+};
+
 impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -69,39 +185,54 @@ impl fmt::Display for PlayerSpec {
 impl FromStr for PlayerSpec {
     type Err = ParsePlayerError;
 
+    /// A kind's name from [`PLAYER_KINDS`], with its number after a colon where it takes
+    /// one (in its range; left out where the kind allows).
     fn from_str(text: &str) -> Result<PlayerSpec, ParsePlayerError> {
         let error = || ParsePlayerError(text.to_owned());
-        let (name, argument) = match text.split_once(':') {
-            Some((name, argument)) => (name, Some(argument)),
+        let (name, given) = match text.split_once(':') {
+            Some((name, given)) => (name, Some(given)),
             None => (text, None),
         };
-        let number = |low: u32, high: u32| -> Result<u32, ParsePlayerError> {
-            let value: u32 = argument.ok_or_else(error)?.parse().map_err(|_| error())?;
-            (low..=high)
-                .contains(&value)
-                .then_some(value)
-                .ok_or_else(error)
+        let kind = PLAYER_KINDS
+            .iter()
+            .find(|kind| kind.name == name)
+            .ok_or_else(error)?;
+        let value = match (kind.argument, given) {
+            (None, None) => 0,
+            (Some(argument), None) => argument.omitted.ok_or_else(error)?,
+            (Some(argument), Some(given)) => {
+                let value: u32 = given.parse().map_err(|_| error())?;
+                (argument.min..=argument.max)
+                    .contains(&value)
+                    .then_some(value)
+                    .ok_or_else(error)?
+            }
+            (None, Some(_)) => return Err(error()),
         };
-        match (name, argument) {
-            ("random", None) => Ok(PlayerSpec::Random),
-            ("greedy", None) => Ok(PlayerSpec::Greedy),
-            ("minimax", Some(_)) => Ok(PlayerSpec::Minimax(number(1, 60)?)),
-            ("mcts", Some(_)) => Ok(PlayerSpec::Mcts(number(1, PlayerSpec::MAX_PLAYOUTS)?)),
-            ("engine", None) => Ok(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL)),
-            ("engine", Some(_)) => Ok(PlayerSpec::Engine(number(1, 10)? as u8)),
-            ("classic", None) => Ok(PlayerSpec::Classic(PlayerSpec::MAX_LEVEL)),
-            ("classic", Some(_)) => Ok(PlayerSpec::Classic(number(1, 10)? as u8)),
-            _ => Err(error()),
-        }
+        Ok(match kind.name {
+            "random" => PlayerSpec::Random,
+            "greedy" => PlayerSpec::Greedy,
+            "minimax" => PlayerSpec::Minimax(value),
+            "mcts" => PlayerSpec::Mcts(value),
+            "engine" => PlayerSpec::Engine(value as u8),
+            _ => PlayerSpec::Classic(value as u8),
+        })
     }
 }
 
-/// A player spec that is not one of those listed in [`PlayerSpec`].
+/// A player spec that is not one of those listed in [`PLAYER_KINDS`].
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error(
-    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10)"
-)]
+#[error("unknown player {0:?}: expected {usage}", usage = kinds_usage())]
 pub struct ParsePlayerError(pub String);
+
+/// Every kind's [`PlayerKind::usage`], in a list: `random, greedy, minimax:D (1-60), ...`.
+fn kinds_usage() -> String {
+    PLAYER_KINDS
+        .iter()
+        .map(PlayerKind::usage)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Who plays one side of the board: a person, or the computer as a player spec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -819,6 +950,23 @@ mod tests {
             "human",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
+
+    /// The list of kinds makes the parser's error, as it always read.
+    #[test]
+    fn an_unknown_spec_is_told_every_kind_with_its_range() {
+        assert_eq!(
+            "genius".parse::<PlayerSpec>().unwrap_err().to_string(),
+            "unknown player \"genius\": expected random, greedy, minimax:D (1-60), \
+             mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10)"
+        );
+        for kind in PLAYER_KINDS {
+            let spec = match kind.argument {
+                Some(argument) => format!("{}:{}", kind.name, argument.suggested),
+                None => kind.name.to_owned(),
+            };
+            assert!(spec.parse::<PlayerSpec>().is_ok(), "{spec}");
         }
     }
 
