@@ -606,7 +606,7 @@ fn solve_node<N: Node>(
 }
 
 /// A rough estimate of how long an exact solve of `setup` takes here (see
-/// [`solve_time_estimate`]), for warning people before one that may never end.
+/// `solve_time_estimate`), for warning people before one that may never end.
 pub fn solve_time(variant: Variant, setup: &Setup) -> Duration {
     on_node!(variant = variant, &setup.board, setup.first_mover, |node| {
         solve_time_estimate(&node)

@@ -49,7 +49,7 @@ impl PlayerSpec {
 
     /// The most playouts `mcts:N` takes: its tree keeps a position for each, a few hundred
     /// bytes on the largest boards, so this bounds it to a few hundred MB.
-    pub const MAX_PLAYOUTS: u32 = 1_000_000;
+    pub(crate) const MAX_PLAYOUTS: u32 = 1_000_000;
 }
 
 /// One kind of player in [`PLAYER_KINDS`].
@@ -86,7 +86,7 @@ pub struct SpecArgument {
 impl PlayerKind {
     /// How a spec of this kind is written, with its range: `random`, `minimax:D (1-60)`,
     /// `engine or engine:L (1-10)`.
-    pub fn usage(&self) -> String {
+    pub(crate) fn usage(&self) -> String {
         match self.argument {
             None => self.name.to_owned(),
             Some(argument) => {
@@ -274,7 +274,7 @@ pub trait Player<R: RuleSet> {
     /// `limits`: every player that searches stops at the time, node or depth limit given
     /// (and at its [`Player::watch`] signal) with the best move it has, so no spec can run
     /// away with a machine; a player given no limit at all searches as its spec says (the
-    /// engine then takes [`DEFAULT_MOVE_TIME`]). `progress` hears about each finished
+    /// engine then takes `DEFAULT_MOVE_TIME`, one second). `progress` hears about each finished
     /// search iteration.
     fn choose(
         &mut self,
@@ -293,7 +293,7 @@ pub trait Player<R: RuleSet> {
 
 /// A player for `spec`; `seed` makes its random choices reproducible; `hash` is the
 /// engine's transposition table size in MiB (`None`: sized to the time per move, see
-/// [`EnginePlayer`]).
+/// `EnginePlayer`).
 pub fn new_player<R: RuleSet>(
     spec: PlayerSpec,
     seed: u64,
@@ -577,20 +577,20 @@ impl<R: RuleSet> Player<R> for MctsPlayer {
 /// What each engine level may do: iteration depth, and up to how many empties it solves
 /// the game exactly (both further bounded by the time given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Level {
+pub(crate) struct Level {
     /// Deepest midgame iteration.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Most empty squares for an exact solve.
-    pub solve_empties: u32,
+    pub(crate) solve_empties: u32,
     /// How far off its judgement is: each root move's score gets a random error of about
     /// this much (a normal spread, in evaluation units) before the best is picked, so that
     /// low levels slip now and then as people do, more often between moves that are close.
-    pub noise: i32,
+    pub(crate) noise: i32,
     /// Whether it plays from the opening book, and how far from the best book move it may
     /// stray (evaluation units; picked evenly among those within), so games vary.
-    pub book: Option<i32>,
+    pub(crate) book: Option<i32>,
     /// How selective its midgame searches are.
-    pub selectivity: Selectivity,
+    pub(crate) selectivity: Selectivity,
 }
 
 /// The selectivity of levels 6 to 10.
@@ -598,7 +598,7 @@ const LEVEL_SELECTIVITY: Selectivity = Selectivity::DEFAULT;
 
 /// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it. Levels
 /// 1 to 5 misjudge moves a little (see [`Level::noise`]): from about 6 discs to under one.
-pub const LEVELS: [Level; 10] = [
+pub(crate) const LEVELS: [Level; 10] = [
     Level {
         depth: 1,
         solve_empties: 0,
@@ -672,7 +672,7 @@ pub const LEVELS: [Level; 10] = [
 ];
 
 /// Time per move of an engine that is given none: one second.
-pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 
 /// The engine: iterative-deepening search with the evaluation, and the exact solver near
 /// the end when the time allows.
@@ -680,7 +680,7 @@ pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// Its transposition table is kept from move to move. Unless a size is given, it is made
 /// at the first move for the time given: [`TranspositionTable::megabytes_for_time`], at
 /// most [`MAX_DEFAULT_HASH`] MiB (many engines may play at once, in a match or a server).
-pub struct EnginePlayer {
+pub(crate) struct EnginePlayer {
     level: u8,
     /// For the low levels' slips.
     rng: StdRng,
@@ -699,24 +699,24 @@ pub struct EnginePlayer {
 }
 
 /// The largest table, in MiB, an engine makes when no size is given.
-pub const MAX_DEFAULT_HASH: usize = 32;
+pub(crate) const MAX_DEFAULT_HASH: usize = 32;
 
 impl EnginePlayer {
     /// The engine at `level` (1 to 10), with a table of `hash` MiB (`None`: sized to the
     /// time per move).
-    pub fn new(level: u8, hash: Option<usize>) -> EnginePlayer {
+    pub(crate) fn new(level: u8, hash: Option<usize>) -> EnginePlayer {
         EnginePlayer::with_evaluator(level, hash, false)
     }
 
     /// The same player with its random slips (levels 1 to 5) drawn from `seed`.
     #[must_use]
-    pub fn seeded(mut self, seed: u64) -> EnginePlayer {
+    pub(crate) fn seeded(mut self, seed: u64) -> EnginePlayer {
         self.rng = StdRng::seed_from_u64(seed);
         self
     }
 
     /// The engine at `level` with learned `weights` in place of the built-in ones.
-    pub fn with_weights(
+    pub(crate) fn with_weights(
         level: u8,
         hash: Option<usize>,
         weights: &'static PatternWeights,
@@ -728,7 +728,7 @@ impl EnginePlayer {
     }
 
     /// The engine at `level` with the hand-written evaluation (`classic:L`).
-    pub fn classic(level: u8, hash: Option<usize>) -> EnginePlayer {
+    pub(crate) fn classic(level: u8, hash: Option<usize>) -> EnginePlayer {
         EnginePlayer::with_evaluator(level, hash, true)
     }
 
@@ -753,14 +753,14 @@ impl EnginePlayer {
 
     /// The same player searching with `selectivity`.
     #[must_use]
-    pub fn with_selectivity(mut self, selectivity: Selectivity) -> EnginePlayer {
+    pub(crate) fn with_selectivity(mut self, selectivity: Selectivity) -> EnginePlayer {
         self.selectivity = Some(selectivity);
         self
     }
 
     /// The same player without the opening book (to measure the search alone).
     #[must_use]
-    pub fn without_book(mut self) -> EnginePlayer {
+    pub(crate) fn without_book(mut self) -> EnginePlayer {
         self.book = false;
         self
     }
@@ -770,7 +770,7 @@ impl EnginePlayer {
     /// search's result varies from run to run, and theirs must not (the same seed plays
     /// the same game).
     #[must_use]
-    pub fn with_threads(mut self, threads: usize) -> EnginePlayer {
+    pub(crate) fn with_threads(mut self, threads: usize) -> EnginePlayer {
         self.threads = threads.max(1);
         self
     }

@@ -2,9 +2,9 @@
 //! shallow search predicts a deep one in the midgame, and the exact score in the endgame.
 //!
 //! For each midgame position the search deepens one ply at a time, full width, and every
-//! depth `d` from [`MIDGAME_MIN_DEPTH`] up is paired with [`shallow_depth`]`(d)`; for each
+//! depth `d` from `MIDGAME_MIN_DEPTH` up is paired with `shallow_depth``(d)`; for each
 //! endgame position the exact score (by the solver) is paired with a search
-//! [`shallow_depth`]`(empties)` deep. The error (deep minus shallow, in evaluation units)
+//! `shallow_depth``(empties)` deep. The error (deep minus shallow, in evaluation units)
 //! gets a mean and a standard deviation, each a linear function fitted by least squares:
 //! of the depth and the empties in the midgame, of the empties in the endgame (the
 //! deviation shaped by the absolute errors and scaled to their root mean square).
@@ -66,7 +66,7 @@ fn node_midgame_pairs<N: Node>(node: &N, eval: Evaluator, max_depth: u32) -> Vec
 }
 
 /// The endgame pair of `sample`'s position: its exact score against a full-width search
-/// [`shallow_depth`]`(empties)` deep with `eval`; `None` below [`ENDGAME_MIN_EMPTIES`].
+/// `shallow_depth``(empties)` deep with `eval`; `None` below [`ENDGAME_MIN_EMPTIES`].
 pub fn endgame_pair(sample: &Sample, eval: Evaluator) -> Option<Pair> {
     on_node!(bits = sample.player, sample.opponent, |node| {
         node_endgame_pair(&node, eval)

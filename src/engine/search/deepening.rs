@@ -1,8 +1,8 @@
 //! The search the engine's users run: the midgame search's iterations and, once they come
 //! within [`SOLVE_AHEAD`] plies of the end of a selective search (where [`plan`] says so),
-//! solves of the game at rising confidence (`22@73%`, `22@87%`, … to the exact score), as Edax and the strong
-//! engines search: near the end a selective solve sees further in the same time than a
-//! midgame iteration, which still has to evaluate the positions it stops at.
+//! solves of the game at rising confidence (`22@73%`, `22@87%`, … to the exact score), as
+//! Edax and the strong engines search: near the end a selective solve sees further in the
+//! same time than a midgame iteration, which still has to evaluate the positions it stops at.
 //!
 //! [`SOLVE_AHEAD`]: super::plan::SOLVE_AHEAD
 
@@ -22,8 +22,9 @@ use super::{
 /// A selective search (where a cut model applies) that may look to the end of the game
 /// (no depth limit short of it) stops its midgame iterations 8 plies short of the end (as
 /// the engine's one decision between searching and solving says), then solves at each level
-/// of selectivity from its own to the exact score, each within what is left of the limits; each finished solve is reported as an
-/// iteration to the end (its depth the number of empties). A full-width search only
+/// of selectivity from its own to the exact score, each within what is left of the limits;
+/// each finished solve is reported as an iteration to the end (its depth the number of
+/// empties). A full-width search only
 /// deepens: its last iteration is the exact solve's work done by the midgame search.
 ///
 /// With `options.threads` above one, helper threads search beside this one (Lazy SMP);

@@ -114,7 +114,7 @@ fn solvable_empties<N: Node>(node: &N, time: Duration) -> u32 {
 /// A rough estimate of how long an exact solve of `node` takes here, by the model the
 /// engine uses to decide when to solve: for warning people before a solve that may never
 /// end.
-pub fn solve_time_estimate<N: Node>(node: &N) -> Duration {
+pub(crate) fn solve_time_estimate<N: Node>(node: &N) -> Duration {
     let empties = f64::from(node.empties().len() + solve_handicap(node));
     let seconds = 0.010 * 4f64.powf((empties - 14.0) / 2.0);
     Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
@@ -126,7 +126,7 @@ pub fn solve_time_estimate<N: Node>(node: &N) -> Duration {
 /// 16), slower on the general representation as for solves. With
 /// [`solve_time_estimate`], it tells when an exact solve is the cheaper way to look that
 /// deep.
-pub fn search_time_estimate<N: Node>(node: &N, depth: u32) -> Duration {
+pub(crate) fn search_time_estimate<N: Node>(node: &N, depth: u32) -> Duration {
     let plies = f64::from(depth) + 2.0 * f64::from(solve_handicap(node)) / 3.0;
     let seconds = 0.050 * 2f64.powf(plies - 10.0);
     Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
