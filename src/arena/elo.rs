@@ -118,15 +118,10 @@ impl Results {
         }
     }
 
-    /// The number of players.
-    pub fn players(&self) -> usize {
-        self.players
-    }
-
     /// Counts a game between `first` and `second` that ended in `score` for `first`.
     ///
     /// # Panics
-    /// If either player is not one of [`players`](Results::players), or they are the same.
+    /// If either player is not one of those [`Results::new`] was given, or they are the same.
     pub fn add(&mut self, first: usize, second: usize, score: EloScore) {
         assert!(
             first < self.players && second < self.players && first != second,
@@ -151,7 +146,8 @@ impl Results {
     }
 
     /// Games `player` played in all.
-    pub fn total_games(&self, player: usize) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn total_games(&self, player: usize) -> u32 {
         (0..self.players)
             .map(|other| self.games(player, other))
             .sum()

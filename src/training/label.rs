@@ -31,7 +31,7 @@ pub struct LabelOptions {
 impl LabelOptions {
     /// Defaults: exact up to 18 empties, a full-width depth-8 search above, the engine's own
     /// evaluation.
-    pub fn new() -> LabelOptions {
+    pub(crate) fn new() -> LabelOptions {
         LabelOptions {
             exact_empties: 18,
             depth: 8,

@@ -103,7 +103,7 @@ fn node_endgame_pair<N: Node>(node: &N, eval: Evaluator) -> Option<Pair> {
 }
 
 /// The midgame model's features: the deep depth, the shallow one, the empties.
-pub fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
+pub(crate) fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
     vec![
         f64::from(depth),
         f64::from(shallow_depth(depth)),
@@ -112,7 +112,7 @@ pub fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
 }
 
 /// The least-squares fit of the errors of `pairs` (mean and deviation) on `features`.
-pub fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -> ErrorFit {
+pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -> ErrorFit {
     let rows: Vec<Vec<f64>> = pairs.iter().map(&features).collect();
     let errors: Vec<f64> = pairs.iter().map(|pair| f64::from(pair.error)).collect();
     let mean = least_squares(&rows, &errors);

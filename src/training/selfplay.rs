@@ -33,7 +33,7 @@ pub struct SelfPlayOptions {
 impl SelfPlayOptions {
     /// Defaults: openings of 4 to 20 random moves, depth 6, one move in ten random, one
     /// game in ten random throughout, the engine's own evaluation.
-    pub fn new(seed: u64) -> SelfPlayOptions {
+    pub(crate) fn new(seed: u64) -> SelfPlayOptions {
         SelfPlayOptions {
             seed,
             opening: (4, 20),
