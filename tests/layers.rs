@@ -498,3 +498,19 @@ fn the_graph_sees_uses_through_imports_and_re_exports() {
     assert!(!uses("othello::engine", "othello::engine::search"));
     assert!(edges.len() > 100, "{} modules", edges.len());
 }
+
+/// One decision between searching and solving: the engine's moves, the rankings for people
+/// and the search the engine's users run all ask `engine/search/plan.rs`.
+#[test]
+fn one_module_decides_between_searching_and_solving() {
+    let (_, edges) = graph();
+    let path = |text: &str| -> ModPath { text.split("::").map(str::to_owned).collect() };
+    let plan = path("othello::engine::search::plan");
+    for asker in [
+        "othello::engine::player",
+        "othello::analysis",
+        "othello::engine::search::deepening",
+    ] {
+        assert!(edges[&path(asker)].contains(&plan), "{asker}");
+    }
+}
