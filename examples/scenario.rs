@@ -10,7 +10,7 @@
 use std::io::{self, Write};
 
 use clap::Parser;
-use othello::{Board, Color, Full, Game, RuleSet, Setup, Shape, Simple, Square, Variant, WinRule};
+use othello::{Board, Color, Game, RuleSet, Setup, Shape, Square, Variant, WinRule, on_rules};
 use rand::{RngExt, SeedableRng, rngs::StdRng, seq::IteratorRandom};
 
 #[derive(Debug, Parser)]
@@ -48,10 +48,7 @@ struct Args {
 
 fn main() -> io::Result<()> {
     let args = Args::parse();
-    match args.rules {
-        Variant::Full => write_scenario::<Full>(&args),
-        Variant::Simple => write_scenario::<Simple>(&args),
-    }
+    on_rules!(args.rules, |R| write_scenario::<R>(&args))
 }
 
 fn write_scenario<R: RuleSet>(args: &Args) -> io::Result<()> {

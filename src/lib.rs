@@ -1,7 +1,8 @@
 //! Othello (Reversi) on rectangular boards from 4 × 4 to 16 × 16, under standard rules
 //! ([`Full`]) or the course's simplified ones ([`Simple`]), with any first mover, either win
 //! rule and any starting position; the course's character-exact grader protocol
-//! ([`protocol`]); an engine ([`engine`]); and tools for graders ([`grading`]).
+//! ([`protocol`]); an engine ([`engine`]) with matches, analysis and training beside it; and
+//! tools for graders ([`grading`]).
 //!
 //! ```
 //! use othello::{Color, Full, Game, Outcome, Setup, Shape, Status};
@@ -36,8 +37,10 @@
 //! 2. **text formats** (`src/formats/`): the grader's header and board ([`Setup`]'s
 //!    `Display`/`FromStr`), [`MoveList`], [`Obf`], game records ([`Record`]: our own format,
 //!    GGF, grader inputs) and the bounded [`LineReader`];
-//! 3. **the [`engine`]**: perft, evaluation, search, exact solver, MCTS, players, matches,
-//!    and analysis (ranked moves, exact where the solver reaches);
+//! 3. **the [`engine`]**: perft, evaluation, search, exact solver, MCTS, players; and beside
+//!    it, built on it, [`arena`] (matches and Elo ratings), [`analysis`] for people (ranked
+//!    moves, exact where the solver reaches; solves; game reviews) and [`training`] (the
+//!    learned evaluation's pipeline);
 //! 4. **front ends**: the grader [`protocol`] and the [`grading`] tools, in this library
 //!    because they run on any reader and writer (tests run them in memory); the console
 //!    game, the command-line commands and the web server live in the `othello` binary
@@ -46,7 +49,8 @@
 //! # What is public
 //!
 //! The library's API is the game core and the formats (flat, at the crate root), the
-//! [`engine`], the grader [`protocol`] and the [`grading`] tools: course staff may build
+//! [`engine`] and what is built beside it ([`arena`], [`analysis`], [`training`]), the
+//! grader [`protocol`] and the [`grading`] tools: course staff may build
 //! their own harness on [`grading::scenario`] (test cases with their expected output) and
 //! [`grading::check`] (running a program the way the course's harness does). The console
 //! game (`play`), the command-line commands and the server are not: they are the binary's,
@@ -54,12 +58,15 @@
 
 #![warn(missing_docs, missing_debug_implementations)]
 
+pub mod analysis;
+pub mod arena;
 mod core;
 pub mod engine;
 mod formats;
 pub mod grading;
 pub mod process;
 pub mod protocol;
+pub mod training;
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]

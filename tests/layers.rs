@@ -36,14 +36,36 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         "othello::core",
         "othello::formats",
         "othello::engine",
+        "othello::arena",
+        "othello::analysis",
+        "othello::training",
         "othello::process",
         "othello::protocol",
         "othello::grading",
+    ];
+    /// What the front ends of the binary may use: the library, and its own helpers.
+    const FRONT_END: &[&str] = &[
+        "othello",
+        "othello::core",
+        "othello::formats",
+        "othello::engine",
+        "othello::arena",
+        "othello::analysis",
+        "othello::training",
+        "othello::process",
+        "othello::protocol",
+        "othello::grading",
+        "bin::files",
+        "bin::words",
     ];
     Some(match layer {
         "othello" | "bin" => &["*"],
         "othello::core" => &["othello"],
         "othello::formats" | "othello::engine" => &["othello", "othello::core"],
+        // Beside the engine: matches and Elo ratings, analysis for people, training.
+        "othello::arena" | "othello::analysis" | "othello::training" => {
+            &["othello", "othello::core", "othello::engine"]
+        }
         "othello::process" => &["othello", "othello::formats"],
         "othello::protocol" => &[
             "othello",
@@ -60,29 +82,8 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
             "othello::protocol",
         ],
         "bin::files" | "bin::words" => LIBRARY,
-        "bin::play" | "bin::nboard" | "bin::tournament" => &[
-            "othello",
-            "othello::core",
-            "othello::formats",
-            "othello::engine",
-            "othello::process",
-            "othello::protocol",
-            "othello::grading",
-            "bin::files",
-            "bin::words",
-        ],
-        "bin::server" => &[
-            "othello",
-            "othello::core",
-            "othello::formats",
-            "othello::engine",
-            "othello::process",
-            "othello::protocol",
-            "othello::grading",
-            "bin::files",
-            "bin::words",
-            "bin::play",
-        ],
+        // The seats' `Occupant` is the engine's: the server no longer needs the console game.
+        "bin::play" | "bin::nboard" | "bin::tournament" | "bin::server" => FRONT_END,
         "bin::cli" => &["*"],
         _ => return None,
     })
@@ -496,4 +497,20 @@ fn the_graph_sees_uses_through_imports_and_re_exports() {
     // A parent's `pub use` of its child makes no edge.
     assert!(!uses("othello::engine", "othello::engine::search"));
     assert!(edges.len() > 100, "{} modules", edges.len());
+}
+
+/// One decision between searching and solving: the engine's moves, the rankings for people
+/// and the search the engine's users run all ask `engine/search/plan.rs`.
+#[test]
+fn one_module_decides_between_searching_and_solving() {
+    let (_, edges) = graph();
+    let path = |text: &str| -> ModPath { text.split("::").map(str::to_owned).collect() };
+    let plan = path("othello::engine::search::plan");
+    for asker in [
+        "othello::engine::player",
+        "othello::analysis",
+        "othello::engine::search::deepening",
+    ] {
+        assert!(edges[&path(asker)].contains(&plan), "{asker}");
+    }
 }

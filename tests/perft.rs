@@ -10,6 +10,7 @@ use std::path::Path;
 use othello::{
     Board, Color, Full, RuleSet, Setup, Shape, Simple, Variant,
     engine::{GridNode, Node8, perft, perft_nodes},
+    on_rules,
 };
 use proptest::prelude::*;
 
@@ -81,10 +82,11 @@ fn cases() -> Vec<PerftCase> {
 }
 
 fn run(case: &PerftCase) -> u64 {
-    match case.variant {
-        Variant::Full => perft::<Full>(&case.board, case.side, case.depth),
-        Variant::Simple => perft::<Simple>(&case.board, case.side, case.depth),
-    }
+    on_rules!(case.variant, |R| perft::<R>(
+        &case.board,
+        case.side,
+        case.depth
+    ))
 }
 
 #[test]

@@ -12,10 +12,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Color, LoadSettings, Setup, Shape, Variant,
-    engine::{
-        Limits, Selectivity,
-        analysis::{self, MoveReview, RankOptions, Verdict},
-    },
+    analysis::{self, MoveReview, RankOptions, Verdict},
+    engine::{Limits, Selectivity},
 };
 use serde::Serialize;
 

@@ -21,7 +21,7 @@ use othello::{
             points::Points,
             report::{self, Scored},
             roster::Roster,
-            sandbox::{Limits, RUN_PREFIX, Sandbox, SandboxChoice},
+            sandbox::{RUN_PREFIX, ResourceLimits, Sandbox, SandboxChoice},
             submissions,
         },
         similarity::{self, Source, compare},
@@ -90,23 +90,23 @@ pub struct GradeArgs {
     #[arg(long, value_enum, default_value_t = SandboxArg::Auto)]
     sandbox: SandboxArg,
     /// CPU seconds per process of a case.
-    #[arg(long, value_name = "SECS", default_value_t = Limits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, value_name = "SECS", default_value_t = ResourceLimits::default().cpu_seconds, value_parser = clap::value_parser!(u64).range(1..=3600))]
     cpu: u64,
     /// Memory in MiB: for a whole case (all its processes) where a control group can be
     /// had, else address space per process.
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory >> 20, value_parser = clap::value_parser!(u64).range(16..=65536))]
+    #[arg(long, value_name = "MIB", default_value_t = ResourceLimits::default().memory >> 20, value_parser = clap::value_parser!(u64).range(16..=65536))]
     memory: u64,
     /// Processes a case may have at once.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().processes, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, value_name = "N", default_value_t = ResourceLimits::default().processes, value_parser = clap::value_parser!(u64).range(1..=4096))]
     processes: u64,
     /// Largest file a case may write, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().file_size >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, value_name = "MIB", default_value_t = ResourceLimits::default().file_size >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
     file_size: u64,
     /// Files a case may have open at once.
-    #[arg(long, value_name = "N", default_value_t = Limits::default().open_files, value_parser = clap::value_parser!(u64).range(8..=4096))]
+    #[arg(long, value_name = "N", default_value_t = ResourceLimits::default().open_files, value_parser = clap::value_parser!(u64).range(8..=4096))]
     open_files: u64,
     /// Size of a case's private /tmp, in MiB (bounded when run as root).
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().tmp_size >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long, value_name = "MIB", default_value_t = ResourceLimits::default().tmp_size >> 20, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tmp_size: u64,
     /// A host directory the submissions may read (an interpreter under /opt, say);
     /// repeat for more. The system's /usr, /bin, /lib and /etc are always there.
@@ -258,7 +258,7 @@ impl GradeArgs {
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         );
-        let limits = Limits {
+        let limits = ResourceLimits {
             cpu_seconds: self.cpu,
             memory: self.memory << 20,
             processes: self.processes,

@@ -1,5 +1,5 @@
 //! `othello hint`: the best few moves of a position, with scores and expected lines (the
-//! ranking is the engine's: [`othello::engine::analysis::rank`]).
+//! ranking is the engine's: [`othello::analysis::rank`]).
 
 use std::{
     io::Write,
@@ -10,10 +10,8 @@ use std::{
 use clap::Args;
 use othello::{
     Color, Setup,
-    engine::{
-        Limits, Selectivity, Signal,
-        analysis::{DEFAULT_TIME, Hint, RankOptions, rank, solve_time},
-    },
+    analysis::{DEFAULT_TIME, Hint, RankOptions, rank, solve_time},
+    engine::{Limits, Selectivity, Signal},
 };
 use serde::Serialize;
 

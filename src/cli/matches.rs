@@ -6,11 +6,10 @@ use std::{fmt::Write as _, io::Write, path::PathBuf, time::Duration};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
-    Full, Shape, Simple, Variant, WinRule,
-    engine::{
-        EloEstimate, EngineSettings, Limits, MatchGame, MatchOptions, MatchSummary, PlayerSpec,
-        Selectivity, Tally, eval::Evaluator, play_match,
-    },
+    Shape, Variant, WinRule,
+    arena::{EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match},
+    engine::{EngineSettings, Limits, PlayerSpec, Selectivity, eval::Evaluator},
+    on_rules,
 };
 use serde::Serialize;
 
@@ -20,10 +19,9 @@ use crate::tournament::report::{json_number, signed as elo_text};
 /// `othello match --black SPEC --white SPEC --games N [--rules ..] [--size RxC | --position
 /// FILE] [--win ..] [--openings K] [--time-per-move MS] [--seed S] [--hash MIB] [--json]`.
 #[derive(Debug, Args)]
+#[command(after_help = super::players_help(false))]
 pub struct MatchArgs {
-    /// The player with Black in the first game: random, greedy, minimax:D (1-60), mcts:N
-    /// (1-1000000), engine or engine:L (1-10), classic or classic:L (the engine with the
-    /// hand-written evaluation).
+    /// The player with Black in the first game (a SPEC: the players are listed below).
     #[arg(long, value_name = "SPEC")]
     black: PlayerSpec,
     /// The player with White in the first game.
@@ -207,10 +205,7 @@ fn run(
         debug_assert_eq!(first.wins, second.losses);
         bar.inc(1);
     };
-    let summary = match variant {
-        Variant::Full => play_match::<Full>(options, &mut on_game),
-        Variant::Simple => play_match::<Simple>(options, &mut on_game),
-    };
+    let summary = on_rules!(variant, |R| play_match::<R>(options, &mut on_game));
     bar.finish_and_clear();
     let text = if json {
         json_summary(options, &summary)

@@ -11,7 +11,8 @@ use std::{
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{
-    Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule, engine::eval::Evaluator,
+    Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule,
+    engine::{PLAYER_KINDS, PlayerKind, eval::Evaluator},
 };
 use thiserror::Error;
 
@@ -325,6 +326,36 @@ fn physical_memory_megabytes() -> Option<u64> {
     {
         None
     }
+}
+
+/// The players a SPEC may name ([`PLAYER_KINDS`]), one a line with what each is, for the
+/// help of the commands that take specs; `human` first where a person may take a seat.
+pub fn players_help(human: bool) -> String {
+    let usage = |kind: &PlayerKind| match kind.argument {
+        None => kind.name.to_owned(),
+        Some(argument) if argument.omitted.is_some() => {
+            format!("{}[:{}]", kind.name, argument.letter)
+        }
+        Some(argument) => format!("{}:{}", kind.name, argument.letter),
+    };
+    let about = |kind: &PlayerKind| match kind.argument {
+        None => kind.about.to_owned(),
+        Some(argument) => format!(
+            "{} ({}: {}-{})",
+            kind.about, argument.letter, argument.min, argument.max
+        ),
+    };
+    let mut rows: Vec<(String, String)> = Vec::new();
+    if human {
+        rows.push(("human".to_owned(), "a person at the keyboard".to_owned()));
+    }
+    rows.extend(PLAYER_KINDS.iter().map(|kind| (usage(kind), about(kind))));
+    let width = rows.iter().map(|(usage, _)| usage.len()).max().unwrap_or(0);
+    let mut text = String::from("Players (SPEC):");
+    for (usage, about) in rows {
+        text.push_str(&format!("\n  {usage:width$}  {about}"));
+    }
+    text
 }
 
 /// A seed from the clock, for games that should differ from run to run.

@@ -3,7 +3,7 @@
 use std::{io::Write, path::PathBuf, time::Instant};
 
 use clap::Args;
-use othello::{Full, Setup, Shape, Simple, Variant, engine::perft};
+use othello::{Setup, Shape, Variant, engine::perft, on_rules};
 use serde::Serialize;
 
 use super::{CliError, Rules};
@@ -86,10 +86,11 @@ fn run(
     let mut lines = Vec::new();
     for depth in 1..=max_depth {
         let start = Instant::now();
-        let leaves = match variant {
-            Variant::Full => perft::<Full>(&setup.board, setup.first_mover, depth),
-            Variant::Simple => perft::<Simple>(&setup.board, setup.first_mover, depth),
-        };
+        let leaves = on_rules!(variant, |R| perft::<R>(
+            &setup.board,
+            setup.first_mover,
+            depth
+        ));
         let line = PerftLine {
             depth,
             leaves,

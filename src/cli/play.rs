@@ -7,17 +7,17 @@ use std::{
 };
 
 use clap::Args;
-use othello::{ByColor, LoadSettings, Shape, Variant, WinRule};
+use othello::{ByColor, LoadSettings, Shape, Variant, WinRule, engine::Occupant};
 
 use super::{CliError, First, Rules, clock_seed, hash_megabytes, record_date, win_rule};
-use crate::play::{self, Occupant, PlayOptions};
+use crate::play::{self, PlayOptions};
 
 /// `othello play [--black human|SPEC] [--white human|SPEC] [--rules ..] [--size RxC]
 /// [--first B|W] [--win ..] [--position FILE | --load FILE] ...`.
 #[derive(Debug, Args)]
+#[command(after_help = super::players_help(true))]
 pub struct PlayArgs {
-    /// Who plays Black: human, or a player spec (random, greedy, minimax:D, mcts:N,
-    /// engine, engine:L, classic, classic:L).
+    /// Who plays Black: human, or a player SPEC (the players are listed below).
     #[arg(long, value_name = "human|SPEC", default_value = "human")]
     black: Occupant,
     /// Who plays White.

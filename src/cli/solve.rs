@@ -8,12 +8,8 @@ use std::{io::Write, path::PathBuf, time::Duration};
 use clap::Args;
 use othello::{
     Obf, Setup, Shape, Variant, WinRule,
-    engine::{
-        Limits, Signal, TranspositionTable,
-        analysis::{Solved, solve_setup, solve_time},
-        endgame,
-        eval::Evaluator,
-    },
+    analysis::{Solved, solve_setup, solve_time},
+    engine::{Limits, Signal, TranspositionTable, endgame, eval::Evaluator},
 };
 use serde::Serialize;
 

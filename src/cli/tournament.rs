@@ -31,9 +31,10 @@ const DEFAULT_RANDOM_MOVES: u32 = 4;
 /// [--gauntlet NAME] [--time-per-move MS] [--engine-depth D] [--move-timeout MS]
 /// [--openings FILE | --random-openings K] [--seed S] [--save DIR | --no-save] [--json]`.
 #[derive(Debug, Args)]
+#[command(after_help = super::players_help(false))]
 pub struct TournamentArgs {
-    /// A built-in player, NAME=SPEC (repeat for more): SPEC is random, greedy, minimax:D,
-    /// mcts:N, engine, engine:L, classic or classic:L; NAME a word (letters, digits, _ . -).
+    /// A built-in player, NAME=SPEC (repeat for more): SPEC one of the players listed
+    /// below; NAME a word (letters, digits, _ . -).
     #[arg(long = "player", value_name = "NAME=SPEC", value_parser = parse_player)]
     players: Vec<NamedSpec>,
     /// An external engine speaking the NBoard protocol, NAME=COMMAND (repeat for more):

@@ -10,16 +10,17 @@ use std::{
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use othello::engine::{
-    Limits, Selectivity,
-    eval::Evaluator,
-    pattern::{PHASES, PatternWeights},
-    search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
+use othello::{
+    engine::{
+        Limits, Selectivity,
+        eval::Evaluator,
+        pattern::{PHASES, PatternWeights},
+        search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
+    },
     training::{
         FitOptions, Label, LabelOptions, LabelTables, PhaseFit, Sample, SampleReader, SampleWriter,
-        SelfPlayOptions, fit, game_table, label, self_play_game,
+        SelfPlayOptions, fit, game_table, label, measure, probcut, self_play_game,
     },
-    training::{measure, probcut},
 };
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use rayon::prelude::*;
@@ -486,7 +487,7 @@ fn resume_point(path: &Path) -> std::io::Result<u32> {
         return Ok(0);
     };
     let file = std::fs::OpenOptions::new().write(true).open(path)?;
-    file.set_len(8 + before_last * othello::engine::training::sample::RECORD as u64)?;
+    file.set_len(8 + before_last * othello::training::sample::RECORD as u64)?;
     Ok(last)
 }
 

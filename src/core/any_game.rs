@@ -36,23 +36,10 @@ pub enum AnyGame {
     Simple(Game<Simple>),
 }
 
-/// Calls `$method` on whichever game it is.
-macro_rules! delegate {
-    ($self:expr, $game:ident => $body:expr) => {
-        match $self {
-            AnyGame::Full($game) => $body,
-            AnyGame::Simple($game) => $body,
-        }
-    };
-}
-
 impl AnyGame {
     /// A game under `variant` from `setup` (see [`Game::new`]).
     pub fn new(variant: Variant, setup: Setup) -> AnyGame {
-        match variant {
-            Variant::Full => AnyGame::Full(Game::new(setup)),
-            Variant::Simple => AnyGame::Simple(Game::new(setup)),
-        }
+        crate::on_rules!(variant, |R| AnyGame::from(Game::<R>::new(setup)))
     }
 
     /// A game under `variant` from `setup` after playing `moves` (see [`Game::replay`]).
@@ -64,10 +51,9 @@ impl AnyGame {
         setup: Setup,
         moves: impl IntoIterator<Item = Square>,
     ) -> Result<AnyGame, ReplayError> {
-        Ok(match variant {
-            Variant::Full => AnyGame::Full(Game::replay(setup, moves)?),
-            Variant::Simple => AnyGame::Simple(Game::replay(setup, moves)?),
-        })
+        Ok(crate::on_rules!(variant, |R| AnyGame::from(
+            Game::<R>::replay(setup, moves)?
+        )))
     }
 
     /// The rule set.
@@ -96,52 +82,52 @@ impl AnyGame {
 
     /// See [`Game::setup`].
     pub const fn setup(&self) -> &Setup {
-        delegate!(self, game => game.setup())
+        crate::on_rules!(game = self, |game| game.setup())
     }
 
     /// See [`Game::board`].
     pub const fn board(&self) -> &Board {
-        delegate!(self, game => game.board())
+        crate::on_rules!(game = self, |game| game.board())
     }
 
     /// See [`Game::count`].
     pub const fn count(&self, color: Color) -> u32 {
-        delegate!(self, game => game.count(color))
+        crate::on_rules!(game = self, |game| game.count(color))
     }
 
     /// See [`Game::side_to_move`].
     pub const fn side_to_move(&self) -> Option<Color> {
-        delegate!(self, game => game.side_to_move())
+        crate::on_rules!(game = self, |game| game.side_to_move())
     }
 
     /// See [`Game::legal_moves`].
     pub const fn legal_moves(&self) -> Bitboard {
-        delegate!(self, game => game.legal_moves())
+        crate::on_rules!(game = self, |game| game.legal_moves())
     }
 
     /// See [`Game::is_legal`].
     pub const fn is_legal(&self, square: Square) -> bool {
-        delegate!(self, game => game.is_legal(square))
+        crate::on_rules!(game = self, |game| game.is_legal(square))
     }
 
     /// See [`Game::is_over`].
     pub const fn is_over(&self) -> bool {
-        delegate!(self, game => game.is_over())
+        crate::on_rules!(game = self, |game| game.is_over())
     }
 
     /// See [`Game::outcome`].
     pub fn outcome(&self) -> Option<Outcome> {
-        delegate!(self, game => game.outcome())
+        crate::on_rules!(game = self, |game| game.outcome())
     }
 
     /// See [`Game::status`].
     pub fn status(&self) -> Status {
-        delegate!(self, game => game.status())
+        crate::on_rules!(game = self, |game| game.status())
     }
 
     /// See [`Game::history`].
     pub fn history(&self) -> &[Ply] {
-        delegate!(self, game => game.history())
+        crate::on_rules!(game = self, |game| game.history())
     }
 
     /// See [`Game::moves`].
@@ -151,7 +137,7 @@ impl AnyGame {
 
     /// See [`Game::undone`].
     pub fn undone(&self) -> impl ExactSizeIterator<Item = Square> + '_ {
-        delegate!(self, game => game.undone_plies())
+        crate::on_rules!(game = self, |game| game.undone_plies())
             .iter()
             .rev()
             .map(Ply::square)
@@ -162,17 +148,17 @@ impl AnyGame {
     /// # Errors
     /// [`MoveError`] if the game is over or the move is not legal; the game is unchanged.
     pub fn play(&mut self, square: Square) -> Result<Ply, MoveError> {
-        delegate!(self, game => game.play(square))
+        crate::on_rules!(game = self, |game| game.play(square))
     }
 
     /// See [`Game::undo`].
     pub fn undo(&mut self) -> Option<Ply> {
-        delegate!(self, game => game.undo())
+        crate::on_rules!(game = self, |game| game.undo())
     }
 
     /// See [`Game::redo`].
     pub fn redo(&mut self) -> Option<Ply> {
-        delegate!(self, game => game.redo())
+        crate::on_rules!(game = self, |game| game.redo())
     }
 }
 

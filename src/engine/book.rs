@@ -3,7 +3,7 @@
 //!
 //! A position's value is negamax over its moves: a move whose position is also in the book
 //! is worth what that position is worth (from the other side), any other move what its
-//! search said. Growing the book ([`Book::deviations`], searched by [`grow`]) adds the
+//! search said. Growing the book (`Book::deviations`, searched by [`grow`]) adds the
 //! positions of the moves that are close to the best one of positions on good lines, the
 //! way the strong engines' book learning deviates from the main lines: as the book deepens,
 //! the values near its root are those of ever deeper searches.
@@ -164,7 +164,7 @@ impl Book {
 
     /// A move of `node` from the book: one of those within `margin` (evaluation units) of
     /// the best, each as likely; `None` when `node` is not in the book.
-    pub fn choose(&self, node: &Node8, margin: i32, rng: &mut impl Rng) -> Option<Square> {
+    pub(crate) fn choose(&self, node: &Node8, margin: i32, rng: &mut impl Rng) -> Option<Square> {
         let moves = self.moves(node)?;
         let best = moves.first()?.score;
         let close: Vec<&BookMove> = moves
@@ -176,7 +176,8 @@ impl Book {
 
     /// Puts `entry` in for `node` (whose orientation its moves are in: see [`search_entry`]),
     /// replacing a shallower one; then values are recomputed.
-    pub fn insert(&mut self, node: &Node8, entry: BookEntry) {
+    #[cfg(test)]
+    pub(crate) fn insert(&mut self, node: &Node8, entry: BookEntry) {
         self.insert_quietly(node, entry);
         self.refresh();
     }
@@ -248,7 +249,7 @@ impl Book {
     /// best, the positions after such moves that the book does not have yet, up to `plies`
     /// moves from `root` (passes do not count). Nearest the root first (breadth first), each
     /// once, in a fixed order.
-    pub fn deviations(&self, root: &Node8, window: i32, plies: u32) -> Vec<Node8> {
+    pub(crate) fn deviations(&self, root: &Node8, window: i32, plies: u32) -> Vec<Node8> {
         let mut seen = HashSet::new();
         let mut found = Vec::new();
         let mut queue = std::collections::VecDeque::from([(*root, 0)]);
@@ -454,7 +455,7 @@ fn canonical(node: &Node8) -> ((u64, u64), Symmetry) {
 
 /// A book entry for `node` (in its own orientation): every move ranked by a search
 /// `depth` deep at `selectivity` on `eval`.
-pub fn search_entry(
+pub(crate) fn search_entry(
     node: &Node8,
     depth: u32,
     selectivity: Selectivity,
@@ -499,7 +500,7 @@ pub struct GrowOptions {
     pub eval: Evaluator,
 }
 
-/// Grows `book` from `root` by rounds of [`Book::deviations`], each searched on every core,
+/// Grows `book` from `root` by rounds of `Book::deviations`, each searched on every core,
 /// until `options.positions` are added or no line within the window leaves the book
 /// before `options.plies`; `progress` hears the positions added so far. Returns how many
 /// were added.

@@ -52,7 +52,7 @@ impl Evaluator {
     /// [`Evaluator::evaluate`] where the side to move's legal moves are known (a search
     /// has them): one move generation fewer.
     #[inline(always)]
-    pub fn evaluate_knowing<N: Node>(self, node: &N, moves: N::Set, rule: WinRule) -> i32 {
+    pub(crate) fn evaluate_knowing<N: Node>(self, node: &N, moves: N::Set, rule: WinRule) -> i32 {
         if let Evaluator::Patterns(weights) = self
             && rule == WinRule::MostDiscs
             && let Some((player, opponent)) = node.bits8()
@@ -70,13 +70,6 @@ impl Evaluator {
         variant == crate::Variant::Full
             && shape == crate::Shape::STANDARD
             && rule == WinRule::MostDiscs
-    }
-
-    /// Whether the learned weights would score positions of `node`'s kind under `rule`.
-    pub fn is_learned_for<N: Node>(self, node: &N, rule: WinRule) -> bool {
-        matches!(self, Evaluator::Patterns(_))
-            && rule == WinRule::MostDiscs
-            && node.bits8().is_some()
     }
 }
 
@@ -157,7 +150,7 @@ const WIPEOUT: i32 = 100;
 /// disc difference, the wipeout threat) changes sign; mobility and parity keep their
 /// meaning: having choices and the last move are good either way.
 #[inline(always)]
-pub fn evaluate<N: Node>(node: &N, rule: WinRule) -> i32 {
+pub(crate) fn evaluate<N: Node>(node: &N, rule: WinRule) -> i32 {
     let layout = node.layout();
     let (player, opponent, empty) = (node.player(), node.opponent(), node.empties());
     let cells = layout.cells.len() as i32;

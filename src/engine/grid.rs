@@ -24,15 +24,6 @@ impl<R: RuleSet> GridNode<R> {
             rules: PhantomData,
         }
     }
-
-    /// The board, with the side to move given as `side`.
-    pub fn to_board(&self, side: Color) -> Board {
-        let mut board = self.board;
-        if side == Color::White {
-            board.swap_colors();
-        }
-        board
-    }
 }
 
 impl<R: RuleSet> Node for GridNode<R> {

@@ -97,7 +97,7 @@ const CHECK_EVERY: u64 = 4096;
 /// [`Stopper::work`] counts so the clock is looked at as often, without changing the node
 /// count a search reports.
 #[derive(Debug)]
-pub struct Stopper<'a> {
+pub(crate) struct Stopper<'a> {
     deadline: Option<Instant>,
     max_nodes: u64,
     signal: Option<&'a Signal>,
@@ -111,7 +111,7 @@ pub struct Stopper<'a> {
 impl<'a> Stopper<'a> {
     /// Starts the clock for `limits`; `signal`, when another thread asks it to stop, stops
     /// the search, and hears the node count at every look.
-    pub fn new(limits: &Limits, signal: Option<&'a Signal>) -> Stopper<'a> {
+    pub(crate) fn new(limits: &Limits, signal: Option<&'a Signal>) -> Stopper<'a> {
         Stopper {
             deadline: limits.time.map(|time| Instant::now() + time),
             max_nodes: limits.nodes.unwrap_or(u64::MAX),
@@ -126,7 +126,7 @@ impl<'a> Stopper<'a> {
 
     /// Counts one node; true if the search must stop now.
     #[inline(always)]
-    pub fn tick(&mut self) -> bool {
+    pub(crate) fn tick(&mut self) -> bool {
         self.nodes += 1;
         self.work += 1;
         if self.work >= self.next_check {
@@ -138,7 +138,7 @@ impl<'a> Stopper<'a> {
     /// Counts one step of work that is not a node (a position of an ordering search);
     /// true if the search must stop now.
     #[inline(always)]
-    pub fn work(&mut self) -> bool {
+    pub(crate) fn work(&mut self) -> bool {
         self.work += 1;
         if self.work >= self.next_check {
             self.check();
@@ -163,17 +163,17 @@ impl<'a> Stopper<'a> {
     }
 
     /// Whether the search has been stopped.
-    pub fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.stopped
     }
 
     /// Nodes counted so far.
-    pub fn nodes(&self) -> u64 {
+    pub(crate) fn nodes(&self) -> u64 {
         self.nodes
     }
 
     /// Time left before the deadline, if there is one.
-    pub fn remaining(&self) -> Option<Duration> {
+    pub(crate) fn remaining(&self) -> Option<Duration> {
         self.deadline
             .map(|deadline| deadline.saturating_duration_since(Instant::now()))
     }

@@ -28,7 +28,7 @@ struct TreeNode<N: Node> {
 /// Runs `playouts` iterations of UCT from `node` (fewer if `stopper` stops it first: it
 /// counts every position played, so a time limit is checked within a playout or two) and
 /// returns the most visited move, or `None` if the side to move has no legal move.
-pub fn mcts<N: Node>(
+pub(crate) fn mcts<N: Node>(
     node: &N,
     rule: WinRule,
     playouts: u32,
@@ -187,7 +187,7 @@ mod tests {
     use super::*;
     use crate::{
         Board, Color, Shape, Simple,
-        engine::{Goal, GridNode, Limits, Node8, TranspositionTable, solve},
+        engine::{Goal, GridNode, Limits, Node8, TranspositionTable, endgame::solve},
     };
 
     /// `playouts` of UCT from `node`, seeded, without other limits.

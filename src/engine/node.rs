@@ -311,7 +311,7 @@ pub fn final_score(rule: WinRule, player: u32, opponent: u32, empties: u32) -> i
 }
 
 /// One square (a move) of node type `N`.
-pub type Index<N> = <<N as Node>::Set as SquareSet>::Index;
+pub(crate) type Index<N> = <<N as Node>::Set as SquareSet>::Index;
 
 /// Splitmix64: the generator behind the hash tables (a constant function, so the tables are
 /// built at compile time).
@@ -354,4 +354,66 @@ pub(crate) fn hash_words(words: &[u64]) -> u64 {
         }
     }
     hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        Bitboard, Board, Color, Full, Shape,
+        engine::{GridNode, Node8},
+    };
+
+    /// The 8 × 8 part of a grid set, as a `u64`.
+    fn to_u64(set: Bitboard) -> u64 {
+        set.iter()
+            .filter(|&s| Shape::STANDARD.contains(s))
+            .fold(0, |bits, s| {
+                bits | 1u64 << (u32::from(s.row()) * 8 + u32::from(s.column()))
+            })
+    }
+
+    #[test]
+    fn both_representations_agree_on_8x8() {
+        let board = Board::standard(Shape::STANDARD);
+        let fast = Node8::from_board(&board, Color::Black);
+        let grid = GridNode::<Full>::from_board(&board, Color::Black);
+        let (a, b) = (fast.layout(), grid.layout());
+        assert_eq!(a.cells, to_u64(b.cells));
+        assert_eq!(a.edges, to_u64(b.edges));
+        for (x, y) in a.quadrants.iter().zip(&b.quadrants) {
+            assert_eq!(*x, to_u64(*y));
+        }
+        for (x, y) in a.corners.iter().zip(&b.corners) {
+            assert_eq!(x.corner, to_u64(y.corner));
+            assert_eq!(x.x_square, to_u64(y.x_square));
+            assert_eq!(x.c_squares, to_u64(y.c_squares));
+        }
+        assert_eq!(b.edges.count(), 28);
+        let mut bits = 0x8100_2400_0018_0081u64;
+        let set: Bitboard = std::iter::from_fn(|| bits.pop())
+            .map(|i| fast.square(i))
+            .collect();
+        assert_eq!(
+            SquareSet::neighbours(0x8100_2400_0018_0081u64),
+            to_u64(set.neighbours())
+        );
+        for square in Shape::STANDARD.squares() {
+            assert_eq!(fast.square(fast.index(square).unwrap()), square);
+        }
+        assert_ne!(fast.hash(), fast.pass().hash());
+    }
+
+    #[test]
+    fn layouts_of_small_and_odd_boards() {
+        let board = Board::standard(Shape::new(4, 5).unwrap());
+        let node = GridNode::<Full>::from_board(&board, Color::Black);
+        let layout = node.layout();
+        assert_eq!(layout.cells.count(), 20);
+        assert_eq!(layout.edges.count(), 14);
+        let top_right = layout.corners[1];
+        assert_eq!(top_right.corner.first(), Some(crate::Square::new(0, 4)));
+        assert_eq!(top_right.x_square.first(), Some(crate::Square::new(1, 3)));
+        assert_eq!(top_right.c_squares.count(), 2);
+    }
 }

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use super::node::{Corner, Layout, Node, SquareSet, hash_words};
+#[cfg(test)]
+use super::node::SquareSet;
+use super::node::{Corner, Layout, Node, hash_words};
 use crate::{Board, Color, Shape, Square, Variant};
 
 /// Columns 1 to 6: a run flanked within one row never includes the edge columns.
@@ -41,7 +43,8 @@ impl Node8 {
     }
 
     /// The board, with the side to move given as `side`.
-    pub fn to_board(self, side: Color) -> Board {
+    #[cfg(test)]
+    pub(crate) fn to_board(self, side: Color) -> Board {
         let mut board = Board::empty(Shape::STANDARD);
         for (bits, color) in [(self.player, side), (self.opponent, side.opponent())] {
             let mut bits = bits;
@@ -53,12 +56,14 @@ impl Node8 {
     }
 
     /// Discs of the side to move.
-    pub const fn player(self) -> u64 {
+    #[cfg(test)]
+    pub(crate) const fn player(self) -> u64 {
         self.player
     }
 
     /// Discs of the opponent.
-    pub const fn opponent(self) -> u64 {
+    #[cfg(test)]
+    pub(crate) const fn opponent(self) -> u64 {
         self.opponent
     }
 
@@ -66,7 +71,7 @@ impl Node8 {
     /// four axes, sit on a full line, at the board's edge, or next to another such disc.
     /// Found by growing the set from nothing until it stops changing (corners first).
     #[inline]
-    pub fn stable(self) -> u64 {
+    pub(crate) fn stable(self) -> u64 {
         let occupied = self.player | self.opponent;
         let (rows, columns, diagonals, anti_diagonals) = full_lines(occupied);
         // Squares protected along an axis by the edge or a full line.
@@ -97,7 +102,7 @@ impl Node8 {
     /// The discs that turn over when the side to move plays `index` (an empty square; the
     /// result is empty if the move is illegal).
     #[inline(always)]
-    pub fn flips(self, index: u32) -> u64 {
+    pub(crate) fn flips(self, index: u32) -> u64 {
         let (p, o) = (self.player, self.opponent);
         let rays = &RAYS[index as usize];
         let mut flips = 0;

@@ -1,19 +1,31 @@
 //! Players: whatever picks a move in a [`Game`], named by a spec such as `greedy`,
 //! `minimax:4`, `mcts:2000` or `engine:7`.
 
-use std::{any::TypeId, fmt, str::FromStr, sync::Arc, time::Duration};
+use std::{fmt, str::FromStr, sync::Arc, time::Duration};
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
 use super::{
     Goal, Limits, Node, Node8, SearchOptions, SearchReport, Selectivity, Signal, SquareSet,
-    Stopper, TranspositionTable, book::Book, endgame, endgame::SolveOptions, eval::DISC,
-    eval::Evaluator, mcts::mcts, on_node, pattern::PatternWeights, search::search,
+    Stopper, TranspositionTable,
+    book::Book,
+    endgame,
+    endgame::SolveOptions,
+    eval::DISC,
+    eval::Evaluator,
+    mcts::mcts,
+    on_node,
+    pattern::PatternWeights,
+    search::{
+        plan::{ExactFirst, plan},
+        search,
+    },
 };
-use crate::{Game, RuleSet, Square, Status, Variant, WinRule};
+use crate::{Game, RuleSet, Square, Status, WinRule};
 
-/// A kind of player, as named on the command line.
+/// A kind of player, as named on the command line (the kinds, their numbers and what they
+/// are: [`PLAYER_KINDS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlayerSpec {
     /// `random`: any legal move, uniformly.
@@ -37,8 +49,123 @@ impl PlayerSpec {
 
     /// The most playouts `mcts:N` takes: its tree keeps a position for each, a few hundred
     /// bytes on the largest boards, so this bounds it to a few hundred MB.
-    pub const MAX_PLAYOUTS: u32 = 1_000_000;
+    pub(crate) const MAX_PLAYOUTS: u32 = 1_000_000;
 }
+
+/// One kind of player in [`PLAYER_KINDS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerKind {
+    /// Its name in a spec: `random`, `minimax`, `engine`, ...
+    pub name: &'static str,
+    /// The number it takes after a colon, if any (`D` in `minimax:D`).
+    pub argument: Option<SpecArgument>,
+    /// What it is, for help: a phrase that names the argument by its letter.
+    pub about: &'static str,
+    /// Its name in the web page's menu of players; `None` where the page does not offer it.
+    pub label: Option<&'static str>,
+}
+
+/// The number a [`PlayerKind`] takes after a colon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecArgument {
+    /// Its letter in help: `D` in `minimax:D`.
+    pub letter: &'static str,
+    /// What it counts, one lower-case word: `depth`, `playouts`, `level`.
+    pub name: &'static str,
+    /// The smallest value.
+    pub min: u32,
+    /// The largest value.
+    pub max: u32,
+    /// The value when the spec leaves the number out (`engine` is `engine:10`); `None`:
+    /// the number must be given.
+    pub omitted: Option<u32>,
+    /// A value to start from where someone is asked for one (the web page's field).
+    pub suggested: u32,
+}
+
+impl PlayerKind {
+    /// How a spec of this kind is written, with its range: `random`, `minimax:D (1-60)`,
+    /// `engine or engine:L (1-10)`.
+    pub(crate) fn usage(&self) -> String {
+        match self.argument {
+            None => self.name.to_owned(),
+            Some(argument) => {
+                let name = self.name;
+                let (letter, min, max) = (argument.letter, argument.min, argument.max);
+                match argument.omitted {
+                    None => format!("{name}:{letter} ({min}-{max})"),
+                    Some(_) => format!("{name} or {name}:{letter} ({min}-{max})"),
+                }
+            }
+        }
+    }
+}
+
+/// Every kind of player, as people name them: the one list the command line's help, the
+/// parser (its ranges and its error) and the web server's menus of players are made from.
+pub const PLAYER_KINDS: [PlayerKind; 6] = [
+    PlayerKind {
+        name: "random",
+        argument: None,
+        about: "any legal move, uniformly",
+        label: Some("random"),
+    },
+    PlayerKind {
+        name: "greedy",
+        argument: None,
+        about: "the move that flips the most discs (ties at random)",
+        label: Some("greedy"),
+    },
+    PlayerKind {
+        name: "minimax",
+        argument: Some(SpecArgument {
+            letter: "D",
+            name: "depth",
+            min: 1,
+            max: 60,
+            omitted: None,
+            suggested: 4,
+        }),
+        about: "plain alpha-beta to depth D on the disc difference",
+        label: Some("minimax"),
+    },
+    PlayerKind {
+        name: "mcts",
+        argument: Some(SpecArgument {
+            letter: "N",
+            name: "playouts",
+            min: 1,
+            max: PlayerSpec::MAX_PLAYOUTS,
+            omitted: None,
+            suggested: 2000,
+        }),
+        about: "Monte Carlo tree search with N random playouts per move",
+        label: Some("MCTS"),
+    },
+    PlayerKind {
+        name: "engine",
+        argument: Some(ENGINE_LEVEL),
+        about: "the engine at level L, its strongest (10) when omitted",
+        label: Some("the engine"),
+    },
+    PlayerKind {
+        name: "classic",
+        argument: Some(ENGINE_LEVEL),
+        about: "the engine at level L with the hand-written evaluation instead of the learned \
+                one (the same search)",
+        label: None,
+    },
+];
+
+/// The level the engine players take.
+const ENGINE_LEVEL: SpecArgument = SpecArgument {
+    letter: "L",
+    name: "level",
+    min: 1,
+    max: PlayerSpec::MAX_LEVEL as u32,
+    omitted: Some(PlayerSpec::MAX_LEVEL as u32),
+    suggested: PlayerSpec::MAX_LEVEL as u32,
+};
 
 impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,39 +185,85 @@ impl fmt::Display for PlayerSpec {
 impl FromStr for PlayerSpec {
     type Err = ParsePlayerError;
 
+    /// A kind's name from [`PLAYER_KINDS`], with its number after a colon where it takes
+    /// one (in its range; left out where the kind allows).
     fn from_str(text: &str) -> Result<PlayerSpec, ParsePlayerError> {
         let error = || ParsePlayerError(text.to_owned());
-        let (name, argument) = match text.split_once(':') {
-            Some((name, argument)) => (name, Some(argument)),
+        let (name, given) = match text.split_once(':') {
+            Some((name, given)) => (name, Some(given)),
             None => (text, None),
         };
-        let number = |low: u32, high: u32| -> Result<u32, ParsePlayerError> {
-            let value: u32 = argument.ok_or_else(error)?.parse().map_err(|_| error())?;
-            (low..=high)
-                .contains(&value)
-                .then_some(value)
-                .ok_or_else(error)
+        let kind = PLAYER_KINDS
+            .iter()
+            .find(|kind| kind.name == name)
+            .ok_or_else(error)?;
+        let value = match (kind.argument, given) {
+            (None, None) => 0,
+            (Some(argument), None) => argument.omitted.ok_or_else(error)?,
+            (Some(argument), Some(given)) => {
+                let value: u32 = given.parse().map_err(|_| error())?;
+                (argument.min..=argument.max)
+                    .contains(&value)
+                    .then_some(value)
+                    .ok_or_else(error)?
+            }
+            (None, Some(_)) => return Err(error()),
         };
-        match (name, argument) {
-            ("random", None) => Ok(PlayerSpec::Random),
-            ("greedy", None) => Ok(PlayerSpec::Greedy),
-            ("minimax", Some(_)) => Ok(PlayerSpec::Minimax(number(1, 60)?)),
-            ("mcts", Some(_)) => Ok(PlayerSpec::Mcts(number(1, PlayerSpec::MAX_PLAYOUTS)?)),
-            ("engine", None) => Ok(PlayerSpec::Engine(PlayerSpec::MAX_LEVEL)),
-            ("engine", Some(_)) => Ok(PlayerSpec::Engine(number(1, 10)? as u8)),
-            ("classic", None) => Ok(PlayerSpec::Classic(PlayerSpec::MAX_LEVEL)),
-            ("classic", Some(_)) => Ok(PlayerSpec::Classic(number(1, 10)? as u8)),
-            _ => Err(error()),
+        Ok(match kind.name {
+            "random" => PlayerSpec::Random,
+            "greedy" => PlayerSpec::Greedy,
+            "minimax" => PlayerSpec::Minimax(value),
+            "mcts" => PlayerSpec::Mcts(value),
+            "engine" => PlayerSpec::Engine(value as u8),
+            _ => PlayerSpec::Classic(value as u8),
+        })
+    }
+}
+
+/// A player spec that is not one of those listed in [`PLAYER_KINDS`].
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown player {0:?}: expected {usage}", usage = kinds_usage())]
+pub struct ParsePlayerError(pub String);
+
+/// Every kind's [`PlayerKind::usage`], in a list: `random, greedy, minimax:D (1-60), ...`.
+fn kinds_usage() -> String {
+    PLAYER_KINDS
+        .iter()
+        .map(PlayerKind::usage)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Who plays one side of the board: a person, or the computer as a player spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Occupant {
+    /// A person at the keyboard.
+    Human,
+    /// The computer, playing as the spec says.
+    Computer(PlayerSpec),
+}
+
+impl fmt::Display for Occupant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Occupant::Human => f.write_str("human"),
+            Occupant::Computer(spec) => spec.fmt(f),
         }
     }
 }
 
-/// A player spec that is not one of those listed in [`PlayerSpec`].
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error(
-    "unknown player {0:?}: expected random, greedy, minimax:D (1-60), mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10)"
-)]
-pub struct ParsePlayerError(pub String);
+impl FromStr for Occupant {
+    type Err = ParsePlayerError;
+
+    /// `human`, or a player spec (`greedy`, `engine:5`, ...).
+    fn from_str(text: &str) -> Result<Occupant, ParsePlayerError> {
+        if text.eq_ignore_ascii_case("human") {
+            Ok(Occupant::Human)
+        } else {
+            text.parse().map(Occupant::Computer)
+        }
+    }
+}
 
 /// Something that chooses moves.
 pub trait Player<R: RuleSet> {
@@ -101,7 +274,7 @@ pub trait Player<R: RuleSet> {
     /// `limits`: every player that searches stops at the time, node or depth limit given
     /// (and at its [`Player::watch`] signal) with the best move it has, so no spec can run
     /// away with a machine; a player given no limit at all searches as its spec says (the
-    /// engine then takes [`DEFAULT_MOVE_TIME`]). `progress` hears about each finished
+    /// engine then takes `DEFAULT_MOVE_TIME`, one second). `progress` hears about each finished
     /// search iteration.
     fn choose(
         &mut self,
@@ -118,15 +291,9 @@ pub trait Player<R: RuleSet> {
     }
 }
 
-/// The seed of the player of `color` in the `game`-th game (from 1) of a series started
-/// with `seed`: each game and side has its own, so a scripted session repeats.
-pub fn seat_seed(seed: u64, game: u64, color: crate::Color) -> u64 {
-    seed.wrapping_add(game * 2 + color as u64)
-}
-
 /// A player for `spec`; `seed` makes its random choices reproducible; `hash` is the
 /// engine's transposition table size in MiB (`None`: sized to the time per move, see
-/// [`EnginePlayer`]).
+/// `EnginePlayer`).
 pub fn new_player<R: RuleSet>(
     spec: PlayerSpec,
     seed: u64,
@@ -410,20 +577,20 @@ impl<R: RuleSet> Player<R> for MctsPlayer {
 /// What each engine level may do: iteration depth, and up to how many empties it solves
 /// the game exactly (both further bounded by the time given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Level {
+pub(crate) struct Level {
     /// Deepest midgame iteration.
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Most empty squares for an exact solve.
-    pub solve_empties: u32,
+    pub(crate) solve_empties: u32,
     /// How far off its judgement is: each root move's score gets a random error of about
     /// this much (a normal spread, in evaluation units) before the best is picked, so that
     /// low levels slip now and then as people do, more often between moves that are close.
-    pub noise: i32,
+    pub(crate) noise: i32,
     /// Whether it plays from the opening book, and how far from the best book move it may
     /// stray (evaluation units; picked evenly among those within), so games vary.
-    pub book: Option<i32>,
+    pub(crate) book: Option<i32>,
     /// How selective its midgame searches are.
-    pub selectivity: Selectivity,
+    pub(crate) selectivity: Selectivity,
 }
 
 /// The selectivity of levels 6 to 10.
@@ -431,7 +598,7 @@ const LEVEL_SELECTIVITY: Selectivity = Selectivity::DEFAULT;
 
 /// Levels 1 to 10, weakest first. Level 10 has no depth limit: only time bounds it. Levels
 /// 1 to 5 misjudge moves a little (see [`Level::noise`]): from about 6 discs to under one.
-pub const LEVELS: [Level; 10] = [
+pub(crate) const LEVELS: [Level; 10] = [
     Level {
         depth: 1,
         solve_empties: 0,
@@ -505,57 +672,7 @@ pub const LEVELS: [Level; 10] = [
 ];
 
 /// Time per move of an engine that is given none: one second.
-pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
-
-/// The most empties at which the engine tries an exact solve with `time` to move: where a
-/// typical solve should take at most a third of it (the solver gets [`SOLVE_SHARE`] of the
-/// time, and the search what is left if it runs out).
-///
-/// The model, measured on positions from random games here: on the 8 × 8 fast path a solve
-/// takes about 10 ms at 14 empties, four times as long for every two more. The general
-/// representation is slower (about as slow as the fast path three empties further, four on
-/// boards of more than 64 squares), and so is SIMPLE (every empty square next to an
-/// opponent disc is a move).
-pub(crate) fn solvable_empties<N: Node>(node: &N, time: Duration) -> u32 {
-    let third_ms = time.as_secs_f64() * 1000.0 / 3.0;
-    let fast_path_empties = 14.0 + 2.0 * (third_ms / 10.0).max(1e-3).log(4.0);
-    (fast_path_empties.floor() as i64 - i64::from(solve_handicap(node))).clamp(0, 64) as u32
-}
-
-/// A rough estimate of how long an exact solve of `node` takes here, by the model the
-/// engine uses to decide when to solve: for warning people before a solve that may never
-/// end.
-pub fn solve_time_estimate<N: Node>(node: &N) -> Duration {
-    let empties = f64::from(node.empties().len() + solve_handicap(node));
-    let seconds = 0.010 * 4f64.powf((empties - 14.0) / 2.0);
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
-}
-
-/// A rough estimate of how long a midgame search of `node` to `depth` plies takes here:
-/// about 50 ms at depth 10 on the 8 × 8 fast path, twice as long for every ply more
-/// (measured on the start and on FFO #40: 0.02-0.08 s at 10, 0.24-0.94 s at 14, 3.8 s at
-/// 16), slower on the general representation as for solves. With
-/// [`solve_time_estimate`], it tells when an exact solve is the cheaper way to look that
-/// deep.
-pub fn search_time_estimate<N: Node>(node: &N, depth: u32) -> Duration {
-    let plies = f64::from(depth) + 2.0 * f64::from(solve_handicap(node)) / 3.0;
-    let seconds = 0.050 * 2f64.powf(plies - 10.0);
-    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
-}
-
-/// How many empties further the fast path solves as fast as `node`'s representation.
-fn solve_handicap<N: Node>(node: &N) -> u32 {
-    if TypeId::of::<N::Set>() == TypeId::of::<u64>() {
-        0
-    } else if N::VARIANT == Variant::Simple || node.layout().cells.len() <= 64 {
-        3
-    } else {
-        4
-    }
-}
-
-/// The share of the move time an exact solve may take.
-pub(crate) const SOLVE_SHARE: f64 = 0.6;
+pub(crate) const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 
 /// The engine: iterative-deepening search with the evaluation, and the exact solver near
 /// the end when the time allows.
@@ -563,7 +680,7 @@ pub(crate) const SOLVE_SHARE: f64 = 0.6;
 /// Its transposition table is kept from move to move. Unless a size is given, it is made
 /// at the first move for the time given: [`TranspositionTable::megabytes_for_time`], at
 /// most [`MAX_DEFAULT_HASH`] MiB (many engines may play at once, in a match or a server).
-pub struct EnginePlayer {
+pub(crate) struct EnginePlayer {
     level: u8,
     /// For the low levels' slips.
     rng: StdRng,
@@ -582,24 +699,24 @@ pub struct EnginePlayer {
 }
 
 /// The largest table, in MiB, an engine makes when no size is given.
-pub const MAX_DEFAULT_HASH: usize = 32;
+pub(crate) const MAX_DEFAULT_HASH: usize = 32;
 
 impl EnginePlayer {
     /// The engine at `level` (1 to 10), with a table of `hash` MiB (`None`: sized to the
     /// time per move).
-    pub fn new(level: u8, hash: Option<usize>) -> EnginePlayer {
+    pub(crate) fn new(level: u8, hash: Option<usize>) -> EnginePlayer {
         EnginePlayer::with_evaluator(level, hash, false)
     }
 
     /// The same player with its random slips (levels 1 to 5) drawn from `seed`.
     #[must_use]
-    pub fn seeded(mut self, seed: u64) -> EnginePlayer {
+    pub(crate) fn seeded(mut self, seed: u64) -> EnginePlayer {
         self.rng = StdRng::seed_from_u64(seed);
         self
     }
 
     /// The engine at `level` with learned `weights` in place of the built-in ones.
-    pub fn with_weights(
+    pub(crate) fn with_weights(
         level: u8,
         hash: Option<usize>,
         weights: &'static PatternWeights,
@@ -611,7 +728,7 @@ impl EnginePlayer {
     }
 
     /// The engine at `level` with the hand-written evaluation (`classic:L`).
-    pub fn classic(level: u8, hash: Option<usize>) -> EnginePlayer {
+    pub(crate) fn classic(level: u8, hash: Option<usize>) -> EnginePlayer {
         EnginePlayer::with_evaluator(level, hash, true)
     }
 
@@ -636,14 +753,14 @@ impl EnginePlayer {
 
     /// The same player searching with `selectivity`.
     #[must_use]
-    pub fn with_selectivity(mut self, selectivity: Selectivity) -> EnginePlayer {
+    pub(crate) fn with_selectivity(mut self, selectivity: Selectivity) -> EnginePlayer {
         self.selectivity = Some(selectivity);
         self
     }
 
     /// The same player without the opening book (to measure the search alone).
     #[must_use]
-    pub fn without_book(mut self) -> EnginePlayer {
+    pub(crate) fn without_book(mut self) -> EnginePlayer {
         self.book = false;
         self
     }
@@ -653,7 +770,7 @@ impl EnginePlayer {
     /// search's result varies from run to run, and theirs must not (the same seed plays
     /// the same game).
     #[must_use]
-    pub fn with_threads(mut self, threads: usize) -> EnginePlayer {
+    pub(crate) fn with_threads(mut self, threads: usize) -> EnginePlayer {
         self.threads = threads.max(1);
         self
     }
@@ -744,28 +861,6 @@ impl EngineTurn<'_> {
         {
             return Some(square);
         }
-        let empties = node.empties().len();
-        let solve_empties = match self.limits.time {
-            Some(time) => self.level.solve_empties.min(solvable_empties(node, time)),
-            None => self.level.solve_empties,
-        };
-        if empties <= solve_empties {
-            // Most of the time for the exact solve; the rest for a search if it fails.
-            let limits = Limits {
-                time: self.limits.time.map(|time| time.mul_f64(SOLVE_SHARE)),
-                ..self.limits
-            };
-            let options = SolveOptions {
-                eval: self.eval,
-                threads: self.threads,
-                ..SolveOptions::exact(self.rule)
-            };
-            if let Ok(solution) =
-                endgame::solve_with(node, Goal::Exact, &options, self.tt, &limits, self.signal)
-            {
-                return solution.best;
-            }
-        }
         let noisy = self.level.noise > 0;
         let options = SearchOptions {
             rule: self.rule,
@@ -779,6 +874,20 @@ impl EngineTurn<'_> {
             selectivity: self.selectivity,
             threads: self.threads,
         };
+        let exact = ExactFirst::UpTo(self.level.solve_empties);
+        if let Some(limits) = plan(node, exact, &options).exact {
+            // Most of the time for the exact solve; the rest for a search if it fails.
+            let options = SolveOptions {
+                eval: self.eval,
+                threads: self.threads,
+                ..SolveOptions::exact(self.rule)
+            };
+            if let Ok(solution) =
+                endgame::solve_with(node, Goal::Exact, &options, self.tt, &limits, self.signal)
+            {
+                return solution.best;
+            }
+        }
         let report = search(node, &options, self.tt, self.signal, self.progress);
         if !noisy {
             return report.best;
@@ -844,6 +953,23 @@ mod tests {
         }
     }
 
+    /// The list of kinds makes the parser's error, as it always read.
+    #[test]
+    fn an_unknown_spec_is_told_every_kind_with_its_range() {
+        assert_eq!(
+            "genius".parse::<PlayerSpec>().unwrap_err().to_string(),
+            "unknown player \"genius\": expected random, greedy, minimax:D (1-60), \
+             mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10)"
+        );
+        for kind in PLAYER_KINDS {
+            let spec = match kind.argument {
+                Some(argument) => format!("{}:{}", kind.name, argument.suggested),
+                None => kind.name.to_owned(),
+            };
+            assert!(spec.parse::<PlayerSpec>().is_ok(), "{spec}");
+        }
+    }
+
     /// Plays a whole game between two specs; every chosen move must be legal.
     fn play_out<R: RuleSet>(
         setup: Setup,
@@ -889,36 +1015,6 @@ mod tests {
             fewest.win_rule = WinRule::FewestDiscs;
             play_out::<Full>(fewest, black, white, i as u64);
         }
-    }
-
-    #[test]
-    fn exact_solves_are_tried_where_they_should_fit_in_the_time() {
-        let ms = Duration::from_millis;
-        let start = |shape: Shape| Board::standard(shape);
-        let fast = crate::engine::Node8::from_board(&start(Shape::STANDARD), Color::Black);
-        let solvable = |time| solvable_empties(&fast, time);
-        assert_eq!(
-            [ms(10), ms(100), ms(1000), ms(5000)].map(solvable),
-            [12, 15, 19, 21]
-        );
-        let full_8x8 =
-            crate::engine::GridNode::<Full>::from_board(&start(Shape::STANDARD), Color::Black);
-        let full_16x16 = crate::engine::GridNode::<Full>::from_board(
-            &start(Shape::new(16, 16).unwrap()),
-            Color::Black,
-        );
-        let simple = crate::engine::GridNode::<Simple>::from_board(
-            &start(Shape::new(16, 16).unwrap()),
-            Color::Black,
-        );
-        assert_eq!(solvable_empties(&full_8x8, ms(100)), 12);
-        assert_eq!(solvable_empties(&full_16x16, ms(100)), 11);
-        assert_eq!(solvable_empties(&simple, ms(100)), 12);
-        assert_eq!(
-            solvable_empties(&fast, Duration::ZERO),
-            4,
-            "only trivial solves"
-        );
     }
 
     #[test]

@@ -39,7 +39,7 @@ impl Selectivity {
     pub const NONE: Selectivity = Selectivity(5);
 
     /// The most selective level, 73 %.
-    pub const MOST: Selectivity = Selectivity(0);
+    pub(crate) const MOST: Selectivity = Selectivity(0);
 
     /// The engine's searches unless told otherwise (its strong levels, hints, analysis,
     /// NBoard): 73 %, the level that won most at an equal number of nodes a move (against
@@ -62,14 +62,14 @@ impl Selectivity {
     }
 
     /// The level of `percent`, if it is one.
-    pub fn from_percent(percent: u8) -> Option<Selectivity> {
+    pub(crate) fn from_percent(percent: u8) -> Option<Selectivity> {
         Selectivity::ALL
             .into_iter()
             .find(|level| level.percent() == percent)
     }
 
     /// How many standard deviations a prediction must clear to cut; `None` for no cuts.
-    pub fn deviations(self) -> Option<f64> {
+    pub(crate) fn deviations(self) -> Option<f64> {
         let t = LEVELS[self.0 as usize].1;
         t.is_finite().then_some(t)
     }

@@ -8,7 +8,7 @@ use crate::Square;
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
+pub(crate) enum Bound {
     /// The true value is at least the score (the search failed high).
     Lower,
     /// The true value is at most the score (the search failed low).
@@ -19,28 +19,28 @@ pub enum Bound {
 
 /// A stored search result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The position's full hash (the table index uses only its low bits).
     key: u64,
     /// The score from the side to move's point of view.
-    pub score: i16,
+    pub(crate) score: i16,
     /// How far the search looked: [`Entry::SOLVED`] for a solve to the end.
-    pub depth: u8,
+    pub(crate) depth: u8,
     /// How selective that search was ([`Selectivity::NONE`]: full width, and for a solve,
     /// exact). A search may use an entry at least as sure as itself.
-    pub selectivity: Selectivity,
+    pub(crate) selectivity: Selectivity,
     /// What `score` means.
-    pub bound: Bound,
+    pub(crate) bound: Bound,
     /// The best (or refuting) move found, if any. Always check it is legal before use: two
     /// positions may share a hash.
-    pub best: Option<Square>,
+    pub(crate) best: Option<Square>,
     /// The search generation that wrote it.
     generation: u8,
 }
 
 impl Entry {
     /// The depth of an entry written by the exact solver: valid at any depth.
-    pub const SOLVED: u8 = u8::MAX;
+    pub(crate) const SOLVED: u8 = u8::MAX;
 
     /// Packs the entry into two words: the key, then (from bit 0) score, depth, bound,
     /// best move (+1, 0 for none), generation, selectivity and a set bit 63 marking a used
@@ -110,7 +110,7 @@ fn zeroed_slots(len: usize) -> Option<Vec<Slot>> {
     }
 }
 
-/// A fixed-size table of [`Entry`], in buckets indexed by the low bits of the hash, shared by
+/// A fixed-size table of `Entry`, in buckets indexed by the low bits of the hash, shared by
 /// the threads of a parallel search (probes and stores take `&self`).
 ///
 /// A store prefers, in order: the same position, an empty slot, an entry from an older search
@@ -129,7 +129,7 @@ pub struct TranspositionTable {
 impl TranspositionTable {
     /// A table of about `megabytes` MiB (rounded down to a power of two of buckets, at least
     /// one bucket). Memory the system refuses is not fatal: the table halves until it gets
-    /// what it asks for (see [`TranspositionTable::bytes`] for what it got).
+    /// what it asks for (see `TranspositionTable::bytes` for what it got).
     pub fn new(megabytes: usize) -> TranspositionTable {
         let bytes = megabytes.clamp(1, usize::MAX >> 21) << 20;
         let mut buckets = 1 << (bytes / (BUCKET * size_of::<Slot>())).max(1).ilog2();
@@ -149,7 +149,8 @@ impl TranspositionTable {
     }
 
     /// The table's size in bytes.
-    pub fn bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> usize {
         self.slots.len() * size_of::<Slot>()
     }
 
@@ -167,7 +168,7 @@ impl TranspositionTable {
     }
 
     /// Starts a new search: older entries become the first to be replaced.
-    pub fn new_search(&mut self) {
+    pub(crate) fn new_search(&mut self) {
         self.generation = self.generation.wrapping_add(1);
     }
 
@@ -199,7 +200,7 @@ impl TranspositionTable {
     /// soon after does not wait for memory (a probe of a big table is mostly a cache miss):
     /// several misses then overlap instead of coming one after the other.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub(crate) fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -213,7 +214,7 @@ impl TranspositionTable {
 
     /// The entry for the position with hash `key`, if stored.
     #[inline]
-    pub fn probe(&self, key: u64) -> Option<Entry> {
+    pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
         self.bucket(key)
             .iter()
             .filter_map(Self::read)
@@ -223,7 +224,7 @@ impl TranspositionTable {
     /// Stores a result for the position with hash `key`, found by a search `depth` deep
     /// with `selectivity`.
     #[inline]
-    pub fn store(
+    pub(crate) fn store(
         &self,
         key: u64,
         score: i32,

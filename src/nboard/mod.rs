@@ -13,7 +13,7 @@
 //! Decisions where the protocol leaves the engine free:
 //! - **Depth and the endgame.** `set depth D` (default [`DEFAULT_DEPTH`]) is the midgame
 //!   depth; the endgame follows the library's rule for a hint at a depth
-//!   ([`othello::engine::analysis::rank`]): solve exactly when D reaches the end of the game,
+//!   ([`othello::analysis::rank`]): solve exactly when D reaches the end of the game,
 //!   or when the engine's time model says a solve is no slower than a D-ply search
 //!   (`solve_time_estimate` ≤ `search_time_estimate`: from about D + 6 empty squares, so 16
 //!   at depth 10 and 26 at depth 20), giving the solve four times the search's estimated time
@@ -60,9 +60,9 @@ use command::{Command, CommandError};
 use othello::{
     Color, Full, Game, Line, LineReader, MoveError, ReadError, ReplayError, Setup, Shape, Variant,
     WinRule,
+    analysis::{Hint, RankOptions, rank_in, table_megabytes},
     engine::{
         Limits, Node8, Signal, TranspositionTable,
-        analysis::{Hint, RankOptions, rank_in, table_megabytes},
         book::{Book, BookMove},
         eval::Score,
     },

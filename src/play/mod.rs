@@ -11,54 +11,21 @@ mod render;
 mod session;
 
 use std::{
-    fmt,
     io::{self, Read, Write},
     path::{Path, PathBuf},
-    str::FromStr,
     time::Duration,
 };
 
 use console::Console;
 pub use input::{Input, command_help, help_text, parse_duration};
+use othello::engine::Occupant;
 use othello::{
-    ByColor, Full, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Simple,
-    Variant,
-    engine::{ParsePlayerError, PlayerSpec},
+    ByColor, LineReader, LoadError, LoadSettings, ReadError, Record, Setting, Setup, Variant,
+    on_rules,
 };
 pub use render::{Style, View, hint_lines, move_text, review_lines};
 use session::{Next, Session};
 use thiserror::Error;
-
-/// Who plays one side of the board: a person, or the computer as a player spec.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Occupant {
-    /// A person at the keyboard.
-    Human,
-    /// The computer, playing as the spec says.
-    Computer(PlayerSpec),
-}
-
-impl fmt::Display for Occupant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Occupant::Human => f.write_str("human"),
-            Occupant::Computer(spec) => spec.fmt(f),
-        }
-    }
-}
-
-impl FromStr for Occupant {
-    type Err = ParsePlayerError;
-
-    /// `human`, or a player spec (`greedy`, `engine:5`, ...).
-    fn from_str(text: &str) -> Result<Occupant, ParsePlayerError> {
-        if text.eq_ignore_ascii_case("human") {
-            Ok(Occupant::Human)
-        } else {
-            text.parse().map(Occupant::Computer)
-        }
-    }
-}
 
 /// Everything a session starts from.
 #[derive(Clone, Debug)]
@@ -239,14 +206,9 @@ pub fn run(
         describe(start.variant, &start.setup)
     ))?;
     loop {
-        let next = match start.variant {
-            Variant::Full => {
-                Session::<Full, _, _>::new(&mut console, &mut options, &start).run()?
-            }
-            Variant::Simple => {
-                Session::<Simple, _, _>::new(&mut console, &mut options, &start).run()?
-            }
-        };
+        let next = on_rules!(start.variant, |R| {
+            Session::<R, _, _>::new(&mut console, &mut options, &start).run()?
+        });
         match next {
             Next::Quit => return Ok(()),
             Next::Switch(record) => {

@@ -8,11 +8,8 @@ use anstyle::{AnsiColor, Effects, Style as AnsiStyle};
 
 use othello::{
     Bitboard, Board, Color, Square,
-    engine::{
-        Selectivity,
-        analysis::{self, Hint},
-        eval::Score,
-    },
+    analysis::{self, Hint},
+    engine::{Selectivity, eval::Score},
 };
 
 /// How to draw.

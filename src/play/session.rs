@@ -10,9 +10,9 @@ use std::{
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Bitboard, ByColor, Clock, Color, ExportError, Game, LoadSettings, Outcome, Ply, Record,
-    RecordFormat, RuleSet, Setup, Status, TimeControl, WinRule,
+    RecordFormat, RuleSet, Setup, Status, TimeControl, WinRule, analysis,
     engine::{
-        EngineSettings, Limits, Player, PlayerSpec, SearchReport, TimeBudget, analysis,
+        EngineSettings, Limits, Occupant, Player, PlayerSpec, SearchReport, TimeBudget,
         eval::Score, new_player_with, seat_seed,
     },
 };
@@ -20,8 +20,8 @@ use othello::{
 use crate::{files, words};
 
 use super::{
-    Console, Input, Occupant, PlayError, PlayOptions, Style, View, clock_text, command_help,
-    describe, help_text, render,
+    Console, Input, PlayError, PlayOptions, Style, View, clock_text, command_help, describe,
+    help_text, render,
 };
 
 /// What to do after a session.

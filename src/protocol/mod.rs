@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 use thiserror::Error;
 
 use crate::{
-    Full, Game, Outcome, RuleSet, Setup, SetupError, Simple, Status, Variant,
+    Game, Outcome, RuleSet, Setup, SetupError, Status, Variant,
     formats::grader::SetupParser,
     formats::lines::{LineReader, ReadError},
 };
@@ -76,10 +76,7 @@ pub fn run(
     output: impl Write,
     variant: Variant,
 ) -> Result<Outcome, ProtocolError> {
-    match variant {
-        Variant::Full => run_rules::<Full>(input, output),
-        Variant::Simple => run_rules::<Simple>(input, output),
-    }
+    crate::on_rules!(variant, |R| run_rules::<R>(input, output))
 }
 
 fn run_rules<R: RuleSet>(input: impl Read, output: impl Write) -> Result<Outcome, ProtocolError> {

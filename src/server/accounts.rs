@@ -121,7 +121,7 @@ impl Accounts {
         // Names are one account whatever their case: `Greedy` is `greedy`'s too.
         if name
             .to_ascii_lowercase()
-            .parse::<crate::play::Occupant>()
+            .parse::<othello::engine::Occupant>()
             .is_ok()
         {
             // `greedy`, `human`: a computer player's (or no one's) name.

@@ -13,7 +13,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use othello::{ByColor, Color, Setup, Shape, TimeControl, Variant, WinRule};
+use othello::{ByColor, Color, Setup, Shape, TimeControl, Variant, WinRule, engine::Occupant};
 use rand::RngExt;
 use tokio::sync::watch;
 
@@ -24,7 +24,7 @@ use super::{
     store::{Change, Store, StoredMatch, StoredSeek},
     table::ColorChoice,
 };
-use crate::{play::Occupant, server::game::NewGame, server::game::NewSeat};
+use crate::server::game::{NewGame, NewSeat};
 
 /// The most challenges open at once (beyond, posting is refused until some go).
 pub const MAX_SEEKS: usize = 500;

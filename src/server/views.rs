@@ -1,14 +1,13 @@
 //! The JSON the API and the live channel send: a game's state as one viewer sees it. The
 //! page renders only this; no rule is decided in the browser. Secrets never appear here.
 
-use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square};
+use othello::{AnyGame, Color, Outcome, Record, RecordFormat, Square, engine::Occupant};
 use serde::Serialize;
 
 use super::{
     game::{GameCell, LiveGame, Viewer, legal_list, now_ms},
     table::{Ended, Help},
 };
-use crate::play::Occupant;
 
 /// `cell`'s game as `viewer` sees it; `review` for the position after that many moves.
 ///

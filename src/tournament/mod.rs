@@ -38,9 +38,8 @@ pub use openings::{
 };
 use othello::{
     ByColor, Color, Full, Outcome, Square, Status,
-    engine::{
-        EngineSettings, Limits, Player, PlayerSpec, arena::mix, new_player_with, rating::Score,
-    },
+    arena::elo::EloScore,
+    engine::{EngineSettings, Limits, Player, PlayerSpec, mix, new_player_with},
 };
 use save::Store;
 use serde::{Deserialize, Serialize};
@@ -193,11 +192,11 @@ pub struct GameResult {
 
 impl GameResult {
     /// How the game ended for Black's player.
-    pub fn black_score(&self) -> Score {
+    pub fn black_score(&self) -> EloScore {
         match self.outcome {
-            Outcome::Win(Color::Black) => Score::Win,
-            Outcome::Win(Color::White) => Score::Loss,
-            Outcome::Draw => Score::Draw,
+            Outcome::Win(Color::Black) => EloScore::Win,
+            Outcome::Win(Color::White) => EloScore::Loss,
+            Outcome::Draw => EloScore::Draw,
         }
     }
 

@@ -14,7 +14,7 @@ use othello::{
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 use thiserror::Error;
 
-use othello::engine::arena::mix;
+use othello::engine::mix;
 
 /// What [`mix`] is asked for when it seeds a random opening.
 const OPENING_SEED: u64 = 3;

@@ -7,7 +7,7 @@ use std::{fmt::Write as _, path::Path};
 
 use othello::{
     Color,
-    engine::rating::{PRIOR_DRAWS, Rating, RatingOptions, Results, Score, rate},
+    arena::elo::{EloOptions, EloRating, EloScore, PRIOR_DRAWS, Results, rate},
 };
 use serde::Serialize;
 
@@ -47,7 +47,7 @@ pub struct Row {
     /// Points: a win 1, a draw 1/2.
     pub points: f64,
     /// The rating, `None` if it could not be computed (which the prior rules out).
-    pub rating: Option<Rating>,
+    pub rating: Option<EloRating>,
 }
 
 impl Standings {
@@ -63,9 +63,9 @@ impl Standings {
                 let row = &mut rows[player];
                 row.games += 1;
                 match score {
-                    Score::Win => row.wins += 1,
-                    Score::Draw => row.draws += 1,
-                    Score::Loss => row.losses += 1,
+                    EloScore::Win => row.wins += 1,
+                    EloScore::Draw => row.draws += 1,
+                    EloScore::Loss => row.losses += 1,
                 }
             }
             if let Some(forfeiter) = game.forfeiter() {
@@ -73,7 +73,7 @@ impl Standings {
             }
         }
         let anchor = options.anchor();
-        let ratings = rate(&results, &RatingOptions::anchored(anchor)).ok();
+        let ratings = rate(&results, &EloOptions::anchored(anchor)).ok();
         for (player, row) in rows.iter_mut().enumerate() {
             row.points = results.total_points(player);
             row.rating = ratings.as_ref().map(|ratings| ratings[player]);

@@ -94,6 +94,75 @@ impl FromStr for Variant {
     }
 }
 
+/// Runs `$body` with the type `R` bound to a rule set chosen at run time: the one place
+/// that turns a [`Variant`] (or an [`AnyGame`](crate::AnyGame)) into a type for generic
+/// code, so code that reads the rules from a person or a file picks them once, at its edge.
+///
+/// - `on_rules!(variant, |R| body)`: `R` is [`Full`] or [`Simple`], as `variant` says;
+/// - `on_rules!(game = any_game, |game, R| body)`: `game` is the [`Game<R>`](crate::Game)
+///   inside the [`AnyGame`](crate::AnyGame) (a reference where `any_game` is one);
+/// - `on_rules!(game = any_game, |game| body)`: the same where the body needs no `R`
+///   (it forwards to the game's own methods).
+///
+/// The body is compiled once for each rule set, so it may call generic code (`f::<R>(..)`)
+/// and borrow from its surroundings like a closure; `?` and `return` act on the enclosing
+/// function.
+///
+/// ```
+/// use othello::{AnyGame, Board, Color, RuleSet, Setup, Shape, Variant, on_rules};
+///
+/// fn first_moves(variant: Variant) -> u32 {
+///     let board = Board::standard(Shape::STANDARD);
+///     on_rules!(variant, |R| R::legal_moves(&board, Color::Black).count())
+/// }
+/// assert_eq!(first_moves(Variant::Full), 4);
+/// assert_eq!(first_moves(Variant::Simple), 10);
+///
+/// let game = AnyGame::new(Variant::Simple, Setup::standard(Shape::STANDARD));
+/// let flips = on_rules!(game = &game, |game, R| {
+///     R::flips(game.board(), Color::Black, "c3".parse()?).count()
+/// });
+/// assert_eq!(flips, 1);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[macro_export]
+macro_rules! on_rules {
+    (game = $game:expr, |$inner:ident, $rules:ident| $body:expr) => {
+        match $game {
+            $crate::AnyGame::Full($inner) => {
+                #[allow(dead_code)]
+                type $rules = $crate::Full;
+                $body
+            }
+            $crate::AnyGame::Simple($inner) => {
+                #[allow(dead_code)]
+                type $rules = $crate::Simple;
+                $body
+            }
+        }
+    };
+    (game = $game:expr, |$inner:ident| $body:expr) => {
+        match $game {
+            $crate::AnyGame::Full($inner) => $body,
+            $crate::AnyGame::Simple($inner) => $body,
+        }
+    };
+    ($variant:expr, |$rules:ident| $body:expr) => {
+        match $variant {
+            $crate::Variant::Full => {
+                #[allow(dead_code)]
+                type $rules = $crate::Full;
+                $body
+            }
+            $crate::Variant::Simple => {
+                #[allow(dead_code)]
+                type $rules = $crate::Simple;
+                $body
+            }
+        }
+    };
+}
+
 /// A rule set name other than `full` or `simple`.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error("rules must be full or simple, found {found:?}")]

@@ -10,9 +10,9 @@
 //!   a disc of the side to move 1, the opponent's 2). The instances of a family share its
 //!   weights, and where a family maps onto itself (an edge read backwards) a configuration
 //!   and its mirror image share one too: symmetric positions evaluate equal.
-//! - The mobility of each side (legal moves, up to [`MOBILITY_CAP`]), the potential
+//! - The mobility of each side (legal moves, up to `MOBILITY_CAP`), the potential
 //!   mobility of each side (empty squares next to the other side's discs, up to
-//!   [`POTENTIAL_CAP`]), and the parity of the empty squares (a constant for odd and one
+//!   `POTENTIAL_CAP`), and the parity of the empty squares (a constant for odd and one
 //!   for even).
 //!
 //! Each of the [`PHASES`] game phases (four plies each, by the number of empty squares) has
@@ -35,27 +35,27 @@ pub use weights::{PatternWeights, WeightsError, builtin};
 pub const PHASES: usize = 15;
 
 /// Mobility counts above this share its weight.
-pub const MOBILITY_CAP: u32 = 30;
+pub(crate) const MOBILITY_CAP: u32 = 30;
 
 /// Potential mobility counts above this share its weight.
-pub const POTENTIAL_CAP: u32 = 40;
+pub(crate) const POTENTIAL_CAP: u32 = 40;
 
 /// Pattern instances in a position.
-pub const INSTANCES: usize = 46;
+pub(crate) const INSTANCES: usize = 46;
 
 /// Features of a position: the pattern instances, two mobilities, two potential
 /// mobilities, and parity (odd or even empties: a constant of each kind).
-pub const ACTIVE: usize = INSTANCES + 5;
+pub(crate) const ACTIVE: usize = INSTANCES + 5;
 
 /// The phase of a position with `empties` empty squares.
 #[inline]
-pub fn phase(empties: u32) -> usize {
+pub(crate) fn phase(empties: u32) -> usize {
     ((60 - empties.min(60)) / 4).min(PHASES as u32 - 1) as usize
 }
 
 /// One of the eight symmetries of the square board, as a map of (row, column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Symmetry {
+pub(crate) enum Symmetry {
     /// Unchanged.
     Identity,
     /// A quarter turn clockwise.
@@ -76,7 +76,7 @@ pub enum Symmetry {
 
 impl Symmetry {
     /// All eight.
-    pub const ALL: [Symmetry; 8] = [
+    pub(crate) const ALL: [Symmetry; 8] = [
         Symmetry::Identity,
         Symmetry::Rotate90,
         Symmetry::Rotate180,
@@ -95,7 +95,7 @@ impl Symmetry {
     ];
 
     /// Where (row, column) goes.
-    pub const fn apply(self, row: u32, column: u32) -> (u32, u32) {
+    pub(crate) const fn apply(self, row: u32, column: u32) -> (u32, u32) {
         match self {
             Symmetry::Identity => (row, column),
             Symmetry::Rotate90 => (column, 7 - row),
@@ -109,7 +109,8 @@ impl Symmetry {
     }
 
     /// A set of squares (bit `row * 8 + column`) carried by the symmetry.
-    pub fn bits(self, bits: u64) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn bits(self, bits: u64) -> u64 {
         let mut out = 0;
         let mut rest = bits;
         while rest != 0 {
@@ -125,21 +126,22 @@ impl Symmetry {
 /// A pattern family: cells in reading order, the symmetries whose images are its
 /// instances, and the order in which the family reads itself when it maps onto itself.
 #[derive(Debug)]
-pub struct Family {
-    /// A short name.
-    pub name: &'static str,
+pub(crate) struct Family {
+    /// A short name, for people reading the table.
+    #[allow(dead_code, reason = "a label for people reading the table")]
+    pub(crate) name: &'static str,
     /// (row, column) of each cell, in reading order.
-    pub cells: &'static [(u32, u32)],
+    pub(crate) cells: &'static [(u32, u32)],
     /// The instances: the cells carried by each of these.
-    pub symmetries: &'static [Symmetry],
+    pub(crate) symmetries: &'static [Symmetry],
     /// `Some(order)` if the family is its own mirror image: reading cell `order[k]` where
     /// it reads cell `k` gives a configuration that shares the weight.
-    pub mirror: Option<&'static [usize]>,
+    pub(crate) mirror: Option<&'static [usize]>,
 }
 
 impl Family {
     /// Configurations: 3 to the number of cells.
-    pub const fn size(&self) -> usize {
+    pub(crate) const fn size(&self) -> usize {
         3usize.pow(self.cells.len() as u32)
     }
 }
@@ -151,7 +153,7 @@ const CORNER_TRANSPOSE: [usize; 9] = [0, 3, 6, 1, 4, 7, 2, 5, 8];
 /// The families, as Edax reads them. Each family's cells, as listed (its instance under
 /// [`Symmetry::Identity`]), are in increasing bit order: `pext` gathers them in reading order
 /// (the board is read through each symmetry first).
-pub static FAMILIES: [Family; 11] = FAMILY_LIST;
+pub(crate) static FAMILIES: [Family; 11] = FAMILY_LIST;
 
 const FAMILY_LIST: [Family; 11] = [
     Family {
@@ -404,24 +406,24 @@ fn layout() -> &'static Layout {
 }
 
 /// Weights per phase in the folded layout (the one training fits and files store).
-pub fn folded_len() -> usize {
+pub(crate) fn folded_len() -> usize {
     layout().folded_len()
 }
 
 /// The features of a position: its phase and, for each feature, its index among that
 /// phase's weights (full layout, or folded with [`Features::folded`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Features {
+pub(crate) struct Features {
     /// The game phase.
-    pub phase: usize,
+    pub(crate) phase: usize,
     /// The active weights of that phase, full layout.
-    pub indices: [u32; ACTIVE],
+    pub(crate) indices: [u32; ACTIVE],
 }
 
 impl Features {
     /// The features of the position with `player` to move against `opponent`.
     #[inline(always)]
-    pub fn of(player: u64, opponent: u64) -> Features {
+    pub(crate) fn of(player: u64, opponent: u64) -> Features {
         use super::Node;
         let node = Node8::new(player, opponent);
         Features::with_moves(player, opponent, node.moves(), node.pass().moves())
@@ -430,7 +432,7 @@ impl Features {
     /// [`Features::of`] with both sides' legal moves given (a search has them, from its
     /// own faster move generator).
     #[inline(always)]
-    pub fn with_moves(player: u64, opponent: u64, moves: u64, replies: u64) -> Features {
+    pub(crate) fn with_moves(player: u64, opponent: u64, moves: u64, replies: u64) -> Features {
         let mut indices = [0u32; ACTIVE];
         pattern_indices(player, opponent, &mut indices);
         for (slot, &(family, _)) in indices.iter_mut().zip(&INSTANCE_PLAN) {
@@ -455,7 +457,7 @@ impl Features {
     }
 
     /// The same features in the folded layout.
-    pub fn folded(&self) -> [u32; ACTIVE] {
+    pub(crate) fn folded(&self) -> [u32; ACTIVE] {
         let layout = layout();
         let mut folded = [0u32; ACTIVE];
         for (k, instance) in layout.instances.iter().enumerate() {

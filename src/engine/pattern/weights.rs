@@ -83,7 +83,8 @@ impl PatternWeights {
     pub const MAGIC: &'static [u8; 8] = MAGIC;
 
     /// Every weight zero: evaluates every position as even.
-    pub fn zero() -> PatternWeights {
+    #[cfg(test)]
+    pub(crate) fn zero() -> PatternWeights {
         PatternWeights {
             weights: vec![0; PHASES * FULL_LEN].into_boxed_slice(),
         }
@@ -94,7 +95,7 @@ impl PatternWeights {
     ///
     /// # Panics
     /// Unless there are [`PHASES`] phases of [`folded_len`] weights.
-    pub fn from_folded(phases: &[Vec<i16>]) -> PatternWeights {
+    pub(crate) fn from_folded(phases: &[Vec<i16>]) -> PatternWeights {
         let layout = layout();
         assert_eq!(phases.len(), PHASES, "one set of weights per phase");
         let mut weights = Vec::with_capacity(PHASES * FULL_LEN);
@@ -112,7 +113,7 @@ impl PatternWeights {
     }
 
     /// The weights in the folded layout, phase by phase.
-    pub fn to_folded(&self) -> Vec<Vec<i16>> {
+    pub(crate) fn to_folded(&self) -> Vec<Vec<i16>> {
         let layout = layout();
         self.weights
             .chunks(FULL_LEN)
@@ -133,14 +134,21 @@ impl PatternWeights {
 
     /// The evaluation of the position with `player` to move against `opponent`, in
     /// evaluation units: the estimated final disc difference, kept within the board.
+    #[cfg(test)]
     #[inline(always)]
-    pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
+    pub(crate) fn evaluate(&self, player: u64, opponent: u64) -> i32 {
         self.score(&Features::of(player, opponent))
     }
 
     /// [`PatternWeights::evaluate`] with both sides' legal moves given.
     #[inline(always)]
-    pub fn evaluate_with_moves(&self, player: u64, opponent: u64, moves: u64, replies: u64) -> i32 {
+    pub(crate) fn evaluate_with_moves(
+        &self,
+        player: u64,
+        opponent: u64,
+        moves: u64,
+        replies: u64,
+    ) -> i32 {
         self.score(&Features::with_moves(player, opponent, moves, replies))
     }
 

@@ -1,8 +1,10 @@
 //! The search the engine's users run: the midgame search's iterations and, once they come
-//! within [`SOLVE_AHEAD`] plies of the end of a selective search, solves of the game at
-//! rising confidence (`22@73%`, `22@87%`, … to the exact score), as Edax and the strong
-//! engines search: near the end a selective solve sees further in the same time than a
-//! midgame iteration, which still has to evaluate the positions it stops at.
+//! within [`SOLVE_AHEAD`] plies of the end of a selective search (where [`plan`] says so),
+//! solves of the game at rising confidence (`22@73%`, `22@87%`, … to the exact score), as
+//! Edax and the strong engines search: near the end a selective solve sees further in the
+//! same time than a midgame iteration, which still has to evaluate the positions it stops at.
+//!
+//! [`SOLVE_AHEAD`]: super::plan::SOLVE_AHEAD
 
 use std::time::Instant;
 
@@ -10,21 +12,19 @@ use super::{
     super::{Limits, Node, Selectivity, SquareSet, TranspositionTable, eval::DISC, limits::Signal},
     endgame::{self, SolveOptions, Unfinished},
     midgame::{self, RankedMove, SearchOptions, SearchReport},
+    plan::{ExactFirst, plan},
     probcut,
 };
-
-/// How many plies short of the end a selective search's midgame iterations stop before it
-/// solves: at 22 empties, iterations to depth 14, then solves at 73 %, 87 % and up.
-pub const SOLVE_AHEAD: u32 = 8;
 
 /// The midgame search's iterations (see its guarantees: each finished one reported to
 /// `progress`, the last one returned, a legal move always found when there is one).
 ///
 /// A selective search (where a cut model applies) that may look to the end of the game
-/// (no depth limit short of it) stops its midgame iterations [`SOLVE_AHEAD`] plies short
-/// of the end, then solves at each level of selectivity from its own to the exact score,
-/// each within what is left of the limits; each finished solve is reported as an
-/// iteration to the end (its depth the number of empties). A full-width search only
+/// (no depth limit short of it) stops its midgame iterations 8 plies short of the end (as
+/// the engine's one decision between searching and solving says), then solves at each level
+/// of selectivity from its own to the exact score, each within what is left of the limits;
+/// each finished solve is reported as an iteration to the end (its depth the number of
+/// empties). A full-width search only
 /// deepens: its last iteration is the exact solve's work done by the midgame search.
 ///
 /// With `options.threads` above one, helper threads search beside this one (Lazy SMP);
@@ -47,15 +47,11 @@ pub fn search<N: Node>(
     signal: Option<&Signal>,
     progress: &mut dyn FnMut(&SearchReport),
 ) -> SearchReport {
-    let empties = node.empties().len();
-    let solves = !options.selectivity.is_none()
-        && options.limits.depth.is_none_or(|depth| depth >= empties)
-        && probcut::model_for(options.eval, node, options.rule).is_some();
-    if !solves {
+    let Some(last_iteration) = plan(node, ExactFirst::Never, options).solve_after else {
         return midgame::search(node, options, tt, signal, progress);
-    }
+    };
+    let empties = node.empties().len();
     let start = Instant::now();
-    let last_iteration = empties.saturating_sub(SOLVE_AHEAD).max(1);
     let midgame_options = SearchOptions {
         limits: Limits {
             depth: Some(last_iteration),
@@ -180,7 +176,7 @@ fn solve<N: Node>(
 
 #[cfg(test)]
 mod tests {
-    use super::{endgame::Goal, *};
+    use super::{super::plan::SOLVE_AHEAD, endgame::Goal, *};
     use crate::{
         Board, Color, Shape, Square, WinRule,
         engine::{Index, Node8, SquareSet, eval::Evaluator},

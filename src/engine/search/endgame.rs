@@ -50,7 +50,7 @@ const STABILITY_EMPTIES: u32 = 8;
 pub struct Solution {
     /// The best move, or `None` when the side to move must pass (or the game is over).
     pub best: Option<Square>,
-    /// The final disc difference for the side to move under perfect play (see [`solve`]).
+    /// The final disc difference for the side to move under perfect play (see `solve`).
     pub score: i32,
     /// Positions visited.
     pub nodes: u64,
@@ -72,7 +72,7 @@ pub struct Unfinished {
     pub nodes: u64,
     /// The move its latest finished step proved best so far, with the score that step
     /// proved it reaches at least (final disc difference), if a step proved one before the
-    /// stop (an exact solve's steps; `None` from [`rank`] and a win-loss-draw solve). Each
+    /// stop (an exact solve's steps; `None` from `rank` and a win-loss-draw solve). Each
     /// step tries the table's move first (the search before it left it there), so another
     /// move here beat that one at the solve's selectivity.
     pub best_so_far: Option<(Square, i32)>,
@@ -88,7 +88,7 @@ pub struct SolveOptions {
     pub eval: Evaluator,
     /// [`Selectivity::NONE`] for the exact score; below, a score that is the exact one with
     /// that confidence, found sooner (cuts only where a model applies, see
-    /// [`probcut::model_for`]).
+    /// `probcut::model_for`).
     pub selectivity: Selectivity,
     /// Threads to solve with (Lazy SMP): the score is the same with any number.
     pub threads: usize,
@@ -115,7 +115,7 @@ impl SolveOptions {
 ///
 /// # Errors
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
-pub fn solve<N: Node>(
+pub(crate) fn solve<N: Node>(
     node: &N,
     rule: WinRule,
     goal: Goal,
@@ -126,7 +126,7 @@ pub fn solve<N: Node>(
     solve_with(node, goal, &SolveOptions::exact(rule), tt, limits, signal)
 }
 
-/// [`solve`] with `options`: another evaluation to order moves, or a selective solve.
+/// `solve` with `options`: another evaluation to order moves, or a selective solve.
 ///
 /// # Errors
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
@@ -148,7 +148,7 @@ pub fn solve_with<N: Node>(
 ///
 /// # Errors
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
-pub fn solve_from<N: Node>(
+pub(crate) fn solve_from<N: Node>(
     node: &N,
     guess: i32,
     options: &SolveOptions,
@@ -228,14 +228,14 @@ fn solve_guessed<N: Node>(
 
 /// A move of [`rank`] and its exact score.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SolvedMove {
+pub(crate) struct SolvedMove {
     /// The move.
-    pub square: Square,
+    pub(crate) square: Square,
     /// The final disc difference after it with perfect play, for the side that plays it.
-    pub score: i32,
+    pub(crate) score: i32,
     /// A line of best play after it, starting with the move (from the table: it may stop
     /// short of the end).
-    pub pv: Vec<Square>,
+    pub(crate) pv: Vec<Square>,
 }
 
 /// The exact scores (or, for a selective `options`, the scores at its confidence) of the
@@ -248,7 +248,7 @@ pub struct SolvedMove {
 ///
 /// # Errors
 /// [`Unfinished`] if `limits` (or `signal`) ended the search first.
-pub fn rank<N: Node>(
+pub(crate) fn rank<N: Node>(
     node: &N,
     options: &SolveOptions,
     count: usize,
@@ -356,7 +356,7 @@ pub(super) fn line<N: Node>(
 /// pass. It ends at the end of the game, or earlier where `limits` (or `signal`) stop the
 /// proof: never longer than what is proven. A walk of the table alone can go wrong: an
 /// entry's move may be a bound's, or the entry another position's.
-pub fn proven_line<N: Node>(
+pub(crate) fn proven_line<N: Node>(
     node: &N,
     first: Square,
     score: i32,

@@ -29,21 +29,21 @@ const INFINITY: i32 = 1_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchOptions {
     /// How the game is won.
-    pub rule: WinRule,
+    pub(crate) rule: WinRule,
     /// When to stop.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// How many root moves get an exact score (the others only a bound): 1 to play, more
     /// to list the best moves.
-    pub ranked_moves: usize,
+    pub(crate) ranked_moves: usize,
     /// What scores the leaves.
-    pub eval: Evaluator,
+    pub(crate) eval: Evaluator,
     /// How sure a selective cut must be ([`Selectivity::NONE`]: full width). Selective cuts
     /// are made only where a model was fitted for the evaluation (see
     /// [`probcut::model_for`]).
-    pub selectivity: Selectivity,
+    pub(crate) selectivity: Selectivity,
     /// Threads to search with (Lazy SMP: helpers beside the calling thread, sharing the
     /// table); 1 searches on the calling thread alone.
-    pub threads: usize,
+    pub(crate) threads: usize,
 }
 
 impl SearchOptions {
@@ -64,11 +64,11 @@ impl SearchOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RankedMove {
     /// The move.
-    pub square: Square,
+    pub(crate) square: Square,
     /// Its score for the side to move, in evaluation units ([`DISC`] per disc).
-    pub score: i32,
+    pub(crate) score: i32,
     /// The line expected after it, starting with the move itself.
-    pub pv: Vec<Square>,
+    pub(crate) pv: Vec<Square>,
 }
 
 /// The state of a search after an iteration: also the final result.
@@ -103,7 +103,7 @@ pub struct SearchReport {
 /// With `options.threads` above one, helper threads search beside this one (Lazy
 /// SMP); limits apply to this thread, whose iterations are reported, and the
 /// node counts include the helpers'.
-pub fn search<N: Node>(
+pub(crate) fn search<N: Node>(
     node: &N,
     options: &SearchOptions,
     tt: &mut TranspositionTable,

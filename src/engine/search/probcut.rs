@@ -3,7 +3,7 @@
 //! error is fitted on the project's own positions (`othello train probcut`): its mean and
 //! standard deviation as linear functions of the depth and the empty squares. A node cuts
 //! when the shallow search clears the window by the level's number of standard deviations
-//! ([`Selectivity::deviations`]).
+//! (`Selectivity::deviations`).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,26 +16,26 @@ use crate::WinRule;
 /// The depth of the shallow search that predicts a search `depth` deep (or, in the
 /// endgame, the exact score with `depth` empties): about half, of the same parity (so that
 /// both end on the same side to move, where evaluations agree best).
-pub const fn shallow_depth(depth: u32) -> u32 {
+pub(crate) const fn shallow_depth(depth: u32) -> u32 {
     ((depth >> 2) << 1) | (depth & 1)
 }
 
 /// The shallowest midgame search that cuts.
-pub const MIDGAME_MIN_DEPTH: u32 = 3;
+pub(crate) const MIDGAME_MIN_DEPTH: u32 = 3;
 
 /// The fewest empties at which the solver cuts.
 pub const ENDGAME_MIN_EMPTIES: u32 = 12;
 
 /// A linear function of a few features, fitted by least squares.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Linear {
+pub(crate) struct Linear {
     /// The constant, then one coefficient per feature.
-    pub coefficients: Vec<f64>,
+    pub(crate) coefficients: Vec<f64>,
 }
 
 impl Linear {
     /// Its value at `features` (missing coefficients count as zero).
-    pub fn at(&self, features: &[f64]) -> f64 {
+    pub(crate) fn at(&self, features: &[f64]) -> f64 {
         let mut coefficients = self.coefficients.iter();
         let constant = coefficients.next().copied().unwrap_or(0.0);
         constant + coefficients.zip(features).map(|(c, x)| c * x).sum::<f64>()
@@ -47,17 +47,17 @@ impl Linear {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ErrorFit {
     /// Its mean.
-    pub mean: Linear,
+    pub(crate) mean: Linear,
     /// Its standard deviation.
-    pub deviation: Linear,
+    pub(crate) deviation: Linear,
     /// Pairs it was fitted on.
-    pub samples: usize,
+    pub(crate) samples: usize,
 }
 
 impl ErrorFit {
     /// The mean and standard deviation at `features`, in evaluation units (the deviation at
     /// least half a disc: a fit is never trusted to be sharper than that).
-    pub fn at(&self, features: &[f64]) -> (i32, i32) {
+    pub(crate) fn at(&self, features: &[f64]) -> (i32, i32) {
         let mean = self.mean.at(features);
         let deviation = self.deviation.at(features).max(f64::from(DISC) / 2.0);
         (mean.round() as i32, deviation.round() as i32)
@@ -70,15 +70,15 @@ pub struct CutModel {
     /// The format; this program reads version 1.
     pub version: u32,
     /// The evaluation it was fitted with (`classic`, or a weights file's name).
-    pub evaluation: String,
+    pub(crate) evaluation: String,
     /// Midgame: a search `depth` deep predicted by one [`shallow_depth`]`(depth)` deep;
     /// features (depth, shallow depth, empties).
-    pub midgame: ErrorFit,
+    pub(crate) midgame: ErrorFit,
     /// Endgame: the exact score with `empties` empty squares predicted by a search
     /// [`shallow_depth`]`(empties)` deep; feature (empties).
-    pub endgame: ErrorFit,
+    pub(crate) endgame: ErrorFit,
     /// How it was fitted (positions, seed, depths), for the record.
-    pub fitted_on: String,
+    pub(crate) fitted_on: String,
 }
 
 impl CutModel {
@@ -104,7 +104,7 @@ impl CutModel {
 /// likely (to `selectivity`) at least `beta` when the shallow one is at least the first
 /// bound, and at most `alpha` when the shallow one is at most the second. `None` when the
 /// search is full width.
-pub fn cut_bounds(
+pub(crate) fn cut_bounds(
     selectivity: Selectivity,
     (mean, deviation): (i32, i32),
     alpha: i32,
@@ -117,7 +117,11 @@ pub fn cut_bounds(
 /// The model for searches with `eval` on `node`'s kind of position under `rule`, where one
 /// was fitted: the standard 8 × 8 board under FULL rules when most discs win. Elsewhere
 /// searches stay full width.
-pub fn model_for<N: Node>(eval: Evaluator, node: &N, rule: WinRule) -> Option<&'static CutModel> {
+pub(crate) fn model_for<N: Node>(
+    eval: Evaluator,
+    node: &N,
+    rule: WinRule,
+) -> Option<&'static CutModel> {
     if rule != WinRule::MostDiscs || node.bits8().is_none() {
         return None;
     }

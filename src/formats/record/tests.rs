@@ -86,10 +86,7 @@ fn round_trips_shapes_rule_sets_win_rules_and_players() {
                         first_mover,
                         win_rule,
                     };
-                    let moves = match variant {
-                        Variant::Full => first_legal_moves::<Full>(setup, 12),
-                        Variant::Simple => first_legal_moves::<Simple>(setup, 12),
-                    };
+                    let moves = crate::on_rules!(variant, |R| first_legal_moves::<R>(setup, 12));
                     let mut record = Record {
                         moves,
                         ..Record::new(variant, setup)

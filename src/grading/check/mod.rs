@@ -373,7 +373,7 @@ pub fn generated(variant: Variant, count: u32, seed: u64) -> impl Iterator<Item 
     (0..count).map(move |index| {
         let number = format!("{:0width$}", index + 1);
         let mut rng =
-            rand::rngs::StdRng::seed_from_u64(crate::engine::arena::mix(seed, u64::from(index), 7));
+            rand::rngs::StdRng::seed_from_u64(crate::engine::mix(seed, u64::from(index), 7));
         let round = u64::from(index / rotation);
         let (kind, input) = match (index % rotation) as usize {
             game if game < ScenarioKind::ALL.len() => {

@@ -97,7 +97,7 @@ impl GradeOptions {
             case_limit_ms: u128,
             submission_limit_ms: u128,
             sandbox: sandbox::SandboxKind,
-            limits: sandbox::Limits,
+            limits: sandbox::ResourceLimits,
             cases: Vec<(&'a str, &'a str, &'static str, String)>,
         }
         let settings = Settings {

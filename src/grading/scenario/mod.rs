@@ -33,8 +33,7 @@ pub use malformed::{cut_short, malformed};
 use plans::{nearly_full, over_at_start, passes, pick, random, standard, stuck_first, tie};
 
 use crate::{
-    Full, Game, ParseShapeError, RuleSet, Setup, Shape, Simple, Variant, WinRule,
-    engine::arena::mix, protocol,
+    Game, ParseShapeError, RuleSet, Setup, Shape, Variant, WinRule, engine::mix, protocol,
 };
 
 /// The situations a scenario is built to exercise.
@@ -331,10 +330,7 @@ fn build(options: &GenOptions, index: u64) -> (Scenario, Vec<LineRole>) {
     {
         panic!("the grader accepts only even board sizes, not {odd}");
     }
-    match options.variant {
-        Variant::Full => build_rules::<Full>(options, index),
-        Variant::Simple => build_rules::<Simple>(options, index),
-    }
+    crate::on_rules!(options.variant, |R| build_rules::<R>(options, index))
 }
 
 fn build_rules<R: RuleSet>(options: &GenOptions, index: u64) -> (Scenario, Vec<LineRole>) {

@@ -1,7 +1,7 @@
 use std::collections::HashSet;
 
 use super::{plans::*, *};
-use crate::{AnyGame, Board, Color};
+use crate::{AnyGame, Board, Color, Full, Simple};
 
 /// Sizes the kind tests run on: the smallest, a rectangle each way, the standard, the largest.
 const SIZES: [(u8, u8); 5] = [(4, 4), (4, 10), (12, 6), (8, 8), (16, 16)];
@@ -46,10 +46,7 @@ fn first_mover_passes(variant: Variant, setup: Setup) -> bool {
     fn passes<R: RuleSet>(setup: Setup) -> bool {
         Game::<R>::new(setup).side_to_move() == Some(setup.first_mover.opponent())
     }
-    match variant {
-        Variant::Full => passes::<Full>(setup),
-        Variant::Simple => passes::<Simple>(setup),
-    }
+    crate::on_rules!(variant, |R| passes::<R>(setup))
 }
 
 /// Generates a scenario, runs the reference on it and checks what every scenario promises

@@ -6,10 +6,10 @@ use axum::{
     extract::{Path, State as AxumState},
     http::HeaderMap,
 };
+use othello::engine::Occupant;
 use serde::Serialize;
 
 use super::{App, origin};
-use crate::play::Occupant;
 use crate::server::{
     error::ApiError,
     ratings::{self, Rating},

@@ -23,7 +23,7 @@ use super::{
     store::StoredPresence,
     table::{Ended, Help, Table},
 };
-use crate::play::Occupant;
+use othello::engine::Occupant;
 
 mod stored;
 

@@ -167,7 +167,9 @@ mod tests {
     use othello::{Setup, Shape, TimeControl, Variant};
 
     use super::*;
-    use crate::{play::Occupant, server::table::Ended};
+    use othello::engine::Occupant;
+
+    use crate::server::table::Ended;
 
     #[test]
     fn a_table_survives_storing_and_reviving() {

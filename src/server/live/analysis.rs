@@ -8,10 +8,8 @@ use std::{
 
 use othello::{
     AnyGame, Color, Setup, Square,
-    engine::{
-        Limits,
-        analysis::{Hint, RankOptions, rank},
-    },
+    analysis::{Hint, RankOptions, rank},
+    engine::Limits,
 };
 
 use super::{

@@ -7,8 +7,9 @@ use std::{
 };
 
 use othello::{
-    AnyGame, Color, Full, Simple, Square,
+    AnyGame, Color, Square,
     engine::{Limits, PlayerSpec, Signal, new_player},
+    on_rules,
 };
 
 use super::{
@@ -160,16 +161,9 @@ fn engine_move(
     seed: u64,
     signal: Arc<Signal>,
 ) -> Option<Square> {
-    match game {
-        AnyGame::Full(game) => {
-            let mut player = new_player::<Full>(spec, seed, None);
-            player.watch(signal);
-            player.choose(game, &Limits::time(time), &mut |_| {})
-        }
-        AnyGame::Simple(game) => {
-            let mut player = new_player::<Simple>(spec, seed, None);
-            player.watch(signal);
-            player.choose(game, &Limits::time(time), &mut |_| {})
-        }
-    }
+    on_rules!(game = game, |game, R| {
+        let mut player = new_player::<R>(spec, seed, None);
+        player.watch(signal);
+        player.choose(game, &Limits::time(time), &mut |_| {})
+    })
 }

@@ -20,7 +20,7 @@ use super::{
     store::{Change, Store},
     table::{Seat, Table, TableError},
 };
-use crate::play::Occupant;
+use othello::engine::Occupant;
 use othello::{AnyGame, ByColor, Clock, Color};
 
 mod act;

@@ -8,7 +8,7 @@ use super::{
     Category, ColorChoice, Ended, GameStatus, StoreError, StoredGame, StoredMove, StoredRating,
     StoredSeat, StoredSeek, StoredSession, StoredUser,
 };
-use crate::play::Occupant;
+use othello::engine::Occupant;
 
 /// A row of either database, read by column name.
 pub(super) trait Row {

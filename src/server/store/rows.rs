@@ -5,7 +5,7 @@
 use othello::{Board, Clock, Color, Shape, Square, TimeControl, Variant, WinRule};
 
 use super::{Category, ColorChoice, Ended, GameStatus};
-use crate::play::Occupant;
+use othello::engine::Occupant;
 
 /// A key's attempts within a window: how many, the oldest and the newest (milliseconds
 /// since the Unix epoch).

@@ -16,7 +16,7 @@ use othello::{
 };
 use thiserror::Error;
 
-use crate::play::Occupant;
+use othello::engine::Occupant;
 
 mod action;
 mod rules;

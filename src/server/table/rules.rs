@@ -3,7 +3,7 @@
 use othello::{Color, Square};
 
 use super::{Action, Applied, Controls, Ended, MoveMeta, Now, Table, TableError, UndoAction};
-use crate::play::Occupant;
+use othello::engine::Occupant;
 
 impl Table {
     /// Applies `action`, asked by `seat` (a seat's own actions need one; the controls and

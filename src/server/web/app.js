@@ -16,28 +16,20 @@ const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 // ---------------------------------------------------------------- the new-game form
 
+// The seats' menus of players, and the field of each kind that takes a number (a depth, a
+// level, playouts), come with the page: the server writes them from the library's list.
 function seatSpec(form, seat) {
   const kind = form.elements[`${seat}-kind`].value;
-  switch (kind) {
-    case "human":
-      return "human";
-    case "engine":
-      return `engine:${form.elements[`${seat}-level`].value}`;
-    case "minimax":
-      return `minimax:${form.elements[`${seat}-depth`].value}`;
-    case "mcts":
-      return `mcts:${form.elements[`${seat}-playouts`].value}`;
-    default:
-      return kind;
-  }
+  const number = form.querySelector(`.seat[data-seat="${seat}"] [data-kind="${kind}"] input`);
+  return number ? `${kind}:${number.value}` : kind;
 }
 
 function updateForm(form) {
   for (const fieldset of form.querySelectorAll(".seat")) {
     const kind = fieldset.querySelector(".seat-kind").value;
-    fieldset.querySelector(".engine-only").hidden = kind !== "engine";
-    fieldset.querySelector(".minimax-only").hidden = kind !== "minimax";
-    fieldset.querySelector(".mcts-only").hidden = kind !== "mcts";
+    for (const number of fieldset.querySelectorAll("[data-kind]")) {
+      number.hidden = number.dataset.kind !== kind;
+    }
     fieldset.querySelector(".computer-only").hidden = kind === "human";
   }
   const pasted = form.elements.start.value === "pasted";

@@ -52,7 +52,7 @@ pub enum SandboxChoice {
 
 /// The resource limits of each run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limits {
+pub struct ResourceLimits {
     /// CPU seconds per process.
     pub cpu_seconds: u64,
     /// Bytes of memory for a whole case (all its processes together) where a control group
@@ -68,10 +68,10 @@ pub struct Limits {
     pub tmp_size: u64,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
+impl Default for ResourceLimits {
+    fn default() -> ResourceLimits {
         const MIB: u64 = 1 << 20;
-        Limits {
+        ResourceLimits {
             cpu_seconds: 30,
             memory: 1024 * MIB,
             processes: 64,
@@ -149,7 +149,7 @@ pub enum SandboxError {
 #[derive(Debug)]
 pub struct Sandbox {
     kind: SandboxKind,
-    limits: Limits,
+    limits: ResourceLimits,
     /// Each job runs as a user of its own (run as root, where changing user works).
     own_users: bool,
     /// Each run gets a size-bounded tmpfs as `/tmp` (run as root, where mounting works).
@@ -205,7 +205,7 @@ impl Sandbox {
     /// now and every copy of it in view are.
     pub fn new(
         choice: SandboxChoice,
-        limits: Limits,
+        limits: ResourceLimits,
         scratch: &Path,
         jobs: usize,
         allowed: &[PathBuf],
@@ -379,7 +379,7 @@ impl Sandbox {
     }
 
     /// The resource limits.
-    pub fn limits(&self) -> Limits {
+    pub fn limits(&self) -> ResourceLimits {
         self.limits
     }
 

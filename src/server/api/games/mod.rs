@@ -15,7 +15,7 @@ use axum::{
 };
 use othello::{
     ByColor, Color, LoadSettings, Record, RecordFormat, Setup, Shape, Square, Variant,
-    engine::analysis::Hint,
+    analysis::Hint, engine::Occupant,
 };
 use serde::{Deserialize, Serialize};
 
@@ -24,17 +24,14 @@ use super::{
     seat,
     settings::{ClockRequest, Settings, SettingsRequest, TimeCap, guest_name, max_time, time},
 };
-use crate::{
-    play::Occupant,
-    server::{
-        error::{ApiError, SeekError},
-        game::{GameCell, NewGame, NewSeat, Viewer},
-        limits::Making,
-        live::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, MAX_SPEED_MS},
-        table::{Action, Controls, Help, UndoAction},
-        views::{self, GameView},
-        websocket,
-    },
+use crate::server::{
+    error::{ApiError, SeekError},
+    game::{GameCell, NewGame, NewSeat, Viewer},
+    limits::Making,
+    live::{DEFAULT_SPEED_MS, DEFAULT_TIME_MS, EVAL_BUDGET, MAX_SPEED_MS},
+    table::{Action, Controls, Help, UndoAction},
+    views::{self, GameView},
+    websocket,
 };
 
 mod create;

@@ -1,10 +1,9 @@
 use super::*;
-use othello::{Board, ByColor, Clock, Color, Shape, TimeControl, Variant, WinRule};
-
-use crate::{
-    play::Occupant,
-    server::store::{Ended, GameStatus, Store, StoredSeat},
+use othello::{
+    Board, ByColor, Clock, Color, Shape, TimeControl, Variant, WinRule, engine::Occupant,
 };
+
+use crate::server::store::{Ended, GameStatus, Store, StoredSeat};
 
 fn square(name: &str) -> othello::Square {
     name.parse().unwrap()

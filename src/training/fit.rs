@@ -9,10 +9,8 @@
 
 use rayon::prelude::*;
 
-use super::{
-    super::{arena::mix, eval::DISC, pattern},
-    Label, Sample,
-};
+use super::{Label, Sample};
+use crate::engine::{eval::DISC, mix, pattern};
 use pattern::{ACTIVE, Features, PHASES, PatternWeights};
 
 /// How the weights are fitted.
@@ -38,7 +36,8 @@ pub struct FitOptions {
 impl FitOptions {
     /// Defaults: 300 epochs, steps of 0.05 discs, L2 1e-5, a tenth of the games held out,
     /// weights seen fewer than 3 times left at zero, neighbours at a half.
-    pub fn new(seed: u64) -> FitOptions {
+    #[cfg(test)]
+    pub(crate) fn new(seed: u64) -> FitOptions {
         FitOptions {
             epochs: 300,
             learning_rate: 0.05,
@@ -78,7 +77,7 @@ pub struct Fit {
 }
 
 /// Whether the game `game` is held out.
-pub fn held_out(game: u32, options: &FitOptions) -> bool {
+pub(crate) fn held_out(game: u32, options: &FitOptions) -> bool {
     (mix(options.seed, u64::from(game), 13) % 1_000_000) as f64 / 1_000_000.0 < options.holdout
 }
 
@@ -229,8 +228,8 @@ fn fit_phase(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{
-        eval::Evaluator,
+    use crate::{
+        engine::eval::Evaluator,
         training::{
             label::{LabelOptions, LabelTables, label},
             selfplay::{SelfPlayOptions, game_table, self_play_game},

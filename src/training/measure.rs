@@ -13,18 +13,16 @@ use std::{collections::HashMap, sync::Mutex};
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
-    super::{
-        Limits, Node, SearchOptions, Selectivity, SquareSet, TranspositionTable,
-        arena::mix,
-        endgame,
-        eval::{DISC, Evaluator},
-        on_node,
-        search::search,
-    },
     Label, Sample,
     selfplay::{SelfPlayOptions, game_table, self_play_game},
 };
 use crate::WinRule;
+use crate::engine::{
+    Limits, Node, SearchOptions, Selectivity, SquareSet, TranspositionTable, endgame,
+    eval::{DISC, Evaluator},
+    mix, on_node,
+    search::search,
+};
 
 /// Positions of game `number` of a measuring set (`seed`) with between `empties.0` and
 /// `empties.1` empty squares: one picked at random, if the game has any.

@@ -2,29 +2,27 @@
 //! shallow search predicts a deep one in the midgame, and the exact score in the endgame.
 //!
 //! For each midgame position the search deepens one ply at a time, full width, and every
-//! depth `d` from [`MIDGAME_MIN_DEPTH`] up is paired with [`shallow_depth`]`(d)`; for each
+//! depth `d` from `MIDGAME_MIN_DEPTH` up is paired with `shallow_depth``(d)`; for each
 //! endgame position the exact score (by the solver) is paired with a search
-//! [`shallow_depth`]`(empties)` deep. The error (deep minus shallow, in evaluation units)
+//! `shallow_depth``(empties)` deep. The error (deep minus shallow, in evaluation units)
 //! gets a mean and a standard deviation, each a linear function fitted by least squares:
 //! of the depth and the empties in the midgame, of the empties in the endgame (the
 //! deviation shaped by the absolute errors and scaled to their root mean square).
 
-use super::{
-    super::{
-        Limits, Node, SearchOptions, SquareSet, TranspositionTable,
-        eval::{DISC, Evaluator},
-        on_node,
-        search::{
-            endgame::{Goal, solve},
-            probcut::{
-                CutModel, ENDGAME_MIN_EMPTIES, ErrorFit, Linear, MIDGAME_MIN_DEPTH, shallow_depth,
-            },
-            search,
-        },
-    },
-    Sample,
-};
+use super::Sample;
 use crate::WinRule;
+use crate::engine::{
+    Limits, Node, SearchOptions, SquareSet, TranspositionTable,
+    eval::{DISC, Evaluator},
+    on_node,
+    search::{
+        endgame::{Goal, solve},
+        probcut::{
+            CutModel, ENDGAME_MIN_EMPTIES, ErrorFit, Linear, MIDGAME_MIN_DEPTH, shallow_depth,
+        },
+        search,
+    },
+};
 
 /// One prediction measured: the deep (or exact) score minus the shallow one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +66,7 @@ fn node_midgame_pairs<N: Node>(node: &N, eval: Evaluator, max_depth: u32) -> Vec
 }
 
 /// The endgame pair of `sample`'s position: its exact score against a full-width search
-/// [`shallow_depth`]`(empties)` deep with `eval`; `None` below [`ENDGAME_MIN_EMPTIES`].
+/// `shallow_depth``(empties)` deep with `eval`; `None` below [`ENDGAME_MIN_EMPTIES`].
 pub fn endgame_pair(sample: &Sample, eval: Evaluator) -> Option<Pair> {
     on_node!(bits = sample.player, sample.opponent, |node| {
         node_endgame_pair(&node, eval)
@@ -105,7 +103,7 @@ fn node_endgame_pair<N: Node>(node: &N, eval: Evaluator) -> Option<Pair> {
 }
 
 /// The midgame model's features: the deep depth, the shallow one, the empties.
-pub fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
+pub(crate) fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
     vec![
         f64::from(depth),
         f64::from(shallow_depth(depth)),
@@ -114,7 +112,7 @@ pub fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
 }
 
 /// The least-squares fit of the errors of `pairs` (mean and deviation) on `features`.
-pub fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -> ErrorFit {
+pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -> ErrorFit {
     let rows: Vec<Vec<f64>> = pairs.iter().map(&features).collect();
     let errors: Vec<f64> = pairs.iter().map(|pair| f64::from(pair.error)).collect();
     let mean = least_squares(&rows, &errors);
@@ -204,7 +202,7 @@ fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Linear {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::training::measure::pick_position;
+    use crate::training::measure::pick_position;
 
     #[test]
     fn least_squares_recovers_a_line_and_a_normal_spread() {

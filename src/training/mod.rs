@@ -1,4 +1,4 @@
-//! The pipeline that trains the learned evaluation ([`pattern`](super::pattern)) from
+//! The pipeline that trains the learned evaluation ([`pattern`](crate::engine::pattern)) from
 //! self-play, as `othello train` runs it:
 //!
 //! 1. [`selfplay`](mod@selfplay): positions from games the engine plays against itself (random openings,

@@ -3,14 +3,12 @@
 //! the generation before. Each position is scored from an empty table, so its label does not
 //! depend on which positions came before it or on the thread that scored it.
 
-use super::{
-    super::{
-        Goal, Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
-        eval::{DISC, Evaluator},
-        on_node,
-        search::search,
-    },
-    Label, Sample,
+use super::{Label, Sample};
+use crate::engine::{
+    Goal, Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
+    eval::{DISC, Evaluator},
+    on_node,
+    search::search,
 };
 use std::collections::BTreeMap;
 
@@ -33,7 +31,7 @@ pub struct LabelOptions {
 impl LabelOptions {
     /// Defaults: exact up to 18 empties, a full-width depth-8 search above, the engine's own
     /// evaluation.
-    pub fn new() -> LabelOptions {
+    pub(crate) fn new() -> LabelOptions {
         LabelOptions {
             exact_empties: 18,
             depth: 8,
@@ -134,7 +132,7 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tables: &mut LabelTables) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::training::selfplay::{SelfPlayOptions, game_table, self_play_game};
+    use crate::training::selfplay::{SelfPlayOptions, game_table, self_play_game};
 
     #[test]
     fn endgames_are_solved_and_the_rest_searched_the_same_on_any_table() {

@@ -1,7 +1,7 @@
 //! Elo ratings for any number of players from the games they played against each other:
 //! the Bradley-Terry model fitted by maximum likelihood, with confidence intervals from the
 //! observed information. Pure computation: no games are played here (see
-//! [`arena`](super::arena) for two players, and `othello tournament` for many).
+//! [`play_match`](super::play_match) for two players, and `othello tournament` for many).
 //!
 //! **The model.** Player `i` beats player `j` with probability
 //! `1 / (1 + 10^((r_j - r_i) / 400))`, the usual Elo curve; a draw counts as half a win and
@@ -14,7 +14,7 @@
 //! **The prior.** A player who won (or lost) every game would have an infinite maximum
 //! likelihood rating, and so would a group that never lost to the rest. To keep every rating
 //! finite, each player other than the anchor is given [`PRIOR_DRAWS`] virtual draws against
-//! the anchor (set [`RatingOptions::prior_draws`] to 0 for the plain maximum likelihood).
+//! the anchor (set [`EloOptions::prior_draws`] to 0 for the plain maximum likelihood).
 //! That is a weak pull towards the anchor: one game's worth of evidence, so after 100 games
 //! between two players it moves the estimate by about 1 %.
 //!
@@ -25,21 +25,21 @@
 //! is exact by definition (its interval is 0 to 0).
 //!
 //! ```
-//! use othello::engine::rating::{RatingOptions, Results, Score, rate};
+//! use othello::arena::elo::{EloOptions, Results, EloScore, rate};
 //!
 //! // Three players: 0 beats 1 three games in four, 1 beats 2 just as often.
 //! let mut results = Results::new(3);
 //! for _ in 0..3 {
-//!     results.add(0, 1, Score::Win);
-//!     results.add(1, 2, Score::Win);
+//!     results.add(0, 1, EloScore::Win);
+//!     results.add(1, 2, EloScore::Win);
 //! }
-//! results.add(0, 1, Score::Loss);
-//! results.add(1, 2, Score::Loss);
-//! let ratings = rate(&results, &RatingOptions::anchored(0))?;
+//! results.add(0, 1, EloScore::Loss);
+//! results.add(1, 2, EloScore::Loss);
+//! let ratings = rate(&results, &EloOptions::anchored(0))?;
 //! assert_eq!(ratings[0].elo, 0.0);
 //! assert!(ratings[2].elo < ratings[1].elo && ratings[1].elo < 0.0);
 //! assert!(ratings[1].low < ratings[1].elo && ratings[1].elo < ratings[1].high);
-//! # Ok::<_, othello::engine::rating::RatingError>(())
+//! # Ok::<_, othello::arena::elo::EloError>(())
 //! ```
 
 use thiserror::Error;
@@ -68,7 +68,7 @@ const DIVERGED: f64 = 50.0;
 
 /// How one game ended for the first player named.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Score {
+pub enum EloScore {
     /// The first player won.
     Win,
     /// A draw: half a point each.
@@ -77,23 +77,23 @@ pub enum Score {
     Loss,
 }
 
-impl Score {
+impl EloScore {
     /// The same game seen from the other player.
     #[must_use]
-    pub const fn reversed(self) -> Score {
+    pub const fn reversed(self) -> EloScore {
         match self {
-            Score::Win => Score::Loss,
-            Score::Draw => Score::Draw,
-            Score::Loss => Score::Win,
+            EloScore::Win => EloScore::Loss,
+            EloScore::Draw => EloScore::Draw,
+            EloScore::Loss => EloScore::Win,
         }
     }
 
     /// Half-points for the first player: 2, 1 or 0 (halves keep sums exact).
     const fn half_points(self) -> u32 {
         match self {
-            Score::Win => 2,
-            Score::Draw => 1,
-            Score::Loss => 0,
+            EloScore::Win => 2,
+            EloScore::Draw => 1,
+            EloScore::Loss => 0,
         }
     }
 }
@@ -118,16 +118,11 @@ impl Results {
         }
     }
 
-    /// The number of players.
-    pub fn players(&self) -> usize {
-        self.players
-    }
-
     /// Counts a game between `first` and `second` that ended in `score` for `first`.
     ///
     /// # Panics
-    /// If either player is not one of [`players`](Results::players), or they are the same.
-    pub fn add(&mut self, first: usize, second: usize, score: Score) {
+    /// If either player is not one of those [`Results::new`] was given, or they are the same.
+    pub fn add(&mut self, first: usize, second: usize, score: EloScore) {
         assert!(
             first < self.players && second < self.players && first != second,
             "a game between players {first} and {second} of {}",
@@ -151,7 +146,8 @@ impl Results {
     }
 
     /// Games `player` played in all.
-    pub fn total_games(&self, player: usize) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn total_games(&self, player: usize) -> u32 {
         (0..self.players)
             .map(|other| self.games(player, other))
             .sum()
@@ -179,7 +175,7 @@ impl Results {
 
 /// How to rate: who is fixed at 0, and how strong the prior is.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RatingOptions {
+pub struct EloOptions {
     /// The player rated 0, whom every other rating is relative to.
     pub anchor: usize,
     /// Virtual draws of every other player against the anchor (0 for none): see the module
@@ -187,10 +183,10 @@ pub struct RatingOptions {
     pub prior_draws: f64,
 }
 
-impl RatingOptions {
+impl EloOptions {
     /// Anchored on `anchor`, with the default prior ([`PRIOR_DRAWS`]).
-    pub const fn anchored(anchor: usize) -> RatingOptions {
-        RatingOptions {
+    pub const fn anchored(anchor: usize) -> EloOptions {
+        EloOptions {
             anchor,
             prior_draws: PRIOR_DRAWS,
         }
@@ -199,7 +195,7 @@ impl RatingOptions {
 
 /// One player's rating, in Elo relative to the anchor.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rating {
+pub struct EloRating {
     /// The maximum likelihood rating (the anchor's is 0).
     pub elo: f64,
     /// The standard error of `elo` (0 for the anchor).
@@ -212,7 +208,7 @@ pub struct Rating {
 
 /// Why ratings cannot be computed.
 #[derive(Clone, Debug, PartialEq, Error)]
-pub enum RatingError {
+pub enum EloError {
     /// The anchor is not one of the players.
     #[error("the anchor, player {anchor}, is not one of the {players} players")]
     Anchor {
@@ -238,22 +234,22 @@ pub enum RatingError {
 /// the prior and the intervals), in the order of the players.
 ///
 /// # Errors
-/// [`RatingError::Anchor`] or [`RatingError::Prior`] for bad options;
-/// [`RatingError::Undetermined`] only with no prior (`prior_draws` 0), when the results do
+/// [`EloError::Anchor`] or [`EloError::Prior`] for bad options;
+/// [`EloError::Undetermined`] only with no prior (`prior_draws` 0), when the results do
 /// not pin every rating down.
-pub fn rate(results: &Results, options: &RatingOptions) -> Result<Vec<Rating>, RatingError> {
+pub fn rate(results: &Results, options: &EloOptions) -> Result<Vec<EloRating>, EloError> {
     let n = results.players;
     let anchor = options.anchor;
     if anchor >= n {
-        return Err(RatingError::Anchor { anchor, players: n });
+        return Err(EloError::Anchor { anchor, players: n });
     }
     if !options.prior_draws.is_finite() || options.prior_draws < 0.0 {
-        return Err(RatingError::Prior(options.prior_draws));
+        return Err(EloError::Prior(options.prior_draws));
     }
     let model = Model::new(results, options);
     let theta = model.fit()?;
     let information = model.information(&theta);
-    let cholesky = Cholesky::new(information).ok_or(RatingError::Undetermined)?;
+    let cholesky = Cholesky::new(information).ok_or(EloError::Undetermined)?;
     let variances = cholesky.inverse_diagonal();
     let mut ratings = Vec::with_capacity(n);
     let mut free = 0;
@@ -266,7 +262,7 @@ pub fn rate(results: &Results, options: &RatingOptions) -> Result<Vec<Rating>, R
         };
         // `+ 0.0` turns a -0.0 into 0.0.
         let elo = value * ELO_PER_NATURAL + 0.0;
-        ratings.push(Rating {
+        ratings.push(EloRating {
             elo,
             error,
             low: elo - Z_95 * error,
@@ -288,7 +284,7 @@ struct Model {
 }
 
 impl Model {
-    fn new(results: &Results, options: &RatingOptions) -> Model {
+    fn new(results: &Results, options: &EloOptions) -> Model {
         let n = results.players;
         let mut games: Vec<f64> = results.games.iter().map(|&g| f64::from(g)).collect();
         let mut points: Vec<f64> = results
@@ -371,13 +367,12 @@ impl Model {
     /// The ratings that maximise the likelihood (natural units, the anchor's 0), by Newton's
     /// method with a backtracking line search (the log-likelihood is concave, so each step
     /// goes uphill).
-    fn fit(&self) -> Result<Vec<f64>, RatingError> {
+    fn fit(&self) -> Result<Vec<f64>, EloError> {
         let mut theta = vec![0.0; self.players];
         let mut value = self.log_likelihood(&theta);
         for _ in 0..MAX_ITERATIONS {
             let gradient = self.gradient(&theta);
-            let cholesky =
-                Cholesky::new(self.information(&theta)).ok_or(RatingError::Undetermined)?;
+            let cholesky = Cholesky::new(self.information(&theta)).ok_or(EloError::Undetermined)?;
             let step = cholesky.solve(&gradient);
             let slope: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
             let mut scale = 1.0;
@@ -395,7 +390,7 @@ impl Model {
             }
             let largest = step.iter().fold(0.0f64, |m, s| m.max((s * scale).abs()));
             if theta.iter().any(|t| t.abs() > DIVERGED) {
-                return Err(RatingError::Undetermined);
+                return Err(EloError::Undetermined);
             }
             // No step uphill is left: the maximum, to rounding.
             if !moved || largest < CONVERGED {
@@ -498,15 +493,15 @@ impl Cholesky {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::EloEstimate;
+    use crate::arena::EloEstimate;
 
     /// Two players: `wins`, `draws` and `losses` of player 0.
     fn two(wins: u32, draws: u32, losses: u32) -> Results {
         let mut results = Results::new(2);
         for (count, score) in [
-            (wins, Score::Win),
-            (draws, Score::Draw),
-            (losses, Score::Loss),
+            (wins, EloScore::Win),
+            (draws, EloScore::Draw),
+            (losses, EloScore::Loss),
         ] {
             for _ in 0..count {
                 results.add(0, 1, score);
@@ -515,8 +510,8 @@ mod tests {
         results
     }
 
-    fn plain(anchor: usize) -> RatingOptions {
-        RatingOptions {
+    fn plain(anchor: usize) -> EloOptions {
+        EloOptions {
             anchor,
             prior_draws: 0.0,
         }
@@ -538,7 +533,7 @@ mod tests {
         }
         // The prior moves a well-measured difference very little.
         let expected = EloEstimate::from_results(60, 10, 30).difference;
-        let with_prior = rate(&two(60, 10, 30), &RatingOptions::anchored(1)).unwrap();
+        let with_prior = rate(&two(60, 10, 30), &EloOptions::anchored(1)).unwrap();
         assert!((with_prior[0].elo - expected).abs() < 3.0, "{with_prior:?}");
     }
 
@@ -563,19 +558,19 @@ mod tests {
         let mut results = Results::new(4);
         let mut play = |a, b, wins, losses| {
             for _ in 0..wins {
-                results.add(a, b, Score::Win);
+                results.add(a, b, EloScore::Win);
             }
             for _ in 0..losses {
-                results.add(a, b, Score::Loss);
+                results.add(a, b, EloScore::Loss);
             }
         };
         play(0, 1, 14, 6);
         play(1, 2, 14, 6);
         play(0, 2, 17, 3);
-        results.add(3, 2, Score::Draw);
-        results.add(2, 3, Score::Draw);
+        results.add(3, 2, EloScore::Draw);
+        results.add(2, 3, EloScore::Draw);
         for anchor in 0..4 {
-            let r = rate(&results, &RatingOptions::anchored(anchor)).unwrap();
+            let r = rate(&results, &EloOptions::anchored(anchor)).unwrap();
             assert_eq!(r[anchor].elo, 0.0);
             assert_eq!((r[anchor].low, r[anchor].high), (0.0, 0.0));
             assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo, "{r:?}");
@@ -586,8 +581,8 @@ mod tests {
         }
         // Without a prior, moving the anchor shifts every rating by the same amount.
         let mut connected = results.clone();
-        connected.add(3, 0, Score::Loss);
-        connected.add(3, 1, Score::Win);
+        connected.add(3, 0, EloScore::Loss);
+        connected.add(3, 1, EloScore::Win);
         let on_a = rate(&connected, &plain(0)).unwrap();
         let on_c = rate(&connected, &plain(2)).unwrap();
         for (a, c) in on_a.iter().zip(&on_c) {
@@ -605,7 +600,7 @@ mod tests {
 
     #[test]
     fn a_sweep_stays_finite_with_the_prior() {
-        let ratings = rate(&two(10, 0, 0), &RatingOptions::anchored(1)).unwrap();
+        let ratings = rate(&two(10, 0, 0), &EloOptions::anchored(1)).unwrap();
         let sweep = ratings[0];
         assert!(sweep.elo.is_finite() && sweep.low.is_finite() && sweep.high.is_finite());
         // 10 wins and one virtual draw: 10.5 points of 11.
@@ -617,45 +612,42 @@ mod tests {
         // A round robin where one player wins everything and another loses everything.
         let mut results = Results::new(3);
         for _ in 0..4 {
-            results.add(0, 1, Score::Win);
-            results.add(0, 2, Score::Win);
-            results.add(1, 2, Score::Win);
+            results.add(0, 1, EloScore::Win);
+            results.add(0, 2, EloScore::Win);
+            results.add(1, 2, EloScore::Win);
         }
         for anchor in 0..3 {
-            let r = rate(&results, &RatingOptions::anchored(anchor)).unwrap();
+            let r = rate(&results, &EloOptions::anchored(anchor)).unwrap();
             assert!(r.iter().all(|r| r.elo.is_finite() && r.error.is_finite()));
             assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo, "{r:?}");
         }
         // Without a prior there is no finite answer.
-        assert_eq!(
-            rate(&two(10, 0, 0), &plain(1)),
-            Err(RatingError::Undetermined)
-        );
+        assert_eq!(rate(&two(10, 0, 0), &plain(1)), Err(EloError::Undetermined));
     }
 
     #[test]
     fn no_games_and_bad_options() {
-        let nothing = rate(&Results::new(3), &RatingOptions::anchored(2)).unwrap();
+        let nothing = rate(&Results::new(3), &EloOptions::anchored(2)).unwrap();
         assert!(nothing.iter().all(|r| r.elo == 0.0));
         assert!(nothing[0].high > 0.0 && nothing[2].high == 0.0);
         assert_eq!(
             rate(&Results::new(3), &plain(0)),
-            Err(RatingError::Undetermined)
+            Err(EloError::Undetermined)
         );
         assert_eq!(
-            rate(&Results::new(2), &RatingOptions::anchored(2)),
-            Err(RatingError::Anchor {
+            rate(&Results::new(2), &EloOptions::anchored(2)),
+            Err(EloError::Anchor {
                 anchor: 2,
                 players: 2
             })
         );
-        let negative = RatingOptions {
+        let negative = EloOptions {
             anchor: 0,
             prior_draws: -1.0,
         };
         assert_eq!(
             rate(&Results::new(2), &negative),
-            Err(RatingError::Prior(-1.0))
+            Err(EloError::Prior(-1.0))
         );
         assert_eq!(rate(&Results::new(1), &plain(0)).unwrap()[0].elo, 0.0);
     }
@@ -666,10 +658,10 @@ mod tests {
         let mut results = Results::new(3);
         for (opponent, wins, losses) in [(1, 7, 3), (2, 2, 8)] {
             for _ in 0..wins {
-                results.add(0, opponent, Score::Win);
+                results.add(0, opponent, EloScore::Win);
             }
             for _ in 0..losses {
-                results.add(0, opponent, Score::Loss);
+                results.add(0, opponent, EloScore::Loss);
             }
         }
         let r = rate(&results, &plain(0)).unwrap();

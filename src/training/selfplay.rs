@@ -5,14 +5,12 @@
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{
-    super::{
-        Limits, Node, SearchOptions, SquareSet, TranspositionTable, arena::mix, eval::Evaluator,
-        on_node, search::search,
-    },
-    Label, Sample,
-};
+use super::{Label, Sample};
 use crate::WinRule;
+use crate::engine::{
+    Limits, Node, SearchOptions, SquareSet, TranspositionTable, eval::Evaluator, mix, on_node,
+    search::search,
+};
 
 /// How the games are played.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,7 +33,7 @@ pub struct SelfPlayOptions {
 impl SelfPlayOptions {
     /// Defaults: openings of 4 to 20 random moves, depth 6, one move in ten random, one
     /// game in ten random throughout, the engine's own evaluation.
-    pub fn new(seed: u64) -> SelfPlayOptions {
+    pub(crate) fn new(seed: u64) -> SelfPlayOptions {
         SelfPlayOptions {
             seed,
             opening: (4, 20),

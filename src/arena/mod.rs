@@ -1,10 +1,14 @@
-//! Matches between two players: games with alternating colours from shared random openings,
-//! and the tally (wins, draws, losses, disc difference, Elo estimate). Nothing here prints:
-//! each finished game goes out through a callback.
+//! Matches between players, and their ratings: [`play_match`] plays two players against
+//! each other (games with alternating colours from shared random openings) and tallies wins,
+//! draws, losses, the disc difference and an Elo estimate; [`elo`] rates any number of
+//! players from the games they played against each other (`othello tournament`). Nothing
+//! here prints: each finished game goes out through a callback.
+
+pub mod elo;
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{EngineSettings, Limits, Player, PlayerSpec, player::new_player_with};
+use crate::engine::{EngineSettings, Limits, Player, PlayerSpec, mix, new_player_with};
 use crate::{ByColor, Color, Game, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
@@ -41,27 +45,27 @@ pub struct MatchOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchGame {
     /// 0-based number of the game in the match.
-    pub number: u32,
+    pub(crate) number: u32,
     /// Which player (0 or 1, as in [`MatchOptions::players`]) had Black.
-    pub black: usize,
+    pub(crate) black: usize,
     /// Every move of the game, the random opening included (passes are implicit).
-    pub moves: Vec<Square>,
+    pub(crate) moves: Vec<Square>,
     /// How many of `moves` were the random opening.
-    pub opening_moves: usize,
+    pub(crate) opening_moves: usize,
     /// The result.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Discs of each player at the end, in the order of [`MatchOptions::players`].
-    pub discs: [u32; 2],
+    pub(crate) discs: [u32; 2],
 }
 
 impl MatchGame {
     /// The winning player (0 or 1), or `None` for a draw.
-    pub fn winner(&self) -> Option<usize> {
+    pub(crate) fn winner(&self) -> Option<usize> {
         self.outcome.winner().map(|color| self.player_of(color))
     }
 
     /// The player (0 or 1) who had `color`.
-    pub fn player_of(&self, color: Color) -> usize {
+    pub(crate) fn player_of(&self, color: Color) -> usize {
         if color == Color::Black {
             self.black
         } else {
@@ -85,7 +89,7 @@ pub struct Tally {
 
 impl Tally {
     /// Games played.
-    pub fn games(&self) -> u32 {
+    pub(crate) fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
     }
 
@@ -131,7 +135,7 @@ impl MatchSummary {
     }
 
     /// Counts a finished game.
-    pub fn add(&mut self, game: &MatchGame) {
+    pub(crate) fn add(&mut self, game: &MatchGame) {
         let winner = game.winner();
         for (player, tally) in self.players.iter_mut().enumerate() {
             match winner {
@@ -163,7 +167,7 @@ impl EloEstimate {
     /// score interval of the score (a draw counts as half a win; with many draws the
     /// interval is a little wider than it need be). The Wilson interval stays finite on a
     /// clean sweep: 100 wins of 100 give at least +566. With no games all three are 0.
-    pub fn from_results(wins: u32, draws: u32, losses: u32) -> EloEstimate {
+    pub(crate) fn from_results(wins: u32, draws: u32, losses: u32) -> EloEstimate {
         const Z: f64 = 1.96;
         let games = f64::from(wins + draws + losses);
         if games == 0.0 {
@@ -248,7 +252,7 @@ pub fn play_match<R: RuleSet>(
 
 /// Game `number` of the match: its opening is shared with the other game of its pair, and
 /// its players get seeds of their own, so any game can be replayed alone.
-pub fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> MatchGame {
+pub(crate) fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> MatchGame {
     let pair = u64::from(number / 2);
     let black = (number % 2) as usize;
     let mut game = Game::<R>::new(options.setup);
@@ -305,18 +309,6 @@ pub fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -> Match
         outcome,
         discs: [discs_of(0), discs_of(1)],
     }
-}
-
-/// A seed for one use (`purpose`) of one item (`index`) derived from a run's seed, so that
-/// different games, players or scenarios do not share random streams (SplitMix64's
-/// finaliser). Also used by [`crate::grading::scenario`], training and tournaments.
-pub fn mix(seed: u64, index: u64, purpose: u64) -> u64 {
-    let mut z = seed
-        ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ purpose.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::{
 };
 
 /// The file's first bytes.
-pub const MAGIC: &[u8; 8] = b"OTHSAMP1";
+pub(crate) const MAGIC: &[u8; 8] = b"OTHSAMP1";
 
 /// Bytes a record.
 pub const RECORD: usize = 24;
@@ -54,7 +54,7 @@ impl Sample {
     }
 
     /// The record's bytes.
-    pub fn to_bytes(&self) -> [u8; RECORD] {
+    pub(crate) fn to_bytes(self) -> [u8; RECORD] {
         let mut bytes = [0; RECORD];
         bytes[..8].copy_from_slice(&self.player.to_le_bytes());
         bytes[8..16].copy_from_slice(&self.opponent.to_le_bytes());
@@ -70,7 +70,7 @@ impl Sample {
 
     /// A record from its bytes; `None` if it is not one (discs on one square twice, an
     /// unknown kind of label).
-    pub fn from_bytes(bytes: &[u8; RECORD]) -> Option<Sample> {
+    pub(crate) fn from_bytes(bytes: &[u8; RECORD]) -> Option<Sample> {
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let (player, opponent) = (word(0), word(8));
         let label = match (bytes[22], bytes[23]) {
@@ -101,12 +101,14 @@ impl SampleReader {
     ///
     /// # Errors
     /// If it cannot be read or is not a samples file.
-    pub fn open(path: &Path) -> io::Result<SampleReader> {
+    #[cfg(test)]
+    pub(crate) fn open(path: &Path) -> io::Result<SampleReader> {
         SampleReader::from_file(File::open(path)?, path)
     }
 
-    /// [`SampleReader::open`] on a file already open (checked to be a regular file, say),
-    /// named `path` in errors.
+    /// Reads the samples of `file`, already open (checked to be a regular file, say) and
+    /// named `path` in errors, checking its first bytes. A header cut short (a file stopped
+    /// as it was begun) is a file with no samples yet.
     ///
     /// # Errors
     /// If it cannot be read or is not a samples file.
@@ -126,7 +128,8 @@ impl SampleReader {
     ///
     /// # Errors
     /// See [`SampleReader::open`] and [`SampleReader::next_sample`].
-    pub fn read_all(path: &Path) -> io::Result<Vec<Sample>> {
+    #[cfg(test)]
+    pub(crate) fn read_all(path: &Path) -> io::Result<Vec<Sample>> {
         SampleReader::open(path)?.read_rest()
     }
 
