@@ -664,6 +664,27 @@ fn clocks_count_down_and_running_out_loses_or_warns() {
         "{stdout}"
     );
     assert!(stdout.contains("○ White plays c3 and flips 1."), "{stdout}");
+    // Over its game clock, a side is told once a game, not after every move (issue 45's
+    // red team).
+    let stdout = play_with_a_pause(
+        &[
+            "--white",
+            "human",
+            "--game-time",
+            "500ms",
+            "--on-time",
+            "warn",
+        ],
+        "d3\n",
+        Duration::from_secs(1),
+        "c3\nc4\nc5\nd6\nquit\n",
+    );
+    assert!(stdout.contains("○ White plays c5 and flips 2."), "{stdout}");
+    assert_eq!(
+        stdout.matches("○ White is over time").count(),
+        1,
+        "{stdout}"
+    );
     // The computer plans within its clock: a whole game on 6x6 in 2 s each.
     let stdout = play(
         &[

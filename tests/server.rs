@@ -716,6 +716,44 @@ async fn engines_play_each_other_while_watched_and_can_be_paused_and_stepped(db:
     live.state_where(|s| s["status"] == "over").await;
 }
 
+/// Issue 45's red team: a step, or a new pace, asked while a game between engines waits
+/// out a long pause between moves, applies at once (it used to wait out the old pause).
+async fn a_step_or_a_new_pace_cuts_the_pause_short(db: TestDb) {
+    let server = Server::start(&db);
+    let game = create(
+        &server,
+        json!({"black": "greedy", "white": "greedy", "speed_ms": 60_000}),
+    )
+    .await;
+    let (game_id, control) = (
+        id(&game),
+        game["control"]["secret"].as_str().unwrap().to_owned(),
+    );
+    let control_request = |body: Value| {
+        client()
+            .post(server.api(&format!("/games/{game_id}/control")))
+            .bearer_auth(&control)
+            .json(&body)
+    };
+    // Watched: the first move waits its minute.
+    let mut live = Live::connect(&server, &game_id, Some(&control)).await;
+    live.state_where(|s| s["thinking"] == true).await;
+    // A third of the pause at most, for what used to take all of it.
+    let soon = Duration::from_secs(20);
+    let (status, _) = send(control_request(json!({"paused": true}))).await;
+    assert_eq!(status, 200);
+    send(control_request(json!({"step": true}))).await;
+    let stepped = tokio::time::timeout(soon, live.state_where(|s| s["ply"] == 1)).await;
+    assert!(stepped.is_ok(), "the step waited out the pause");
+    // Resumed at a minute a move, then the pace set to none: the next moves come at once.
+    send(control_request(json!({"paused": false}))).await;
+    live.state_where(|s| s["thinking"] == true && s["ply"] == 1)
+        .await;
+    send(control_request(json!({"speed_ms": 0}))).await;
+    let paced = tokio::time::timeout(soon, live.state_where(|s| s["ply"] == 3)).await;
+    assert!(paced.is_ok(), "the new pace waited out the old one");
+}
+
 async fn a_server_killed_mid_game_keeps_every_acknowledged_move(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({})).await;
@@ -1459,6 +1497,7 @@ on_both_databases!(
     between_people_undo_needs_the_other_seat,
     against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_person,
     engines_play_each_other_while_watched_and_can_be_paused_and_stepped,
+    a_step_or_a_new_pace_cuts_the_pause_short,
     a_server_killed_mid_game_keeps_every_acknowledged_move,
     random_and_malformed_requests_get_4xx_and_never_break_the_server,
     an_undo_stops_the_engine_search_it_makes_useless,

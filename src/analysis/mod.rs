@@ -123,7 +123,15 @@ pub fn rank_in(
         variant = options.variant,
         &setup.board,
         setup.first_mover,
-        |node| rank_node(&node, options, rule, tt, signal, depth)
+        |node| Ranking {
+            options,
+            rule,
+            tt,
+            signal,
+            depth,
+            start: Instant::now(),
+        }
+        .node(&node)
     );
     hint.to_move = hint.final_score.is_none().then_some(setup.first_mover);
     hint
@@ -158,33 +166,37 @@ fn megabytes<N: Node>(options: &RankOptions, node: &N) -> usize {
         })
 }
 
-fn rank_node<N: Node>(
-    node: &N,
-    options: &RankOptions,
+/// One ranking under way: what is asked, the rule, the table, the signal that stops it,
+/// who hears of each depth finished, and when it began.
+struct Ranking<'a> {
+    options: &'a RankOptions,
     rule: WinRule,
-    tt: &mut TranspositionTable,
-    signal: Option<&Signal>,
-    depth: &mut dyn FnMut(u32),
-) -> Hint {
-    let start = Instant::now();
-    if node.moves().is_empty() {
+    tt: &'a mut TranspositionTable,
+    signal: Option<&'a Signal>,
+    depth: &'a mut dyn FnMut(u32),
+    start: Instant,
+}
+
+impl Ranking<'_> {
+    /// The ranking of `node`: its moves, the pass and the reply after it when the pass is
+    /// its only move, or the final score of a finished game.
+    fn node<N: Node>(&mut self, node: &N) -> Hint {
+        if !node.moves().is_empty() {
+            return self.moves(node, self.options.count);
+        }
         let Some(passed) = node.after_pass() else {
             return Hint {
                 to_move: None,
                 lines: Vec::new(),
-                final_score: Some(node.final_score(rule)),
+                final_score: Some(node.final_score(self.rule)),
                 depth: 0,
                 selectivity: Selectivity::NONE,
                 nodes: 0,
-                elapsed: start.elapsed(),
+                elapsed: self.start.elapsed(),
             };
         };
         // The pass is the only move: rank the opponent's best reply after it.
-        let options = RankOptions {
-            count: 1,
-            ..*options
-        };
-        let mut after = rank_moves(&passed, &options, rule, tt, signal, depth, start);
+        let mut after = self.moves(&passed, 1);
         let reply = after.lines.pop();
         let (score, exact, mut pv) = reply.map_or((Score(0), true, Vec::new()), |line| {
             (-line.score, line.exact, line.pv)
@@ -196,93 +208,87 @@ fn rank_node<N: Node>(
             exact,
             pv,
         }];
-        return after;
+        after
     }
-    rank_moves(node, options, rule, tt, signal, depth, start)
-}
 
-/// Ranks the moves of `node`, which has some: exactly when the solver should finish in
-/// the time given (or the depth asked for reaches the end, or a search that deep would take
-/// longer than a solve: [`ExactFirst::WhenCheaper`]), else by the search.
-fn rank_moves<N: Node>(
-    node: &N,
-    options: &RankOptions,
-    rule: WinRule,
-    tt: &mut TranspositionTable,
-    signal: Option<&Signal>,
-    depth: &mut dyn FnMut(u32),
-    start: Instant,
-) -> Hint {
-    let empties = node.empties().len();
-    let count = options.count.max(1);
-    let mut search_options = SearchOptions {
-        rule,
-        limits: options.limits,
-        ranked_moves: count,
-        eval: options.eval,
-        selectivity: options.selectivity,
-        threads: options.threads,
-    };
-    let mut nodes = 0;
-    if let Some(limits) = plan(node, ExactFirst::WhenCheaper, &search_options).exact {
-        depth(empties);
-        let solve_options = SolveOptions {
+    /// Ranks the best `count` moves of `node`, which has some: exactly when the solver
+    /// should finish in the time given (or the depth asked for reaches the end, or a search
+    /// that deep would take longer than a solve: [`ExactFirst::WhenCheaper`]), else by the
+    /// search.
+    fn moves<N: Node>(&mut self, node: &N, count: usize) -> Hint {
+        let (options, rule, signal, start) = (self.options, self.rule, self.signal, self.start);
+        let (tt, depth) = (&mut *self.tt, &mut *self.depth);
+        let empties = node.empties().len();
+        let count = count.max(1);
+        let mut search_options = SearchOptions {
+            rule,
+            limits: options.limits,
+            ranked_moves: count,
             eval: options.eval,
+            selectivity: options.selectivity,
             threads: options.threads,
-            ..SolveOptions::exact(rule)
         };
-        match endgame::rank(node, &solve_options, count, tt, &limits, signal) {
-            Ok((ranked, visited)) => {
-                let mut lines: Vec<HintLine> = ranked
-                    .into_iter()
-                    .map(|solved| HintLine {
-                        square: Some(solved.square),
-                        score: Score::from_discs(solved.score),
-                        exact: true,
-                        pv: Vec::new(),
-                    })
-                    .collect();
-                prove_lines(node, &mut lines, rule, tt, visited, signal);
-                return Hint {
-                    to_move: None,
-                    lines,
-                    final_score: None,
-                    depth: empties,
-                    selectivity: Selectivity::NONE,
-                    nodes: visited,
-                    elapsed: start.elapsed(),
-                };
+        let mut nodes = 0;
+        if let Some(limits) = plan(node, ExactFirst::WhenCheaper, &search_options).exact {
+            depth(empties);
+            let solve_options = SolveOptions {
+                eval: options.eval,
+                threads: options.threads,
+                ..SolveOptions::exact(rule)
+            };
+            match endgame::rank(node, &solve_options, count, tt, &limits, signal) {
+                Ok((ranked, visited)) => {
+                    let mut lines: Vec<HintLine> = ranked
+                        .into_iter()
+                        .map(|solved| HintLine {
+                            square: Some(solved.square),
+                            score: Score::from_discs(solved.score),
+                            exact: true,
+                            pv: Vec::new(),
+                        })
+                        .collect();
+                    prove_lines(node, &mut lines, rule, tt, visited, signal);
+                    return Hint {
+                        to_move: None,
+                        lines,
+                        final_score: None,
+                        depth: empties,
+                        selectivity: Selectivity::NONE,
+                        nodes: visited,
+                        elapsed: start.elapsed(),
+                    };
+                }
+                Err(unfinished) => nodes = unfinished.nodes,
             }
-            Err(unfinished) => nodes = unfinished.nodes,
         }
-    }
-    if let Some(time) = options.limits.time {
-        search_options.limits.time = Some(time.saturating_sub(start.elapsed()));
-    }
-    let report = search(node, &search_options, tt, signal, &mut |report| {
-        depth(report.depth)
-    });
-    let mut lines: Vec<HintLine> = report
-        .ranked
-        .iter()
-        .map(|ranked| HintLine {
-            square: Some(ranked.square),
-            score: Score(ranked.score),
-            exact: report.exact,
-            pv: ranked.pv.iter().copied().map(Some).collect(),
-        })
-        .collect();
-    if report.exact {
-        prove_lines(node, &mut lines, rule, tt, report.nodes, signal);
-    }
-    Hint {
-        to_move: None,
-        lines,
-        final_score: None,
-        depth: report.depth,
-        selectivity: report.selectivity,
-        nodes: nodes + report.nodes,
-        elapsed: start.elapsed(),
+        if let Some(time) = options.limits.time {
+            search_options.limits.time = Some(time.saturating_sub(start.elapsed()));
+        }
+        let report = search(node, &search_options, tt, signal, &mut |report| {
+            depth(report.depth)
+        });
+        let mut lines: Vec<HintLine> = report
+            .ranked
+            .iter()
+            .map(|ranked| HintLine {
+                square: Some(ranked.square),
+                score: Score(ranked.score),
+                exact: report.exact,
+                pv: ranked.pv.iter().copied().map(Some).collect(),
+            })
+            .collect();
+        if report.exact {
+            prove_lines(node, &mut lines, rule, tt, report.nodes, signal);
+        }
+        Hint {
+            to_move: None,
+            lines,
+            final_score: None,
+            depth: report.depth,
+            selectivity: report.selectivity,
+            nodes: nodes + report.nodes,
+            elapsed: start.elapsed(),
+        }
     }
 }
 

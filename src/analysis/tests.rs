@@ -103,7 +103,15 @@ fn regression_44_9_exact_lines_are_playable_to_their_score() {
                     let node = random_position(&start, empties, seed);
                     if let Some(node) = node {
                         let mut tt = TranspositionTable::new(megabytes(&options, &node));
-                        let hint = rank_node(&node, &options, rule, &mut tt, None, &mut |_| {});
+                        let hint = Ranking {
+                            options: &options,
+                            rule,
+                            tt: &mut tt,
+                            signal: None,
+                            depth: &mut |_| {},
+                            start: Instant::now(),
+                        }
+                        .node(&node);
                         for line in &hint.lines {
                             assert!(line.exact, "{line:?}");
                             if let Err(error) = check_line(&node, line, rule) {

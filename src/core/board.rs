@@ -36,6 +36,23 @@ pub struct Board {
 }
 
 impl Board {
+    /// The standard 8 × 8 board with the squares `filled` names (by their index in reading
+    /// order) covered, White's where `white` says, Black's elsewhere: fixed positions near
+    /// the end, for tests.
+    #[cfg(test)]
+    pub(crate) fn patterned(
+        filled: impl Fn(usize) -> bool,
+        white: impl Fn(usize) -> bool,
+    ) -> Board {
+        let shape = crate::Shape::STANDARD;
+        let mut board = Board::standard(shape);
+        for (i, square) in shape.squares().enumerate().filter(|&(i, _)| filled(i)) {
+            let color = if white(i) { Color::White } else { Color::Black };
+            board.set(square, Some(color));
+        }
+        board
+    }
+
     /// A board with no discs.
     pub const fn empty(shape: Shape) -> Board {
         Board {

@@ -22,7 +22,8 @@ pub fn moves_left(empties: u32) -> u32 {
 pub struct TimeBudget {
     /// The time per move it is given.
     pub per_move: Duration,
-    /// A limit no move may pass (kept with a fifth to spare for what is not search).
+    /// A limit no move may pass: planned at half of it at most, as a clock's time left is
+    /// (a loaded machine, or a search that finishes its iteration, runs past its plan).
     pub move_limit: Option<Duration>,
     /// Its time left on a game clock, if it plays on one.
     pub left: Option<Duration>,
@@ -48,11 +49,14 @@ impl TimeBudget {
     /// };
     /// // 60 empty squares: about 30 moves of its own, and most of the increment.
     /// assert_eq!(budget.move_time(60), Duration::from_millis(3_500));
+    /// // A hard limit of a second a move: half of it planned.
+    /// let capped = TimeBudget { move_limit: Some(s(1)), ..budget };
+    /// assert_eq!(capped.move_time(60), Duration::from_millis(500));
     /// ```
     pub fn move_time(&self, empties: u32) -> Duration {
         let mut time = self.per_move;
         if let Some(limit) = self.move_limit {
-            time = time.min(limit * 4 / 5);
+            time = time.min(limit / 2);
         }
         if let Some(left) = self.left {
             let share = left / moves_left(empties) + self.increment * 3 / 4;

@@ -187,7 +187,7 @@ mod tests {
     use super::*;
     use crate::{
         Board, Color, Shape, Simple,
-        engine::{Goal, GridNode, Limits, Node8, TranspositionTable, endgame::solve},
+        engine::{GridNode, Limits, Node8, TranspositionTable, endgame::exact_score},
     };
 
     /// `playouts` of UCT from `node`, seeded, without other limits.
@@ -254,16 +254,7 @@ mod tests {
             while let Some(mv) = moves.pop() {
                 let mut tt = TranspositionTable::new(1);
                 let child = node.play(mv);
-                let score = -solve(
-                    &child,
-                    WinRule::MostDiscs,
-                    Goal::Exact,
-                    &mut tt,
-                    &Limits::NONE,
-                    None,
-                )
-                .unwrap()
-                .score;
+                let score = -exact_score(&child, &mut tt);
                 if score > 0 {
                     winners.push(mv);
                 }

@@ -1172,19 +1172,7 @@ mod tests {
     #[test]
     fn the_engine_plays_a_perfect_endgame() {
         // Ten empties: the engine must choose a move the solver scores as best.
-        let mut board = Board::standard(Shape::STANDARD);
-        for (i, square) in Shape::STANDARD.squares().enumerate() {
-            if i % 6 != 1 && i > 3 {
-                board.set(
-                    square,
-                    Some(if (i * 7) % 5 < 2 {
-                        Color::White
-                    } else {
-                        Color::Black
-                    }),
-                );
-            }
-        }
+        let board = Board::patterned(|i| i % 6 != 1 && i > 3, |i| (i * 7) % 5 < 2);
         let setup = Setup {
             board,
             first_mover: Color::Black,
@@ -1197,30 +1185,13 @@ mod tests {
             .unwrap();
         let best = crate::engine::Node8::from_board(game.board(), Color::Black);
         let mut tt = TranspositionTable::new(1);
-        let solved = endgame::solve(
-            &best,
-            WinRule::MostDiscs,
-            Goal::Exact,
-            &mut tt,
-            &Limits::NONE,
-            None,
-        )
-        .unwrap();
+        let solved = endgame::exact_score(&best, &mut tt);
         let after = Game::<Full>::replay(setup, [choice]).unwrap();
         // Black's final score after the engine's move, with best play from there.
         let score = match after.status() {
             Status::ToMove(side) => {
                 let child = crate::engine::Node8::from_board(after.board(), side);
-                let rest = endgame::solve(
-                    &child,
-                    WinRule::MostDiscs,
-                    Goal::Exact,
-                    &mut tt,
-                    &Limits::NONE,
-                    None,
-                )
-                .unwrap()
-                .score;
+                let rest = endgame::exact_score(&child, &mut tt);
                 if side == Color::Black { rest } else { -rest }
             }
             Status::Over(_) => {
@@ -1229,6 +1200,6 @@ mod tests {
                 final_score(WinRule::MostDiscs, b, w, board.empty_squares().count())
             }
         };
-        assert_eq!(score, solved.score);
+        assert_eq!(score, solved);
     }
 }

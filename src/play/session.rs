@@ -45,11 +45,12 @@ pub(super) struct Session<'c, 'o, 'p, R: RuleSet, I, O> {
     clock: Option<Clock>,
     /// Where the session's time line starts.
     epoch: Instant,
-    /// The turn being timed: whose, at which move, since when, and whether its running
-    /// over time was announced.
+    /// The turn being timed: whose, at which move, since when.
     turn: Option<Turn>,
     /// The side that lost on time, if one did.
     flagged: Option<Color>,
+    /// Under `--on-time warn`: the sides told they are over time (each once a game).
+    warned: ByColor<bool>,
 }
 
 /// A turn on the clock.
@@ -58,7 +59,6 @@ struct Turn {
     side: Color,
     ply: usize,
     started: Instant,
-    warned: bool,
 }
 
 impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
@@ -86,6 +86,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             epoch: Instant::now(),
             turn: None,
             flagged: None,
+            warned: ByColor::default(),
         };
         session.restart(start.setup);
         // Records are checked when they are loaded (`Record::load`).
@@ -113,6 +114,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         });
         self.turn = None;
         self.flagged = None;
+        self.warned = ByColor::default();
     }
 
     /// Whether the game is over: played to its end, or lost on time.
@@ -131,7 +133,6 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
                 side,
                 ply,
                 started: Instant::now(),
-                warned: false,
             });
             // Its game clock runs from now (no turn's time is charged until then).
             let now = self.now();
@@ -162,7 +163,7 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
     }
 
     /// Checks the clock of the side on turn: over time, it loses (said so) or, when the
-    /// clock only warns, is told once. True if it lost.
+    /// clock only warns, is told so once a game. True if it lost.
     fn check_clock(&mut self) -> Result<bool, PlayError> {
         let Some(turn) = self.turn else {
             return Ok(false);
@@ -172,11 +173,8 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
         }
         let name = self.side_name(turn.side);
         if self.options.limits.warn_only {
-            if !turn.warned {
-                self.turn = Some(Turn {
-                    warned: true,
-                    ..turn
-                });
+            if !self.warned[turn.side] {
+                self.warned[turn.side] = true;
                 let text = format!("{name} is over time (the clock only warns: play on).");
                 self.console.say(&self.style().warn(&text))?;
             }

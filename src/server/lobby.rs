@@ -378,25 +378,38 @@ impl Lobby {
         Ok(seek)
     }
 
+    /// Takes challenge `id` out of the lobby if `check` allows, marked as leaving until its
+    /// end is committed (a reload meanwhile does not bring it back).
+    ///
+    /// # Errors
+    /// [`SeekError::Gone`], or `check`'s refusal.
+    fn take(
+        &self,
+        id: &str,
+        check: impl FnOnce(&Seek) -> Result<(), ApiError>,
+    ) -> Result<Seek, ApiError> {
+        let mut seeks = self.seeks.lock().expect("not poisoned");
+        check(seeks.get(id).ok_or(SeekError::Gone)?)?;
+        self.leaving
+            .lock()
+            .expect("not poisoned")
+            .insert(id.to_owned());
+        self.edits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(seeks.remove(id).expect("just seen"))
+    }
+
     /// Withdraws `id`, if `person` posted it.
     ///
     /// # Errors
     /// [`SeekError::Gone`], [`SeekError::NotYours`]; [`ApiError::Storage`].
     pub async fn withdraw(&self, id: &str, person: &Person) -> Result<(), ApiError> {
         self.catch_up(id).await;
-        let seek = {
-            let mut seeks = self.seeks.lock().expect("not poisoned");
-            let seek = seeks.get(id).ok_or(SeekError::Gone)?;
+        let seek = self.take(id, |seek| {
             if !seek.poster.is(person) {
                 return Err(SeekError::NotYours.into());
             }
-            self.leaving
-                .lock()
-                .expect("not poisoned")
-                .insert(id.to_owned());
-            self.edits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            seeks.remove(id).expect("just seen")
-        };
+            Ok(())
+        })?;
         let committed = self
             .store
             .commit(vec![Change::EndSeek { id: id.to_owned() }])
@@ -425,9 +438,7 @@ impl Lobby {
         taker: Person,
     ) -> Result<Created, ApiError> {
         self.catch_up(id).await;
-        let seek = {
-            let mut seeks = self.seeks.lock().expect("not poisoned");
-            let seek = seeks.get(id).ok_or(SeekError::Gone)?;
+        let seek = self.take(id, |seek| {
             if seek.poster.is(&taker) {
                 return Err(SeekError::Own.into());
             }
@@ -439,13 +450,8 @@ impl Lobby {
             {
                 return Err(SeekError::NotForYou(to.clone()).into());
             }
-            self.leaving
-                .lock()
-                .expect("not poisoned")
-                .insert(id.to_owned());
-            self.edits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            seeks.remove(id).expect("just seen")
-        };
+            Ok(())
+        })?;
         let started = self.start_game(hub, &seek, taker).await;
         if started.is_ok() {
             self.edit(|_| {});

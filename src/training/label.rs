@@ -5,7 +5,7 @@
 
 use super::{Label, Sample};
 use crate::engine::{
-    Goal, Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
+    Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
     eval::{DISC, Evaluator},
     on_node,
     search::search,
@@ -100,16 +100,7 @@ fn score<N: Node>(node: &N, options: &LabelOptions, tables: &mut LabelTables) ->
     let empties = crate::engine::SquareSet::len(node.empties());
     if empties <= options.exact_empties {
         let tt = tables.cleared(TranspositionTable::megabytes_for_solve(empties));
-        let solution = endgame::solve(
-            node,
-            WinRule::MostDiscs,
-            Goal::Exact,
-            tt,
-            &Limits::NONE,
-            None,
-        )
-        .expect("a solve without limits finishes");
-        return (solution.score * DISC, Label::Exact);
+        return (endgame::exact_score(node, tt) * DISC, Label::Exact);
     }
     let search_options = SearchOptions {
         selectivity: options.selectivity,

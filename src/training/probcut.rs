@@ -16,7 +16,7 @@ use crate::engine::{
     eval::{DISC, Evaluator},
     on_node,
     search::{
-        endgame::{Goal, solve},
+        endgame::exact_score,
         probcut::{
             CutModel, ENDGAME_MIN_EMPTIES, ErrorFit, Linear, MIDGAME_MIN_DEPTH, shallow_depth,
         },
@@ -79,16 +79,7 @@ fn node_endgame_pair<N: Node>(node: &N, eval: Evaluator) -> Option<Pair> {
         return None;
     }
     let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(empties));
-    let exact = solve(
-        node,
-        WinRule::MostDiscs,
-        Goal::Exact,
-        &mut tt,
-        &Limits::NONE,
-        None,
-    )
-    .ok()?
-    .score;
+    let exact = exact_score(node, &mut tt);
     let options = SearchOptions::new(
         WinRule::MostDiscs,
         Limits::depth(shallow_depth(empties)),
@@ -202,7 +193,10 @@ fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Linear {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::training::measure::pick_position;
+    use crate::{
+        engine::endgame::{Goal, solve},
+        training::measure::pick_position,
+    };
 
     #[test]
     fn least_squares_recovers_a_line_and_a_normal_spread() {

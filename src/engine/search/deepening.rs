@@ -176,7 +176,7 @@ fn solve<N: Node>(
 
 #[cfg(test)]
 mod tests {
-    use super::{super::plan::SOLVE_AHEAD, endgame::Goal, *};
+    use super::{super::plan::SOLVE_AHEAD, *};
     use crate::{
         Board, Color, Shape, Square, WinRule,
         engine::{Index, Node8, SquareSet, eval::Evaluator},
@@ -232,16 +232,7 @@ mod tests {
 
     fn exact_score(node: &Node8) -> i32 {
         let mut tt = TranspositionTable::new(4);
-        endgame::solve(
-            node,
-            WinRule::MostDiscs,
-            Goal::Exact,
-            &mut tt,
-            &Limits::NONE,
-            None,
-        )
-        .unwrap()
-        .score
+        endgame::exact_score(node, &mut tt)
     }
 
     #[test]

@@ -86,9 +86,7 @@ impl Hub {
         }
         // Watchers see that the engine is thinking.
         cell.notify();
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
-        }
+        pause(delay, &signal).await;
         let start = Instant::now();
         let time = Duration::from_millis(turn.time_ms);
         // Every player stops at its time; this stops one that does not, counting from when
@@ -103,14 +101,19 @@ impl Hub {
                 }
             })
         };
-        let chosen = self
-            .pool
-            .run(lane, client, move || {
-                let _ = started.send(());
-                engine_move(&game, turn.spec, time, seed, signal)
-            })
-            .await
-            .flatten();
+        // A change during the pause (a step, a new pace, an undo) stopped it: no search for
+        // the position it was planned for; the game's next turn is planned anew below.
+        let chosen = if signal.is_stopped() {
+            None
+        } else {
+            self.pool
+                .run(lane, client, move || {
+                    let _ = started.send(());
+                    engine_move(&game, turn.spec, time, seed, signal)
+                })
+                .await
+                .flatten()
+        };
         watchdog.abort();
         let settled = {
             let mut live = cell.lock().await;
@@ -150,6 +153,20 @@ impl Hub {
                 );
             }
         }
+    }
+}
+
+/// Waits the pause between two moves of a game between engines, cut short when `signal`
+/// stops (the game changed: a step asked for, a new pace).
+async fn pause(delay: Duration, signal: &Signal) {
+    const SLICE: Duration = Duration::from_millis(50);
+    let start = Instant::now();
+    while !signal.is_stopped() {
+        let left = delay.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            return;
+        }
+        tokio::time::sleep(left.min(SLICE)).await;
     }
 }
 

@@ -22,24 +22,33 @@ pub(super) trait Row {
     fn real(&self, column: &str) -> Result<Option<f64>, StoreError>;
 }
 
+/// A column whose value is not of its kind (text in a number's column): a damaged row.
+fn unreadable(column: &str, error: &dyn std::fmt::Display) -> StoreError {
+    StoreError::Damaged(format!("{column} does not read: {error}"))
+}
+
 /// [`Row`] for a database's row type, through its own typed getter.
 macro_rules! row {
     ($row:ty, $get:ident) => {
         impl Row for $row {
             fn text(&self, column: &str) -> Result<Option<String>, StoreError> {
-                Ok(self.$get(column)?)
+                self.$get(column)
+                    .map_err(|error| unreadable(column, &error))
             }
 
             fn int(&self, column: &str) -> Result<Option<i64>, StoreError> {
-                Ok(self.$get(column)?)
+                self.$get(column)
+                    .map_err(|error| unreadable(column, &error))
             }
 
             fn flag(&self, column: &str) -> Result<bool, StoreError> {
-                Ok(self.$get(column)?)
+                self.$get(column)
+                    .map_err(|error| unreadable(column, &error))
             }
 
             fn real(&self, column: &str) -> Result<Option<f64>, StoreError> {
-                Ok(self.$get(column)?)
+                self.$get(column)
+                    .map_err(|error| unreadable(column, &error))
             }
         }
     };
@@ -85,9 +94,10 @@ fn int(row: &impl Row, column: &str) -> Result<i64, StoreError> {
     needed(row.int(column)?, column)
 }
 
-/// A count (of milliseconds, moves) back: never negative.
+/// A count (of milliseconds, moves): never negative.
 fn count(row: &impl Row, column: &str) -> Result<u64, StoreError> {
-    Ok(u64::try_from(int(row, column)?).unwrap_or(0))
+    let value = int(row, column)?;
+    u64::try_from(value).map_err(|_| StoreError::Damaged(format!("{column} holds {value}")))
 }
 
 fn real(row: &impl Row, column: &str) -> Result<f64, StoreError> {
@@ -315,6 +325,17 @@ pub(super) fn seek(row: &impl Row) -> Result<StoredSeek, StoreError> {
     })
 }
 
+/// The challenges that read back, each damaged one left out with a line on stderr: one
+/// bad row must not keep the lobby (and the server) from starting.
+pub(super) fn readable_seeks(rows: Vec<Result<StoredSeek, StoreError>>) -> Vec<StoredSeek> {
+    rows.into_iter()
+        .filter_map(|seek| {
+            seek.map_err(|error| eprintln!("othello serve: a challenge is left out: {error}"))
+                .ok()
+        })
+        .collect()
+}
+
 /// A player's latest rating in a category: a `ratings` row (`category, rating,
 /// deviation, volatility, games, updated_at`).
 pub(super) fn rating(row: &impl Row, user_id: i64) -> Result<StoredRating, StoreError> {
@@ -324,7 +345,7 @@ pub(super) fn rating(row: &impl Row, user_id: i64) -> Result<StoredRating, Store
         rating: real(row, "rating")?,
         deviation: real(row, "deviation")?,
         volatility: real(row, "volatility")?,
-        games: u32::try_from(int(row, "games")?).unwrap_or(u32::MAX),
+        games: u32::try_from(count(row, "games")?).unwrap_or(u32::MAX),
         game_id: String::new(),
         at: int(row, "updated_at")?,
     })

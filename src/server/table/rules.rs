@@ -28,6 +28,14 @@ impl Table {
             let flagged = (action != Action::Flag).then_some(side);
             return Ok(self.applied(before, flagged, false));
         }
+        // After the flag, a seat's action is told the game was lost on time (a rematch is
+        // what is left to ask for).
+        if let Some(Ended::Time(side)) = self.ended
+            && seat.is_some()
+            && action != Action::Rematch
+        {
+            return Err(TableError::OutOfTime(side));
+        }
         let seat = || seat.ok_or(TableError::NotYourTurn);
         match action {
             Action::Play(square) => self.play(seat()?, square, now.at, now.thought_ms)?,

@@ -278,6 +278,25 @@ fn the_clock_charges_each_turn_adds_increments_and_flags() {
         table.record(None).ending,
         Some(othello::Ending::LostOnTime(Color::Black))
     );
+    // Any seat's action after the flag is told so (the red team's: undo, resign and abort
+    // said only "game over"); a rematch is still for the asking.
+    assert_eq!(
+        undo(&mut table, Color::White, UndoAction::Request, 14_002),
+        Err(TableError::OutOfTime(Color::Black))
+    );
+    assert_eq!(
+        resign(&mut table, Color::White, 14_002),
+        Err(TableError::OutOfTime(Color::Black))
+    );
+    assert_eq!(
+        abort(&mut table, 14_002),
+        Err(TableError::OutOfTime(Color::Black))
+    );
+    let rematch = table.apply(Some(Color::White), Action::Rematch, Now::at(14_003));
+    assert!(
+        rematch.is_ok_and(|applied| !applied.rematch),
+        "an offer waits"
+    );
 }
 
 #[test]

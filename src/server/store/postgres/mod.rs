@@ -583,7 +583,8 @@ impl Backend for Postgres {
     /// [`StoreError`] if the database fails.
     async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
         let query = format!("SELECT {SEEK_COLUMNS} FROM seeks ORDER BY created_at, id");
-        self.all(&query, &[], columns::seek).await
+        let rows = self.all(&query, &[], |row| Ok(columns::seek(row))).await?;
+        Ok(columns::readable_seeks(rows))
     }
 
     /// `user_id`'s ratings, one per category played.

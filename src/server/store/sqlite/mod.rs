@@ -540,7 +540,8 @@ impl Sqlite {
 
     pub(super) fn seeks(&mut self) -> Result<Vec<StoredSeek>, StoreError> {
         let query = format!("SELECT {SEEK_COLUMNS} FROM seeks ORDER BY created_at, id");
-        self.all(&query, [], |row| columns::seek(row))
+        let rows = self.all(&query, [], |row| Ok(columns::seek(row)))?;
+        Ok(columns::readable_seeks(rows))
     }
 
     pub(super) fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {

@@ -174,6 +174,60 @@ fn games_survive_reopening_and_changes_apply_in_order() {
 
 /// Issue 21.7: a database of the first schema gets versions, from the time of the
 /// last change, and keeps its games.
+/// Issue 45's red team: a damaged challenge is left out (the lobby and the server still
+/// start), and a number's column holding text, or a count below zero, is a damaged game.
+#[test]
+fn damaged_rows_are_said_so_and_a_damaged_challenge_is_left_out() {
+    use crate::server::store::{ColorChoice, StoredSeek};
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Sqlite::open(&dir.path().join("games.db")).unwrap();
+    let seek = |id: &str| StoredSeek {
+        id: id.to_owned(),
+        poster_name: "ann".into(),
+        poster_user: None,
+        poster_secret: Some("ab".into()),
+        rules: Variant::Full,
+        shape: Shape::STANDARD,
+        first: Color::Black,
+        win: WinRule::MostDiscs,
+        color: ColorChoice::Random,
+        clock: Some(TimeControl::new(60_000, 0)),
+        rated: false,
+        help: false,
+        to_name: None,
+        private: false,
+        created_at: 1,
+    };
+    db.apply(&[
+        Change::NewSeek(seek("s1")),
+        Change::NewSeek(seek("s2")),
+        Change::Create(Box::new(game("g1"))),
+        Change::Create(Box::new(game("g2"))),
+    ])
+    .unwrap();
+    db.connection
+        .execute("UPDATE seeks SET color = 'purple' WHERE id = 's1'", [])
+        .unwrap();
+    assert_eq!(db.seeks().unwrap(), [seek("s2")]);
+    db.connection
+        .execute(
+            "UPDATE games SET black_time_ms = 'soon' WHERE id = 'g1'",
+            [],
+        )
+        .unwrap();
+    let Err(StoreError::Damaged(what)) = db.load("g1") else {
+        panic!("text in a number's column")
+    };
+    assert!(what.starts_with("black_time_ms does not read"), "{what}");
+    db.connection
+        .execute("UPDATE games SET speed_ms = -1 WHERE id = 'g2'", [])
+        .unwrap();
+    let Err(StoreError::Damaged(what)) = db.load("g2") else {
+        panic!("a negative pace")
+    };
+    assert_eq!(what, "speed_ms holds -1");
+}
+
 #[test]
 fn regression_21_7_the_first_schema_is_migrated_with_versions() {
     let dir = tempfile::tempdir().unwrap();
