@@ -5,10 +5,7 @@ use std::{
     collections::BTreeMap,
     io::Write,
     path::{Path, PathBuf},
-    sync::{
-        Mutex,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::atomic::{AtomicUsize, Ordering},
     time::Duration,
 };
 
@@ -274,41 +271,20 @@ fn run_all(run: &CheckRun) -> Result<Vec<CaseReport>, CliError> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} cases, {elapsed} {msg}")
             .expect("a valid template"),
     );
-    let next = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<CaseReport, CliError>>>> =
-        Mutex::new((0..run.cases.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..run.jobs.clamp(1, run.cases.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(case) = run.cases.get(index) else {
-                        break;
-                    };
-                    let result = check_case(&run.options, case).map_err(CliError::from);
-                    if result.as_ref().is_ok_and(|r| r.failure.is_some()) {
-                        let failed = failed.fetch_add(1, Ordering::Relaxed) + 1;
-                        bar.set_message(format!("{failed} failed"));
-                    }
-                    let stop = result.is_err();
-                    results.lock().expect("not poisoned")[index] = Some(result);
-                    bar.inc(1);
-                    if stop {
-                        // The program cannot be started: no case will do better.
-                        next.store(run.cases.len(), Ordering::Relaxed);
-                    }
-                }
-            });
+    let results = othello::grading::in_parallel(run.cases.len(), run.jobs, |index, _| {
+        let result = check_case(&run.options, &run.cases[index]).map_err(CliError::from);
+        if result.as_ref().is_ok_and(|r| r.failure.is_some()) {
+            let failed = failed.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.set_message(format!("{failed} failed"));
         }
+        bar.inc(1);
+        // A program that cannot be started: no case will do better.
+        let stop = result.is_err();
+        (result, stop)
     });
     bar.finish_and_clear();
-    results
-        .into_inner()
-        .expect("not poisoned")
-        .into_iter()
-        .flatten()
-        .collect()
+    results.into_iter().collect()
 }
 
 /// Writes the input of a failing case cut at its failure; returns the file.

@@ -15,7 +15,7 @@ use othello::engine::PlayerSpec;
 use super::CliError;
 use crate::tournament::{
     self, Entrant, EntrantKind, OpeningsSource, Progress, TournamentError, TournamentOptions,
-    report::{self, Standings},
+    report::{self, Report, Standings},
 };
 
 /// The most games a tournament may have: its schedule and results are held in memory.
@@ -204,10 +204,16 @@ impl TournamentArgs {
         let played = tournament::run(&options, &mut on_progress)?;
         bar.finish_and_clear();
         let standings = Standings::new(&options, &played);
+        let report = Report {
+            options: &options,
+            played: &played,
+            standings: &standings,
+            saved: saved.as_deref(),
+        };
         let text = if json {
-            report::json(&options, &played, &standings, saved.as_deref())
+            report::json(report)
         } else {
-            report::text(&options, &played, &standings, saved.as_deref())
+            report::text(report)
         };
         out.write_all(text.as_bytes())?;
         out.flush()?;

@@ -384,27 +384,28 @@ pub fn check_name(name: &str) -> Result<(), ApiError> {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if fits {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(format!(
-            "a name is {} to {} letters, digits, _ or -",
-            NAME_CHARS.start(),
-            NAME_CHARS.end()
-        )))
-    }
+    within(fits, "a name", &NAME_CHARS, "letters, digits, _ or -")
 }
 
 fn check_password(password: &str) -> Result<(), ApiError> {
-    if PASSWORD_CHARS.contains(&password.chars().count()) {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(format!(
-            "a password is {} to {} characters",
-            PASSWORD_CHARS.start(),
-            PASSWORD_CHARS.end()
-        )))
+    let fits = PASSWORD_CHARS.contains(&password.chars().count());
+    within(fits, "a password", &PASSWORD_CHARS, "characters")
+}
+
+/// `Ok` when it `fits`, else a bad request saying `what` is `range` `of` long.
+fn within(
+    fits: bool,
+    what: &str,
+    range: &std::ops::RangeInclusive<usize>,
+    of: &str,
+) -> Result<(), ApiError> {
+    if fits {
+        return Ok(());
     }
+    let (least, most) = (range.start(), range.end());
+    Err(ApiError::BadRequest(format!(
+        "{what} is {least} to {most} {of}"
+    )))
 }
 
 /// The password's Argon2id hash, with a fresh random salt, as a PHC string.

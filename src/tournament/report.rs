@@ -96,19 +96,36 @@ impl Standings {
     }
 }
 
+/// What a report is made of: the tournament as asked for, the games played, the
+/// standings they give, and where the games are saved.
+#[derive(Clone, Copy, Debug)]
+pub struct Report<'a> {
+    /// The tournament as asked for.
+    pub options: &'a TournamentOptions,
+    /// Its games.
+    pub played: &'a Played,
+    /// The standings they give.
+    pub standings: &'a Standings,
+    /// Where the games are saved, if they are.
+    pub saved: Option<&'a Path>,
+}
+
+impl Report<'_> {
+    /// The players' names, in the order given.
+    fn names(&self) -> Vec<&str> {
+        let entrants = &self.options.entrants;
+        entrants.iter().map(|e| e.name.as_str()).collect()
+    }
+}
+
 /// The report as text: what was played, the crosstable (each row a player, best first; each
 /// column the points against the player of that rank), the players' specs, how Elo was
 /// computed, every forfeit, and where the games are saved.
-pub fn text(
-    options: &TournamentOptions,
-    played: &Played,
-    standings: &Standings,
-    saved: Option<&Path>,
-) -> String {
-    let names: Vec<&str> = options.entrants.iter().map(|e| e.name.as_str()).collect();
+pub fn text(report: Report<'_>) -> String {
+    let names = report.names();
     let players = names.len();
     let mut text = String::new();
-    let kind = match options.gauntlet {
+    let kind = match report.options.gauntlet {
         Some(gauntlet) => format!("Gauntlet of {}", names[gauntlet]),
         None => "Round robin".to_owned(),
     };
@@ -116,26 +133,26 @@ pub fn text(
         text,
         "{kind}: {}, {} of {}, {}",
         words::count(players as u64, "player"),
-        words::count(pairings(options).len() as u64, "pairing"),
-        words::count(options.games_per_pairing, "game"),
-        words::count(played.games.len() as u64, "game"),
+        words::count(pairings(report.options).len() as u64, "pairing"),
+        words::count(report.options.games_per_pairing, "game"),
+        words::count(report.played.games.len() as u64, "game"),
     );
-    let count = options.openings.len();
-    let openings = match &options.openings_source {
+    let count = report.options.openings.len();
+    let openings = match &report.options.openings_source {
         OpeningsSource::File(path) => format!("{count} from {}", path.display()),
         OpeningsSource::Random(moves) => format!("{count} of {moves} random moves"),
     };
     let _ = writeln!(
         text,
-        "Openings: {openings}, each played twice with colours swapped; seed {}",
-        options.seed
+        "Openings: {openings}, each report.played twice with colours swapped; seed {}",
+        report.options.seed
     );
     let _ = writeln!(
         text,
         "Built-in players: {} ms a move; engines: depth {}, {} ms to answer",
-        options.time_per_move.as_millis(),
-        options.engine_depth,
-        options.move_timeout.as_millis(),
+        report.options.time_per_move.as_millis(),
+        report.options.engine_depth,
+        report.options.move_timeout.as_millis(),
     );
 
     let width = names.iter().map(|n| n.len()).max().unwrap_or(0).max(6);
@@ -151,16 +168,16 @@ pub fn text(
     );
     text.push_str(header.trim_end());
     text.push('\n');
-    for (rank, &player) in standings.ranking.iter().enumerate() {
-        let row = &standings.rows[player];
+    for (rank, &player) in report.standings.ranking.iter().enumerate() {
+        let row = &report.standings.rows[player];
         let mut line = format!("{:>rank_width$}  {:<width$}", rank + 1, names[player]);
-        for &opponent in &standings.ranking {
+        for &opponent in &report.standings.ranking {
             let cell = if opponent == player {
                 "·".to_owned()
-            } else if standings.results.games(player, opponent) == 0 {
+            } else if report.standings.results.games(player, opponent) == 0 {
                 "-".to_owned()
             } else {
-                points_text(standings.results.points(player, opponent))
+                points_text(report.standings.results.points(player, opponent))
             };
             let _ = write!(line, " {cell:>4}");
         }
@@ -170,7 +187,7 @@ pub fn text(
             format!("{:.1}%", row.points / f64::from(row.games) * 100.0)
         };
         let (elo, interval) = match row.rating {
-            _ if player == standings.anchor => ("0".to_owned(), "anchor".to_owned()),
+            _ if player == report.standings.anchor => ("0".to_owned(), "anchor".to_owned()),
             Some(rating) => (
                 signed(rating.elo),
                 format!("{} to {}", signed(rating.low), signed(rating.high)),
@@ -189,8 +206,8 @@ pub fn text(
     }
 
     text.push_str("Players:\n");
-    for (rank, &player) in standings.ranking.iter().enumerate() {
-        let what = match &options.entrants[player].kind {
+    for (rank, &player) in report.standings.ranking.iter().enumerate() {
+        let what = match &report.options.entrants[player].kind {
             EntrantKind::BuiltIn(spec) => spec.to_string(),
             EntrantKind::External { command, .. } => format!("NBoard engine: {command}"),
         };
@@ -201,16 +218,17 @@ pub fn text(
             names[player]
         );
     }
-    let anchor = names[standings.anchor];
+    let anchor = names[report.standings.anchor];
     let _ = writeln!(
         text,
         "Elo: Bradley-Terry maximum likelihood from all {} (a draw is half a win),\n\
          anchored at 0 on {anchor}, with {} virtual draw against {anchor} for each other \
          player;\n95 % intervals from the observed information.",
-        words::count(played.games.len() as u64, "game"),
+        words::count(report.played.games.len() as u64, "game"),
         points_text(PRIOR_DRAWS),
     );
-    let forfeits: Vec<_> = played
+    let forfeits: Vec<_> = report
+        .played
         .games
         .iter()
         .filter_map(|game| Some((game, game.forfeit.as_ref()?)))
@@ -218,11 +236,11 @@ pub fn text(
     if !forfeits.is_empty() {
         text.push_str("Forfeits:\n");
         for (game, forfeit) in forfeits {
-            let _ = writeln!(text, "  {}", forfeit_text(options, game, forfeit));
+            let _ = writeln!(text, "  {}", forfeit_text(report.options, game, forfeit));
         }
     }
-    if let Some(dir) = saved {
-        let _ = writeln!(text, "Games saved in {}", dir.display());
+    if let Some(dir) = report.saved {
+        let _ = writeln!(text, "Games report.saved in {}", dir.display());
     }
     text
 }
@@ -356,23 +374,19 @@ struct PairingJson<'a> {
 ///
 /// Players in the order given (`rank` is where each finished); an engine has `command` in
 /// place of `spec`; a forfeit is `{"player":..,"kind":"timeout","reason":..}`.
-pub fn json(
-    options: &TournamentOptions,
-    played: &Played,
-    standings: &Standings,
-    saved: Option<&Path>,
-) -> String {
-    let names: Vec<&str> = options.entrants.iter().map(|e| e.name.as_str()).collect();
+pub fn json(report: Report<'_>) -> String {
+    let names = report.names();
     let mut ranks = vec![0; names.len()];
-    for (rank, &player) in standings.ranking.iter().enumerate() {
+    for (rank, &player) in report.standings.ranking.iter().enumerate() {
         ranks[player] = rank + 1;
     }
-    let players = options
+    let players = report
+        .options
         .entrants
         .iter()
         .enumerate()
         .map(|(index, entrant)| {
-            let row = &standings.rows[index];
+            let row = &report.standings.rows[index];
             let (spec, command) = match &entrant.kind {
                 EntrantKind::BuiltIn(spec) => (Some(spec.to_string()), None),
                 EntrantKind::External { command, .. } => (None, Some(command.as_str())),
@@ -399,53 +413,59 @@ pub fn json(
             }
         })
         .collect();
-    let pairings = pairings(options)
+    let pairings = pairings(report.options)
         .into_iter()
         .map(|(a, b)| PairingJson {
             players: [names[a], names[b]],
-            games: standings.results.games(a, b),
+            games: report.standings.results.games(a, b),
             points: [
-                standings.results.points(a, b),
-                standings.results.points(b, a),
+                report.standings.results.points(a, b),
+                report.standings.results.points(b, a),
             ],
         })
         .collect();
     let report = TournamentJson {
-        format: if options.gauntlet.is_some() {
+        format: if report.options.gauntlet.is_some() {
             "gauntlet"
         } else {
             "round-robin"
         },
-        gauntlet: options.gauntlet.map(|g| names[g]),
-        games_per_pairing: options.games_per_pairing,
-        openings: options.openings.iter().map(|o| o.transcript()).collect(),
-        openings_from: match &options.openings_source {
+        gauntlet: report.options.gauntlet.map(|g| names[g]),
+        games_per_pairing: report.options.games_per_pairing,
+        openings: report
+            .options
+            .openings
+            .iter()
+            .map(|o| o.transcript())
+            .collect(),
+        openings_from: match &report.options.openings_source {
             OpeningsSource::File(path) => path.display().to_string(),
             OpeningsSource::Random(_) => "random".to_owned(),
         },
-        random_opening_moves: match options.openings_source {
+        random_opening_moves: match report.options.openings_source {
             OpeningsSource::File(_) => None,
             OpeningsSource::Random(moves) => Some(moves),
         },
-        seed: options.seed,
-        time_per_move_ms: options.time_per_move.as_millis() as u64,
-        engine_depth: options.engine_depth,
-        move_timeout_ms: options.move_timeout.as_millis() as u64,
-        games_played: played.games.len(),
-        games_resumed: played.resumed,
-        saved: saved.map(|dir| dir.display().to_string()),
+        seed: report.options.seed,
+        time_per_move_ms: report.options.time_per_move.as_millis() as u64,
+        engine_depth: report.options.engine_depth,
+        move_timeout_ms: report.options.move_timeout.as_millis() as u64,
+        games_played: report.played.games.len(),
+        games_resumed: report.played.resumed,
+        saved: report.saved.map(|dir| dir.display().to_string()),
         ratings: RatingsJson {
             method: "Bradley-Terry maximum likelihood",
-            anchor: names[standings.anchor],
+            anchor: names[report.standings.anchor],
             prior_draws: PRIOR_DRAWS,
             interval: 0.95,
         },
         players,
         pairings,
-        games: played
+        games: report
+            .played
             .games
             .iter()
-            .map(|game| GameLine::new(game, options))
+            .map(|game| GameLine::new(game, report.options))
             .collect(),
     };
     let mut text = serde_json::to_string(&report).unwrap_or_default();

@@ -4,7 +4,10 @@
 
 use std::{fs, time::Duration};
 
-use super::{report::Standings, *};
+use super::{
+    report::{Report, Standings},
+    *,
+};
 
 fn options(specs: &[PlayerSpec], games: u32) -> TournamentOptions {
     let entrants = specs
@@ -274,7 +277,12 @@ fn the_text_report_adds_up() {
     options.gauntlet = Some(1);
     let played = run(&options, &mut |_| {}).unwrap();
     let standings = Standings::new(&options, &played);
-    let text = report::text(&options, &played, &standings, None);
+    let text = report::text(Report {
+        options: &options,
+        played: &played,
+        standings: &standings,
+        saved: None,
+    });
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[0].starts_with("Gauntlet of p1: 3 players, 2 pairings of 2 games, 4 games"),
@@ -303,8 +311,13 @@ fn the_text_report_adds_up() {
     assert!(text.contains("anchored at 0 on p1"), "{text}");
     assert!(!text.contains("Forfeits"), "{text}");
 
-    let json: serde_json::Value =
-        serde_json::from_str(&report::json(&options, &played, &standings, None)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&report::json(Report {
+        options: &options,
+        played: &played,
+        standings: &standings,
+        saved: None,
+    }))
+    .unwrap();
     assert_eq!(json["format"], "gauntlet");
     assert_eq!(json["ratings"]["anchor"], "p1");
     assert_eq!(json["games"].as_array().unwrap().len(), 4);
@@ -331,13 +344,23 @@ fn forfeits_are_reported_with_their_reason() {
     let standings = Standings::new(&options, &played);
     let loser = game_forfeiter(&played);
     assert_eq!(standings.rows[loser].forfeits, 1);
-    let text = report::text(&options, &played, &standings, None);
+    let text = report::text(Report {
+        options: &options,
+        played: &played,
+        standings: &standings,
+        saved: None,
+    });
     assert!(text.contains("Forfeits:\n  game 1 (p"), "{text}");
     assert!(
         text.contains(&format!("move {}): no move within 5 ms", opening + 1)),
         "{text}"
     );
-    let json = report::json(&options, &played, &standings, None);
+    let json = report::json(Report {
+        options: &options,
+        played: &played,
+        standings: &standings,
+        saved: None,
+    });
     assert!(json.contains("\"forfeit\":{\"player\":\"p"), "{json}");
     assert!(
         json.contains("\"kind\":\"timeout\",\"reason\":\"no move within 5 ms\""),

@@ -394,28 +394,11 @@ impl ClassRun<'_> {
 
     /// Unpacks and builds the submissions, `jobs` at a time.
     fn prepare_all(&self) -> Result<Vec<Prepared>, GradeError> {
-        let next = AtomicUsize::new(0);
-        let results: Mutex<Vec<Option<Result<Prepared, GradeError>>>> =
-            Mutex::new((0..self.submissions.len()).map(|_| None).collect());
-        std::thread::scope(|scope| {
-            for job in 0..self.options.jobs.clamp(1, self.submissions.len().max(1)) {
-                let (next, results) = (&next, &results);
-                scope.spawn(move || {
-                    while let Some(index) = Some(next.fetch_add(1, Ordering::Relaxed))
-                        .filter(|&index| index < self.submissions.len())
-                    {
-                        let prepared = self.prepare(index, job);
-                        results.lock().expect("not poisoned")[index] = Some(prepared);
-                    }
-                });
-            }
-        });
-        results
-            .into_inner()
-            .expect("not poisoned")
-            .into_iter()
-            .flatten()
-            .collect()
+        super::in_parallel(self.submissions.len(), self.options.jobs, |index, job| {
+            (self.prepare(index, job), false)
+        })
+        .into_iter()
+        .collect()
     }
 
     /// Unpacks submission `index`, reads what the journal has of it, and builds it if

@@ -57,30 +57,36 @@ fn session_cookie(token: String, ttl: std::time::Duration) -> Cookie<'static> {
         .build()
 }
 
-pub(super) async fn register(
-    AxumState(app): AxumState<App>,
-    Address(address): Address,
+/// Registration (`new`: the account is made, `201`) or a login (`200`): either way the
+/// member is logged in, with the session's cookie.
+async fn enter(
+    app: &App,
+    address: std::net::IpAddr,
     jar: CookieJar,
-    Body(credentials): Body<Credentials>,
+    credentials: Credentials,
+    new: bool,
 ) -> Result<Response, ApiError> {
-    let session = app
-        .accounts
-        .register(&credentials.name, &credentials.password, address)
-        .await?;
-    Ok((StatusCode::CREATED, logged_in(&app, jar, session)).into_response())
+    let (name, password) = (&credentials.name, &credentials.password);
+    let (session, status) = if new {
+        let made = app.accounts.register(name, password, address).await?;
+        (made, StatusCode::CREATED)
+    } else {
+        let found = app.accounts.login(name, password, address).await?;
+        (found, StatusCode::OK)
+    };
+    Ok((status, logged_in(app, jar, session)).into_response())
 }
 
-pub(super) async fn login(
-    AxumState(app): AxumState<App>,
-    Address(address): Address,
-    jar: CookieJar,
-    Body(credentials): Body<Credentials>,
-) -> Result<Response, ApiError> {
-    let session = app
-        .accounts
-        .login(&credentials.name, &credentials.password, address)
-        .await?;
-    Ok(logged_in(&app, jar, session).into_response())
+/// `POST /api/accounts` (`new`) or `POST /api/session`.
+pub(super) fn entry(new: bool) -> axum::routing::MethodRouter<App> {
+    axum::routing::post(
+        move |AxumState(app): AxumState<App>,
+              Address(address): Address,
+              jar: CookieJar,
+              Body(credentials): Body<Credentials>| async move {
+            enter(&app, address, jar, credentials, new).await
+        },
+    )
 }
 
 /// The answer to a login or a registration: the session's cookie, the member and their

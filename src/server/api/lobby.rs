@@ -16,7 +16,9 @@ use axum::{
 use othello::{Color, Setup, Shape, Variant, WinRule};
 use serde::{Deserialize, Serialize};
 
-use super::{App, Body, Caller, ClockRequest, Empty, SettingsRequest, guest_name, origin};
+use super::{
+    App, Body, Caller, ClockRequest, Empty, GameHead, SettingsRequest, guest_name, origin,
+};
 use crate::server::{
     error::ApiError,
     game::{Listing, hash_secret, new_secret},
@@ -97,11 +99,8 @@ pub(super) struct ClockView {
 /// A game in the lobby's lists.
 #[derive(Serialize)]
 pub(super) struct GameItem {
-    id: String,
-    url: String,
-    rules: &'static str,
-    rows: u8,
-    columns: u8,
+    #[serde(flatten)]
+    head: GameHead,
     black: String,
     white: String,
     clock: Option<ClockView>,
@@ -200,11 +199,7 @@ fn game_item(id: String, listing: Listing, origin: &str) -> GameItem {
             .unwrap_or_else(|| listing.players[color].clone())
     };
     GameItem {
-        url: format!("{origin}/g/{id}"),
-        id,
-        rules: listing.variant.name(),
-        rows: listing.rows,
-        columns: listing.columns,
+        head: GameHead::of(origin, id, &listing),
         black: who(Color::Black),
         white: who(Color::White),
         clock: clock_view(listing.clock),

@@ -39,7 +39,7 @@ use super::{
     client::{self, Client},
     engine_pool::Load,
     error::ApiError,
-    game::{GameCell, Viewer},
+    game::{GameCell, Listing, Viewer},
     limits::Admission,
     live::{Credentials, Hub},
     lobby::Lobby,
@@ -90,8 +90,8 @@ pub struct App {
 /// The router: the page, its assets, the API and the live channel.
 pub fn router(app: App) -> Router {
     let api = games::routes()
-        .route("/accounts", post(accounts::register))
-        .route("/session", post(accounts::login).delete(accounts::logout))
+        .route("/accounts", accounts::entry(true))
+        .route("/session", accounts::entry(false).delete(accounts::logout))
         .route("/me", get(accounts::me))
         .route("/lobby", get(lobby::show_lobby))
         .route("/lobby/events", get(lobby::lobby_events))
@@ -363,6 +363,29 @@ async fn seat(cell: &GameCell, caller: &Caller) -> Result<Color, ApiError> {
     caller.viewer(cell).await.seat.ok_or_else(|| {
         ApiError::Forbidden("neither this secret nor this account opens a seat of this game".into())
     })
+}
+
+/// What every list of games says of one: its id, its page, its rules and board.
+#[derive(Serialize)]
+pub struct GameHead {
+    id: String,
+    url: String,
+    rules: &'static str,
+    rows: u8,
+    columns: u8,
+}
+
+impl GameHead {
+    /// Game `id`'s, its page under `origin`.
+    fn of(origin: &str, id: String, listing: &Listing) -> GameHead {
+        GameHead {
+            url: format!("{origin}/g/{id}"),
+            id,
+            rules: listing.variant.name(),
+            rows: listing.rows,
+            columns: listing.columns,
+        }
+    }
 }
 
 /// `http://host` for links: the host the request named, else the address served.

@@ -63,6 +63,24 @@ impl Fixture {
         (status, serde_json::from_slice(&bytes).unwrap())
     }
 
+    /// `POST path` with `body` as the holder of `secret`: the status and the error code.
+    async fn refusal(&self, path: &str, secret: Option<&str>, body: Value) -> (StatusCode, String) {
+        let (status, body) = self.send("POST", path, secret, body).await;
+        (status, code(&body).to_owned())
+    }
+
+    /// Each request (`POST path` with `body` as the holder of the secret) refused with its
+    /// status and code.
+    async fn all_refused(
+        &self,
+        requests: impl IntoIterator<Item = (&String, Option<&String>, Value, (StatusCode, String))>,
+    ) {
+        for (path, secret, body, expected) in requests {
+            let secret = secret.map(String::as_str);
+            assert_eq!(self.refusal(path, secret, body).await, expected, "{path}");
+        }
+    }
+
     /// A game between two people: its id and the seats' secrets.
     async fn people(&self) -> (String, String, String) {
         let (status, game) = self.send("POST", "/api/games", None, json!({})).await;
@@ -85,20 +103,6 @@ async fn each_rule_refusal_has_its_status_and_code() {
     let undo = format!("/api/games/{id}/undo");
 
     let (status, body) = fixture
-        .send("POST", &moves, None, json!({"square": "d3"}))
-        .await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::UNAUTHORIZED, "unauthorized")
-    );
-    let (status, body) = fixture
-        .send("POST", &moves, Some(&white), json!({"square": "d3"}))
-        .await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::CONFLICT, "not_your_turn")
-    );
-    let (status, body) = fixture
         .send("POST", &moves, Some(&black), json!({"square": "a1"}))
         .await;
     assert_eq!(
@@ -106,19 +110,67 @@ async fn each_rule_refusal_has_its_status_and_code() {
         (StatusCode::UNPROCESSABLE_ENTITY, "illegal_move")
     );
     assert_eq!(body["error"]["legal"], json!(["d3", "c4", "f5", "e6"]));
-    let (status, body) = fixture.send("POST", &undo, Some(&black), json!({})).await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::CONFLICT, "nothing_to_undo")
+    let (redo, control) = (
+        format!("/api/games/{id}/redo"),
+        format!("/api/games/{id}/control"),
     );
-    let (status, body) = fixture
-        .send("POST", &undo, Some(&white), json!({"action": "accept"}))
-        .await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::CONFLICT, "no_undo_request")
-    );
-
+    // Refused at the start, then after a move and its undo request.
+    let refused =
+        |path, secret, body, status, code: &str| (path, secret, body, (status, code.to_owned()));
+    let at_start = [
+        refused(
+            &moves,
+            None,
+            json!({"square": "d3"}),
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        ),
+        refused(
+            &moves,
+            Some(&white),
+            json!({"square": "d3"}),
+            StatusCode::CONFLICT,
+            "not_your_turn",
+        ),
+        refused(
+            &undo,
+            Some(&black),
+            json!({}),
+            StatusCode::CONFLICT,
+            "nothing_to_undo",
+        ),
+        refused(
+            &undo,
+            Some(&white),
+            json!({"action": "accept"}),
+            StatusCode::CONFLICT,
+            "no_undo_request",
+        ),
+    ];
+    let after_a_request = [
+        refused(
+            &undo,
+            Some(&white),
+            json!({}),
+            StatusCode::CONFLICT,
+            "undo_request_pending",
+        ),
+        refused(
+            &redo,
+            Some(&black),
+            json!({}),
+            StatusCode::CONFLICT,
+            "redo_needs_engine",
+        ),
+        refused(
+            &control,
+            Some(&black),
+            json!({"paused": true}),
+            StatusCode::CONFLICT,
+            "not_engine_game",
+        ),
+    ];
+    fixture.all_refused(at_start).await;
     let (status, body) = fixture
         .send("POST", &moves, Some(&black), json!({"square": "d3"}))
         .await;
@@ -126,33 +178,17 @@ async fn each_rule_refusal_has_its_status_and_code() {
     assert_eq!(body["moves"].as_array().map(Vec::len), Some(1), "{body}");
     let (status, _) = fixture.send("POST", &undo, Some(&black), json!({})).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body) = fixture.send("POST", &undo, Some(&white), json!({})).await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::CONFLICT, "undo_request_pending")
-    );
-    let redo = format!("/api/games/{id}/redo");
-    let (status, body) = fixture.send("POST", &redo, Some(&black), json!({})).await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::CONFLICT, "redo_needs_engine")
-    );
-    let control = format!("/api/games/{id}/control");
-    let (status, body) = fixture
-        .send("POST", &control, Some(&black), json!({"paused": true}))
-        .await;
-    assert_eq!(
-        (status, code(&body)),
-        (StatusCode::CONFLICT, "not_engine_game")
-    );
+    fixture.all_refused(after_a_request).await;
 
     let resign = format!("/api/games/{id}/resign");
     let (status, _) = fixture.send("POST", &resign, Some(&white), json!({})).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, body) = fixture
-        .send("POST", &moves, Some(&black), json!({"square": "c3"}))
-        .await;
-    assert_eq!((status, code(&body)), (StatusCode::CONFLICT, "game_over"));
+    assert_eq!(
+        fixture
+            .refusal(&moves, Some(&black), json!({"square": "c3"}))
+            .await,
+        (StatusCode::CONFLICT, "game_over".to_owned())
+    );
 }
 
 #[tokio::test]

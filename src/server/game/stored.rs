@@ -4,7 +4,7 @@
 use othello::{AnyGame, ByColor, Color, Setup, Square};
 
 use super::super::{
-    store::{Change, StoredGame, StoredMove, StoredSeat},
+    store::{Change, GameMeta, StoredGame, StoredMove, StoredSeat},
     table::{MoveMeta, Seat, Table},
 };
 
@@ -78,7 +78,7 @@ pub fn changes(id: &str, before: (&Table, u64), after: &Table, version: u64) -> 
     // The game's own row first: its version check comes before any move is written (on a
     // shared database, a second writer waits for the first here, then finds the version
     // moved).
-    let mut changes = vec![Change::Meta {
+    let mut changes = vec![Change::Meta(GameMeta {
         game: id.to_owned(),
         expected,
         status: after.status(),
@@ -92,7 +92,7 @@ pub fn changes(id: &str, before: (&Table, u64), after: &Table, version: u64) -> 
         speed_ms: after.speed_ms,
         updated_at: after.updated_at,
         version,
-    }];
+    })];
     if kept < before.game.history().len() {
         changes.push(Change::Truncate {
             game: id.to_owned(),

@@ -336,8 +336,17 @@ pub(super) fn readable_seeks(rows: Vec<Result<StoredSeek, StoreError>>) -> Vec<S
         .collect()
 }
 
-/// A player's latest rating in a category: a `ratings` row (`category, rating,
-/// deviation, volatility, games, updated_at`).
+/// The columns [`rating`] reads from `ratings` (a player's latest rating in each category).
+pub(super) const RATING_COLUMNS: &str =
+    "category, rating, deviation, volatility, games, updated_at, '' AS game_id";
+
+/// The columns [`rating`] reads from `rating_history` (a rating after each rated game).
+pub(super) const RATING_HISTORY_COLUMNS: &str =
+    "category, rating, deviation, CAST(0 AS DOUBLE PRECISION) AS volatility,
+    CAST(0 AS BIGINT) AS games, at AS updated_at, game_id";
+
+/// A rating of `user_id`'s: a `ratings` row, or a `rating_history` one (its game named,
+/// no volatility or count kept).
 pub(super) fn rating(row: &impl Row, user_id: i64) -> Result<StoredRating, StoreError> {
     Ok(StoredRating {
         user_id,
@@ -346,23 +355,8 @@ pub(super) fn rating(row: &impl Row, user_id: i64) -> Result<StoredRating, Store
         deviation: real(row, "deviation")?,
         volatility: real(row, "volatility")?,
         games: u32::try_from(count(row, "games")?).unwrap_or(u32::MAX),
-        game_id: String::new(),
-        at: int(row, "updated_at")?,
-    })
-}
-
-/// A rating after a game: a `rating_history` row (`category, game_id, rating, deviation,
-/// at`).
-pub(super) fn rating_after(row: &impl Row, user_id: i64) -> Result<StoredRating, StoreError> {
-    Ok(StoredRating {
-        user_id,
-        category: word(row, "category", |text| text.parse::<Category>().ok())?,
         game_id: text(row, "game_id")?,
-        rating: real(row, "rating")?,
-        deviation: real(row, "deviation")?,
-        volatility: 0.0,
-        games: 0,
-        at: int(row, "at")?,
+        at: int(row, "updated_at")?,
     })
 }
 

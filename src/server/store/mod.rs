@@ -34,7 +34,7 @@ mod sqlite;
 pub use notice::Notice;
 pub use postgres::Postgres;
 pub use rows::{
-    Attempts, Change, StoredGame, StoredMatch, StoredMove, StoredPresence, StoredRating,
+    Attempts, Change, GameMeta, StoredGame, StoredMatch, StoredMove, StoredPresence, StoredRating,
     StoredSeat, StoredSeek, StoredSession, StoredUser,
 };
 pub use sqlite::{Sqlite, SqliteStore};

@@ -35,17 +35,12 @@ impl Notice {
                 },
                 Notice::Lists,
             ],
-            Change::Meta {
-                game,
-                version,
-                status,
-                ..
-            } => {
+            Change::Meta(meta) => {
                 let game = Notice::Game {
-                    id: game.clone(),
-                    version: *version,
+                    id: meta.game.clone(),
+                    version: meta.version,
                 };
-                if *status == GameStatus::Over {
+                if meta.status == GameStatus::Over {
                     vec![game, Notice::Lists]
                 } else {
                     vec![game]

@@ -210,35 +210,8 @@ pub enum Change {
         keep: usize,
     },
     /// The game's own fields, if the game is still at version `expected` (else the whole
-    /// commit fails with [`StoreError::Conflict`]).
-    Meta {
-        /// The game.
-        game: String,
-        /// The version the change was made from.
-        expected: u64,
-        /// Being played or over.
-        status: GameStatus,
-        /// How it ended other than by play.
-        ending: Option<Ended>,
-        /// The clock.
-        clock: Option<Clock>,
-        /// The seat offering a rematch.
-        rematch_offer: Option<Color>,
-        /// The rematch's game.
-        rematch: Option<String>,
-        /// Who asked for an undo.
-        undo_request: Option<Color>,
-        /// The redo moves, the next one first.
-        undone: Vec<Square>,
-        /// Engine games: paused.
-        paused: bool,
-        /// Engine games: the pause between moves.
-        speed_ms: u64,
-        /// When.
-        updated_at: i64,
-        /// The game's version after this change.
-        version: u64,
-    },
+    /// commit fails with [`StoreError::Conflict`](super::StoreError::Conflict)).
+    Meta(GameMeta),
     /// A new account (its id is given by the database).
     NewUser(StoredUser),
     /// A session opened by logging in.
@@ -324,4 +297,35 @@ pub struct StoredPresence {
     /// When each seat's last connection closed, in milliseconds since the Unix epoch
     /// (`None`: never, or connected).
     pub left_at: [Option<i64>; 2],
+}
+
+/// A game's own fields after a change, and the version it was made from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameMeta {
+    /// The game.
+    pub game: String,
+    /// The version the change was made from.
+    pub expected: u64,
+    /// Being played or over.
+    pub status: GameStatus,
+    /// How it ended other than by play.
+    pub ending: Option<Ended>,
+    /// The clock.
+    pub clock: Option<Clock>,
+    /// The seat offering a rematch.
+    pub rematch_offer: Option<Color>,
+    /// The rematch's game.
+    pub rematch: Option<String>,
+    /// Who asked for an undo.
+    pub undo_request: Option<Color>,
+    /// The redo moves, the next one first.
+    pub undone: Vec<Square>,
+    /// Engine games: paused.
+    pub paused: bool,
+    /// Engine games: the pause between moves.
+    pub speed_ms: u64,
+    /// When.
+    pub updated_at: i64,
+    /// The game's version after this change.
+    pub version: u64,
 }

@@ -20,8 +20,8 @@ use othello::{
 use serde::{Deserialize, Serialize};
 
 use super::{
-    App, Body, Caller, Empty, Game, MAX_HINT_COUNT, MAX_HINT_TIME_MS, Params, origin, same_origin,
-    seat,
+    App, Body, Caller, Empty, Game, GameHead, MAX_HINT_COUNT, MAX_HINT_TIME_MS, Params, origin,
+    same_origin, seat,
     settings::{ClockRequest, Settings, SettingsRequest, TimeCap, guest_name, max_time, time},
 };
 use crate::server::{
@@ -65,11 +65,8 @@ const LISTED: usize = 20;
 /// A game in the list of those being played.
 #[derive(Serialize)]
 struct Listed {
-    id: String,
-    url: String,
-    rules: &'static str,
-    rows: u8,
-    columns: u8,
+    #[serde(flatten)]
+    head: GameHead,
     black: String,
     white: String,
     moves: usize,
@@ -95,11 +92,7 @@ async fn list(
         };
         let listing = cell.listing().await;
         games.push(Listed {
-            url: format!("{origin}/g/{id}"),
-            id,
-            rules: listing.variant.name(),
-            rows: listing.rows,
-            columns: listing.columns,
+            head: GameHead::of(&origin, id, &listing),
             black: listing.players.black,
             white: listing.players.white,
             moves: listing.moves,

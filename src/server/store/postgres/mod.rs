@@ -15,8 +15,8 @@ use super::{
     Attempts, Backend, Change, Ended, Notice, StoreError, StoredGame, StoredMatch, StoredMove,
     StoredPresence, StoredRating, StoredSeek, StoredSession, StoredUser,
     columns::{
-        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text,
-        color_text, squares_text,
+        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, RATING_COLUMNS, RATING_HISTORY_COLUMNS,
+        SEEK_COLUMNS, USER_COLUMNS, board_text, color_text, squares_text,
     },
 };
 
@@ -593,8 +593,10 @@ impl Backend for Postgres {
     /// [`StoreError`] if the database fails.
     async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         self.all(
-            "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
-             WHERE user_id = $1 ORDER BY games DESC, category",
+            &format!(
+                "SELECT {RATING_COLUMNS} FROM ratings WHERE user_id = $1
+                 ORDER BY games DESC, category"
+            ),
             &[&user_id],
             |row| columns::rating(row, user_id),
         )
@@ -607,10 +609,12 @@ impl Backend for Postgres {
     /// [`StoreError`] if the database fails.
     async fn rating_history(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         self.all(
-            "SELECT category, game_id, rating, deviation, at FROM rating_history
-             WHERE user_id = $1 ORDER BY at, game_id",
+            &format!(
+                "SELECT {RATING_HISTORY_COLUMNS} FROM rating_history WHERE user_id = $1
+                 ORDER BY at, game_id"
+            ),
             &[&user_id],
-            |row| columns::rating_after(row, user_id),
+            |row| columns::rating(row, user_id),
         )
         .await
     }

@@ -84,22 +84,8 @@ impl Postgres {
                         )
                         .await?;
                 }
-                Change::Meta {
-                    game,
-                    expected,
-                    status,
-                    ending,
-                    clock,
-                    rematch_offer,
-                    rematch,
-                    undo_request,
-                    undone,
-                    paused,
-                    speed_ms,
-                    updated_at,
-                    version,
-                } => {
-                    let clock = ClockColumns::of(clock.as_ref());
+                Change::Meta(meta) => {
+                    let clock = ClockColumns::of(meta.clock.as_ref());
                     let updated = transaction
                         .execute(
                             "UPDATE games SET status = $2, ending = $3, undo_request = $4,
@@ -108,26 +94,26 @@ impl Postgres {
                                 clock_since = $12, rematch_offer = $13, rematch = $14
                              WHERE id = $1 AND version = $15",
                             &[
-                                game,
-                                &status.name(),
-                                &ending.map(Ended::to_text),
-                                &undo_request.map(color_text),
-                                &squares_text(undone),
-                                paused,
-                                &big(*speed_ms),
-                                updated_at,
-                                &big(*version),
+                                &meta.game,
+                                &meta.status.name(),
+                                &meta.ending.map(Ended::to_text),
+                                &meta.undo_request.map(color_text),
+                                &squares_text(&meta.undone),
+                                &meta.paused,
+                                &big(meta.speed_ms),
+                                &meta.updated_at,
+                                &big(meta.version),
                                 &clock.black_ms,
                                 &clock.white_ms,
                                 &clock.since,
-                                &rematch_offer.map(color_text),
-                                rematch,
-                                &big(*expected),
+                                &meta.rematch_offer.map(color_text),
+                                &meta.rematch,
+                                &big(meta.expected),
                             ],
                         )
                         .await?;
                     if updated == 0 {
-                        return Err(StoreError::Conflict(game.clone()));
+                        return Err(StoreError::Conflict(meta.game.clone()));
                     }
                 }
                 Change::Eval {

@@ -13,8 +13,8 @@ use super::{
     Backend, Change, Ended, StoreError, StoredGame, StoredMove, StoredRating, StoredSeek,
     StoredSession, StoredUser,
     columns::{
-        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text,
-        color_text, squares_text,
+        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, RATING_COLUMNS, RATING_HISTORY_COLUMNS,
+        SEEK_COLUMNS, USER_COLUMNS, board_text, color_text, squares_text,
     },
 };
 
@@ -319,22 +319,8 @@ impl Sqlite {
                         params![game, *keep as i64],
                     )?;
                 }
-                Change::Meta {
-                    game,
-                    expected,
-                    status,
-                    ending,
-                    clock,
-                    rematch_offer,
-                    rematch,
-                    undo_request,
-                    undone,
-                    paused,
-                    speed_ms,
-                    updated_at,
-                    version,
-                } => {
-                    let clock = ClockColumns::of(clock.as_ref());
+                Change::Meta(meta) => {
+                    let clock = ClockColumns::of(meta.clock.as_ref());
                     let updated = transaction.execute(
                         "UPDATE games SET status = ?2, ending = ?3, undo_request = ?4,
                             undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8,
@@ -342,25 +328,25 @@ impl Sqlite {
                             clock_since = ?12, rematch_offer = ?13, rematch = ?14
                          WHERE id = ?1 AND version = ?15",
                         params![
-                            game,
-                            status.name(),
-                            ending.map(Ended::to_text),
-                            undo_request.map(color_text),
-                            squares_text(undone),
-                            paused,
-                            *speed_ms as i64,
-                            updated_at,
-                            *version as i64,
+                            meta.game,
+                            meta.status.name(),
+                            meta.ending.map(Ended::to_text),
+                            meta.undo_request.map(color_text),
+                            squares_text(&meta.undone),
+                            meta.paused,
+                            meta.speed_ms as i64,
+                            meta.updated_at,
+                            meta.version as i64,
                             clock.black_ms,
                             clock.white_ms,
                             clock.since,
-                            rematch_offer.map(color_text),
-                            rematch,
-                            *expected as i64,
+                            meta.rematch_offer.map(color_text),
+                            meta.rematch,
+                            meta.expected as i64,
                         ],
                     )?;
                     if updated == 0 {
-                        return Err(StoreError::Conflict(game.clone()));
+                        return Err(StoreError::Conflict(meta.game.clone()));
                     }
                 }
                 Change::Eval {
@@ -546,8 +532,10 @@ impl Sqlite {
 
     pub(super) fn ratings(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         self.all(
-            "SELECT category, rating, deviation, volatility, games, updated_at FROM ratings
-             WHERE user_id = ?1 ORDER BY games DESC, category",
+            &format!(
+                "SELECT {RATING_COLUMNS} FROM ratings WHERE user_id = ?1
+                 ORDER BY games DESC, category"
+            ),
             [user_id],
             |row| columns::rating(row, user_id),
         )
@@ -555,10 +543,12 @@ impl Sqlite {
 
     pub(super) fn rating_history(&mut self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
         self.all(
-            "SELECT category, game_id, rating, deviation, at FROM rating_history
-             WHERE user_id = ?1 ORDER BY at, game_id",
+            &format!(
+                "SELECT {RATING_HISTORY_COLUMNS} FROM rating_history WHERE user_id = ?1
+                 ORDER BY at, game_id"
+            ),
             [user_id],
-            |row| columns::rating_after(row, user_id),
+            |row| columns::rating(row, user_id),
         )
     }
 

@@ -3,10 +3,19 @@ use othello::{
     Board, ByColor, Clock, Color, Shape, TimeControl, Variant, WinRule, engine::Occupant,
 };
 
-use crate::server::store::{Ended, GameStatus, Store, StoredSeat};
+use crate::server::store::{Ended, GameMeta, GameStatus, Store, StoredSeat};
 
 fn square(name: &str) -> othello::Square {
     name.parse().unwrap()
+}
+
+/// What loading game `id` says is damaged after `sql` damaged it.
+fn damaged(db: &mut Sqlite, sql: &str, id: &str) -> String {
+    db.connection.execute(sql, []).unwrap();
+    match db.load(id) {
+        Err(StoreError::Damaged(what)) => what,
+        other => panic!("{sql}: {other:?}"),
+    }
 }
 
 fn game(id: &str) -> StoredGame {
@@ -127,7 +136,7 @@ fn games_survive_reopening_and_changes_apply_in_order() {
             game: "g1".into(),
             keep: 1,
         },
-        Change::Meta {
+        Change::Meta(GameMeta {
             game: "g1".into(),
             expected: 7,
             status: GameStatus::Over,
@@ -145,7 +154,7 @@ fn games_survive_reopening_and_changes_apply_in_order() {
             speed_ms: 300,
             updated_at: 10,
             version: 12,
-        },
+        }),
     ])
     .unwrap();
     let loaded = db.load("g1").unwrap().unwrap();
@@ -163,17 +172,14 @@ fn games_survive_reopening_and_changes_apply_in_order() {
     assert!(db.playing(10).unwrap().is_empty());
     assert_eq!(db.load("nope").unwrap(), None);
     // A word its column does not read back as: a damaged database, said by column.
-    db.connection
-        .execute("UPDATE games SET win = 'less' WHERE id = 'g1'", [])
-        .unwrap();
-    let Err(StoreError::Damaged(what)) = db.load("g1") else {
-        panic!("an unknown win rule is not read as any")
-    };
+    let what = damaged(
+        &mut db,
+        "UPDATE games SET win = 'less' WHERE id = 'g1'",
+        "g1",
+    );
     assert_eq!(what, "win holds \"less\"");
 }
 
-/// Issue 21.7: a database of the first schema gets versions, from the time of the
-/// last change, and keeps its games.
 /// Issue 45's red team: a damaged challenge is left out (the lobby and the server still
 /// start), and a number's column holding text, or a count below zero, is a damaged game.
 #[test]
@@ -228,6 +234,8 @@ fn damaged_rows_are_said_so_and_a_damaged_challenge_is_left_out() {
     assert_eq!(what, "speed_ms holds -1");
 }
 
+/// Issue 21.7: a database of the first schema gets versions, from the time of the
+/// last change, and keeps its games.
 #[test]
 fn regression_21_7_the_first_schema_is_migrated_with_versions() {
     let dir = tempfile::tempdir().unwrap();
