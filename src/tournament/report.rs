@@ -144,7 +144,7 @@ pub fn text(report: Report<'_>) -> String {
     };
     let _ = writeln!(
         text,
-        "Openings: {openings}, each report.played twice with colours swapped; seed {}",
+        "Openings: {openings}, each played twice with colours swapped; seed {}",
         report.options.seed
     );
     let _ = writeln!(
@@ -240,7 +240,7 @@ pub fn text(report: Report<'_>) -> String {
         }
     }
     if let Some(dir) = report.saved {
-        let _ = writeln!(text, "Games report.saved in {}", dir.display());
+        let _ = writeln!(text, "Games saved in {}", dir.display());
     }
     text
 }
