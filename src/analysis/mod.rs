@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use crate::engine::{
     Goal, Limits, Node, SearchOptions, Selectivity, Signal, SquareSet, TranspositionTable, endgame,
     endgame::SolveOptions,
+    equivalent_squares,
     eval::{Evaluator, Score},
-    final_score, on_node, search,
+    final_score, mirrored_moves, on_node, search,
     search::plan::{ExactFirst, plan},
     search_time_estimate, solve_time_estimate,
 };
@@ -332,6 +333,11 @@ pub struct Solved {
     pub nodes: u64,
     /// Time taken, in seconds.
     pub seconds: f64,
+    /// What the solve had proved: the score is in `lower..=upper` (both the score once it
+    /// finished; `None` if a stopped solve proved nothing).
+    pub proved: Option<(i32, i32)>,
+    /// For a solve stopped after proving a lower bound: the move that reaches it.
+    pub best_so_far: Option<(Square, i32)>,
 }
 
 impl Solved {
@@ -345,10 +351,22 @@ impl Solved {
         }
     }
 
-    /// `a2 +38 (24978642 nodes, 0.742 s)`, or `timeout (...)`.
+    /// `a2 +38 (24978642 nodes, 0.742 s)`; for a solve stopped early, `timeout (...)` and
+    /// what it proved: `timeout (... s): proved -6 <= score <= +36; c2 reaches -6 or more`.
     pub fn text(&self) -> String {
+        self.text_stopped_by("timeout")
+    }
+
+    /// [`Solved::text`], with `why` in place of `timeout` for a stopped solve
+    /// (`interrupted` after Ctrl-C).
+    pub fn text_stopped_by(&self, why: &str) -> String {
         if !self.finished {
-            return format!("timeout ({} nodes, {:.3} s)", self.nodes, self.seconds);
+            return format!(
+                "{why} ({} nodes, {:.3} s): {}",
+                self.nodes,
+                self.seconds,
+                self.proof_text()
+            );
         }
         format!(
             "{} {:+} ({} nodes, {:.3} s)",
@@ -357,6 +375,21 @@ impl Solved {
             self.nodes,
             self.seconds
         )
+    }
+}
+
+impl Solved {
+    /// What a stopped solve proved, for people: `proved -6 <= score <= +36; c2 reaches -6
+    /// or more`, or `nothing proved yet`.
+    pub fn proof_text(&self) -> String {
+        let mut text = match self.proved {
+            Some((lower, upper)) => format!("proved {lower:+} <= score <= {upper:+}"),
+            None => "nothing proved yet".to_owned(),
+        };
+        if let Some((square, at_least)) = self.best_so_far {
+            text.push_str(&format!("; {square} reaches {at_least:+} or more"));
+        }
+        text
     }
 }
 
@@ -599,6 +632,8 @@ fn solve_node<N: Node>(
             score: solution.score,
             nodes: solution.nodes,
             seconds,
+            proved: Some((solution.score, solution.score)),
+            best_so_far: None,
         },
         Err(unfinished) => Solved {
             finished: false,
@@ -607,8 +642,82 @@ fn solve_node<N: Node>(
             score: 0,
             nodes: unfinished.nodes,
             seconds,
+            proved: unfinished.proved,
+            best_so_far: unfinished.best_so_far,
         },
     }
+}
+
+/// Every best move of a position, exactly: what the table of solved boards lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AllBest {
+    /// The exact final disc difference for the side to move.
+    pub score: i32,
+    /// Every move that keeps it, in order (empty when the side to move must pass or the
+    /// game is over).
+    pub moves: Vec<Square>,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Time taken, in seconds.
+    pub seconds: f64,
+}
+
+/// Solves `setup` and finds every move that keeps its exact score: one solve, then one
+/// null-window solve for each move not yet known to be best or worse. Moves a symmetry of
+/// the position makes equivalent are solved once.
+///
+/// # Errors
+/// The [`Unfinished`](endgame::Unfinished) of the step that `limits` (or `signal`)
+/// stopped, with the nodes of all the steps.
+pub fn solve_all_best(
+    variant: Variant,
+    setup: &Setup,
+    limits: &Limits,
+    tt: &mut TranspositionTable,
+    signal: Option<&Signal>,
+    how: &SolveOptions,
+) -> Result<AllBest, endgame::Unfinished> {
+    let options = SolveOptions {
+        rule: setup.win_rule,
+        ..*how
+    };
+    tt.clear();
+    let start = Instant::now();
+    on_node!(variant = variant, &setup.board, setup.first_mover, |node| {
+        let solution = endgame::solve_with(&node, Goal::Exact, &options, tt, limits, signal)?;
+        let mut nodes = solution.nodes;
+        let mut best = Vec::new();
+        if let Some(first) = solution.best {
+            best = equivalent_squares(&node, first);
+            let mut moves = node.moves() & !mirrored_moves(&node);
+            while let Some(mv) = moves.pop() {
+                let square = node.square(mv);
+                if best.contains(&square) {
+                    continue;
+                }
+                // The move keeps the score when the reply cannot beat -score.
+                let child = node.play(mv);
+                let (beaten, searched) =
+                    endgame::reaches(&child, 1 - solution.score, &options, tt, limits, signal)
+                        .map_err(|unfinished| endgame::Unfinished {
+                            nodes: nodes + unfinished.nodes,
+                            ..unfinished
+                        })?;
+                nodes += searched;
+                if !beaten {
+                    best.extend(equivalent_squares(&node, square));
+                }
+            }
+            best.sort();
+            best.dedup();
+        }
+        Ok(AllBest {
+            score: solution.score,
+            moves: best,
+            nodes,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    })
 }
 
 /// A rough estimate of how long an exact solve of `setup` takes here (see

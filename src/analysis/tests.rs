@@ -311,3 +311,147 @@ fn a_review_finds_the_best_moves_and_what_the_others_lost() {
     assert_eq!(black.total_loss, reviews[0].loss);
     assert_eq!(black.worst.as_ref().map(|w| w.played), Some(b1));
 }
+
+/// Every best move of the small starts, as one exact solve of each child finds them.
+#[test]
+fn all_best_moves_of_small_starts_are_every_child_keeping_the_score() {
+    for shape in [Shape::new(4, 4).unwrap(), Shape::new(4, 5).unwrap()] {
+        for variant in Variant::ALL {
+            for rule in [WinRule::MostDiscs, WinRule::FewestDiscs] {
+                let setup = Setup {
+                    win_rule: rule,
+                    ..Setup::standard(shape)
+                };
+                let mut tt = TranspositionTable::new(4);
+                let how = SolveOptions::exact(rule);
+                let found =
+                    solve_all_best(variant, &setup, &Limits::NONE, &mut tt, None, &how).unwrap();
+                let (score, expected) =
+                    on_node!(variant = variant, &setup.board, setup.first_mover, |node| {
+                        let mut moves = node.moves();
+                        let mut scored = Vec::new();
+                        while let Some(mv) = moves.pop() {
+                            let mut tt = TranspositionTable::new(1);
+                            let child = node.play(mv);
+                            let child_score = endgame::solve(
+                                &child,
+                                rule,
+                                Goal::Exact,
+                                &mut tt,
+                                &Limits::NONE,
+                                None,
+                            )
+                            .unwrap()
+                            .score;
+                            scored.push((node.square(mv), -child_score));
+                        }
+                        let best = scored.iter().map(|&(_, s)| s).max().unwrap();
+                        let mut moves: Vec<Square> = scored
+                            .iter()
+                            .filter(|&&(_, s)| s == best)
+                            .map(|&(m, _)| m)
+                            .collect();
+                        moves.sort();
+                        (best, moves)
+                    });
+                assert_eq!(
+                    (found.score, &found.moves),
+                    (score, &expected),
+                    "{shape} {variant:?} {rule:?}"
+                );
+                assert!(found.nodes > 0);
+            }
+        }
+    }
+}
+
+/// A solve stopped by a node limit reports bounds that hold the true score, and a best
+/// move so far that reaches its lower bound.
+#[test]
+fn a_stopped_solve_proves_bounds_that_hold_the_score() {
+    let setup = Setup::standard(Shape::new(4, 8).unwrap());
+    let how = SolveOptions::exact(WinRule::MostDiscs);
+    let mut tt = TranspositionTable::new(16);
+    let exact = solve_setup(Variant::Full, &setup, &Limits::NONE, &mut tt, None, &how);
+    assert!(exact.finished);
+    assert_eq!(exact.proved, Some((exact.score, exact.score)));
+    let mut proved_any = false;
+    for nodes in [20_000, 200_000, 1_000_000, 3_000_000] {
+        let stopped = solve_setup(
+            Variant::Full,
+            &setup,
+            &Limits::nodes(nodes),
+            &mut tt,
+            None,
+            &how,
+        );
+        if stopped.finished {
+            continue;
+        }
+        assert!(stopped.nodes >= nodes);
+        if let Some((lower, upper)) = stopped.proved {
+            proved_any = true;
+            assert!(
+                lower <= exact.score && exact.score <= upper,
+                "{lower}..{upper} for {}",
+                exact.score
+            );
+            assert!(
+                stopped
+                    .text()
+                    .contains(&format!("proved {lower:+} <= score <= {upper:+}"))
+            );
+        } else {
+            assert!(
+                stopped.text().ends_with("nothing proved yet"),
+                "{}",
+                stopped.text()
+            );
+        }
+    }
+    assert!(proved_any, "some stop came after a step");
+}
+
+/// Red team (issue 46): a selective step before the exact one proves nothing, so a solve
+/// stopped during it reports no best move; a best move reported always comes with a lower
+/// bound at least its score, and really reaches that score.
+#[test]
+fn a_stopped_solve_reports_only_what_exact_steps_proved() {
+    // The weakly solved line at 24 empties (ply 36): a draw.
+    let obf: Obf = "---OOX----OOO-----XXOXX--OXXOOOOXXXXXXO-XXXOXXO-X-XXXX----XXX--- X"
+        .parse()
+        .unwrap();
+    let how = SolveOptions::exact(WinRule::MostDiscs);
+    let mut tt = TranspositionTable::new(16);
+    for nodes in [20_000, 100_000, 400_000, 1_500_000] {
+        let stopped = solve_setup(
+            Variant::Full,
+            &obf.setup,
+            &Limits::nodes(nodes),
+            &mut tt,
+            None,
+            &how,
+        );
+        if stopped.finished {
+            assert_eq!(stopped.score, 0);
+            continue;
+        }
+        if let Some((square, at_least)) = stopped.best_so_far {
+            let (lower, upper) = stopped.proved.expect("a bound comes with the move");
+            assert!(lower >= at_least && lower <= 0 && upper >= 0, "{stopped:?}");
+            // The move really reaches it: the reply cannot hold the mover below.
+            let mut after = obf.setup;
+            let flips =
+                <crate::Full as crate::RuleSet>::flips(&after.board, after.first_mover, square);
+            after.board.place(after.first_mover, square, flips);
+            after.first_mover = after.first_mover.opponent();
+            let mut tt = TranspositionTable::new(16);
+            let reply = solve_setup(Variant::Full, &after, &Limits::NONE, &mut tt, None, &how);
+            assert!(
+                -reply.score >= at_least,
+                "{square} claimed {at_least}, reaches {}",
+                -reply.score
+            );
+        }
+    }
+}

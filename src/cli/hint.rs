@@ -199,7 +199,7 @@ fn run(setup: &Setup, options: &HintOptions, out: &mut impl Write) -> Result<Hin
     warn_if_long(setup, options);
     let signal = Signal::new();
     let depth = AtomicU32::new(0);
-    let describe = |nodes| {
+    let describe = |nodes, _| {
         format!(
             "depth {}, {} nodes",
             depth.load(Ordering::Relaxed),

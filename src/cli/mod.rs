@@ -433,6 +433,9 @@ pub enum CliError {
     /// An OBF position given on the command line is malformed.
     #[error("--obf: {0}")]
     ObfArgument(#[source] othello::ParseObfError),
+    /// Ctrl-C stopped the work (after what it had found was printed).
+    #[error("interrupted")]
+    Interrupted,
     /// Positions were not solved within the time limit.
     #[error("{positions} position(s) not solved within the time limit")]
     NotSolved {
@@ -479,8 +482,8 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// The exit status for this error: 2 for malformed input, 1 otherwise (including a suite
-    /// with wrong scores).
+    /// The exit status for this error: 2 for malformed input, 130 after Ctrl-C, 1 otherwise
+    /// (including a suite with wrong scores).
     pub fn exit_status(&self) -> u8 {
         match self {
             CliError::Position { .. }
@@ -500,6 +503,8 @@ impl CliError {
             | CliError::Check(_)
             | CliError::CasesFailed { .. }
             | CliError::Write(_) => 1,
+            // As a shell reports a program that Ctrl-C ended.
+            CliError::Interrupted => 130,
         }
     }
 

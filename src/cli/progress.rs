@@ -1,11 +1,14 @@
 //! What a long search shows on a terminal: a warning before one that may never end, and a
 //! spinner with the nodes visited and the time taken while it runs (on stderr, so the
-//! results on stdout stay clean).
+//! results on stdout stay clean); and Ctrl-C, which stops a search that then reports.
 
 use std::{
-    sync::atomic::{AtomicBool, Ordering},
+    sync::{
+        Once,
+        atomic::{AtomicBool, Ordering},
+    },
     thread,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -18,35 +21,67 @@ const REFRESH: Duration = Duration::from_millis(100);
 /// An estimated search time from which people are warned before it starts.
 pub const WARN_AFTER: Duration = Duration::from_secs(10);
 
-/// Runs `work`; when `enabled`, a spinner on stderr shows `describe(nodes)` (the nodes
-/// `signal` last heard of) and the time taken, until the work is done.
+/// Set by the first Ctrl-C once [`catch_interrupts`] has run.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// From now on, the first Ctrl-C asks the work [`ticking`] runs to stop (it then reports
+/// what it has found) and a second one ends the program at once, with status 130.
+pub fn catch_interrupts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Without a handler (none can be installed) Ctrl-C ends the program as usual.
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    });
+}
+
+/// Whether Ctrl-C was pressed since [`catch_interrupts`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Runs `work`, stopping `signal` on Ctrl-C (see [`catch_interrupts`]); when `enabled`, a
+/// spinner on stderr shows `describe(nodes, seconds)` (the nodes `signal` last heard of and
+/// the time taken) until the work is done.
 pub fn ticking<T>(
     enabled: bool,
     signal: &Signal,
-    describe: &(dyn Fn(u64) -> String + Sync),
+    describe: &(dyn Fn(u64, f64) -> String + Sync),
     work: impl FnOnce() -> T,
 ) -> T {
-    if !enabled {
-        return work();
-    }
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"),
-    );
+    let bar = enabled.then(|| {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"),
+        );
+        bar
+    });
     let done = AtomicBool::new(false);
+    let start = Instant::now();
     let result = thread::scope(|scope| {
-        scope.spawn(|| {
+        let watcher = scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                bar.set_message(describe(signal.nodes()));
-                bar.tick();
+                if interrupted() {
+                    signal.stop();
+                }
+                if let Some(bar) = &bar {
+                    bar.set_message(describe(signal.nodes(), start.elapsed().as_secs_f64()));
+                    bar.tick();
+                }
                 thread::park_timeout(REFRESH);
             }
         });
         let result = work();
         done.store(true, Ordering::Relaxed);
+        watcher.thread().unpark();
         result
     });
-    bar.finish_and_clear();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     result
 }
 
@@ -100,6 +135,6 @@ mod tests {
         assert_eq!(roughly(Duration::from_secs(3 * 86_400)), "about 3 days");
         assert_eq!(roughly(Duration::MAX), "longer than a lifetime");
         let signal = Signal::new();
-        assert_eq!(ticking(false, &signal, &|_| String::new(), || 7), 7);
+        assert_eq!(ticking(false, &signal, &|_, _| String::new(), || 7), 7);
     }
 }

@@ -53,12 +53,34 @@ impl Limits {
 }
 
 /// Shared between a running search and other threads: they can ask it to stop, and it
-/// publishes how many nodes it has visited (every few thousand), for progress displays.
+/// publishes how many nodes it has visited (every few thousand) and, for an exact solve, the
+/// bounds it has proved, for progress displays.
 #[derive(Debug, Default)]
 pub struct Signal {
     stop: AtomicBool,
     nodes: AtomicU64,
+    /// The proved bounds (lower in the high half, upper in the low half, each as `i32`
+    /// bits), or [`NO_BOUNDS`].
+    bounds: AtomicU64,
+    /// The step under way: the score tested (high half), the root move being searched and
+    /// the number of root moves (16 bits each), or 0.
+    step: AtomicU64,
 }
+
+/// What an exact solve is proving now: whether the score reaches `testing`, by searching
+/// root move `move_number` of `moves`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveStep {
+    /// The score tested.
+    pub testing: i32,
+    /// The root move being searched, from 1.
+    pub move_number: u32,
+    /// Moves at the root.
+    pub moves: u32,
+}
+
+/// [`Signal::bounds`] before a solve has proved anything.
+const NO_BOUNDS: u64 = 0;
 
 impl Signal {
     /// A signal that has not asked anything yet.
@@ -66,6 +88,8 @@ impl Signal {
         Signal {
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            bounds: AtomicU64::new(NO_BOUNDS),
+            step: AtomicU64::new(0),
         }
     }
 
@@ -84,7 +108,48 @@ impl Signal {
     pub fn nodes(&self) -> u64 {
         self.nodes.load(Ordering::Relaxed)
     }
+
+    /// The bounds `(lower, upper)` an exact solve watching this signal has proved so far
+    /// (final disc difference for the side to move: the score is in `lower..=upper`), once
+    /// its first step has finished.
+    pub fn proved(&self) -> Option<(i32, i32)> {
+        let bits = self.bounds.load(Ordering::Relaxed);
+        let unpack = |half: u64| (half & 0xffff_ffff) as i32 - BOUND_OFFSET;
+        (bits != NO_BOUNDS).then(|| (unpack(bits >> 32), unpack(bits)))
+    }
+
+    /// Publishes the bounds a solve has proved.
+    pub(crate) fn prove(&self, lower: i32, upper: i32) {
+        let pack = |bound: i32| u64::from((bound + BOUND_OFFSET) as u32);
+        self.bounds
+            .store(pack(lower) << 32 | pack(upper), Ordering::Relaxed);
+    }
 }
+
+impl Signal {
+    /// The step an exact solve watching this signal is taking, once it has started one.
+    pub fn step(&self) -> Option<SolveStep> {
+        let bits = self.step.load(Ordering::Relaxed);
+        (bits != 0).then(|| SolveStep {
+            testing: (bits >> 32) as u32 as i32 - BOUND_OFFSET,
+            move_number: (bits >> 16 & 0xffff) as u32,
+            moves: (bits & 0xffff) as u32,
+        })
+    }
+
+    /// Publishes the step a solve is taking.
+    pub(crate) fn take_step(&self, step: SolveStep) {
+        let testing = u64::from((step.testing + BOUND_OFFSET) as u32);
+        let bits = testing << 32
+            | u64::from(step.move_number & 0xffff) << 16
+            | u64::from(step.moves & 0xffff);
+        self.step.store(bits, Ordering::Relaxed);
+    }
+}
+
+/// Added to each bound [`Signal`] packs, so that a packed pair is never [`NO_BOUNDS`]
+/// (scores are at most 256 discs either way).
+const BOUND_OFFSET: i32 = 1 << 16;
 
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 4096;
@@ -160,6 +225,20 @@ impl<'a> Stopper<'a> {
             signal.is_stopped()
         });
         self.stopped |= late || asked || self.nodes >= self.max_nodes;
+    }
+
+    /// Publishes the bounds an exact solve has proved to the signal, if there is one.
+    pub(crate) fn prove(&self, lower: i32, upper: i32) {
+        if let Some(signal) = self.signal {
+            signal.prove(lower, upper);
+        }
+    }
+
+    /// Publishes the step an exact solve is taking to the signal, if there is one.
+    pub(crate) fn take_step(&self, step: SolveStep) {
+        if let Some(signal) = self.signal {
+            signal.take_step(step);
+        }
     }
 
     /// Whether the search has been stopped.

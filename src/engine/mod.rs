@@ -1,6 +1,7 @@
 //! The engine: positions as it sees them ([`Node`], the side to move against its opponent
 //! with fast move generation: [`GridNode`] for every shape and rule set, [`Node8`] a `u64`
-//! fast path for the standard 8 × 8 board under FULL rules), [`perft`], the evaluation
+//! fast path for the standard 8 × 8 board under FULL rules, [`SmallNode`] one for the other
+//! boards up to 8 × 8), [`perft`], the evaluation
 //! ([`eval`], with the learned patterns of [`pattern`]), the [`TranspositionTable`], the
 //! searches ([`search`](mod@search): the midgame search, the exact solver of [`endgame`] and
 //! the one decision between them), the opening [`book`], MCTS, and the players ([`Player`],
@@ -31,6 +32,8 @@ mod score;
 pub mod search;
 mod seed;
 mod selectivity;
+mod small;
+mod symmetry;
 mod tt;
 
 pub use search::endgame::{self, Goal};
@@ -40,7 +43,7 @@ pub use budget::{TimeBudget, moves_left};
 pub(crate) use cpu::{fast_cpu, fast_pext};
 pub use grid::GridNode;
 pub(crate) use limits::Stopper;
-pub use limits::{Limits, Signal};
+pub use limits::{Limits, Signal, SolveStep};
 pub(crate) use node::Index;
 pub use node::{Corner, Layout, Node, SquareSet, final_score};
 #[cfg(target_arch = "x86_64")]
@@ -55,6 +58,8 @@ pub(crate) use search::plan::{search_time_estimate, solve_time_estimate};
 pub use search::{SearchOptions, SearchReport, all_cores, search};
 pub use seed::{mix, seat_seed};
 pub use selectivity::{ParseSelectivityError, Selectivity};
+pub use small::SmallNode;
+pub(crate) use symmetry::{equivalent_squares, mirrored_moves};
 pub use tt::TranspositionTable;
 
 /// Runs `$body` with `$node` bound to a position in the fastest representation there is
@@ -62,7 +67,8 @@ pub use tt::TranspositionTable;
 /// (`fn f<N: Node>(node: &N)`) and borrow from its surroundings like a closure.
 ///
 /// - `on_node!(rules = R, board, side, |node| body)`: `board` with `side` to move under
-///   the rule set `R`: on the standard 8 × 8 board under [`Full`](crate::Full) rules a [`Node8`], else a
+///   the rule set `R`: on the standard 8 × 8 board under [`Full`](crate::Full) rules a [`Node8`],
+///   on other boards of at most 8 rows and 8 columns a [`SmallNode<R>`](SmallNode), else a
 ///   [`GridNode<R>`](GridNode);
 /// - `on_node!(variant = v, board, side, |node| body)`: the same, with the rules as a
 ///   [`Variant`](crate::Variant) known only at run time;
@@ -82,6 +88,8 @@ macro_rules! on_node {
                 $crate::engine::Node::opponent(&fast),
                 |$node| $body
             )
+        } else if let Some($node) = $crate::engine::SmallNode::<$rules>::from_board(board, side) {
+            $body
         } else {
             let $node = $crate::engine::GridNode::<$rules>::from_board(board, side);
             $body

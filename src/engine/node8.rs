@@ -67,36 +67,10 @@ impl Node8 {
         self.opponent
     }
 
-    /// Discs of the side to move that can never be flipped: those that, along each of the
-    /// four axes, sit on a full line, at the board's edge, or next to another such disc.
-    /// Found by growing the set from nothing until it stops changing (corners first).
+    /// Discs of the side to move that can never be flipped (see [`stable`]).
     #[inline]
     pub(crate) fn stable(self) -> u64 {
-        let occupied = self.player | self.opponent;
-        let (rows, columns, diagonals, anti_diagonals) = full_lines(occupied);
-        // Squares protected along an axis by the edge or a full line.
-        let horizontal = rows | 0x8181_8181_8181_8181;
-        let vertical = columns | 0xff00_0000_0000_00ff;
-        let diagonal = diagonals | 0xff81_8181_8181_81ff;
-        let anti_diagonal = anti_diagonals | 0xff81_8181_8181_81ff;
-        let mut stable = 0u64;
-        loop {
-            let along_row = horizontal
-                | (stable << 1 & !0x0101_0101_0101_0101)
-                | (stable >> 1 & 0x7f7f_7f7f_7f7f_7f7f);
-            let along_column = vertical | stable << 8 | stable >> 8;
-            let along_diagonal = diagonal
-                | (stable << 9 & !0x0101_0101_0101_0101)
-                | (stable >> 9 & 0x7f7f_7f7f_7f7f_7f7f);
-            let along_anti = anti_diagonal
-                | (stable << 7 & 0x7f7f_7f7f_7f7f_7f7f)
-                | (stable >> 7 & !0x0101_0101_0101_0101);
-            let grown = self.player & along_row & along_column & along_diagonal & along_anti;
-            if grown == stable {
-                return stable;
-            }
-            stable = grown;
-        }
+        stable(self.player, self.opponent, 0)
     }
 
     /// The discs that turn over when the side to move plays `index` (an empty square; the
@@ -131,7 +105,7 @@ impl Node8 {
 /// count depends only on where the player's discs are on that line: `pext` gathers them
 /// and a table gives the count (where `pext` runs in hardware; else the flips are made).
 #[inline(always)]
-fn last_flips(player: u64, index: u32) -> u32 {
+pub(super) fn last_flips(player: u64, index: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if super::fast_pext() {
         let lines = &LAST_LINES[index as usize];
@@ -148,7 +122,7 @@ fn last_flips(player: u64, index: u32) -> u32 {
 }
 
 /// `AROUND[square]`: the squares next to it.
-static AROUND: [u64; 64] = {
+pub(super) static AROUND: [u64; 64] = {
     let mut around = [0u64; 64];
     let mut square = 0;
     while square < 64 {
@@ -250,6 +224,42 @@ static LAST_LINES: [[(u64, u8); 4]; 64] = {
     lines
 };
 
+/// Discs of `player` that can never be flipped under FULL rules: those that, along each of
+/// the four axes, sit on a full line, at the board's edge, or next to another such disc.
+/// Found by growing the set from nothing until it stops changing (corners first).
+///
+/// `outside` holds the squares of the 8 × 8 grid that are not on the board (a smaller board
+/// sits in its top left corner): they count as occupied, so a line is full when its squares
+/// on the board are, and as stable, so a square next to them is at the board's edge.
+#[inline]
+pub(super) fn stable(player: u64, opponent: u64, outside: u64) -> u64 {
+    let occupied = player | opponent | outside;
+    let (rows, columns, diagonals, anti_diagonals) = full_lines(occupied);
+    // Squares protected along an axis by the edge or a full line.
+    let horizontal = rows | 0x8181_8181_8181_8181;
+    let vertical = columns | 0xff00_0000_0000_00ff;
+    let diagonal = diagonals | 0xff81_8181_8181_81ff;
+    let anti_diagonal = anti_diagonals | 0xff81_8181_8181_81ff;
+    let mut stable = outside;
+    loop {
+        let along_row = horizontal
+            | (stable << 1 & !0x0101_0101_0101_0101)
+            | (stable >> 1 & 0x7f7f_7f7f_7f7f_7f7f);
+        let along_column = vertical | stable << 8 | stable >> 8;
+        let along_diagonal = diagonal
+            | (stable << 9 & !0x0101_0101_0101_0101)
+            | (stable >> 9 & 0x7f7f_7f7f_7f7f_7f7f);
+        let along_anti = anti_diagonal
+            | (stable << 7 & 0x7f7f_7f7f_7f7f_7f7f)
+            | (stable >> 7 & !0x0101_0101_0101_0101);
+        let grown = (player & along_row & along_column & along_diagonal & along_anti) | outside;
+        if grown == stable {
+            return stable & !outside;
+        }
+        stable = grown;
+    }
+}
+
 /// The squares on full rows, full columns, full diagonals and full anti-diagonals.
 #[inline]
 fn full_lines(occupied: u64) -> (u64, u64, u64, u64) {
@@ -294,6 +304,18 @@ static DIAGONALS: [[u64; 2]; 15] = {
 #[inline]
 pub(crate) const fn square_of(index: u32) -> Square {
     Square::new((index / 8) as u8, (index % 8) as u8)
+}
+
+/// The FULL moves of `player` against `opponent` on the 8 × 8 grid (on a smaller board in
+/// its top left corner, squares off the board among them).
+#[inline(always)]
+pub(super) fn moves(player: u64, opponent: u64) -> u64 {
+    let inner = opponent & INNER_COLUMNS;
+    let moves = axis_moves(player, inner, 1)
+        | axis_moves(player, opponent, 8)
+        | axis_moves(player, inner, 7)
+        | axis_moves(player, inner, 9);
+    moves & !(player | opponent)
 }
 
 /// The moves along one axis (`shift` 1, 7, 8 or 9) in both of its directions.
@@ -349,13 +371,7 @@ impl Node for Node8 {
 
     #[inline(always)]
     fn moves(&self) -> u64 {
-        let (p, o) = (self.player, self.opponent);
-        let inner = o & INNER_COLUMNS;
-        let moves = axis_moves(p, inner, 1)
-            | axis_moves(p, o, 8)
-            | axis_moves(p, inner, 7)
-            | axis_moves(p, inner, 9);
-        moves & !(p | o)
+        moves(self.player, self.opponent)
     }
 
     #[inline(always)]

@@ -27,8 +27,12 @@ use std::sync::OnceLock;
 
 use super::Node8;
 
+mod shaped;
+mod shaped_weights;
 mod weights;
 
+pub use shaped::{PatternSet, ShapedFamily, ShapedIndices, ShapedInstance};
+pub use shaped_weights::ShapedWeights;
 pub use weights::{PatternWeights, WeightsError, builtin};
 
 /// Game phases with weights of their own: by empty squares, four plies each.
@@ -350,22 +354,9 @@ impl Layout {
                 });
             }
             folded_start.push(folded);
-            let size = family.size();
-            let mut map = vec![u32::MAX; size];
-            let mut count = 0;
-            for configuration in 0..size {
-                let mirrored = family
-                    .mirror
-                    .map_or(configuration, |order| mirror(configuration, order));
-                let representative = configuration.min(mirrored);
-                if map[representative] == u32::MAX {
-                    map[representative] = count;
-                    count += 1;
-                }
-                map[configuration] = map[representative];
-            }
+            let (map, count) = fold_map(family.size(), family.mirror);
             fold.push(map);
-            folded += count as usize;
+            folded += count;
         }
         let mut terms = vec![Vec::new(); 64];
         for (index, instance) in instances.iter().enumerate() {
@@ -386,6 +377,24 @@ impl Layout {
     fn folded_len(&self) -> usize {
         self.globals_folded + GLOBALS
     }
+}
+
+/// A family's folded layout: each of its `size` configurations' weight (a configuration
+/// and its mirror image by `mirror`, where the family has one, share one), and how many
+/// weights that makes.
+fn fold_map(size: usize, mirror_order: Option<&[usize]>) -> (Vec<u32>, usize) {
+    let mut map = vec![u32::MAX; size];
+    let mut count = 0;
+    for configuration in 0..size {
+        let mirrored = mirror_order.map_or(configuration, |order| mirror(configuration, order));
+        let representative = configuration.min(mirrored);
+        if map[representative] == u32::MAX {
+            map[representative] = count;
+            count += 1;
+        }
+        map[configuration] = map[representative];
+    }
+    (map, count as usize)
 }
 
 /// The configuration whose digit `k` is `configuration`'s digit `order[k]`.

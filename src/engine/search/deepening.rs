@@ -110,7 +110,9 @@ pub fn search<N: Node>(
                 report.elapsed = start.elapsed();
                 progress(&report);
             }
-            Err(Unfinished { nodes, best_so_far }) => {
+            Err(Unfinished {
+                nodes, best_so_far, ..
+            }) => {
                 report.nodes += nodes;
                 if let Some((square, at_least)) = best_so_far
                     && options.ranked_moves <= 1

@@ -20,8 +20,9 @@ use super::{
     super::{
         Index, Layout, Node, Selectivity, SquareSet,
         eval::{DISC, Evaluator},
-        limits::{Limits, Signal, Stopper},
+        limits::{Limits, Signal, SolveStep, Stopper},
         node::final_score,
+        symmetry::mirrored_moves,
         tt::{Bound, Entry, TranspositionTable},
     },
     midgame::{self, SearchOptions, Searcher},
@@ -76,6 +77,9 @@ pub struct Unfinished {
     /// step tries the table's move first (the search before it left it there), so another
     /// move here beat that one at the solve's selectivity.
     pub best_so_far: Option<(Square, i32)>,
+    /// The bounds an exact solve had proved on the score (`lower..=upper`, final disc
+    /// difference) when it stopped, if its first step had finished.
+    pub proved: Option<(i32, i32)>,
 }
 
 /// How to solve: the rules, the evaluation that orders moves far from the end (and, for a
@@ -197,7 +201,7 @@ fn solve_guessed<N: Node>(
         // To the nearest even number of discs: final scores on even boards are even.
         2 * (score as f64 / f64::from(DISC) / 2.0).round() as i32
     };
-    let ((result, nodes, best_so_far), helper_nodes) = parallel::lazy_smp(
+    let ((result, nodes, best_so_far, proved), helper_nodes) = parallel::lazy_smp(
         options.threads,
         |helper, stop| {
             // Helpers prove other bounds than the main thread's next one: the table then
@@ -233,12 +237,42 @@ fn solve_guessed<N: Node>(
                 finished.then_some(result),
                 solver.stopper.nodes(),
                 solver.best_so_far,
+                solver.proved,
             )
         },
     );
     let nodes = nodes + helper_nodes;
-    let (score, best) = result.ok_or(Unfinished { nodes, best_so_far })?;
+    let (score, best) = result.ok_or(Unfinished {
+        nodes,
+        best_so_far,
+        proved,
+    })?;
     Ok(Solution { best, score, nodes })
+}
+
+/// Whether the exact score of `node` (at `options`' selectivity) is at least `target`, and
+/// the positions visited: one null-window solve, cheaper than the score itself.
+///
+/// # Errors
+/// [`Unfinished`] if `limits` (or `signal`) ended the search first.
+pub(crate) fn reaches<N: Node>(
+    node: &N,
+    target: i32,
+    options: &SolveOptions,
+    tt: &TranspositionTable,
+    limits: &Limits,
+    signal: Option<&Signal>,
+) -> Result<(bool, u64), Unfinished> {
+    let mut solver = Solver::new(options, node, tt, Stopper::new(limits, signal));
+    let (score, _) = solver.root(node, target - 1, target);
+    if solver.stopper.stopped() {
+        return Err(Unfinished {
+            nodes: solver.stopper.nodes(),
+            best_so_far: None,
+            proved: None,
+        });
+    }
+    Ok((score >= target, solver.stopper.nodes()))
 }
 
 /// A move of [`rank`] and its exact score.
@@ -345,6 +379,7 @@ pub(crate) fn rank<N: Node>(
         return Err(Unfinished {
             nodes,
             best_so_far: None,
+            proved: None,
         });
     }
     Ok((ranked, nodes))
@@ -478,6 +513,8 @@ struct Solver<'t, 's, N: Node> {
     eval: Evaluator,
     /// How sure a cut must be ([`Selectivity::NONE`] where no model applies).
     selectivity: Selectivity,
+    /// How sure the solve was asked to be (its steps before may be less sure).
+    target: Selectivity,
     /// The cut model, for a selective solve where one applies.
     cuts: Option<&'static CutModel>,
     /// Threads solving together.
@@ -489,6 +526,9 @@ struct Solver<'t, 's, N: Node> {
     /// The move the latest finished step of [`Solver::converge`] proved to reach the score
     /// beside it, for a solve stopped before the end ([`Unfinished::best_so_far`]).
     best_so_far: Option<(Square, i32)>,
+    /// The bounds the latest step of an exact [`Solver::converge`] left proved
+    /// ([`Unfinished::proved`]).
+    proved: Option<(i32, i32)>,
 }
 
 impl<'t, 's, N: Node> Solver<'t, 's, N> {
@@ -502,12 +542,14 @@ impl<'t, 's, N: Node> Solver<'t, 's, N> {
             rule: options.rule,
             eval: options.eval,
             selectivity: Selectivity::NONE,
+            target: options.selectivity,
             cuts: None,
             threads: options.threads,
             tt,
             stopper,
             moves: Vec::with_capacity(256),
             best_so_far: None,
+            proved: None,
         };
         solver.set_selectivity(node, options.selectivity);
         solver
@@ -565,17 +607,27 @@ impl<N: Node> Solver<'_, '_, N> {
         while lower < upper && !self.stopper.stopped() {
             let test = if guess == lower { guess + 1 } else { guess };
             let (score, mv) = self.root(node, test - 1, test);
+            // Only a step at least as sure as the solve asked for says what the solve
+            // would: a more selective step before it (`converge_in_steps`) proves nothing.
             if score >= test
                 && !self.stopper.stopped()
+                && self.selectivity >= self.target
                 && let Some(mv) = mv
             {
                 self.best_so_far = Some((mv, score));
+            }
+            if self.stopper.stopped() {
+                break;
             }
             if score >= test {
                 lower = score;
                 best = mv.or(best);
             } else {
                 upper = score;
+            }
+            if self.selectivity.is_none() {
+                self.proved = Some((lower, upper));
+                self.stopper.prove(lower, upper);
             }
             guess = score;
         }
@@ -669,8 +721,25 @@ impl<N: Node> Solver<'_, '_, N> {
         let hint = self.tt.probe(node.hash()).and_then(|entry| entry.best);
         let start = self.order(node, moves, hint, empties);
         let (mut alpha, mut best_score, mut best) = (alpha, i32::MIN, None);
+        // A move that a symmetry of the position maps onto another is worth the same.
+        let mirrored = mirrored_moves(node);
+        let count = self.moves.len() - start - mirrored.len() as usize;
+        // What an exact solve's null-window steps tell its progress display.
+        let publish = self.selectivity.is_none() && beta == alpha + 1;
+        let mut number = 0;
         for i in start..self.moves.len() {
             let mv = self.moves[i].1;
+            if mirrored.contains(mv) {
+                continue;
+            }
+            number += 1;
+            if publish {
+                self.stopper.take_step(SolveStep {
+                    testing: beta,
+                    move_number: number,
+                    moves: count as u32,
+                });
+            }
             let child = node.play(mv);
             let first = best.is_none();
             let score = pvs::child_score(self, &child, alpha, beta, empties - 1, first, recurse);

@@ -76,11 +76,30 @@ impl Hub {
         let lease = delay.as_millis() as u64 + turn.time_ms + LEASE_SLACK_MS;
         let claimed = self.store.claim_engine_turn(&cell.id, version, lease).await;
         if !matches!(claimed, Ok(true)) {
-            let mut live = cell.lock().await;
-            if live.version == version {
-                live.thinking = false;
-                live.engine_signal = None;
-                live.engine_elsewhere = matches!(claimed, Ok(false));
+            let replan = {
+                let mut live = cell.lock().await;
+                let ours = live
+                    .engine_signal
+                    .as_ref()
+                    .is_some_and(|current| Arc::ptr_eq(current, &signal));
+                if live.version == version {
+                    live.thinking = false;
+                    live.engine_signal = None;
+                    live.engine_elsewhere = matches!(claimed, Ok(false));
+                    false
+                } else if ours {
+                    // The game changed before the claim (a pause, then a step): the claim
+                    // was for a version gone, and this turn is still marked as thinking,
+                    // which would hold back every turn after it. Plan the turn anew.
+                    live.thinking = false;
+                    live.engine_signal = None;
+                    true
+                } else {
+                    false
+                }
+            };
+            if replan {
+                self.advance(&cell);
             }
             return;
         }

@@ -1,4 +1,5 @@
-//! `othello solve`: the exact result of a position, or of every position of an OBF suite.
+//! `othello solve`: the exact result of a position, of every position of an OBF suite, or
+//! of the starts of small boards ([`table`]).
 //!
 //! Exit status: 0 when every position asked for was solved (and, for a suite, every score
 //! is the suite's); 1 otherwise, after every result is printed.
@@ -13,9 +14,11 @@ use othello::{
 };
 use serde::Serialize;
 
+mod table;
+
 use super::{
     CliError, PositionSource, Rules, ThreadsArg, WeightsArg, hash_megabytes,
-    progress::{WARN_AFTER, roughly, thousands, ticking},
+    progress::{WARN_AFTER, catch_interrupts, interrupted, roughly, thousands, ticking},
 };
 
 /// `othello solve (--obf .. | --position FILE | --suite FILE.obf) [--time MS] [--hash MIB]
@@ -60,6 +63,16 @@ struct SolveSource {
     /// An OBF file with one position per line and its scored moves (e.g. the FFO suite).
     #[arg(long, value_name = "FILE.obf")]
     suite: Option<PathBuf>,
+    /// The starts of these boards (e.g. 4x4,4x6,6x6:full), under both rule sets (or the
+    /// one after a colon) and both win rules, with every best first move: the Markdown page
+    /// docs/solved.md is.
+    #[arg(
+        long,
+        value_name = "BOARDS",
+        value_delimiter = ',',
+        conflicts_with_all = ["json", "rules"]
+    )]
+    table: Option<Vec<table::TableEntry>>,
 }
 
 impl SolveArgs {
@@ -70,6 +83,7 @@ impl SolveArgs {
     /// output.
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         use std::io::IsTerminal;
+        catch_interrupts();
         let variant = self.rules.into();
         let mut options = SolveOptions {
             limits: self
@@ -81,6 +95,9 @@ impl SolveArgs {
             threads: self.threads.or_all_cores(),
             ..SolveOptions::new(variant)
         };
+        if let Some(shapes) = self.source.table {
+            return table::run_table(&shapes, &options, out);
+        }
         match self.source.suite {
             Some(path) => {
                 options.eval =
@@ -160,6 +177,20 @@ struct SolvedJson {
     score: Option<i32>,
     nodes: u64,
     seconds: f64,
+    /// The bounds proved on the score (both the score once solved; null if a stopped solve
+    /// proved none).
+    lower: Option<i32>,
+    upper: Option<i32>,
+    /// For a stopped solve that proved a lower bound: the move that reaches it.
+    best_so_far: Option<BestSoFarJson>,
+}
+
+/// A stopped solve's best move so far and the score it reaches at least.
+#[derive(Serialize)]
+struct BestSoFarJson {
+    #[serde(rename = "move")]
+    mv: String,
+    at_least: i32,
 }
 
 /// A suite row in JSON: the position's name, its [`SolvedJson`] fields, the suite's score
@@ -201,6 +232,12 @@ fn solved_json(solved: &Solved) -> SolvedJson {
         score: solved.finished.then_some(solved.score),
         nodes: solved.nodes,
         seconds: micro(solved.seconds),
+        lower: solved.proved.map(|(lower, _)| lower),
+        upper: solved.proved.map(|(_, upper)| upper),
+        best_so_far: solved.best_so_far.map(|(square, at_least)| BestSoFarJson {
+            mv: square.to_string(),
+            at_least,
+        }),
     }
 }
 
@@ -230,6 +267,36 @@ fn warn_if_long(options: &SolveOptions, setup: &Setup) {
     }
 }
 
+/// What a stopped solve's line starts with: why it stopped.
+fn stop_word() -> &'static str {
+    if interrupted() {
+        "interrupted"
+    } else {
+        "timeout"
+    }
+}
+
+/// A running solve's progress: `proved -6 <= score <= +36, testing >= -4 on move 2 of 4,
+/// 1,234,567 nodes, 25.1 M/s`.
+fn solve_progress(signal: &Signal, nodes: u64, seconds: f64) -> String {
+    let proved = match signal.proved() {
+        Some((lower, upper)) => format!("proved {lower:+} <= score <= {upper:+}, "),
+        None => String::new(),
+    };
+    let step = match signal.step() {
+        Some(step) => format!(
+            "testing >= {:+} on move {} of {}, ",
+            step.testing, step.move_number, step.moves
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{proved}{step}{} nodes, {:.1} M/s",
+        thousands(nodes),
+        nodes as f64 / seconds.max(1e-3) / 1e6
+    )
+}
+
 /// Solves one position and prints the result.
 ///
 /// # Errors
@@ -240,7 +307,12 @@ fn run(setup: &Setup, options: &SolveOptions, out: &mut impl Write) -> Result<So
     let mut tt = table(options, empties);
     warn_if_long(options, setup);
     let signal = Signal::new();
-    let describe = |nodes| format!("solving {empties} empties: {} nodes", thousands(nodes));
+    let describe = |nodes, seconds| {
+        format!(
+            "solving {empties} empties: {}",
+            solve_progress(&signal, nodes, seconds)
+        )
+    };
     let solved = ticking(options.progress, &signal, &describe, || {
         solve_setup(
             options.variant,
@@ -255,11 +327,15 @@ fn run(setup: &Setup, options: &SolveOptions, out: &mut impl Write) -> Result<So
         serde_json::to_writer(&mut *out, &solved_json(&solved)).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
-        writeln!(out, "{}", solved.text())?;
+        writeln!(out, "{}", solved.text_stopped_by(stop_word()))?;
     }
     out.flush()?;
     if !solved.finished {
-        return Err(CliError::NotSolved { positions: 1 });
+        return Err(if interrupted() {
+            CliError::Interrupted
+        } else {
+            CliError::NotSolved { positions: 1 }
+        });
     }
     Ok(solved)
 }
@@ -317,12 +393,12 @@ fn run_suite(
     for (index, obf) in suite.iter().enumerate() {
         let name = suite_name(index + 1, obf);
         let signal = Signal::new();
-        let describe = |nodes| {
+        let describe = |nodes, seconds| {
             format!(
-                "{name} ({} of {}): {} nodes",
+                "{name} ({} of {}): {}",
                 index + 1,
                 suite.len(),
-                thousands(nodes)
+                solve_progress(&signal, nodes, seconds)
             )
         };
         warn_if_long(options, &obf.setup);
@@ -355,6 +431,7 @@ fn run_suite(
         } else {
             let expected = expected.map_or("?".into(), |score| format!("{score:+}"));
             let (found, verdict) = match (solved.finished, ok) {
+                (false, _) if interrupted() => ("-".to_owned(), "STOPPED"),
                 (false, _) => ("-".to_owned(), "TIMEOUT"),
                 (true, ok) => (
                     format!("{:+}", solved.score),
@@ -374,6 +451,9 @@ fn run_suite(
             )?;
         }
         out.flush()?;
+        if interrupted() {
+            break;
+        }
     }
     let right = summary.positions - summary.wrong - summary.unsolved;
     if options.json {
@@ -388,10 +468,10 @@ fn run_suite(
         serde_json::to_writer(&mut *out, &total).map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
-        let unsolved = if summary.unsolved > 0 {
-            format!(", {} not solved in time", summary.unsolved)
-        } else {
-            String::new()
+        let unsolved = match summary.unsolved {
+            0 => String::new(),
+            n if interrupted() => format!(", {n} stopped"),
+            n => format!(", {n} not solved in time"),
         };
         writeln!(
             out,
@@ -403,6 +483,9 @@ fn run_suite(
         )?;
     }
     out.flush()?;
+    if interrupted() {
+        return Err(CliError::Interrupted);
+    }
     if summary.wrong + summary.unsolved > 0 {
         return Err(CliError::WrongScores {
             wrong: summary.wrong + summary.unsolved,
