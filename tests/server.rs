@@ -614,6 +614,12 @@ async fn against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_perso
     .await;
     assert_eq!(status, 200, "{hint}");
     assert_eq!(hint["moves"].as_array().unwrap().len(), 2);
+    // Issue 46: the hint names what scored it.
+    let evaluation = hint["evaluation"].as_str().unwrap();
+    assert!(
+        evaluation.starts_with("learned patterns") || evaluation.starts_with("classic"),
+        "{hint}"
+    );
     assert!(
         state["legal"]
             .as_array()

@@ -247,3 +247,35 @@ fn ctrl_c_stops_a_suite_which_then_totals() {
     );
     assert!(text.lines().next().unwrap().contains("STOPPED"), "{text}");
 }
+
+#[test]
+fn hints_and_solves_name_their_evaluation() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let output = othello().args(args).output().unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let six = fixture("solved/6x6-start.txt");
+    let six = six.to_str().unwrap();
+    assert_eq!(
+        json(&["hint", "--position", six, "--depth", "2", "--json"])["evaluation"],
+        "classic (no learned weights for 6x6 FULL with most discs winning)"
+    );
+    let near_end = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
+    assert_eq!(
+        json(&["solve", "--obf", near_end, "--json", "--threads", "1"])["evaluation"],
+        "learned patterns (built in)"
+    );
+    assert_eq!(
+        json(&[
+            "solve",
+            "--obf",
+            near_end,
+            "--json",
+            "--threads",
+            "1",
+            "--weights",
+            "classic"
+        ])["evaluation"],
+        "classic"
+    );
+}

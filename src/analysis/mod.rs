@@ -84,6 +84,9 @@ pub struct Hint {
     pub nodes: u64,
     /// Time taken.
     pub elapsed: Duration,
+    /// The evaluation that scored the search's positions, for people
+    /// ([`Evaluator::describe`]).
+    pub evaluation: String,
 }
 
 impl Hint {
@@ -131,6 +134,9 @@ pub fn rank_in(
             signal,
             depth,
             start: Instant::now(),
+            evaluation: options
+                .eval
+                .describe(options.variant, setup.board.shape(), rule),
         }
         .node(&node)
     );
@@ -176,6 +182,8 @@ struct Ranking<'a> {
     signal: Option<&'a Signal>,
     depth: &'a mut dyn FnMut(u32),
     start: Instant,
+    /// What the hint says scored its positions.
+    evaluation: String,
 }
 
 impl Ranking<'_> {
@@ -194,6 +202,7 @@ impl Ranking<'_> {
                 selectivity: Selectivity::NONE,
                 nodes: 0,
                 elapsed: self.start.elapsed(),
+                evaluation: self.evaluation.clone(),
             };
         };
         // The pass is the only move: rank the opponent's best reply after it.
@@ -257,6 +266,7 @@ impl Ranking<'_> {
                         selectivity: Selectivity::NONE,
                         nodes: visited,
                         elapsed: start.elapsed(),
+                        evaluation: self.evaluation.clone(),
                     };
                 }
                 Err(unfinished) => nodes = unfinished.nodes,
@@ -289,6 +299,7 @@ impl Ranking<'_> {
             selectivity: report.selectivity,
             nodes: nodes + report.nodes,
             elapsed: start.elapsed(),
+            evaluation: self.evaluation.clone(),
         }
     }
 }

@@ -110,6 +110,7 @@ fn regression_44_9_exact_lines_are_playable_to_their_score() {
                             signal: None,
                             depth: &mut |_| {},
                             start: Instant::now(),
+                            evaluation: String::new(),
                         }
                         .node(&node);
                         for line in &hint.lines {
@@ -454,4 +455,28 @@ fn a_stopped_solve_reports_only_what_exact_steps_proved() {
             );
         }
     }
+}
+
+/// Issue 46: a hint says which evaluation scored its positions.
+#[test]
+fn a_hint_names_its_evaluation() {
+    let options = RankOptions {
+        limits: Limits::depth(2),
+        ..RankOptions::new(Variant::Full, 1)
+    };
+    let standard = hint(&Setup::standard(Shape::STANDARD), &options);
+    assert_eq!(standard.evaluation, "learned patterns (built in)");
+    let six = hint(&Setup::standard(Shape::new(6, 6).unwrap()), &options);
+    assert_eq!(
+        six.evaluation,
+        "classic (no learned weights for 6x6 FULL with most discs winning)"
+    );
+    let classic = RankOptions {
+        eval: Evaluator::Classic,
+        ..options
+    };
+    assert_eq!(
+        hint(&Setup::standard(Shape::STANDARD), &classic).evaluation,
+        "classic"
+    );
 }

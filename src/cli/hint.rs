@@ -117,6 +117,9 @@ struct HintJson {
     selectivity: u8,
     nodes: u64,
     seconds: f64,
+    /// What scored the positions: `learned patterns (built in)`, `classic (no learned
+    /// weights for ...)`.
+    evaluation: String,
     moves: Vec<HintLineJson>,
 }
 
@@ -140,6 +143,7 @@ fn json(hint: &Hint) -> HintJson {
         selectivity: hint.selectivity.percent(),
         nodes: hint.nodes,
         seconds: (hint.elapsed.as_secs_f64() * 1e6).round() / 1e6,
+        evaluation: hint.evaluation.clone(),
         moves: hint
             .lines
             .iter()

@@ -64,6 +64,27 @@ impl Evaluator {
         evaluate(node, rule)
     }
 
+    /// The evaluation this choice scores positions of `variant` on `shape` under `rule`
+    /// with, for people (hints, solves and the server say it): `learned patterns (built in)`
+    /// where learned weights apply, else `classic`, with why where weights were asked for.
+    pub fn describe(self, variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> String {
+        match self {
+            Evaluator::Patterns(weights) if Evaluator::learned_applies(variant, shape, rule) => {
+                if std::ptr::eq(weights, super::pattern::builtin()) {
+                    "learned patterns (built in)".to_owned()
+                } else {
+                    "learned patterns (from a file)".to_owned()
+                }
+            }
+            Evaluator::Patterns(_) => format!(
+                "classic (no learned weights for {shape} {} with {} discs winning)",
+                variant.name().to_uppercase(),
+                rule.name()
+            ),
+            Evaluator::Classic => "classic".to_owned(),
+        }
+    }
+
     /// Whether learned weights score positions of `variant` on `shape` under `rule` (the
     /// standard 8 × 8 board under FULL rules when most discs win).
     pub fn learned_applies(variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> bool {

@@ -183,6 +183,8 @@ struct SolvedJson {
     upper: Option<i32>,
     /// For a stopped solve that proved a lower bound: the move that reaches it.
     best_so_far: Option<BestSoFarJson>,
+    /// What ordered the moves far from the end (the score is exact whichever).
+    evaluation: String,
 }
 
 /// A stopped solve's best move so far and the score it reaches at least.
@@ -220,7 +222,7 @@ fn micro(seconds: f64) -> f64 {
     (seconds * 1e6).round() / 1e6
 }
 
-fn solved_json(solved: &Solved) -> SolvedJson {
+fn solved_json(solved: &Solved, evaluation: String) -> SolvedJson {
     SolvedJson {
         solved: solved.finished,
         game_over: solved.game_over,
@@ -238,6 +240,7 @@ fn solved_json(solved: &Solved) -> SolvedJson {
             mv: square.to_string(),
             at_least,
         }),
+        evaluation,
     }
 }
 
@@ -324,7 +327,12 @@ fn run(setup: &Setup, options: &SolveOptions, out: &mut impl Write) -> Result<So
         )
     });
     if options.json {
-        serde_json::to_writer(&mut *out, &solved_json(&solved)).map_err(std::io::Error::from)?;
+        let evaluation =
+            options
+                .eval
+                .describe(options.variant, setup.board.shape(), setup.win_rule);
+        serde_json::to_writer(&mut *out, &solved_json(&solved, evaluation))
+            .map_err(std::io::Error::from)?;
         writeln!(out)?;
     } else {
         writeln!(out, "{}", solved.text_stopped_by(stop_word()))?;
@@ -422,7 +430,14 @@ fn run_suite(
         if options.json {
             let row = SuiteRowJson {
                 name: &name,
-                solved: solved_json(&solved),
+                solved: solved_json(
+                    &solved,
+                    options.eval.describe(
+                        options.variant,
+                        obf.setup.board.shape(),
+                        obf.setup.win_rule,
+                    ),
+                ),
                 expected,
                 ok,
             };

@@ -159,10 +159,16 @@ impl ShapedWeights {
     /// final score, kept within the board.
     pub fn evaluate<N: Node>(&self, node: &N) -> i32 {
         let (phase, active) = self.features(node);
-        let weights = &self.weights[phase * self.per_phase()..][..self.per_phase()];
+        let weights = self.phase_weights(phase);
         let sum: i32 = active.iter().map(|&k| i32::from(weights[k as usize])).sum();
         let cells = node.layout().cells.len() as i32;
         sum.clamp(-(cells - 1) * DISC, (cells - 1) * DISC)
+    }
+
+    /// Phase `phase`'s weights (folded layout).
+    pub fn phase_weights(&self, phase: usize) -> &[i16] {
+        let per_phase = self.per_phase();
+        &self.weights[phase * per_phase..][..per_phase]
     }
 
     /// Phase `phase`'s weights, to fit them.

@@ -1093,13 +1093,21 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
             }
         }
         let hint = hint.and_then(|square| node.index(square));
+        // Corners keep their discs for good: a gain where most discs win, a burden where
+        // fewest do (and an X-square that gives one away is no risk there).
+        let fewest = self.rule == WinRule::FewestDiscs;
+        let (corner_key, x_square_key, corner_replies) = if fewest {
+            (ORDER_CORNER, 0, N::Set::EMPTY)
+        } else {
+            (-ORDER_CORNER, ORDER_X_SQUARE, corners)
+        };
         while let Some(mv) = moves.pop() {
             let key = if Some(mv) == hint {
                 i32::MIN
             } else {
                 let child = node.play(mv);
                 let replies = child.moves();
-                let weighted = (replies.len() + (replies & corners).len()) as i32;
+                let weighted = (replies.len() + (replies & corner_replies).len()) as i32;
                 let potential = (child.opponent().neighbours() & child.empties()).len() as i32;
                 let foreseen = if empty.len() >= SHALLOW_EMPTIES {
                     // The opponent's outlook after the move.
@@ -1117,16 +1125,8 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
                     0
                 };
                 foreseen + weighted * ORDER_MOBILITY + potential * ORDER_POTENTIAL
-                    - if corners.contains(mv) {
-                        ORDER_CORNER
-                    } else {
-                        0
-                    }
-                    + if risky.contains(mv) {
-                        ORDER_X_SQUARE
-                    } else {
-                        0
-                    }
+                    + if corners.contains(mv) { corner_key } else { 0 }
+                    + if risky.contains(mv) { x_square_key } else { 0 }
                     - if odd.contains(mv) { ORDER_PARITY } else { 0 }
             };
             self.moves.push((key, mv));

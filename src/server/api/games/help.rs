@@ -17,6 +17,8 @@ pub(super) struct HintView {
     depth: u32,
     exact: bool,
     nodes: u64,
+    /// What scored the positions ([`othello::engine::eval::Evaluator::describe`]).
+    evaluation: String,
     moves: Vec<HintLineView>,
 }
 
@@ -39,6 +41,7 @@ fn hint_view(hint: &Hint) -> HintView {
         depth: hint.depth,
         exact: hint.exact(),
         nodes: hint.nodes,
+        evaluation: hint.evaluation.clone(),
         moves: hint
             .lines
             .iter()
