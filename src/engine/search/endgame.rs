@@ -1124,7 +1124,9 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
                 } else {
                     0
                 };
-                foreseen + weighted * ORDER_MOBILITY + potential * ORDER_POTENTIAL
+                foreseen
+                    + weighted * ORDER_MOBILITY
+                    + potential * ORDER_POTENTIAL
                     + if corners.contains(mv) { corner_key } else { 0 }
                     + if risky.contains(mv) { x_square_key } else { 0 }
                     - if odd.contains(mv) { ORDER_PARITY } else { 0 }
