@@ -1,7 +1,10 @@
 //! Search limits as data: depth, nodes, time, and an outside stop flag.
 
 use std::{
-    sync::atomic::{AtomicBool, AtomicU64, Ordering},
+    sync::{
+        Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -59,12 +62,16 @@ impl Limits {
 pub struct Signal {
     stop: AtomicBool,
     nodes: AtomicU64,
-    /// The proved bounds (lower in the high half, upper in the low half, each as `i32`
-    /// bits), or [`NO_BOUNDS`].
-    bounds: AtomicU64,
-    /// The step under way: the score tested (high half), the root move being searched and
-    /// the number of root moves (16 bits each), or 0.
-    step: AtomicU64,
+    /// What an exact solve has proved and is proving: written a few times a root move at
+    /// most, read by a display a few times a second, so a lock costs nothing.
+    progress: Mutex<SolveProgress>,
+}
+
+/// An exact solve's bounds proved and its step under way, as [`Signal`] keeps them.
+#[derive(Clone, Copy, Debug, Default)]
+struct SolveProgress {
+    proved: Option<(i32, i32)>,
+    step: Option<SolveStep>,
 }
 
 /// What an exact solve is proving now: whether the score reaches `testing`, by searching
@@ -79,17 +86,16 @@ pub struct SolveStep {
     pub moves: u32,
 }
 
-/// [`Signal::bounds`] before a solve has proved anything.
-const NO_BOUNDS: u64 = 0;
-
 impl Signal {
     /// A signal that has not asked anything yet.
     pub const fn new() -> Signal {
         Signal {
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
-            bounds: AtomicU64::new(NO_BOUNDS),
-            step: AtomicU64::new(0),
+            progress: Mutex::new(SolveProgress {
+                proved: None,
+                step: None,
+            }),
         }
     }
 
@@ -113,43 +119,32 @@ impl Signal {
     /// (final disc difference for the side to move: the score is in `lower..=upper`), once
     /// its first step has finished.
     pub fn proved(&self) -> Option<(i32, i32)> {
-        let bits = self.bounds.load(Ordering::Relaxed);
-        let unpack = |half: u64| (half & 0xffff_ffff) as i32 - BOUND_OFFSET;
-        (bits != NO_BOUNDS).then(|| (unpack(bits >> 32), unpack(bits)))
+        self.progress().proved
+    }
+
+    /// The step an exact solve watching this signal is taking, once it has started one.
+    pub fn step(&self) -> Option<SolveStep> {
+        self.progress().step
     }
 
     /// Publishes the bounds a solve has proved.
     pub(crate) fn prove(&self, lower: i32, upper: i32) {
-        let pack = |bound: i32| u64::from((bound + BOUND_OFFSET) as u32);
-        self.bounds
-            .store(pack(lower) << 32 | pack(upper), Ordering::Relaxed);
-    }
-}
-
-impl Signal {
-    /// The step an exact solve watching this signal is taking, once it has started one.
-    pub fn step(&self) -> Option<SolveStep> {
-        let bits = self.step.load(Ordering::Relaxed);
-        (bits != 0).then(|| SolveStep {
-            testing: (bits >> 32) as u32 as i32 - BOUND_OFFSET,
-            move_number: (bits >> 16 & 0xffff) as u32,
-            moves: (bits & 0xffff) as u32,
-        })
+        self.progress_mut(|progress| progress.proved = Some((lower, upper)));
     }
 
     /// Publishes the step a solve is taking.
     pub(crate) fn take_step(&self, step: SolveStep) {
-        let testing = u64::from((step.testing + BOUND_OFFSET) as u32);
-        let bits = testing << 32
-            | u64::from(step.move_number & 0xffff) << 16
-            | u64::from(step.moves & 0xffff);
-        self.step.store(bits, Ordering::Relaxed);
+        self.progress_mut(|progress| progress.step = Some(step));
+    }
+
+    fn progress(&self) -> SolveProgress {
+        *self.progress.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn progress_mut(&self, change: impl FnOnce(&mut SolveProgress)) {
+        change(&mut self.progress.lock().unwrap_or_else(PoisonError::into_inner));
     }
 }
-
-/// Added to each bound [`Signal`] packs, so that a packed pair is never [`NO_BOUNDS`]
-/// (scores are at most 256 discs either way).
-const BOUND_OFFSET: i32 = 1 << 16;
 
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 4096;

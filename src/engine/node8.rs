@@ -33,13 +33,7 @@ impl Node8 {
     /// If the board is not 8 × 8.
     pub fn from_board(board: &Board, side: Color) -> Node8 {
         assert_eq!(board.shape(), Shape::STANDARD, "Node8 needs an 8x8 board");
-        let bits = |color| {
-            let discs = board.discs(color);
-            (0..8).fold(0u64, |bits, row| {
-                bits | (u64::from(discs.row_bits(row)) & 0xff) << (8 * row)
-            })
-        };
-        Node8::new(bits(side), bits(side.opponent()))
+        Node8::new(grid_bits(board, side), grid_bits(board, side.opponent()))
     }
 
     /// The board, with the side to move given as `side`.
@@ -299,6 +293,15 @@ static DIAGONALS: [[u64; 2]; 15] = {
     }
     lines
 };
+
+/// The discs of `color` in the top left 8 × 8 of `board` as bits `row * 8 + column`: a
+/// board up to 8 × 8 whole.
+pub(super) fn grid_bits(board: &Board, color: Color) -> u64 {
+    let discs = board.discs(color);
+    (0..8).fold(0u64, |bits, row| {
+        bits | (u64::from(discs.row_bits(row)) & 0xff) << (8 * row)
+    })
+}
 
 /// The square of bit `index`.
 #[inline]

@@ -11,7 +11,7 @@
 use std::{fmt, marker::PhantomData};
 
 use super::node::{Corner, Layout, Node, SquareSet, hash_words};
-use super::node8::{self, AROUND, square_of};
+use super::node8::{self, AROUND, grid_bits, square_of};
 use crate::{Board, Color, RuleSet, Shape, Square, Variant};
 
 /// A position on a board of at most 8 rows and 8 columns under rule set `R`, as the discs of
@@ -30,15 +30,9 @@ impl<R: RuleSet> SmallNode<R> {
         if shape.rows() > 8 || shape.columns() > 8 {
             return None;
         }
-        let bits = |color| {
-            let discs = board.discs(color);
-            (0..8).fold(0u64, |bits, row| {
-                bits | (u64::from(discs.row_bits(row)) & 0xff) << (8 * row)
-            })
-        };
         Some(SmallNode {
-            player: bits(side),
-            opponent: bits(side.opponent()),
+            player: grid_bits(board, side),
+            opponent: grid_bits(board, side.opponent()),
             layout: &LAYOUTS[usize::from(shape.rows())][usize::from(shape.columns())],
             rules: PhantomData,
         })
