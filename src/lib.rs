@@ -82,7 +82,7 @@ pub use crate::core::{
     game::{Game, MoveError, Outcome, Ply, ReplayError, Status},
     geometry::{Direction, ParseShapeError, ParseSquareError, Shape, ShapeError, Square},
     rules::{Full, ParseVariantError, RuleSet, Simple, Variant},
-    setup::{ParseWinRuleError, Setup, WinRule},
+    setup::{GameKind, ParseWinRuleError, Setup, WinRule},
 };
 pub use formats::{
     grader::{Excerpt, Expected, SetupError, SetupErrorKind},

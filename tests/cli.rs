@@ -1021,12 +1021,15 @@ mod train_command {
             )
         };
         let text = selfplay("all.bin", "24");
-        assert!(text.starts_with("games 0..24: "), "{text}");
+        assert!(text.starts_with("games 0..24 of 8x8 FULL most: "), "{text}");
         // Twelve games, then the rest: the same file as all at once. (The last game begun
         // is played again: a stop may have cut it short.)
         selfplay("parts.bin", "12");
         let text = selfplay("parts.bin", "24");
-        assert!(text.starts_with("games 11..24: "), "{text}");
+        assert!(
+            text.starts_with("games 11..24 of 8x8 FULL most: "),
+            "{text}"
+        );
         let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
         assert_eq!(read("parts.bin"), read("all.bin"));
 
@@ -1207,7 +1210,7 @@ mod train_command {
             ],
         );
         assert!(
-            text.contains("Move quality: 3 positions at 10-14 empties"),
+            text.contains("Move quality: 3 positions of 8x8 FULL most at 10-14 empties"),
             "{text}"
         );
         assert!(text.contains("mean loss"), "{text}");
@@ -1264,6 +1267,364 @@ mod train_command {
             .assert()
             .failure()
             .stderr(predicate::str::contains("not a file of exact scores"));
+    }
+
+    fn fails(dir: &Path, args: &[&str]) -> String {
+        let output = othello()
+            .arg("train")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?} should be refused");
+        String::from_utf8(output.stderr).unwrap()
+    }
+
+    /// Three shards of each step, merged in any order, are the file one run writes, byte
+    /// for byte; shards that do not make a whole run are refused.
+    #[test]
+    fn shards_merge_into_the_file_of_one_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let selfplay = |out: &str, shard: Option<&str>| {
+            let mut args = vec![
+                "selfplay",
+                "--out",
+                out,
+                "--size",
+                "6x6",
+                "--win",
+                "fewest",
+                "--games",
+                "20",
+                "--seed",
+                "3",
+                "--depth",
+                "2",
+                "--weights",
+                "classic",
+            ];
+            args.extend(shard.iter().flat_map(|shard| ["--shard", shard]));
+            train(dir, &args)
+        };
+        let text = selfplay("one.bin", None);
+        assert!(
+            text.starts_with("games 0..20 of 6x6 FULL fewest: "),
+            "{text}"
+        );
+        for (k, shard) in ["0/3", "1/3", "2/3"].iter().enumerate() {
+            selfplay(&format!("p{k}.bin"), Some(shard));
+        }
+        // Each shard has its part of the games (6, 7 and 7 of 20).
+        assert!(read("p0.bin").len() < read("one.bin").len() / 2);
+        let text = train(
+            dir,
+            &["merge", "p2.bin", "p0.bin", "p1.bin", "--out", "merged.bin"],
+        );
+        assert!(text.starts_with("3 shards of 6x6 FULL fewest: "), "{text}");
+        assert_eq!(read("merged.bin"), read("one.bin"));
+
+        let label = |input: &str, out: &str, shard: Option<&str>| {
+            let mut args = vec![
+                "label",
+                "--in",
+                input,
+                "--out",
+                out,
+                "--exact",
+                "10",
+                "--depth",
+                "2",
+                "--weights",
+                "classic",
+            ];
+            args.extend(shard.iter().flat_map(|shard| ["--shard", shard]));
+            train(dir, &args)
+        };
+        label("one.bin", "labelled.bin", None);
+        // Labels of the whole file cut in three, and labels of each self-play shard.
+        for k in 0..3 {
+            label("one.bin", &format!("a{k}.bin"), Some(&format!("{k}/3")));
+            label(&format!("p{k}.bin"), &format!("b{k}.bin"), None);
+        }
+        for prefix in ["a", "b"] {
+            let parts: Vec<String> = (0..3).map(|k| format!("{prefix}{k}.bin")).collect();
+            let mut args = vec!["merge", "--out", "all.bin"];
+            args.extend(parts.iter().rev().map(String::as_str));
+            train(dir, &args);
+            assert_eq!(read("all.bin"), read("labelled.bin"), "{prefix}");
+        }
+        // A shard missing, one twice, shards of two runs, a shard labelled in shards again.
+        for (inputs, why) in [
+            (vec!["p0.bin", "p1.bin"], "not shards 0 to 1 of 2"),
+            (vec!["p0.bin", "p0.bin", "p2.bin"], "not shards 0 to 2 of 3"),
+            (
+                vec!["p0.bin", "a1.bin", "one.bin"],
+                "not shards 0 to 2 of 3",
+            ),
+        ] {
+            let mut args = vec!["merge", "--out", "bad.bin"];
+            args.extend(inputs);
+            let error = fails(dir, &args);
+            assert!(error.contains(why), "{error}");
+        }
+        assert!(!dir.join("bad.bin").exists());
+        let error = fails(
+            dir,
+            &[
+                "label", "--in", "p1.bin", "--out", "x.bin", "--shard", "0/2",
+            ],
+        );
+        assert!(error.contains("already shard 1/3"), "{error}");
+        // A shard's file is not appended to by another shard or kind of game.
+        let error = fails(
+            dir,
+            &[
+                "selfplay",
+                "--out",
+                "p1.bin",
+                "--size",
+                "6x6",
+                "--win",
+                "fewest",
+                "--games",
+                "20",
+                "--seed",
+                "3",
+                "--depth",
+                "2",
+                "--weights",
+                "classic",
+                "--shard",
+                "2/3",
+            ],
+        );
+        assert!(
+            error.contains("shard 1/3") && error.contains("shard 2/3"),
+            "{error}"
+        );
+    }
+
+    /// The cluster manifests of docs/cluster run here, three shards as three array tasks
+    /// (Slurm) and three indexed pods (Kubernetes), and merge to what one machine writes.
+    #[test]
+    fn the_cluster_manifests_make_the_file_of_one_run() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cluster");
+        let yaml = std::fs::read_to_string(docs.join("othello-train-job.yaml")).unwrap();
+        let slurm = std::fs::read_to_string(docs.join("othello-train.slurm")).unwrap();
+        assert!(yaml.contains("completions: 3") && yaml.contains("completionMode: Indexed"));
+        assert!(slurm.contains("#SBATCH --array=0-2"));
+        // The pod's command, with the ConfigMap's mount where the script is here.
+        let command = yaml
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("command: [\"sh\", \"-c\", \""))
+            .and_then(|rest| rest.strip_suffix("\"]"))
+            .expect("the pod's command")
+            .replace("/scripts/", &format!("{}/", docs.display()));
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let binary = othello_path();
+        let tiny = [
+            ("OTHELLO", binary.to_str().unwrap()),
+            ("KIND", "--rules simple --size 6x6"),
+            ("GAMES", "12"),
+            ("EXACT", "10"),
+            ("DEPTH", "2"),
+        ];
+        for (scheduler, run) in [("slurm", "s"), ("kubernetes", "k")] {
+            for index in 0..3 {
+                let mut task = std::process::Command::new("sh");
+                if scheduler == "slurm" {
+                    task.arg("othello-train.slurm")
+                        .env("SLURM_ARRAY_TASK_ID", index.to_string())
+                        .env("SLURM_ARRAY_TASK_COUNT", "3");
+                } else {
+                    task.args(["-c", &command])
+                        .env("JOB_COMPLETION_INDEX", index.to_string());
+                }
+                let status = task
+                    .current_dir(&docs)
+                    .envs(tiny)
+                    .env("RUN", dir.join(run))
+                    .status()
+                    .unwrap();
+                assert!(status.success(), "{scheduler} task {index}");
+            }
+            let labelled: Vec<String> = (0..3)
+                .map(|k| {
+                    dir.join(run)
+                        .join(format!("labelled-{k}.bin"))
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            let merged = format!("{run}.bin");
+            let mut args = vec!["merge", "--out", &merged];
+            args.extend(labelled.iter().map(String::as_str));
+            train(dir, &args);
+        }
+        train(
+            dir,
+            &[
+                "selfplay",
+                "--out",
+                "one.bin",
+                "--rules",
+                "simple",
+                "--size",
+                "6x6",
+                "--games",
+                "12",
+                "--seed",
+                "1",
+                "--weights",
+                "classic",
+            ],
+        );
+        train(
+            dir,
+            &[
+                "label",
+                "--in",
+                "one.bin",
+                "--out",
+                "one-labelled.bin",
+                "--exact",
+                "10",
+                "--depth",
+                "2",
+                "--weights",
+                "classic",
+            ],
+        );
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(read("s.bin"), read("one-labelled.bin"), "slurm");
+        assert_eq!(read("k.bin"), read("one-labelled.bin"), "kubernetes");
+    }
+
+    /// `train run` on a small kind of game end to end: it resumes, keeps what each step
+    /// cost, refuses other options, and its weights play and are named where they apply
+    /// and refused where they do not.
+    #[test]
+    fn a_run_for_another_kind_of_game_trains_weights_that_play() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let options = [
+            "run",
+            "--dir",
+            "r",
+            "--rules",
+            "simple",
+            "--size",
+            "4x6",
+            "--games",
+            "40",
+            "--exact",
+            "10",
+            "--label-depth",
+            "2",
+            "--depth",
+            "2",
+        ];
+        let text = train(dir, &options);
+        assert!(text.contains("4x6 SIMPLE most: selfplay "), "{text}");
+        assert!(text.contains("held-out error"), "{text}");
+        let run: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("r/run.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            run["finished"],
+            serde_json::json!(["selfplay", "label", "fit"])
+        );
+        assert_eq!(run["seconds"].as_array().unwrap().len(), 3);
+        let weights = std::fs::read(dir.join("r/weights.bin")).unwrap();
+        assert!(weights.starts_with(b"OTHSHAP"));
+        // Run again: nothing to do.
+        let text = train(dir, &options);
+        assert!(text.contains("fit: done before"), "{text}");
+        assert_eq!(std::fs::read(dir.join("r/weights.bin")).unwrap(), weights);
+        let mut other = options.to_vec();
+        other[8] = "41";
+        let error = fails(dir, &other);
+        assert!(error.contains("holds a run with other options"), "{error}");
+        // The weights score 4x6 SIMPLE most-discs positions: a hint names them.
+        let position = dir.join("start.txt");
+        std::fs::write(
+            &position,
+            "4\n6\nB\n>\n. . . . . .\n. . W B . .\n. . B W . .\n. . . . . .\n",
+        )
+        .unwrap();
+        let hint = othello()
+            .args([
+                "hint",
+                "--rules",
+                "simple",
+                "--json",
+                "--depth",
+                "4",
+                "--weights",
+                "r/weights.bin",
+                "--position",
+            ])
+            .arg(&position)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            hint.status.success(),
+            "{}",
+            String::from_utf8_lossy(&hint.stderr)
+        );
+        let hint: serde_json::Value = serde_json::from_slice(&hint.stdout).unwrap();
+        assert_eq!(
+            hint["evaluation"],
+            "learned patterns for 4x6 SIMPLE most (from a file)"
+        );
+        // A match with them on their kind of game; refused on another.
+        othello()
+            .args([
+                "match",
+                "--rules",
+                "simple",
+                "--size",
+                "4x6",
+                "--black",
+                "engine:2",
+                "--black-weights",
+                "r/weights.bin",
+                "--white",
+                "random",
+                "--games",
+                "2",
+                "--openings",
+                "2",
+                "--time-per-move",
+                "5",
+            ])
+            .current_dir(dir)
+            .assert()
+            .success();
+        othello()
+            .args([
+                "match",
+                "--size",
+                "4x6",
+                "--black",
+                "engine:2",
+                "--black-weights",
+                "r/weights.bin",
+                "--white",
+                "random",
+                "--games",
+                "2",
+            ])
+            .current_dir(dir)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(
+                "the weights are for 4x6 SIMPLE most, not 4x6 FULL most",
+            ));
     }
 }
 

@@ -708,7 +708,7 @@ fn regression_21_3_hint_solve_and_analyze_choose_the_evaluation() {
             "--weights",
             shipped.to_str().unwrap(),
         ],
-        "learned weights score only 8x8 FULL",
+        "the weights are for 8x8 FULL most, not 6x6 FULL most",
     );
     othello()
         .args([
@@ -1091,7 +1091,7 @@ fn regression_22_11_the_prompt_and_messages_say_what_happened() {
             "--black-weights",
             "data/eval-full-8x8.bin",
         ],
-        "learned weights score only 8x8 FULL",
+        "the weights are for 8x8 FULL most, not 6x6 FULL most",
     );
     // A GGF whose colours do not follow the game is refused, naming the move.
     let ggf = dir.path().join("bad.ggf");
@@ -1188,7 +1188,7 @@ fn regression_44_11_a_step_stopped_as_it_began_resumes() {
         let resumed = selfplay(&positions);
         succeeded(&resumed);
         assert!(
-            String::from_utf8_lossy(&resumed.stdout).starts_with("games 0..2:"),
+            String::from_utf8_lossy(&resumed.stdout).starts_with("games 0..2 of "),
             "{start:?}"
         );
         let bytes = std::fs::read(&positions).unwrap();

@@ -258,7 +258,20 @@ fn hints_and_solves_name_their_evaluation() {
     let six = six.to_str().unwrap();
     assert_eq!(
         json(&["hint", "--position", six, "--depth", "2", "--json"])["evaluation"],
-        "classic (no learned weights for 6x6 FULL with most discs winning)"
+        "learned patterns for 6x6 FULL most (built in)"
+    );
+    assert_eq!(
+        json(&[
+            "hint",
+            "--position",
+            six,
+            "--depth",
+            "2",
+            "--json",
+            "--rules",
+            "simple"
+        ])["evaluation"],
+        "classic (no learned weights for 6x6 SIMPLE with most discs winning)"
     );
     let near_end = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
     assert_eq!(

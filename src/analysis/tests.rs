@@ -469,7 +469,12 @@ fn a_hint_names_its_evaluation() {
     let six = hint(&Setup::standard(Shape::new(6, 6).unwrap()), &options);
     assert_eq!(
         six.evaluation,
-        "classic (no learned weights for 6x6 FULL with most discs winning)"
+        "learned patterns for 6x6 FULL most (built in)"
+    );
+    let five = hint(&Setup::standard(Shape::new(5, 7).unwrap()), &options);
+    assert_eq!(
+        five.evaluation,
+        "classic (no learned weights for 5x7 FULL with most discs winning)"
     );
     let classic = RankOptions {
         eval: Evaluator::Classic,

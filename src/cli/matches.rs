@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     Shape, Variant, WinRule,
     arena::{EloEstimate, MatchGame, MatchOptions, MatchSummary, Tally, play_match},
-    engine::{EngineSettings, Limits, PlayerSpec, Selectivity, eval::Evaluator},
+    engine::{EngineSettings, Limits, PlayerSpec, Selectivity},
     on_rules,
 };
 use serde::Serialize;
@@ -115,16 +115,15 @@ impl MatchArgs {
             (&self.white_weights, self.white),
         ]) {
             if let Some(path) = path {
-                let variant = self.rules.into();
-                if !Evaluator::learned_applies(variant, setup.board.shape(), setup.win_rule) {
+                let evaluator = super::train::load_weights(path)?;
+                let kind =
+                    othello::GameKind::new(self.rules.into(), setup.board.shape(), setup.win_rule);
+                if super::weights_file_kind(evaluator) != kind {
                     return Err(CliError::Usage {
                         message: format!(
-                            "weights file {}: learned weights score only 8x8 FULL with most \
-                             discs winning, not {} {} with {} discs winning",
+                            "weights file {}: {}, not {kind}",
                             path.display(),
-                            setup.board.shape(),
-                            variant.name().to_uppercase(),
-                            setup.win_rule.name()
+                            super::weights_kind(evaluator)
                         ),
                     });
                 }
@@ -136,7 +135,7 @@ impl MatchArgs {
                         ),
                     });
                 }
-                *slot = Some(super::train::load_weights(path)?);
+                *slot = Some(evaluator);
             }
         }
         let options = MatchOptions {

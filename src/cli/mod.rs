@@ -192,6 +192,21 @@ impl From<First> for Color {
     }
 }
 
+/// The kind of game a weights file's evaluator scores: its own, or standard Othello's for
+/// a file of the 8 × 8 layout.
+pub fn weights_file_kind(evaluator: Evaluator) -> othello::GameKind {
+    match evaluator {
+        Evaluator::Shaped(weights) => weights.kind(),
+        _ => othello::GameKind::STANDARD,
+    }
+}
+
+/// What a weights file scores, for an error that says it does not fit: `the weights are for
+/// 8x8 FULL most`.
+pub fn weights_kind(evaluator: Evaluator) -> String {
+    format!("the weights are for {}", weights_file_kind(evaluator))
+}
+
 /// A win rule on the command line, by its name (`most` or `fewest`).
 pub fn win_rule(text: &str) -> Result<WinRule, String> {
     WinRule::from_name(text).map_err(|error| error.to_string())
@@ -248,17 +263,16 @@ impl WeightsArg {
         win_rule: WinRule,
     ) -> Result<Evaluator, CliError> {
         let evaluator = train::evaluator(self.weights.as_deref())?;
-        if matches!(evaluator, Evaluator::Patterns(_))
-            && self.weights.is_some()
-            && !Evaluator::learned_applies(variant, shape, win_rule)
+        let kind = othello::GameKind::new(variant, shape, win_rule);
+        if let Some(path) = self.weights.as_deref()
+            && path != "classic"
+            && path != "built-in"
+            && weights_file_kind(evaluator) != kind
         {
             return Err(CliError::Usage {
                 message: format!(
-                    "--weights {}: learned weights score only 8x8 FULL with most discs winning, \
-                     not {shape} {} with {} discs winning; use classic or leave --weights out",
-                    self.weights.as_deref().unwrap_or_default(),
-                    variant.name().to_uppercase(),
-                    win_rule.name()
+                    "--weights {path}: {}, not {kind}; use classic or leave --weights out",
+                    weights_kind(evaluator)
                 ),
             });
         }

@@ -105,3 +105,66 @@ impl WinRule {
         }
     }
 }
+
+/// What is played, as far as an evaluation or a training file cares: the rule set, the
+/// board's shape and the win rule. Learned weights and training positions are each for one
+/// kind; its `Display` is `6x6 FULL most`, its [`GameKind::slug`] `full-6x6-most`.
+///
+/// ```
+/// use othello::{GameKind, Shape, Variant, WinRule};
+///
+/// let kind = GameKind::new(Variant::Simple, Shape::new(8, 8)?, WinRule::FewestDiscs);
+/// assert_eq!(kind.to_string(), "8x8 SIMPLE fewest");
+/// assert_eq!(kind.slug(), "simple-8x8-fewest");
+/// assert_eq!(GameKind::STANDARD.to_string(), "8x8 FULL most");
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GameKind {
+    /// The rule set.
+    pub variant: crate::Variant,
+    /// The board.
+    pub shape: Shape,
+    /// The win rule.
+    pub rule: WinRule,
+}
+
+impl GameKind {
+    /// Standard Othello: 8 × 8, FULL rules, most discs wins.
+    pub const STANDARD: GameKind = GameKind {
+        variant: crate::Variant::Full,
+        shape: Shape::STANDARD,
+        rule: WinRule::MostDiscs,
+    };
+
+    /// The kind of `variant` on `shape` under `rule`.
+    pub const fn new(variant: crate::Variant, shape: Shape, rule: WinRule) -> GameKind {
+        GameKind {
+            variant,
+            shape,
+            rule,
+        }
+    }
+
+    /// The kind as a file name's part: `full-8x8-most`.
+    pub fn slug(self) -> String {
+        format!(
+            "{}-{}-{}",
+            self.variant.name(),
+            self.shape,
+            self.rule.name()
+        )
+    }
+}
+
+impl std::fmt::Display for GameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} {}",
+            self.shape,
+            self.variant.name().to_uppercase(),
+            self.rule.name()
+        )
+    }
+}

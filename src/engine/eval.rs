@@ -21,8 +21,11 @@
 //! kept inside what the board allows (see `within_board`): scores read as discs on every
 //! shape.
 
-use super::{Node, SquareSet, pattern::PatternWeights};
-use crate::{Variant, WinRule};
+use super::{
+    Node, SquareSet,
+    pattern::{PatternWeights, ShapedWeights},
+};
+use crate::{GameKind, Variant, WinRule};
 
 /// Which evaluation a search scores its leaves with.
 #[derive(Clone, Copy, Debug)]
@@ -30,9 +33,14 @@ pub enum Evaluator {
     /// The hand-written one below, on every shape under both rule sets (the player spec
     /// `classic`).
     Classic,
-    /// Learned pattern weights on the standard 8 × 8 board under FULL rules when most discs
-    /// win; the hand-written evaluation everywhere else.
+    /// Learned: these pattern weights on the standard 8 × 8 board under FULL rules when
+    /// most discs win, the weights shipped for other kinds of game
+    /// ([`super::pattern::shipped`]) where there are some, the hand-written evaluation
+    /// elsewhere. The engine's own (the default).
     Patterns(&'static PatternWeights),
+    /// Learned weights for one kind of game (a weights file of another kind than standard
+    /// Othello); the hand-written evaluation on every other kind.
+    Shaped(&'static ShapedWeights),
 }
 
 impl Evaluator {
@@ -46,7 +54,10 @@ impl Evaluator {
             let moves = |node: &N| node.moves8().unwrap_or(0);
             return weights.evaluate_with_moves(player, opponent, moves(node), moves(&node.pass()));
         }
-        evaluate(node, rule)
+        match self.shaped(node, rule) {
+            Some(weights) => weights.evaluate(node),
+            None => evaluate(node, rule),
+        }
     }
 
     /// [`Evaluator::evaluate`] where the side to move's legal moves are known (a search
@@ -61,43 +72,73 @@ impl Evaluator {
             let replies = node.pass().moves8().unwrap_or(0);
             return weights.evaluate_with_moves(player, opponent, moves, replies);
         }
-        evaluate(node, rule)
+        match self.shaped(node, rule) {
+            Some(weights) => weights.evaluate_knowing(node, moves),
+            None => evaluate(node, rule),
+        }
+    }
+
+    /// The learned weights of another kind than standard Othello that score `node` under
+    /// `rule`, if any.
+    #[inline(always)]
+    fn shaped<N: Node>(self, node: &N, rule: WinRule) -> Option<&'static ShapedWeights> {
+        let kind = || GameKind::new(N::VARIANT, node.layout().shape, rule);
+        match self {
+            Evaluator::Classic => None,
+            Evaluator::Patterns(_) => super::pattern::shipped(kind()),
+            Evaluator::Shaped(weights) => (weights.kind() == kind()).then_some(weights),
+        }
+    }
+
+    /// Whether this evaluation scores positions of `kind` with learned weights.
+    pub fn learned_for(self, kind: GameKind) -> bool {
+        match self {
+            Evaluator::Classic => false,
+            Evaluator::Patterns(_) => {
+                kind == GameKind::STANDARD || super::pattern::shipped(kind).is_some()
+            }
+            Evaluator::Shaped(weights) => weights.kind() == kind,
+        }
     }
 
     /// The evaluation this choice scores positions of `variant` on `shape` under `rule`
-    /// with, for people (hints, solves and the server say it): `learned patterns (built in)`
-    /// where learned weights apply, else `classic`, with why where weights were asked for.
-    pub fn describe(self, variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> String {
+    /// with, for people (hints, solves and the server say it): `learned patterns (built
+    /// in)` where learned weights apply, else `classic`, with why where weights were asked
+    /// for.
+    pub fn describe(self, variant: Variant, shape: crate::Shape, rule: WinRule) -> String {
+        let kind = GameKind::new(variant, shape, rule);
         match self {
-            Evaluator::Patterns(weights) if Evaluator::learned_applies(variant, shape, rule) => {
+            Evaluator::Patterns(weights) if kind == GameKind::STANDARD => {
                 if std::ptr::eq(weights, super::pattern::builtin()) {
                     "learned patterns (built in)".to_owned()
                 } else {
                     "learned patterns (from a file)".to_owned()
                 }
             }
+            Evaluator::Patterns(_) if self.learned_for(kind) => {
+                format!("learned patterns for {kind} (built in)")
+            }
+            Evaluator::Shaped(_) if self.learned_for(kind) => {
+                format!("learned patterns for {kind} (from a file)")
+            }
             Evaluator::Patterns(_) => format!(
                 "classic (no learned weights for {shape} {} with {} discs winning)",
                 variant.name().to_uppercase(),
                 rule.name()
             ),
+            Evaluator::Shaped(weights) => format!(
+                "classic (the weights file is for {}, not {kind})",
+                weights.kind()
+            ),
             Evaluator::Classic => "classic".to_owned(),
         }
-    }
-
-    /// Whether learned weights score positions of `variant` on `shape` under `rule` (the
-    /// standard 8 × 8 board under FULL rules when most discs win).
-    pub fn learned_applies(variant: crate::Variant, shape: crate::Shape, rule: WinRule) -> bool {
-        variant == crate::Variant::Full
-            && shape == crate::Shape::STANDARD
-            && rule == WinRule::MostDiscs
     }
 }
 
 impl Default for Evaluator {
     /// The engine's own: the learned weights compiled into the program
-    /// ([`crate::engine::pattern::builtin`]) where they apply, the hand-written evaluation
-    /// elsewhere.
+    /// ([`crate::engine::pattern::builtin`], [`crate::engine::pattern::shipped`]) where
+    /// they apply, the hand-written evaluation elsewhere.
     fn default() -> Evaluator {
         Evaluator::Patterns(crate::engine::pattern::builtin())
     }
@@ -108,6 +149,7 @@ impl PartialEq for Evaluator {
         match (self, other) {
             (Evaluator::Classic, Evaluator::Classic) => true,
             (Evaluator::Patterns(a), Evaluator::Patterns(b)) => std::ptr::eq(*a, *b),
+            (Evaluator::Shaped(a), Evaluator::Shaped(b)) => std::ptr::eq(*a, *b),
             _ => false,
         }
     }
@@ -250,8 +292,98 @@ mod tests {
     use super::*;
     use crate::{
         Board, Color, Full, Shape, Square,
-        engine::{GridNode, Node8},
+        engine::{GridNode, Node8, SmallNode},
     };
+
+    /// The positions of a game on `shape` played by always taking the first legal move.
+    fn game_nodes<N: Node>(start: N) -> Vec<N> {
+        let mut nodes = vec![];
+        let mut node = start;
+        loop {
+            let moves = node.moves();
+            match moves.first() {
+                Some(mv) => {
+                    nodes.push(node);
+                    node = node.play(mv);
+                }
+                None => match node.after_pass() {
+                    Some(passed) => node = passed,
+                    None => return nodes,
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn the_engine_scores_each_kind_of_game_with_its_shipped_weights_or_classic() {
+        let shape = Shape::new(6, 6).unwrap();
+        let board = Board::standard(shape);
+        let start = SmallNode::<Full>::from_board(&board, Color::Black).unwrap();
+        let kind = GameKind::new(Variant::Full, shape, WinRule::MostDiscs);
+        let shipped = super::super::pattern::shipped(kind).expect("6x6 weights are shipped");
+        let learned = Evaluator::default();
+        let mut differ = 0;
+        for node in game_nodes(start) {
+            let score = learned.evaluate(&node, WinRule::MostDiscs);
+            assert_eq!(score, shipped.evaluate(&node));
+            assert_eq!(
+                learned.evaluate_knowing(&node, node.moves(), WinRule::MostDiscs),
+                score
+            );
+            // The same board on the 256-bit representation scores the same.
+            let grid = GridNode::<Full>::from_board(&node_board(&node), Color::Black);
+            assert_eq!(learned.evaluate(&grid, WinRule::MostDiscs), score);
+            // Fewest discs has no weights here: the hand-written evaluation.
+            assert_eq!(
+                learned.evaluate(&node, WinRule::FewestDiscs),
+                evaluate(&node, WinRule::FewestDiscs)
+            );
+            differ += usize::from(score != evaluate(&node, WinRule::MostDiscs));
+        }
+        assert!(
+            differ > 10,
+            "the learned weights are not the hand-written ones"
+        );
+        // A weights file scores its own kind only.
+        let file = Evaluator::Shaped(shipped);
+        assert!(file.learned_for(kind));
+        assert!(!file.learned_for(GameKind::STANDARD));
+        let standard = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
+        assert_eq!(
+            file.evaluate(&standard, WinRule::MostDiscs),
+            evaluate(&standard, WinRule::MostDiscs)
+        );
+        assert_eq!(
+            learned.describe(Variant::Full, shape, WinRule::MostDiscs),
+            "learned patterns for 6x6 FULL most (built in)"
+        );
+        assert_eq!(
+            file.describe(Variant::Full, shape, WinRule::MostDiscs),
+            "learned patterns for 6x6 FULL most (from a file)"
+        );
+        assert_eq!(
+            file.describe(Variant::Full, Shape::STANDARD, WinRule::MostDiscs),
+            "classic (the weights file is for 6x6 FULL most, not 8x8 FULL most)"
+        );
+        assert_eq!(
+            learned.describe(Variant::Simple, shape, WinRule::MostDiscs),
+            "classic (no learned weights for 6x6 SIMPLE with most discs winning)"
+        );
+    }
+
+    /// `node`'s discs as a board, the side to move as Black.
+    fn node_board<N: Node>(node: &N) -> Board {
+        let mut board = Board::empty(node.layout().shape);
+        for (mut set, color) in [
+            (node.player(), Color::Black),
+            (node.opponent(), Color::White),
+        ] {
+            while let Some(index) = set.pop() {
+                board.set(node.square(index), Some(color));
+            }
+        }
+        board
+    }
 
     fn node(cells: &[(&str, Color)]) -> Node8 {
         let mut board = Board::standard(Shape::STANDARD);

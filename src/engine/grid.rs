@@ -136,6 +136,10 @@ const fn layout(rows: u8, columns: u8) -> Layout<Bitboard> {
         row += 1;
     }
     Layout {
+        shape: match Shape::new(rows, columns) {
+            Ok(shape) => shape,
+            Err(_) => panic!("a shape of 4 to 16 rows and columns"),
+        },
         cells,
         edges,
         corners: [

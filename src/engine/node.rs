@@ -150,6 +150,8 @@ impl SquareSet for Bitboard {
 /// The squares that matter to evaluation on one board shape.
 #[derive(Clone, Copy, Debug)]
 pub struct Layout<S> {
+    /// The board's shape.
+    pub shape: crate::Shape,
     /// Every square of the board.
     pub cells: S,
     /// Squares on the board's border.

@@ -343,6 +343,7 @@ fn axis_moves(player: u64, mask: u64, shift: u32) -> u64 {
 
 /// Corners, their X- and C-squares, and edges of the 8 × 8 board.
 static LAYOUT: Layout<u64> = Layout {
+    shape: crate::Shape::STANDARD,
     cells: !0,
     edges: 0xff00_0000_0000_00ff | 0x8181_8181_8181_8181,
     corners: [

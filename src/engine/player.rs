@@ -16,7 +16,6 @@ use super::{
     eval::Evaluator,
     mcts::mcts,
     on_node,
-    pattern::PatternWeights,
     search::{
         plan::{ExactFirst, plan},
         search,
@@ -322,8 +321,9 @@ pub fn new_player<R: RuleSet>(
 /// or for a user who wants it otherwise. Players that are not engines ignore it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineSettings {
-    /// Learned weights in place of the built-in ones (an `engine` player only).
-    pub weights: Option<&'static PatternWeights>,
+    /// Learned weights in place of the built-in ones (an `engine` player only): an
+    /// [`Evaluator`] loaded from a weights file.
+    pub weights: Option<Evaluator>,
     /// How selective its searches are (default: its level's).
     pub selectivity: Option<Selectivity>,
     /// Threads each of its searches uses (default: one).
@@ -715,14 +715,11 @@ impl EnginePlayer {
         self
     }
 
-    /// The engine at `level` with learned `weights` in place of the built-in ones.
-    pub(crate) fn with_weights(
-        level: u8,
-        hash: Option<usize>,
-        weights: &'static PatternWeights,
-    ) -> EnginePlayer {
+    /// The engine at `level` with `eval` (learned weights from a file) in place of the
+    /// built-in weights.
+    pub(crate) fn with_weights(level: u8, hash: Option<usize>, eval: Evaluator) -> EnginePlayer {
         EnginePlayer {
-            eval: Evaluator::Patterns(weights),
+            eval,
             ..EnginePlayer::with_evaluator(level, hash, false)
         }
     }

@@ -180,6 +180,10 @@ const fn layout(rows: u32, columns: u32) -> Layout<u64> {
         row += 1;
     }
     Layout {
+        shape: match crate::Shape::new(rows as u8, columns as u8) {
+            Ok(shape) => shape,
+            Err(_) => panic!("a shape of 4 to 8 rows and columns"),
+        },
         cells,
         edges,
         corners: [

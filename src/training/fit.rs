@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::{Label, Sample};
+use super::{Label, Sample, sample::on_sample};
 use crate::engine::{eval::DISC, mix, pattern};
 use pattern::{ACTIVE, Features, PHASES, PatternWeights, ShapedWeights};
 
@@ -100,7 +100,7 @@ pub fn fit(
         .par_iter()
         .filter(|sample| sample.label != Label::None)
         .map(|sample| {
-            let features = Features::of(sample.player, sample.opponent);
+            let features = Features::of(sample.player.bits8(), sample.opponent.bits8());
             (
                 features.phase,
                 features.folded(),
@@ -282,6 +282,53 @@ pub fn fit_shaped(
         .collect()
 }
 
+/// Game phases for the weights of a board of `cells` squares: one every four plies, as on
+/// 8 × 8 (15 there, 8 on 6 × 6, 24 on 10 × 10).
+pub fn phases_for(cells: usize) -> usize {
+    cells.saturating_sub(4).div_ceil(4).max(1)
+}
+
+/// Fits weights for the labelled `samples` (unlabelled ones are skipped), all of one kind
+/// of game other than standard Othello, with [`phases_for`] its board's phases; returns
+/// them with how well each phase predicts.
+///
+/// # Panics
+/// If `samples` are of several kinds of game.
+pub fn fit_kind(
+    samples: &[Sample],
+    options: &FitOptions,
+    phase_done: &(dyn Fn(&PhaseFit) + Sync),
+) -> (ShapedWeights, Vec<PhaseFit>) {
+    let kind = samples
+        .first()
+        .map_or(crate::GameKind::STANDARD, |s| s.kind);
+    assert!(
+        samples.iter().all(|sample| sample.kind == kind),
+        "samples of one kind of game"
+    );
+    let mut weights = ShapedWeights::zero(
+        kind.variant,
+        kind.shape,
+        kind.rule,
+        phases_for(kind.shape.cells()),
+    );
+    let positions: Vec<ShapedPosition> = samples
+        .par_iter()
+        .filter(|sample| sample.label != Label::None)
+        .map(|sample| {
+            let (phase, features) = on_sample!(sample, |node| weights.features(&node));
+            ShapedPosition {
+                phase,
+                features,
+                target: f32::from(sample.score) / DISC as f32,
+                game: sample.game,
+            }
+        })
+        .collect();
+    let phases = fit_shaped(&positions, &mut weights, options, phase_done);
+    (weights, phases)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,7 +443,9 @@ mod tests {
             .iter()
             .filter(|sample| !held_out(sample.game, &options))
             .map(|sample| {
-                let predicted = first.weights.evaluate(sample.player, sample.opponent);
+                let predicted = first
+                    .weights
+                    .evaluate(sample.player.bits8(), sample.opponent.bits8());
                 f64::from((predicted - i32::from(sample.score)).unsigned_abs()) / f64::from(DISC)
             })
             .sum::<f64>();

@@ -3,11 +3,10 @@
 //! the generation before. Each position is scored from an empty table, so its label does not
 //! depend on which positions came before it or on the thread that scored it.
 
-use super::{Label, Sample};
+use super::{Label, Sample, sample::on_sample};
 use crate::engine::{
     Limits, Node, SearchOptions, Selectivity, TranspositionTable, endgame,
     eval::{DISC, Evaluator},
-    on_node,
     search::search,
 };
 use std::collections::BTreeMap;
@@ -86,9 +85,12 @@ fn megabytes_for_depth(depth: u32) -> usize {
 
 /// `sample` with its score (an already labelled sample is scored again).
 pub fn label(sample: Sample, options: &LabelOptions, tables: &mut LabelTables) -> Sample {
-    let (score, label) = on_node!(bits = sample.player, sample.opponent, |node| {
-        score(&node, options, tables)
-    });
+    let (score, label) = on_sample!(&sample, |node| score(
+        &node,
+        sample.kind.rule,
+        options,
+        tables
+    ));
     Sample {
         score: score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
         label,
@@ -96,19 +98,23 @@ pub fn label(sample: Sample, options: &LabelOptions, tables: &mut LabelTables) -
     }
 }
 
-fn score<N: Node>(node: &N, options: &LabelOptions, tables: &mut LabelTables) -> (i32, Label) {
+fn score<N: Node>(
+    node: &N,
+    rule: WinRule,
+    options: &LabelOptions,
+    tables: &mut LabelTables,
+) -> (i32, Label) {
     let empties = crate::engine::SquareSet::len(node.empties());
     if empties <= options.exact_empties {
         let tt = tables.cleared(TranspositionTable::megabytes_for_solve(empties));
-        return (endgame::exact_score(node, tt) * DISC, Label::Exact);
+        return (
+            endgame::exact_score_under(node, rule, tt) * DISC,
+            Label::Exact,
+        );
     }
     let search_options = SearchOptions {
         selectivity: options.selectivity,
-        ..SearchOptions::new(
-            WinRule::MostDiscs,
-            Limits::depth(options.depth),
-            options.eval,
-        )
+        ..SearchOptions::new(rule, Limits::depth(options.depth), options.eval)
     };
     let tt = tables.cleared(megabytes_for_depth(options.depth));
     let report = search(node, &search_options, tt, None, &mut |_| {});
@@ -145,7 +151,7 @@ mod tests {
             .map(|&s| label(s, &label_options, &mut tables))
             .collect();
         for (sample, was) in labelled.iter().zip(&game) {
-            assert_eq!((sample.player, sample.opponent), (was.player, was.opponent));
+            assert_eq!(sample.bits8(), was.bits8());
             if sample.empties() <= 10 {
                 assert_eq!(sample.label, Label::Exact);
                 assert_eq!(sample.score % DISC as i16, 0, "whole discs");

@@ -14,20 +14,27 @@ use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use super::{
     Label, Sample,
+    sample::on_sample,
     selfplay::{SelfPlayOptions, game_table, self_play_game},
 };
 use crate::WinRule;
 use crate::engine::{
     Limits, Node, SearchOptions, Selectivity, SquareSet, TranspositionTable, endgame,
     eval::{DISC, Evaluator},
-    mix, on_node,
+    mix,
     search::search,
 };
 
 /// Positions of game `number` of a measuring set (`seed`) with between `empties.0` and
 /// `empties.1` empty squares: one picked at random, if the game has any.
-pub fn pick_position(seed: u64, number: u32, empties: (u32, u32)) -> Option<Sample> {
+pub fn pick_position(
+    kind: crate::GameKind,
+    seed: u64,
+    number: u32,
+    empties: (u32, u32),
+) -> Option<Sample> {
     let options = SelfPlayOptions {
+        kind,
         seed,
         depth: 4,
         eval: Evaluator::Classic,
@@ -102,13 +109,14 @@ pub fn move_losses(
     limits: &Limits,
     known: &KnownScores,
 ) -> Vec<i32> {
-    on_node!(bits = sample.player, sample.opponent, |node| {
-        node_losses(&node, players, limits, known)
+    on_sample!(sample, |node| {
+        node_losses(&node, sample.kind.rule, players, limits, known)
     })
 }
 
 fn node_losses<N: Node>(
     node: &N,
+    rule: WinRule,
     players: &[(Evaluator, Selectivity)],
     limits: &Limits,
     known: &KnownScores,
@@ -125,7 +133,7 @@ fn node_losses<N: Node>(
         }
         let solution = endgame::solve(
             position,
-            WinRule::MostDiscs,
+            rule,
             endgame::Goal::Exact,
             &mut tt,
             &Limits::NONE,
@@ -150,7 +158,7 @@ fn node_losses<N: Node>(
         .map(|&(eval, selectivity)| {
             let options = SearchOptions {
                 selectivity,
-                ..SearchOptions::new(WinRule::MostDiscs, *limits, eval)
+                ..SearchOptions::new(rule, *limits, eval)
             };
             let chosen = search(
                 node,
@@ -197,9 +205,7 @@ pub fn searched(sample: &Sample, eval: Evaluator, depth: u32) -> Sample {
 
 /// The static evaluation of `sample`'s position with `eval`, in discs.
 pub fn static_score(sample: &Sample, eval: Evaluator) -> f64 {
-    let score = on_node!(bits = sample.player, sample.opponent, |node| {
-        eval.evaluate(&node, WinRule::MostDiscs)
-    });
+    let score = on_sample!(sample, |node| eval.evaluate(&node, sample.kind.rule));
     f64::from(score) / f64::from(DISC)
 }
 
@@ -231,7 +237,7 @@ mod tests {
     #[test]
     fn losses_are_never_negative_and_the_best_search_loses_nothing() {
         let sample = (0..20)
-            .find_map(|game| pick_position(3, game, (10, 12)))
+            .find_map(|game| pick_position(crate::GameKind::STANDARD, 3, game, (10, 12)))
             .expect("a position with 10 to 12 empties");
         assert!((10..=12).contains(&sample.empties()));
         // A search to the end of the game chooses a best move.
@@ -254,17 +260,13 @@ mod tests {
     fn losses_are_those_of_every_move_ranked_exactly() {
         let mut losing = 0;
         for sample in (0..40)
-            .filter_map(|game| pick_position(5, game, (10, 12)))
+            .filter_map(|game| pick_position(crate::GameKind::STANDARD, 5, game, (10, 12)))
             .take(8)
         {
-            let ranked = on_node!(bits = sample.player, sample.opponent, |node| reference(
-                &node
-            ));
+            let ranked = on_sample!(&sample, |node| reference(&node));
             for depth in 1..=3 {
                 let mut tt = TranspositionTable::new(4);
-                let chosen = on_node!(bits = sample.player, sample.opponent, |node| {
-                    chosen_by(&node, depth, &mut tt)
-                });
+                let chosen = on_sample!(&sample, |node| chosen_by(&node, depth, &mut tt));
                 let score = ranked
                     .iter()
                     .find(|(square, _)| *square == chosen)
@@ -288,7 +290,7 @@ mod tests {
     #[test]
     fn known_scores_are_taken_not_solved_again() {
         let sample = (0..20)
-            .find_map(|game| pick_position(4, game, (10, 12)))
+            .find_map(|game| pick_position(crate::GameKind::STANDARD, 4, game, (10, 12)))
             .expect("a position with 10 to 12 empties");
         let full = (Evaluator::Classic, Selectivity::NONE);
         let known = KnownScores::default();
@@ -297,7 +299,7 @@ mod tests {
             [0]
         );
         let exact = i32::from(solved(&sample).score) / DISC;
-        let root = (sample.player, sample.opponent);
+        let root = sample.bits8();
         assert_eq!(known.get(root), Some(exact));
         assert_eq!(known.scores().len(), 2, "the position and its best move's");
         // A score said to be 5 discs better than it is: the best move now seems to lose 5.

@@ -26,7 +26,7 @@ pub mod probcut;
 pub mod sample;
 pub mod selfplay;
 
-pub use fit::{Fit, FitOptions, PhaseFit, fit};
+pub use fit::{Fit, FitOptions, PhaseFit, fit, fit_kind, phases_for};
 pub use label::{LabelOptions, LabelTables, label};
-pub use sample::{Label, Sample, SampleReader, SampleWriter};
+pub use sample::{Discs, Label, Sample, SampleHeader, SampleReader, SampleWriter, Shard};
 pub use selfplay::{SelfPlayOptions, game_table, self_play_game};

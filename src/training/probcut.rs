@@ -9,12 +9,11 @@
 //! of the depth and the empties in the midgame, of the empties in the endgame (the
 //! deviation shaped by the absolute errors and scaled to their root mean square).
 
-use super::Sample;
+use super::{Sample, sample::on_sample};
 use crate::WinRule;
 use crate::engine::{
     Limits, Node, SearchOptions, SquareSet, TranspositionTable,
     eval::{DISC, Evaluator},
-    on_node,
     search::{
         endgame::exact_score,
         probcut::{
@@ -38,7 +37,7 @@ pub struct Pair {
 /// The midgame pairs of `sample`'s position: a full-width search deepening to `max_depth`
 /// (short of the end of the game) with `eval`, each depth against its shallow one.
 pub fn midgame_pairs(sample: &Sample, eval: Evaluator, max_depth: u32) -> Vec<Pair> {
-    on_node!(bits = sample.player, sample.opponent, |node| {
+    on_sample!(sample, |node| {
         node_midgame_pairs(&node, eval, max_depth)
     })
 }
@@ -68,9 +67,7 @@ fn node_midgame_pairs<N: Node>(node: &N, eval: Evaluator, max_depth: u32) -> Vec
 /// The endgame pair of `sample`'s position: its exact score against a full-width search
 /// `shallow_depth``(empties)` deep with `eval`; `None` below [`ENDGAME_MIN_EMPTIES`].
 pub fn endgame_pair(sample: &Sample, eval: Evaluator) -> Option<Pair> {
-    on_node!(bits = sample.player, sample.opponent, |node| {
-        node_endgame_pair(&node, eval)
-    })
+    on_sample!(sample, |node| node_endgame_pair(&node, eval))
 }
 
 fn node_endgame_pair<N: Node>(node: &N, eval: Evaluator) -> Option<Pair> {
@@ -233,7 +230,7 @@ mod tests {
     #[test]
     fn pairs_of_real_positions() {
         let midgame = (0..40)
-            .find_map(|game| pick_position(9, game, (30, 34)))
+            .find_map(|game| pick_position(crate::GameKind::STANDARD, 9, game, (30, 34)))
             .unwrap();
         let pairs = midgame_pairs(&midgame, Evaluator::Classic, 6);
         assert_eq!(
@@ -242,11 +239,11 @@ mod tests {
         );
         assert!(pairs.iter().all(|p| p.empties == midgame.empties()));
         let endgame = (0..40)
-            .find_map(|game| pick_position(9, game, (14, 14)))
+            .find_map(|game| pick_position(crate::GameKind::STANDARD, 9, game, (14, 14)))
             .unwrap();
         let pair = endgame_pair(&endgame, Evaluator::Classic).unwrap();
         assert_eq!((pair.depth, pair.empties), (14, 14));
-        let node = crate::engine::Node8::new(endgame.player, endgame.opponent);
+        let node = crate::engine::Node8::new(endgame.player.bits8(), endgame.opponent.bits8());
         let mut tt = TranspositionTable::new(4);
         let rule = WinRule::MostDiscs;
         let exact = solve(&node, rule, Goal::Exact, &mut tt, &Limits::NONE, None).unwrap();
@@ -254,7 +251,7 @@ mod tests {
         let shallow = search(&node, &options, &mut tt, None, &mut |_| {}).score;
         assert_eq!(pair.error, exact.score * DISC - shallow);
         let too_few = (0..40)
-            .find_map(|game| pick_position(9, game, (8, 8)))
+            .find_map(|game| pick_position(crate::GameKind::STANDARD, 9, game, (8, 8)))
             .unwrap();
         assert_eq!(endgame_pair(&too_few, Evaluator::Classic), None);
     }

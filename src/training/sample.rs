@@ -2,11 +2,22 @@
 //!
 //! # The samples file
 //!
-//! `OTHSAMP1` (8 bytes), then one record of 24 bytes a position, little-endian: the discs
-//! of the side to move (8), of the opponent (8), the number of the game it comes from (4),
-//! its label in evaluation units (2, signed), the kind of label (1: 0 none yet, 1 exact, 2
-//! searched) and the search depth (1). Fixed-size records let a long step resume where it
-//! stopped: the records already written are counted, and a last one cut short is dropped.
+//! Two formats, both a header then fixed-size records, little-endian throughout:
+//!
+//! - `OTHSAMP1` (8 bytes), then 24 bytes a position: the standard 8 × 8 board under FULL
+//!   rules, most discs winning, as one whole run wrote it (the files of the 8 × 8
+//!   generations).
+//! - `OTHSAMP2` (8 bytes), then rows (1), columns (1), the rule set (1: 0 FULL, 1 SIMPLE),
+//!   the win rule (1: 0 most, 1 fewest), the shard's number (4) and the number of shards
+//!   (4; 0 of 1 for a whole run, see [`Shard`]), 4 zero bytes: 24 bytes. Every other kind
+//!   of game, or a shard, is written so.
+//!
+//! A record is the discs of the side to move, then of the opponent, `B` bytes each (the
+//! board's squares in reading order, bit `row * columns + column`, `B` the squares over 8
+//! rounded up: 8 on 8 × 8), the number of the game it comes from (4), its label in
+//! evaluation units (2, signed), the kind of label (1: 0 none yet, 1 exact, 2 searched) and
+//! the search depth (1). Fixed-size records let a long step resume where it stopped: the
+//! records already written are counted, and a last one cut short is dropped.
 
 use std::{
     fs::{File, OpenOptions},
@@ -14,10 +25,19 @@ use std::{
     path::Path,
 };
 
-/// The file's first bytes.
+use crate::engine::{Node, SquareSet};
+use crate::{Board, Color, GameKind, Shape, Variant, WinRule};
+
+/// The first bytes of a whole run's file on the standard board.
 pub(crate) const MAGIC: &[u8; 8] = b"OTHSAMP1";
 
-/// Bytes a record.
+/// The first bytes of every other file.
+const MAGIC2: &[u8; 8] = b"OTHSAMP2";
+
+/// Bytes of an `OTHSAMP2` header.
+const HEADER2: usize = 24;
+
+/// Bytes a record on the standard board.
 pub const RECORD: usize = 24;
 
 /// How a sample's score was found.
@@ -31,13 +51,231 @@ pub enum Label {
     Searched(u8),
 }
 
+/// One part of a step cut in `count` for as many machines (`--shard index/count`): shard
+/// `index` plays (or labels) the `index`-th of `count` equal runs of games (or positions), so
+/// the shards' files, merged in order, are the file one whole run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shard {
+    /// Which part, from 0.
+    pub index: u32,
+    /// How many parts.
+    pub count: u32,
+}
+
+impl Shard {
+    /// The whole run: part 0 of 1.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// The items of `0..total` this shard takes.
+    pub fn range(self, total: u64) -> std::ops::Range<u64> {
+        let count = u64::from(self.count.max(1));
+        let at = |index: u64| total * index / count;
+        at(u64::from(self.index))..at(u64::from(self.index) + 1)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `i/n`, with `i` below `n`.
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let error = || format!("expected a shard as i/n with i from 0 to n - 1, not {text:?}");
+        let (index, count) = text.split_once('/').ok_or_else(error)?;
+        let (index, count): (u32, u32) = (
+            index.trim().parse().map_err(|_| error())?,
+            count.trim().parse().map_err(|_| error())?,
+        );
+        (index < count)
+            .then_some(Shard { index, count })
+            .ok_or_else(error)
+    }
+}
+
+/// What a samples file holds: its kind of game and which shard of a run wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleHeader {
+    /// The rule set, board and win rule of every position in it.
+    pub kind: GameKind,
+    /// Which part of a run it is.
+    pub shard: Shard,
+}
+
+impl SampleHeader {
+    /// A whole run's file of `kind`.
+    pub const fn whole(kind: GameKind) -> SampleHeader {
+        SampleHeader {
+            kind,
+            shard: Shard::WHOLE,
+        }
+    }
+
+    /// The header's bytes: `OTHSAMP1` for a whole run on the standard board, so that its
+    /// files stay as they were.
+    fn to_bytes(self) -> Vec<u8> {
+        if self == SampleHeader::whole(GameKind::STANDARD) {
+            return MAGIC.to_vec();
+        }
+        let mut bytes = MAGIC2.to_vec();
+        bytes.extend([
+            self.kind.shape.rows(),
+            self.kind.shape.columns(),
+            u8::from(self.kind.variant == Variant::Simple),
+            u8::from(self.kind.rule == WinRule::FewestDiscs),
+        ]);
+        bytes.extend(self.shard.index.to_le_bytes());
+        bytes.extend(self.shard.count.to_le_bytes());
+        bytes.extend([0; 4]);
+        bytes
+    }
+
+    /// The header at the start of a file; `Ok(None)` where the file stops before its
+    /// header ends (a file stopped as it was begun: no samples yet).
+    fn read(input: &mut impl Read, path: &Path) -> io::Result<Option<SampleHeader>> {
+        let mut magic = Vec::with_capacity(8);
+        input.take(8).read_to_end(&mut magic)?;
+        if MAGIC.starts_with(&magic) && magic.len() < 8 {
+            return Ok(None);
+        }
+        if magic == MAGIC {
+            return Ok(Some(SampleHeader::whole(GameKind::STANDARD)));
+        }
+        if !MAGIC2.starts_with(&magic) {
+            return Err(not_samples(path));
+        }
+        let mut rest = Vec::with_capacity(HEADER2 - 8);
+        input.take((HEADER2 - 8) as u64).read_to_end(&mut rest)?;
+        if magic.len() < 8 || rest.len() < HEADER2 - 8 {
+            return Ok(None);
+        }
+        let word = |at: usize| u32::from_le_bytes(rest[at..at + 4].try_into().expect("4 bytes"));
+        let damaged = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: a damaged samples header", path.display()),
+            )
+        };
+        let shape = Shape::new(rest[0], rest[1]).map_err(|_| damaged())?;
+        let variant = match rest[2] {
+            0 => Variant::Full,
+            1 => Variant::Simple,
+            _ => return Err(damaged()),
+        };
+        let rule = match rest[3] {
+            0 => WinRule::MostDiscs,
+            1 => WinRule::FewestDiscs,
+            _ => return Err(damaged()),
+        };
+        let shard = Shard {
+            index: word(4),
+            count: word(8),
+        };
+        if shard.index >= shard.count || word(12) != 0 {
+            return Err(damaged());
+        }
+        Ok(Some(SampleHeader {
+            kind: GameKind::new(variant, shape, rule),
+            shard,
+        }))
+    }
+
+    /// Bytes of the header.
+    fn len(self) -> u64 {
+        self.to_bytes().len() as u64
+    }
+
+    /// Bytes of a record.
+    pub fn record(self) -> usize {
+        2 * disc_bytes(self.kind.shape) + 8
+    }
+}
+
+/// Bytes of one side's discs on `shape`.
+fn disc_bytes(shape: Shape) -> usize {
+    shape.cells().div_ceil(8)
+}
+
+/// Discs on a board of any shape: bit `row * columns + column` (so on the standard board,
+/// the engine's `u64` layout).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Discs([u64; 4]);
+
+impl Discs {
+    /// The discs of a standard-board `u64`.
+    pub const fn from_bits8(bits: u64) -> Discs {
+        Discs([bits, 0, 0, 0])
+    }
+
+    /// The first 64 squares: the whole board on 8 × 8.
+    pub const fn bits8(self) -> u64 {
+        self.0[0]
+    }
+
+    /// Whether square number `k` (reading order) holds a disc.
+    pub const fn contains(self, k: usize) -> bool {
+        self.0[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    /// Puts a disc on square number `k`.
+    pub fn insert(&mut self, k: usize) {
+        self.0[k / 64] |= 1 << (k % 64);
+    }
+
+    /// How many discs.
+    pub fn len(self) -> u32 {
+        self.0.iter().map(|word| word.count_ones()).sum()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    fn overlaps(self, other: Discs) -> bool {
+        self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
+    }
+
+    /// The discs of `set`, a set of `node`'s squares, on `shape`.
+    fn of<N: Node>(node: &N, mut set: N::Set, shape: Shape) -> Discs {
+        let mut discs = Discs::default();
+        while let Some(index) = set.pop() {
+            let square = node.square(index);
+            discs.insert(
+                usize::from(square.row()) * usize::from(shape.columns())
+                    + usize::from(square.column()),
+            );
+        }
+        discs
+    }
+
+    fn write(self, bytes: &mut [u8]) {
+        let all: Vec<u8> = self.0.iter().flat_map(|word| word.to_le_bytes()).collect();
+        bytes.copy_from_slice(&all[..bytes.len()]);
+    }
+
+    fn read(bytes: &[u8]) -> Discs {
+        let mut all = [0u8; 32];
+        all[..bytes.len()].copy_from_slice(bytes);
+        Discs(std::array::from_fn(|k| {
+            u64::from_le_bytes(all[8 * k..8 * k + 8].try_into().expect("8 bytes"))
+        }))
+    }
+}
+
 /// One training position, seen from the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
-    /// Discs of the side to move (bit `row * 8 + column`).
-    pub player: u64,
+    /// The rule set, board and win rule.
+    pub kind: GameKind,
+    /// Discs of the side to move.
+    pub player: Discs,
     /// Discs of the opponent.
-    pub opponent: u64,
+    pub opponent: Discs,
     /// The game it comes from: positions of one game are alike, so a held-out set is made
     /// of whole games.
     pub game: u32,
@@ -48,19 +286,65 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// A standard-board position (unlabelled) from the discs of the side to move and of
+    /// the opponent.
+    pub const fn standard(player: u64, opponent: u64, game: u32) -> Sample {
+        Sample {
+            kind: GameKind::STANDARD,
+            player: Discs::from_bits8(player),
+            opponent: Discs::from_bits8(opponent),
+            game,
+            score: 0,
+            label: Label::None,
+        }
+    }
+
+    /// `node`, a position of `kind`, unlabelled.
+    pub fn of_node<N: Node>(node: &N, kind: GameKind, game: u32) -> Sample {
+        Sample {
+            kind,
+            player: Discs::of(node, node.player(), kind.shape),
+            opponent: Discs::of(node, node.opponent(), kind.shape),
+            game,
+            score: 0,
+            label: Label::None,
+        }
+    }
+
+    /// On the standard board: the discs of the side to move and of the opponent.
+    pub const fn bits8(&self) -> (u64, u64) {
+        (self.player.bits8(), self.opponent.bits8())
+    }
+
     /// Empty squares.
     pub fn empties(&self) -> u32 {
-        64 - (self.player | self.opponent).count_ones()
+        self.kind.shape.cells() as u32 - self.player.len() - self.opponent.len()
+    }
+
+    /// The position as a board, the side to move playing Black.
+    pub fn board(&self) -> Board {
+        let shape = self.kind.shape;
+        let mut board = Board::empty(shape);
+        for (k, square) in shape.squares().enumerate() {
+            if self.player.contains(k) {
+                board.set(square, Some(Color::Black));
+            } else if self.opponent.contains(k) {
+                board.set(square, Some(Color::White));
+            }
+        }
+        board
     }
 
     /// The record's bytes.
-    pub(crate) fn to_bytes(self) -> [u8; RECORD] {
-        let mut bytes = [0; RECORD];
-        bytes[..8].copy_from_slice(&self.player.to_le_bytes());
-        bytes[8..16].copy_from_slice(&self.opponent.to_le_bytes());
-        bytes[16..20].copy_from_slice(&self.game.to_le_bytes());
-        bytes[20..22].copy_from_slice(&self.score.to_le_bytes());
-        (bytes[22], bytes[23]) = match self.label {
+    pub(crate) fn to_bytes(self) -> Vec<u8> {
+        let side = disc_bytes(self.kind.shape);
+        let mut bytes = vec![0; 2 * side + 8];
+        self.player.write(&mut bytes[..side]);
+        self.opponent.write(&mut bytes[side..2 * side]);
+        let rest = &mut bytes[2 * side..];
+        rest[..4].copy_from_slice(&self.game.to_le_bytes());
+        rest[4..6].copy_from_slice(&self.score.to_le_bytes());
+        (rest[6], rest[7]) = match self.label {
             Label::None => (0, 0),
             Label::Exact => (1, 0),
             Label::Searched(depth) => (2, depth),
@@ -68,36 +352,67 @@ impl Sample {
         bytes
     }
 
-    /// A record from its bytes; `None` if it is not one (discs on one square twice, an
-    /// unknown kind of label).
-    pub(crate) fn from_bytes(bytes: &[u8; RECORD]) -> Option<Sample> {
-        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        let (player, opponent) = (word(0), word(8));
-        let label = match (bytes[22], bytes[23]) {
+    /// A record of `kind` from its bytes; `None` if it is not one (discs on one square
+    /// twice or off the board, an unknown kind of label).
+    pub(crate) fn from_bytes(bytes: &[u8], kind: GameKind) -> Option<Sample> {
+        let side = disc_bytes(kind.shape);
+        let (player, opponent) = (
+            Discs::read(&bytes[..side]),
+            Discs::read(&bytes[side..2 * side]),
+        );
+        let rest = &bytes[2 * side..];
+        let label = match (rest[6], rest[7]) {
             (0, 0) => Label::None,
             (1, 0) => Label::Exact,
             (2, depth) => Label::Searched(depth),
             _ => return None,
         };
-        (player & opponent == 0).then_some(Sample {
+        let cells = kind.shape.cells();
+        let on_board = |discs: Discs| (cells..256).all(|k| !discs.contains(k));
+        (!player.overlaps(opponent) && on_board(player) && on_board(opponent)).then_some(Sample {
+            kind,
             player,
             opponent,
-            game: u32::from_le_bytes(bytes[16..20].try_into().expect("4 bytes")),
-            score: i16::from_le_bytes([bytes[20], bytes[21]]),
+            game: u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")),
+            score: i16::from_le_bytes([rest[4], rest[5]]),
             label,
         })
     }
 }
 
+/// Runs `body` with `node` the sample's position, on the fastest representation of its
+/// kind of game (with the side to move first).
+macro_rules! on_sample {
+    ($sample:expr, |$node:ident| $body:expr) => {{
+        let sample: &$crate::training::Sample = $sample;
+        if sample.kind.variant == $crate::Variant::Full
+            && sample.kind.shape == $crate::Shape::STANDARD
+        {
+            let (player, opponent) = sample.bits8();
+            $crate::engine::on_node!(bits = player, opponent, |$node| $body)
+        } else {
+            let board = sample.board();
+            $crate::engine::on_node!(
+                variant = sample.kind.variant,
+                &board,
+                $crate::Color::Black,
+                |$node| $body
+            )
+        }
+    }};
+}
+pub(crate) use on_sample;
+
 /// Reads the samples of a file, one at a time.
 #[derive(Debug)]
 pub struct SampleReader {
     input: BufReader<File>,
+    header: Option<SampleHeader>,
 }
 
 impl SampleReader {
-    /// Opens `path`, checking its first bytes. A header cut short (a file stopped as it
-    /// was begun) is a file with no samples yet.
+    /// Opens `path`, checking its header. A header cut short (a file stopped as it was
+    /// begun) is a file with no samples yet.
     ///
     /// # Errors
     /// If it cannot be read or is not a samples file.
@@ -107,21 +422,21 @@ impl SampleReader {
     }
 
     /// Reads the samples of `file`, already open (checked to be a regular file, say) and
-    /// named `path` in errors, checking its first bytes. A header cut short (a file stopped
-    /// as it was begun) is a file with no samples yet.
+    /// named `path` in errors, checking its header. A header cut short (a file stopped as
+    /// it was begun) is a file with no samples yet.
     ///
     /// # Errors
     /// If it cannot be read or is not a samples file.
     pub fn from_file(file: File, path: &Path) -> io::Result<SampleReader> {
         let mut input = BufReader::with_capacity(1 << 20, file);
-        let mut magic = Vec::with_capacity(MAGIC.len());
-        (&mut input)
-            .take(MAGIC.len() as u64)
-            .read_to_end(&mut magic)?;
-        if !MAGIC.starts_with(&magic) {
-            return Err(not_samples(path));
-        }
-        Ok(SampleReader { input })
+        let header = SampleHeader::read(&mut input, path)?;
+        Ok(SampleReader { input, header })
+    }
+
+    /// What the file holds; `None` for a file stopped before its header was written whole
+    /// (it has no samples).
+    pub fn header(&self) -> Option<SampleHeader> {
+        self.header
     }
 
     /// Every sample of `path`.
@@ -150,15 +465,19 @@ impl SampleReader {
     /// # Errors
     /// If reading fails or a record is not one.
     pub fn next_sample(&mut self) -> io::Result<Option<Sample>> {
-        let mut bytes = [0; RECORD];
+        let Some(header) = self.header else {
+            return Ok(None);
+        };
+        let mut bytes = [0; 2 * 32 + 8];
+        let bytes = &mut bytes[..header.record()];
         let mut filled = 0;
-        while filled < RECORD {
+        while filled < bytes.len() {
             match self.input.read(&mut bytes[filled..])? {
                 0 => return Ok(None),
                 n => filled += n,
             }
         }
-        Sample::from_bytes(&bytes)
+        Sample::from_bytes(bytes, header.kind)
             .map(Some)
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "a damaged sample record"))
     }
@@ -167,7 +486,10 @@ impl SampleReader {
 fn not_samples(path: &Path) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
-        format!("{} is not a samples file (OTHSAMP1)", path.display()),
+        format!(
+            "{} is not a samples file (OTHSAMP1 or OTHSAMP2)",
+            path.display()
+        ),
     )
 }
 
@@ -175,15 +497,18 @@ fn not_samples(path: &Path) -> io::Error {
 #[derive(Debug)]
 pub struct SampleWriter {
     output: BufWriter<File>,
+    header: SampleHeader,
 }
 
 impl SampleWriter {
-    /// Opens `path` to append to it, creating it if need be; returns the writer and the
-    /// whole records already there (a record cut short at the end is dropped).
+    /// Opens `path` to append samples of `header`'s kind and shard to it, creating it if
+    /// need be; returns the writer and the whole records already there (a record cut short
+    /// at the end is dropped).
     ///
     /// # Errors
-    /// If it cannot be opened or is not a samples file.
-    pub fn append(path: &Path) -> io::Result<(SampleWriter, u64)> {
+    /// If it cannot be opened, is not a samples file, or holds other positions (another
+    /// kind of game or another shard).
+    pub fn append(path: &Path, header: SampleHeader) -> io::Result<(SampleWriter, u64)> {
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -191,39 +516,59 @@ impl SampleWriter {
             .truncate(false)
             .open(path)?;
         let length = file.metadata()?.len();
-        let mut magic = Vec::with_capacity(MAGIC.len());
-        (&mut file)
-            .take(MAGIC.len() as u64)
-            .read_to_end(&mut magic)?;
-        if !MAGIC.starts_with(&magic) {
-            return Err(not_samples(path));
-        }
-        // A header cut short is written again whole.
-        let records = if length < MAGIC.len() as u64 {
-            file.set_len(0)?;
-            file.seek(SeekFrom::Start(0))?;
-            file.write_all(MAGIC)?;
-            0
-        } else {
-            let records = (length - 8) / RECORD as u64;
-            file.set_len(8 + records * RECORD as u64)?;
-            records
+        let found = SampleHeader::read(&mut file, path)?;
+        let records = match found {
+            // A header cut short is written again whole.
+            None => {
+                file.set_len(0)?;
+                file.seek(SeekFrom::Start(0))?;
+                file.write_all(&header.to_bytes())?;
+                0
+            }
+            Some(found) if found != header => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{} holds positions of {} (shard {}), not of {} (shard {})",
+                        path.display(),
+                        found.kind,
+                        found.shard,
+                        header.kind,
+                        header.shard
+                    ),
+                ));
+            }
+            Some(_) => {
+                let records = (length - header.len()) / header.record() as u64;
+                file.set_len(header.len() + records * header.record() as u64)?;
+                records
+            }
         };
         file.seek(SeekFrom::End(0))?;
         Ok((
             SampleWriter {
                 output: BufWriter::with_capacity(1 << 20, file),
+                header,
             },
             records,
         ))
     }
 
-    /// Writes `samples`.
+    /// Writes `samples` (each of the file's kind).
     ///
     /// # Errors
-    /// If writing fails.
+    /// If writing fails, or a sample is of another kind of game.
     pub fn write(&mut self, samples: &[Sample]) -> io::Result<()> {
         for sample in samples {
+            if sample.kind != self.header.kind {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "a position of {} in a file of {}",
+                        sample.kind, self.header.kind
+                    ),
+                ));
+            }
             self.output.write_all(&sample.to_bytes())?;
         }
         Ok(())
@@ -240,47 +585,72 @@ impl SampleWriter {
     }
 }
 
+/// Keeps the first `records` samples of the file at `path` and drops the rest (a game
+/// begun and cut short, to be played again whole).
+///
+/// # Errors
+/// If the file cannot be read or written, or is not a samples file.
+pub fn truncate(path: &Path, records: u64) -> io::Result<()> {
+    let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+    if let Some(header) = SampleHeader::read(&mut file, path)? {
+        file.set_len(header.len() + records * header.record() as u64)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn sample(n: u32) -> Sample {
         Sample {
-            player: 0x0000_0008_1000_0000 | u64::from(n),
-            opponent: 0x0000_0010_0800_0000,
-            game: n,
             score: -(n as i16) * 37,
             label: match n % 3 {
                 0 => Label::None,
                 1 => Label::Exact,
                 _ => Label::Searched(n as u8),
             },
+            ..Sample::standard(
+                0x0000_0008_1000_0000 | u64::from(n),
+                0x0000_0010_0800_0000,
+                n,
+            )
         }
     }
 
     #[test]
     fn records_round_trip_and_files_resume() {
         for n in 0..20 {
-            assert_eq!(Sample::from_bytes(&sample(n).to_bytes()), Some(sample(n)));
+            let bytes = sample(n).to_bytes();
+            assert_eq!(bytes.len(), RECORD);
+            assert_eq!(
+                Sample::from_bytes(&bytes, GameKind::STANDARD),
+                Some(sample(n))
+            );
         }
         let mut overlapping = sample(1).to_bytes();
         overlapping[8] = 0x01;
-        assert_eq!(Sample::from_bytes(&overlapping), None);
+        assert_eq!(Sample::from_bytes(&overlapping, GameKind::STANDARD), None);
 
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("samples.bin");
-        let (mut writer, before) = SampleWriter::append(&path).unwrap();
+        let whole = SampleHeader::whole(GameKind::STANDARD);
+        let (mut writer, before) = SampleWriter::append(&path, whole).unwrap();
         assert_eq!(before, 0);
         writer
             .write(&(0..5).map(sample).collect::<Vec<_>>())
             .unwrap();
         writer.flush().unwrap();
         drop(writer);
+        // The standard board's whole run keeps the first format, byte for byte.
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], MAGIC);
+        assert_eq!(bytes.len(), 8 + 5 * RECORD);
         // A stop in the middle of a record: the part is dropped on resuming.
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(&[1, 2, 3]).unwrap();
         drop(file);
-        let (mut writer, before) = SampleWriter::append(&path).unwrap();
+        let (mut writer, before) = SampleWriter::append(&path, whole).unwrap();
         assert_eq!(before, 5);
         writer.write(&[sample(5)]).unwrap();
         writer.flush().unwrap();
@@ -288,8 +658,89 @@ mod tests {
             SampleReader::read_all(&path).unwrap(),
             (0..6).map(sample).collect::<Vec<_>>()
         );
+        // Another shard or kind of game is not appended to it.
+        let shard = SampleHeader {
+            shard: Shard { index: 1, count: 3 },
+            ..whole
+        };
+        assert!(SampleWriter::append(&path, shard).is_err());
+        truncate(&path, 2).unwrap();
+        assert_eq!(SampleReader::read_all(&path).unwrap().len(), 2);
         std::fs::write(&path, b"not samples").unwrap();
         assert!(SampleReader::open(&path).is_err());
-        assert!(SampleWriter::append(&path).is_err());
+        assert!(SampleWriter::append(&path, whole).is_err());
+    }
+
+    #[test]
+    fn any_shape_round_trips_with_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        for (rows, columns, variant, rule) in [
+            (6, 6, Variant::Full, WinRule::MostDiscs),
+            (8, 8, Variant::Simple, WinRule::FewestDiscs),
+            (10, 12, Variant::Full, WinRule::FewestDiscs),
+            (16, 16, Variant::Simple, WinRule::MostDiscs),
+        ] {
+            let kind = GameKind::new(variant, Shape::new(rows, columns).unwrap(), rule);
+            let cells = kind.shape.cells();
+            let samples: Vec<Sample> = (0..7u32)
+                .map(|n| {
+                    let (mut player, mut opponent) = (Discs::default(), Discs::default());
+                    player.insert(n as usize);
+                    player.insert(cells - 1);
+                    opponent.insert(cells - 2 - n as usize);
+                    Sample {
+                        kind,
+                        player,
+                        opponent,
+                        game: n / 2,
+                        score: n as i16 * 100 - 300,
+                        label: Label::Searched(4),
+                    }
+                })
+                .collect();
+            let header = SampleHeader {
+                kind,
+                shard: Shard { index: 2, count: 5 },
+            };
+            let path = dir.path().join(kind.slug());
+            let (mut writer, _) = SampleWriter::append(&path, header).unwrap();
+            writer.write(&samples).unwrap();
+            writer.flush().unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(bytes.len(), HEADER2 + 7 * (2 * cells.div_ceil(8) + 8));
+            let reader = SampleReader::open(&path).unwrap();
+            assert_eq!(reader.header(), Some(header));
+            assert_eq!(reader.read_rest().unwrap(), samples);
+            // A sample's board: the side to move as Black.
+            let board = samples[0].board();
+            assert_eq!(board.count(Color::Black), 2);
+            assert_eq!(board.count(Color::White), 1);
+            assert_eq!(samples[0].empties(), cells as u32 - 3);
+            // Another kind is refused, both ways.
+            let standard = Sample::standard(1, 2, 0);
+            let (mut writer, before) = SampleWriter::append(&path, header).unwrap();
+            assert_eq!(before, 7);
+            assert!(writer.write(&[standard]).is_err());
+            assert!(SampleWriter::append(&path, SampleHeader::whole(GameKind::STANDARD)).is_err());
+        }
+        // A header cut short: no samples yet, written again whole on appending.
+        let path = dir.path().join("cut");
+        std::fs::write(&path, &MAGIC2[..8]).unwrap();
+        let reader = SampleReader::open(&path).unwrap();
+        assert_eq!(reader.header(), None);
+        assert!(reader.read_rest().unwrap().is_empty());
+    }
+
+    #[test]
+    fn shards_cut_a_run_into_equal_consecutive_parts() {
+        let parts: Vec<_> = (0..3)
+            .map(|index| Shard { index, count: 3 }.range(10))
+            .collect();
+        assert_eq!(parts, [0..3, 3..6, 6..10]);
+        assert_eq!(Shard::WHOLE.range(10), 0..10);
+        assert_eq!("1/3".parse(), Ok(Shard { index: 1, count: 3 }));
+        for bad in ["3/3", "1", "a/2", "-1/2", "0/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
     }
 }

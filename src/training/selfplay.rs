@@ -5,8 +5,8 @@
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
-use super::{Label, Sample};
-use crate::WinRule;
+use super::Sample;
+use crate::GameKind;
 use crate::engine::{
     Limits, Node, SearchOptions, SquareSet, TranspositionTable, eval::Evaluator, mix, on_node,
     search::search,
@@ -15,6 +15,8 @@ use crate::engine::{
 /// How the games are played.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SelfPlayOptions {
+    /// The rule set, board and win rule played (from the usual start, Black first).
+    pub kind: GameKind,
     /// Makes every game reproducible.
     pub seed: u64,
     /// Random moves at the start of a game: from the first number to the second.
@@ -31,10 +33,11 @@ pub struct SelfPlayOptions {
 }
 
 impl SelfPlayOptions {
-    /// Defaults: openings of 4 to 20 random moves, depth 6, one move in ten random, one
-    /// game in ten random throughout, the engine's own evaluation.
+    /// Defaults: standard Othello, openings of 4 to 20 random moves, depth 6, one move in
+    /// ten random, one game in ten random throughout, the engine's own evaluation.
     pub(crate) fn new(seed: u64) -> SelfPlayOptions {
         SelfPlayOptions {
+            kind: GameKind::STANDARD,
             seed,
             opening: (4, 20),
             depth: 6,
@@ -55,10 +58,13 @@ pub fn self_play_game(
     options: &SelfPlayOptions,
     tt: &mut TranspositionTable,
 ) -> Vec<Sample> {
-    let start = crate::Board::standard(crate::Shape::STANDARD);
-    on_node!(rules = crate::Full, &start, crate::Color::Black, |node| {
-        play_from(node, number, options, tt)
-    })
+    let start = crate::Board::standard(options.kind.shape);
+    on_node!(
+        variant = options.kind.variant,
+        &start,
+        crate::Color::Black,
+        |node| play_from(node, number, options, tt)
+    )
 }
 
 fn play_from<N: Node>(
@@ -73,7 +79,7 @@ fn play_from<N: Node>(
     // The table starts empty for every game: a game's moves depend on its seed only.
     tt.clear();
     let search_options = SearchOptions::new(
-        WinRule::MostDiscs,
+        options.kind.rule,
         Limits::depth(options.depth.max(1)),
         options.eval,
     );
@@ -88,14 +94,7 @@ fn play_from<N: Node>(
             }
             continue;
         }
-        let (player, opponent) = node.bits8().expect("self-play is on 8x8");
-        samples.push(Sample {
-            player,
-            opponent,
-            game: number,
-            score: 0,
-            label: Label::None,
-        });
+        samples.push(Sample::of_node(&node, options.kind, number));
         let random =
             at_random || ply < opening || rng.random_bool(options.randomness.clamp(0.0, 1.0));
         let mv = if random {
@@ -144,10 +143,7 @@ mod tests {
                 panic!("a sample after the end");
             };
             let node = Node8::from_board(game.board(), side);
-            assert_eq!(
-                (sample.player, sample.opponent),
-                (node.player(), node.opponent())
-            );
+            assert_eq!(sample.bits8(), (node.player(), node.opponent()));
             assert_eq!(sample.game, 0);
             // Find the move that leads to the next sample.
             let next = first.get(ply + 1);
@@ -160,7 +156,7 @@ mod tests {
                     match (after.status(), next) {
                         (Status::ToMove(side), Some(next)) => {
                             let node = Node8::from_board(after.board(), side);
-                            (node.player(), node.opponent()) == (next.player, next.opponent)
+                            (node.player(), node.opponent()) == next.bits8()
                         }
                         (Status::Over(_), None) => true,
                         _ => false,

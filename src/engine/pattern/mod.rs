@@ -29,10 +29,12 @@ use super::Node8;
 
 mod shaped;
 mod shaped_weights;
+mod shipped;
 mod weights;
 
 pub use shaped::{PatternSet, ShapedFamily, ShapedIndices, ShapedInstance};
 pub use shaped_weights::ShapedWeights;
+pub use shipped::{shipped, shipped_kinds};
 pub use weights::{PatternWeights, WeightsError, builtin};
 
 /// Game phases with weights of their own: by empty squares, four plies each.

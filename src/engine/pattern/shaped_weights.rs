@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 use super::{MOBILITY_CAP, POTENTIAL_CAP, PatternSet, WeightsError, fold_map};
 use crate::engine::{Node, SquareSet, eval::DISC};
-use crate::{Shape, Square, Variant, WinRule};
+use crate::{Shape, Variant, WinRule};
 
 /// The file's first bytes.
 const MAGIC: &[u8; 8] = b"OTHSHAP\0";
@@ -52,6 +52,10 @@ pub struct ShapedWeights {
     starts: Vec<usize>,
     /// Where the global features start.
     globals: usize,
+    /// Each instance's family and where its cells start in `cells`.
+    reading: Vec<(usize, usize, usize)>,
+    /// Every instance's cells in reading order, by [`crate::Square::index`].
+    cells: Vec<u8>,
     /// Every phase's weights, folded layout.
     weights: Box<[i16]>,
 }
@@ -83,6 +87,11 @@ impl ShapedWeights {
             next += count;
         }
         let phases = phases.max(1);
+        let (mut reading, mut cells) = (Vec::new(), Vec::new());
+        for instance in set.instances() {
+            reading.push((instance.family, cells.len(), instance.cells.len()));
+            cells.extend(instance.cells.iter().map(|square| square.index() as u8));
+        }
         ShapedWeights {
             variant,
             rule,
@@ -91,9 +100,14 @@ impl ShapedWeights {
             fold,
             starts,
             globals: next,
+            reading,
+            cells,
             weights: vec![0; phases * (next + GLOBALS)].into_boxed_slice(),
         }
     }
+
+    /// The file's first bytes.
+    pub const MAGIC: &'static [u8; 8] = MAGIC;
 
     /// Weights per phase.
     pub fn per_phase(&self) -> usize {
@@ -121,48 +135,66 @@ impl ShapedWeights {
         ((played as usize * self.phases) / plies as usize).min(self.phases - 1)
     }
 
+    /// The kind of game these weights score.
+    pub fn kind(&self) -> crate::GameKind {
+        crate::GameKind::new(self.variant, self.set.shape(), self.rule)
+    }
+
     /// The phase of `node` and the index of each of its active weights within that phase
     /// (folded layout): one per pattern instance, then the global features.
     pub fn features<N: Node>(&self, node: &N) -> (usize, Vec<u32>) {
-        let (player, opponent) = (node.player(), node.opponent());
-        let digit = |square: Square| match node.index(square) {
-            Some(index) if player.contains(index) => 1,
-            Some(index) if opponent.contains(index) => 2,
-            _ => 0,
-        };
-        let mut active: Vec<u32> = self
-            .set
-            .indices(digit)
-            .iter()
-            .zip(self.set.instances())
-            .map(|(&index, instance)| {
-                let family = instance.family;
-                (self.starts[family] + self.fold[family][index as usize] as usize) as u32
-            })
-            .collect();
-        let empty = node.empties();
-        let mobility = |moves: N::Set| moves.len().min(MOBILITY_CAP);
-        let potential = |discs: N::Set| (discs.neighbours() & empty).len().min(POTENTIAL_CAP);
-        let (m, q) = (MOBILITY_CAP + 1, POTENTIAL_CAP + 1);
-        let globals = self.globals as u32;
-        active.extend([
-            globals + mobility(node.moves()),
-            globals + m + mobility(node.pass().moves()),
-            globals + 2 * m + potential(opponent),
-            globals + 2 * m + q + potential(player),
-            globals + 2 * m + 2 * q + u32::from(empty.len().is_multiple_of(2)),
-        ]);
-        (self.phase(empty.len()), active)
+        let mut active = Vec::with_capacity(self.reading.len() + 5);
+        self.each_active(node, node.moves(), |k| active.push(k));
+        (self.phase(node.empties().len()), active)
     }
 
     /// The evaluation of `node` for the side to move, in evaluation units: the estimated
     /// final score, kept within the board.
     pub fn evaluate<N: Node>(&self, node: &N) -> i32 {
-        let (phase, active) = self.features(node);
-        let weights = self.phase_weights(phase);
-        let sum: i32 = active.iter().map(|&k| i32::from(weights[k as usize])).sum();
+        self.evaluate_knowing(node, node.moves())
+    }
+
+    /// [`ShapedWeights::evaluate`] where the side to move's legal `moves` are known (a
+    /// search has them).
+    pub fn evaluate_knowing<N: Node>(&self, node: &N, moves: N::Set) -> i32 {
+        let weights = self.phase_weights(self.phase(node.empties().len()));
+        let mut sum = 0;
+        self.each_active(node, moves, |k| sum += i32::from(weights[k as usize]));
         let cells = node.layout().cells.len() as i32;
         sum.clamp(-(cells - 1) * DISC, (cells - 1) * DISC)
+    }
+
+    /// Calls `each` with the index of each active weight of `node` (whose side to move has
+    /// `moves`) within its phase: one per pattern instance, then the global features.
+    #[inline]
+    fn each_active<N: Node>(&self, node: &N, moves: N::Set, mut each: impl FnMut(u32)) {
+        // Each square's digit as the side to move reads it: 0 empty, 1 its own, 2 the
+        // opponent's.
+        let mut digits = [0u8; 256];
+        for (mut set, digit) in [(node.player(), 1), (node.opponent(), 2)] {
+            while let Some(index) = set.pop() {
+                digits[node.square(index).index()] = digit;
+            }
+        }
+        for &(family, start, len) in &self.reading {
+            let index = self.cells[start..start + len]
+                .iter()
+                .rev()
+                .fold(0, |index, &cell| {
+                    index * 3 + usize::from(digits[usize::from(cell)])
+                });
+            each((self.starts[family] + self.fold[family][index] as usize) as u32);
+        }
+        let empty = node.empties();
+        let mobility = |moves: N::Set| moves.len().min(MOBILITY_CAP);
+        let potential = |discs: N::Set| (discs.neighbours() & empty).len().min(POTENTIAL_CAP);
+        let (m, q) = (MOBILITY_CAP + 1, POTENTIAL_CAP + 1);
+        let globals = self.globals as u32;
+        each(globals + mobility(moves));
+        each(globals + m + mobility(node.pass().moves()));
+        each(globals + 2 * m + potential(node.opponent()));
+        each(globals + 2 * m + q + potential(node.player()));
+        each(globals + 2 * m + 2 * q + u32::from(empty.len().is_multiple_of(2)));
     }
 
     /// Phase `phase`'s weights (folded layout).
@@ -257,7 +289,7 @@ impl ShapedWeights {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Board, Color, Full, Simple, engine::GridNode, engine::SmallNode};
+    use crate::{Board, Color, Full, Simple, Square, engine::GridNode, engine::SmallNode};
 
     #[test]
     fn the_file_reads_back_and_damage_is_refused() {

@@ -133,16 +133,18 @@ pub(crate) fn solve<N: Node>(
 /// The exact final disc difference of `node` for the side to move, most discs winning,
 /// with no limit: what labels and checks need.
 pub(crate) fn exact_score<N: Node>(node: &N, tt: &mut TranspositionTable) -> i32 {
-    solve(
-        node,
-        WinRule::MostDiscs,
-        Goal::Exact,
-        tt,
-        &Limits::NONE,
-        None,
-    )
-    .expect("a solve without limits finishes")
-    .score
+    exact_score_under(node, WinRule::MostDiscs, tt)
+}
+
+/// [`exact_score`] under `rule`.
+pub(crate) fn exact_score_under<N: Node>(
+    node: &N,
+    rule: WinRule,
+    tt: &mut TranspositionTable,
+) -> i32 {
+    solve(node, rule, Goal::Exact, tt, &Limits::NONE, None)
+        .expect("a solve without limits finishes")
+        .score
 }
 
 /// `solve` with `options`: another evaluation to order moves, or a selective solve.

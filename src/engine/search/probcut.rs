@@ -142,6 +142,7 @@ fn builtin(eval: Evaluator) -> Option<&'static CutModel> {
     match eval {
         Evaluator::Patterns(_) => models[0].as_ref(),
         Evaluator::Classic => models[1].as_ref(),
+        Evaluator::Shaped(_) => None,
     }
 }
 

@@ -8,25 +8,30 @@ use std::{
     time::Instant,
 };
 
+mod merge;
+mod pipeline;
+
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::{
     engine::{
         Limits, Selectivity,
         eval::Evaluator,
-        pattern::{PHASES, PatternWeights},
+        pattern::{PHASES, PatternWeights, ShapedWeights, WeightsError},
         search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
     },
     training::{
-        FitOptions, Label, LabelOptions, LabelTables, PhaseFit, Sample, SampleReader, SampleWriter,
-        SelfPlayOptions, fit, game_table, label, measure, probcut, self_play_game,
+        FitOptions, Label, LabelOptions, LabelTables, PhaseFit, Sample, SampleHeader, SampleReader,
+        SampleWriter, SelfPlayOptions, Shard, fit, fit_kind, game_table, label, measure,
+        phases_for, probcut, self_play_game,
     },
+    {GameKind, Shape, WinRule},
 };
 use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use rayon::prelude::*;
 
 use super::{
-    CliError,
+    CliError, Rules,
     output::{self, check_output},
 };
 
@@ -68,6 +73,15 @@ enum Step {
     /// Writes JSON; the models compiled in are data/probcut-patterns.json (the built-in
     /// evaluation) and data/probcut-classic.json.
     Probcut(ProbcutArgs),
+    /// The shards of a selfplay or label step (--shard I/N, one a machine) joined into the
+    /// file one whole run writes.
+    Merge(merge::MergeArgs),
+    /// One generation end to end for any kind of game: self-play, labels, fit, in one
+    /// directory, with run.json there keeping its options, the steps finished and what each
+    /// cost.
+    ///
+    /// Run again with the same options, it goes on where it stopped.
+    Run(pipeline::RunArgs),
 }
 
 /// An evaluation named on the command line: the built-in one (`None`, or `built-in`),
@@ -79,22 +93,51 @@ pub fn evaluator(name: Option<&str>) -> Result<Evaluator, CliError> {
     match name {
         None | Some("built-in") => Ok(Evaluator::default()),
         Some("classic") => Ok(Evaluator::Classic),
-        Some(path) => load_weights(Path::new(path)).map(Evaluator::Patterns),
+        Some(path) => load_weights(Path::new(path)),
     }
 }
 
-/// A weights file, kept for the rest of the program.
-pub fn load_weights(path: &Path) -> Result<&'static PatternWeights, CliError> {
+/// A weights file (standard Othello's, from `train fit` on 8x8 FULL most-discs positions,
+/// or another kind's), kept for the rest of the program.
+///
+/// # Errors
+/// A file that cannot be read, or is neither kind of weights file, or is damaged.
+pub fn load_weights(path: &Path) -> Result<Evaluator, CliError> {
     let bytes = crate::files::read_limited(path, crate::files::WEIGHTS_FILE).map_err(|source| {
         CliError::Read {
             path: path.to_owned(),
             source,
         }
     })?;
-    let weights = PatternWeights::from_bytes(&bytes).map_err(|error| CliError::Usage {
+    let damaged = |error: WeightsError| CliError::Usage {
         message: format!("{}: {error}", path.display()),
-    })?;
-    Ok(Box::leak(Box::new(weights)))
+    };
+    if bytes.starts_with(ShapedWeights::MAGIC) {
+        let weights = ShapedWeights::from_bytes(&bytes).map_err(damaged)?;
+        return Ok(Evaluator::Shaped(Box::leak(Box::new(weights))));
+    }
+    let weights = PatternWeights::from_bytes(&bytes).map_err(damaged)?;
+    Ok(Evaluator::Patterns(Box::leak(Box::new(weights))))
+}
+
+/// The kind of game a step plays: rule set, board and win rule.
+#[derive(Clone, Copy, Debug, Args)]
+struct KindArgs {
+    /// Rule set.
+    #[arg(long, value_enum, default_value_t = Rules::Full)]
+    rules: Rules,
+    /// Board size, rows x columns.
+    #[arg(long, value_name = "RxC", default_value = "8x8")]
+    size: Shape,
+    /// Who wins: most or fewest discs.
+    #[arg(long, value_name = "most|fewest", default_value = "most", value_parser = super::win_rule)]
+    win: WinRule,
+}
+
+impl KindArgs {
+    fn kind(self) -> GameKind {
+        GameKind::new(self.rules.into(), self.size, self.win)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +145,12 @@ struct SelfPlayArgs {
     /// The positions file to write (or to go on with).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    #[command(flatten)]
+    kind: KindArgs,
+    /// Play only this part of the games, I/N (the I-th of N equal runs, from 0), for a
+    /// cluster's array job: `train merge` joins the N files into the file one run writes.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
     /// Games to play in all.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
@@ -150,6 +199,10 @@ struct LabelArgs {
     /// How selective that search is (percent; 100: full width).
     #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
     selectivity: Selectivity,
+    /// Score only this part of the positions, I/N (the I-th of N equal runs, from 0), for a
+    /// cluster's array job: `train merge` joins the N files into the file one run writes.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
     /// Write over an --out file that is not a labelled positions file.
     #[arg(long)]
     force: bool,
@@ -191,6 +244,11 @@ struct FitArgs {
 
 #[derive(Debug, Args)]
 struct MeasureArgs {
+    #[command(flatten)]
+    kind: KindArgs,
+    /// Measure move quality at MIN to MAX empty squares (default: --endgame to 4 more).
+    #[arg(long, value_name = "MIN-MAX", value_parser = empties_range)]
+    empties: Option<(u32, u32)>,
     /// Positions for each measurement.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
     positions: u32,
@@ -335,6 +393,18 @@ fn non_negative(text: &str) -> Result<f64, String> {
     }
 }
 
+fn empties_range(text: &str) -> Result<(u32, u32), String> {
+    let error = || format!("expected MIN-MAX empty squares (4 to 26), such as 16-24, not {text:?}");
+    let (low, high) = text.split_once('-').ok_or_else(error)?;
+    let (low, high): (u32, u32) = (
+        low.parse().map_err(|_| error())?,
+        high.parse().map_err(|_| error())?,
+    );
+    (4 <= low && low <= high && high <= 26)
+        .then_some((low, high))
+        .ok_or_else(error)
+}
+
 fn opening(text: &str) -> Result<(u32, u32), String> {
     let error =
         || format!("expected MIN-MAX random moves (at most 59), such as 4-20, not {text:?}");
@@ -381,6 +451,8 @@ impl TrainArgs {
             Step::Fit(args) => args.run(out),
             Step::Measure(args) => args.run(out),
             Step::Probcut(args) => args.run(out),
+            Step::Merge(args) => args.run(out),
+            Step::Run(args) => args.run(out),
         }
     }
 }
@@ -401,7 +473,9 @@ fn read_error(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
 
 impl SelfPlayArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let kind = self.kind.kind();
         let options = SelfPlayOptions {
+            kind,
             seed: self.seed,
             opening: self.opening,
             depth: self.depth,
@@ -416,21 +490,26 @@ impl SelfPlayArgs {
             OutputKind::Positions,
             self.force,
         )?;
+        let shard = self.shard.unwrap_or(Shard::WHOLE);
+        let header = SampleHeader { kind, shard };
+        let games = shard.range(u64::from(self.games));
+        let (first, end) = (games.start as u32, games.end as u32);
         // Games are written whole and in order: go on from the last game begun (which a
-        // stop may have cut short), dropping what it has.
-        let next = resume_point(&self.out).map_err(read_error(&self.out))?;
-        let (mut writer, _) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
+        // stop may have cut short), dropping what it has. The first open makes the file, or
+        // checks that it holds this run's positions.
+        drop(SampleWriter::append(&self.out, header).map_err(write_error(&self.out))?);
+        let next = resume_point(&self.out)
+            .map_err(read_error(&self.out))?
+            .map_or(first, |last| last.clamp(first, end));
+        let (mut writer, _) =
+            SampleWriter::append(&self.out, header).map_err(write_error(&self.out))?;
         let start = Instant::now();
-        let bar = progress_bar(
-            u64::from(self.games),
-            u64::from(next.min(self.games)),
-            "games",
-        );
+        let bar = progress_bar(u64::from(end - first), u64::from(next - first), "games");
         let mut positions = 0u64;
         let mut game = next;
-        while game < self.games {
-            let end = (game + CHUNK as u32).min(self.games);
-            let chunk: Vec<Vec<Sample>> = (game..end)
+        while game < end {
+            let stop = (game + CHUNK as u32).min(end);
+            let chunk: Vec<Vec<Sample>> = (game..stop)
                 .into_par_iter()
                 .map_init(game_table, |tt, number| {
                     self_play_game(number, &options, tt)
@@ -441,15 +520,13 @@ impl SelfPlayArgs {
                 positions += samples.len() as u64;
             }
             writer.flush().map_err(write_error(&self.out))?;
-            bar.set_position(u64::from(end));
-            game = end;
+            bar.set_position(u64::from(stop - first));
+            game = stop;
         }
         bar.finish_and_clear();
         writeln!(
             out,
-            "games {}..{}: {positions} positions in {:.1} s -> {}",
-            next.min(self.games),
-            self.games,
+            "games {next}..{end} of {kind}: {positions} positions in {:.1} s -> {}",
             start.elapsed().as_secs_f64(),
             self.out.display()
         )?;
@@ -469,11 +546,8 @@ fn read_samples(path: &Path) -> std::io::Result<Vec<Sample>> {
 }
 
 /// Where a positions file stopped: the number of the last game begun (its positions are
-/// removed, to be played again whole), or 0 for a new file.
-fn resume_point(path: &Path) -> std::io::Result<u32> {
-    if !path.exists() {
-        return Ok(0);
-    }
+/// removed, to be played again whole), or `None` for a file with no positions.
+fn resume_point(path: &Path) -> std::io::Result<Option<u32>> {
     let mut reader = open_samples(path)?;
     let (mut last, mut before_last, mut records) = (None, 0u64, 0u64);
     while let Some(sample) = reader.next_sample()? {
@@ -483,11 +557,9 @@ fn resume_point(path: &Path) -> std::io::Result<u32> {
         }
         records += 1;
     }
-    let Some(last) = last else {
-        return Ok(0);
-    };
-    let file = std::fs::OpenOptions::new().write(true).open(path)?;
-    file.set_len(8 + before_last * othello::training::sample::RECORD as u64)?;
+    if last.is_some() {
+        othello::training::sample::truncate(path, before_last)?;
+    }
     Ok(last)
 }
 
@@ -502,8 +574,34 @@ impl LabelArgs {
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
-        let samples = read_samples(&self.input).map_err(read_error(&self.input))?;
-        let (mut writer, done) = SampleWriter::append(&self.out).map_err(write_error(&self.out))?;
+        let reader = open_samples(&self.input).map_err(read_error(&self.input))?;
+        let Some(header) = reader.header() else {
+            return Err(CliError::Usage {
+                message: format!("{} has no positions yet", self.input.display()),
+            });
+        };
+        let header = match self.shard {
+            None => header,
+            Some(shard) if header.shard == Shard::WHOLE => SampleHeader { shard, ..header },
+            Some(_) => {
+                return Err(CliError::Usage {
+                    message: format!(
+                        "{} is already shard {} of a run: label it whole (no --shard), or \
+                         merge the shards first (train merge)",
+                        self.input.display(),
+                        header.shard
+                    ),
+                });
+            }
+        };
+        let mut samples = reader.read_rest().map_err(read_error(&self.input))?;
+        if let Some(shard) = self.shard {
+            let range = shard.range(samples.len() as u64);
+            samples.truncate(range.end as usize);
+            samples.drain(..range.start as usize);
+        }
+        let (mut writer, done) =
+            SampleWriter::append(&self.out, header).map_err(write_error(&self.out))?;
         let done = (done as usize).min(samples.len());
         let start = Instant::now();
         let bar = progress_bar(samples.len() as u64, done as u64, "positions");
@@ -563,11 +661,28 @@ impl FitArgs {
             min_count: self.min_count,
             blend: self.blend,
         };
+        let kind = samples[0].kind;
+        if let Some(other) = samples.iter().find(|sample| sample.kind != kind) {
+            return Err(CliError::Usage {
+                message: format!(
+                    "positions of {kind} and of {}: fit the weights of one kind of game at \
+                     a time",
+                    other.kind
+                ),
+            });
+        }
         let start = Instant::now();
-        let bar = progress_bar(PHASES as u64, 0, "phases");
-        let result = fit(&samples, &options, &|_| bar.inc(1));
-        bar.finish_and_clear();
-        let bytes = result.weights.to_bytes();
+        let (bytes, phases) = if kind == GameKind::STANDARD {
+            let bar = progress_bar(PHASES as u64, 0, "phases");
+            let result = fit(&samples, &options, &|_| bar.inc(1));
+            bar.finish_and_clear();
+            (result.weights.to_bytes(), result.phases)
+        } else {
+            let bar = progress_bar(phases_for(kind.shape.cells()) as u64, 0, "phases");
+            let (weights, phases) = fit_kind(&samples, &options, &|_| bar.inc(1));
+            bar.finish_and_clear();
+            (weights.to_bytes(), phases)
+        };
         write_file(&self.out, &bytes)?;
         writeln!(
             out,
@@ -581,12 +696,12 @@ impl FitArgs {
             out,
             "phase  empties  positions  held out  error (discs)  held-out error  weights"
         )?;
-        for phase in &result.phases {
-            write_phase(out, phase)?;
+        let plies = kind.shape.cells() as u32 - 4;
+        for phase in &phases {
+            write_phase(out, phase, plies, phases.len())?;
         }
         let total = |pick: fn(&PhaseFit) -> (usize, f64)| {
-            let (count, sum) = result
-                .phases
+            let (count, sum) = phases
                 .iter()
                 .map(pick)
                 .filter(|(_, e)| e.is_finite())
@@ -607,13 +722,18 @@ impl FitArgs {
     }
 }
 
-fn write_phase(out: &mut impl Write, phase: &PhaseFit) -> std::io::Result<()> {
-    let most = 60 - 4 * phase.phase;
-    let least = if phase.phase + 1 == PHASES {
-        0
-    } else {
-        most - 3
+/// One line of the fit's table; the phases cut the game's `plies` in `phases` equal parts.
+fn write_phase(
+    out: &mut impl Write,
+    phase: &PhaseFit,
+    plies: u32,
+    phases: usize,
+) -> std::io::Result<()> {
+    let phase_of = |empties: u32| {
+        ((plies.saturating_sub(empties) as usize * phases) / plies as usize).min(phases - 1)
     };
+    let of_phase = || (0..=plies).filter(|&empties| phase_of(empties) == phase.phase);
+    let (least, most) = (of_phase().min().unwrap_or(0), of_phase().max().unwrap_or(0));
     writeln!(
         out,
         "{:>5}  {:>7}  {:>9}  {:>8}  {:>13.2}  {:>14.2}  {:>7}",
@@ -674,7 +794,7 @@ impl OutputKind {
             &mut start,
         )
         .ok()?;
-        if start == PatternWeights::MAGIC {
+        if start == PatternWeights::MAGIC || start == ShapedWeights::MAGIC {
             return Some(OutputKind::Weights);
         }
         if start.starts_with(b"{") {
@@ -857,6 +977,15 @@ fn write_cut_table(
 
 impl MeasureArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let kind = self.kind.kind();
+        if kind != GameKind::STANDARD && !self.moves_only {
+            return Err(CliError::Usage {
+                message: format!(
+                    "on {kind} only move quality is measured: add --moves-only (the \
+                     predictions' positions are the standard board's)"
+                ),
+            });
+        }
         let known = match &self.solved {
             Some(path) => SolvedFile::read(path)?,
             None => measure::KnownScores::default(),
@@ -879,7 +1008,7 @@ impl MeasureArgs {
                 .flat_map(|first| {
                     (first..first + 64)
                         .into_par_iter()
-                        .filter_map(|game| measure::pick_position(self.seed, game, empties))
+                        .filter_map(|game| measure::pick_position(kind, self.seed, game, empties))
                         .collect::<Vec<_>>()
                 })
                 .take(count)
@@ -888,7 +1017,8 @@ impl MeasureArgs {
         let width = names.iter().map(String::len).max().unwrap_or(8).max(8);
 
         let endgame = self.endgame;
-        let near_end = positions((endgame, endgame + 4));
+        let range = self.empties.unwrap_or((endgame, endgame + 4));
+        let near_end = positions(range);
         let bar = progress_bar(count as u64, 0, "positions solved");
         let (limits, search) = match (self.time, self.nodes) {
             (Some(ms), _) => (
@@ -919,9 +1049,10 @@ impl MeasureArgs {
         }
         writeln!(
             out,
-            "Move quality: {} positions at {endgame}-{} empties (seed {}), the move a {search} chooses, scored exactly",
+            "Move quality: {} positions of {kind} at {}-{} empties (seed {}), the move a {search} chooses, scored exactly",
             near_end.len(),
-            endgame + 4,
+            range.0,
+            range.1,
             self.seed,
         )?;
         let choosers: Vec<String> = names

@@ -1,0 +1,258 @@
+//! `othello train run`: one generation end to end (self-play, labels, fit) for any kind of
+//! game, in one directory, resumable, with its progress and what each step cost kept in
+//! `run.json` there.
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use clap::{Args, FromArgMatches};
+use othello::engine::Selectivity;
+use serde::{Deserialize, Serialize};
+
+use super::{FitArgs, KindArgs, LabelArgs, SelfPlayArgs, read_error, write_error, write_file};
+use crate::cli::CliError;
+
+#[derive(Debug, Args)]
+pub(super) struct RunArgs {
+    /// The run's directory: positions.bin, labelled.bin, weights.bin and run.json go there
+    /// (made if need be). Run again with the same options, the run goes on where it stopped.
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    #[command(flatten)]
+    kind: KindArgs,
+    /// Games of self-play.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    games: u32,
+    /// Seed of the games and of the fit's held-out games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Depth of the self-play's searches.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: u32,
+    /// Positions with at most this many empty squares are labelled exactly.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=26))]
+    exact: u32,
+    /// The others get the score of a search this deep.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
+    label_depth: u32,
+    /// How selective that search is (percent; 100: full width).
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
+    selectivity: Selectivity,
+    /// The evaluation self-play and labels use: the generation before's weights file, or
+    /// classic (the first generation), or built-in.
+    #[arg(long, value_name = "FILE|classic|built-in", default_value = "classic")]
+    weights: String,
+}
+
+/// `run.json`: the options of the run and what each step has cost so far.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+struct RunFile {
+    format: String,
+    version: u32,
+    /// The options, as the command line gave them: a run goes on only with the same.
+    options: Vec<String>,
+    /// Steps finished, in order.
+    finished: Vec<String>,
+    /// Seconds of each step, summed over the runs that worked on it.
+    seconds: Vec<(String, f64)>,
+}
+
+impl RunFile {
+    const FORMAT: &str = "othello training run";
+    const VERSION: u32 = 1;
+
+    fn read(path: &Path) -> Result<Option<RunFile>, CliError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text =
+            crate::files::read_text(path, crate::files::LIST_FILE).map_err(read_error(path))?;
+        let file: RunFile = serde_json::from_str(&text).map_err(|error| CliError::Usage {
+            message: format!("{}: not a training run's file ({error})", path.display()),
+        })?;
+        if file.format != Self::FORMAT || file.version != Self::VERSION {
+            return Err(CliError::Usage {
+                message: format!("{}: not a training run's file", path.display()),
+            });
+        }
+        Ok(Some(file))
+    }
+
+    fn write(&self, path: &Path) -> Result<(), CliError> {
+        let text = serde_json::to_string_pretty(self).expect("a run file serializes");
+        write_file(path, format!("{text}\n").as_bytes())
+    }
+
+    fn add_seconds(&mut self, step: &str, seconds: f64) {
+        match self.seconds.iter_mut().find(|(name, _)| name == step) {
+            Some((_, total)) => *total += seconds,
+            None => self.seconds.push((step.to_owned(), seconds)),
+        }
+    }
+}
+
+impl RunArgs {
+    /// The options that decide the run's files, as words.
+    fn options(&self) -> Vec<String> {
+        let kind = self.kind.kind();
+        vec![
+            format!("kind {kind}"),
+            format!("games {}", self.games),
+            format!("seed {}", self.seed),
+            format!("depth {}", self.depth),
+            format!("exact {}", self.exact),
+            format!("label-depth {}", self.label_depth),
+            format!("selectivity {}", self.selectivity),
+            format!("weights {}", self.weights),
+        ]
+    }
+
+    pub(super) fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        std::fs::create_dir_all(&self.dir).map_err(write_error(&self.dir))?;
+        let run_path = self.dir.join("run.json");
+        let options = self.options();
+        let mut run = match RunFile::read(&run_path)? {
+            Some(run) if run.options != options => {
+                return Err(CliError::Usage {
+                    message: format!(
+                        "{} holds a run with other options ({}): give the same options to go \
+                         on with it, or another --dir",
+                        self.dir.display(),
+                        run.options.join(", ")
+                    ),
+                });
+            }
+            Some(run) => run,
+            None => RunFile {
+                format: RunFile::FORMAT.to_owned(),
+                version: RunFile::VERSION,
+                options,
+                ..RunFile::default()
+            },
+        };
+        run.write(&run_path)?;
+        let path = |name: &str| self.dir.join(name).display().to_string();
+        let kind = self.kind.kind();
+        let mut evaluation = vec![];
+        if self.weights != "built-in" {
+            evaluation = vec!["--weights".to_owned(), self.weights.clone()];
+        }
+        let words = |list: &[&str]| -> Vec<String> {
+            list.iter()
+                .map(|word| (*word).to_owned())
+                .chain(evaluation.iter().cloned())
+                .collect()
+        };
+        let (games, seed, depth) = (
+            self.games.to_string(),
+            self.seed.to_string(),
+            self.depth.to_string(),
+        );
+        let (exact, label_depth, selectivity) = (
+            self.exact.to_string(),
+            self.label_depth.to_string(),
+            self.selectivity.to_string(),
+        );
+        let (rules, size, win) = (
+            kind.variant.name(),
+            kind.shape.to_string(),
+            kind.rule.name(),
+        );
+        let selfplay = words(&[
+            "--out",
+            &path("positions.bin"),
+            "--rules",
+            rules,
+            "--size",
+            &size,
+            "--win",
+            win,
+            "--games",
+            &games,
+            "--seed",
+            &seed,
+            "--depth",
+            &depth,
+        ]);
+        let label = words(&[
+            "--in",
+            &path("positions.bin"),
+            "--out",
+            &path("labelled.bin"),
+            "--exact",
+            &exact,
+            "--depth",
+            &label_depth,
+            "--selectivity",
+            &selectivity,
+        ]);
+        let fit: Vec<String> = [
+            "--in",
+            &path("labelled.bin"),
+            "--out",
+            &path("weights.bin"),
+            "--seed",
+            &seed,
+        ]
+        .iter()
+        .map(|word| (*word).to_owned())
+        .collect();
+        step(&mut run, &run_path, "selfplay", out, |out| {
+            parsed::<SelfPlayArgs>("selfplay", &selfplay)?.run(out)
+        })?;
+        step(&mut run, &run_path, "label", out, |out| {
+            parsed::<LabelArgs>("label", &label)?.run(out)
+        })?;
+        step(&mut run, &run_path, "fit", out, |out| {
+            parsed::<FitArgs>("fit", &fit)?.run(out)
+        })?;
+        let seconds: Vec<String> = run
+            .seconds
+            .iter()
+            .map(|(name, seconds)| format!("{name} {seconds:.1} s"))
+            .collect();
+        writeln!(
+            out,
+            "{kind}: {} -> {}",
+            seconds.join(", "),
+            path("weights.bin")
+        )?;
+        Ok(())
+    }
+}
+
+/// Runs step `name` unless the run has finished it, adding its time to the run's file.
+fn step<W: Write>(
+    run: &mut RunFile,
+    run_path: &Path,
+    name: &str,
+    out: &mut W,
+    body: impl FnOnce(&mut W) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if run.finished.iter().any(|done| done == name) {
+        writeln!(out, "{name}: done before")?;
+        return Ok(());
+    }
+    let start = Instant::now();
+    let result = body(out);
+    run.add_seconds(name, start.elapsed().as_secs_f64());
+    if result.is_ok() {
+        run.finished.push(name.to_owned());
+    }
+    run.write(run_path)?;
+    result
+}
+
+/// A step's options from its command-line words: the step's own defaults apply.
+fn parsed<A: Args + FromArgMatches>(name: &'static str, words: &[String]) -> Result<A, CliError> {
+    let command = A::augment_args(clap::Command::new(name).no_binary_name(true));
+    command
+        .try_get_matches_from(words)
+        .and_then(|matches| A::from_arg_matches(&matches))
+        .map_err(|error| CliError::Usage {
+            message: format!("train {name}: {error}"),
+        })
+}
