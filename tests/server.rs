@@ -614,12 +614,32 @@ async fn against_the_engine_it_replies_by_itself_and_undo_goes_back_to_the_perso
     .await;
     assert_eq!(status, 200, "{hint}");
     assert_eq!(hint["moves"].as_array().unwrap().len(), 2);
-    // Issue 46: the hint names what scored it.
-    let evaluation = hint["evaluation"].as_str().unwrap();
-    assert!(
-        evaluation.starts_with("learned patterns") || evaluation.starts_with("classic"),
-        "{hint}"
-    );
+    // Issue 46: the hint names what scored it: the shipped weights of its kind of game.
+    assert_eq!(hint["evaluation"], "learned patterns (built in)", "{hint}");
+    for (rules, evaluation) in [
+        ("full", "learned patterns for 6x6 FULL most (built in)"),
+        (
+            "simple",
+            "classic (no learned weights for 5x7 SIMPLE with most discs winning)",
+        ),
+    ] {
+        let (rows, columns) = if rules == "full" { (6, 6) } else { (5, 7) };
+        let other = create(
+            &server,
+            json!({"rules": rules, "rows": rows, "columns": columns, "white": "engine:1"}),
+        )
+        .await;
+        let (status, hint) = get(
+            &server,
+            &format!("/games/{}/hint?count=1&time_ms=50", id(&other)),
+        )
+        .await;
+        assert_eq!(
+            (status, &hint["evaluation"]),
+            (200, &json!(evaluation)),
+            "{hint}"
+        );
+    }
     assert!(
         state["legal"]
             .as_array()

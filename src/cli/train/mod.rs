@@ -17,7 +17,7 @@ use othello::{
     engine::{
         Limits, Selectivity,
         eval::Evaluator,
-        pattern::{PHASES, PatternWeights, ShapedWeights, WeightsError},
+        pattern::{PHASES, PatternWeights, ShapedWeights, WeightsError, phase_of},
         search::probcut::{CutModel, ENDGAME_MIN_EMPTIES},
     },
     training::{
@@ -729,10 +729,8 @@ fn write_phase(
     plies: u32,
     phases: usize,
 ) -> std::io::Result<()> {
-    let phase_of = |empties: u32| {
-        ((plies.saturating_sub(empties) as usize * phases) / plies as usize).min(phases - 1)
-    };
-    let of_phase = || (0..=plies).filter(|&empties| phase_of(empties) == phase.phase);
+    let of_phase =
+        || (0..=plies).filter(|&empties| phase_of(plies, phases, empties) == phase.phase);
     let (least, most) = (of_phase().min().unwrap_or(0), of_phase().max().unwrap_or(0));
     writeln!(
         out,

@@ -33,7 +33,7 @@ mod shipped;
 mod weights;
 
 pub use shaped::{PatternSet, ShapedFamily, ShapedIndices, ShapedInstance};
-pub use shaped_weights::ShapedWeights;
+pub use shaped_weights::{ShapedWeights, phase_of};
 pub use shipped::{shipped, shipped_kinds};
 pub use weights::{PatternWeights, WeightsError, builtin};
 

@@ -74,6 +74,14 @@ impl std::fmt::Debug for ShapedWeights {
     }
 }
 
+/// The phase of a position with `empties` empty squares in a game of `plies` cut in `phases`
+/// equal parts.
+pub fn phase_of(plies: u32, phases: usize, empties: u32) -> usize {
+    let plies = plies.max(1);
+    let played = plies.saturating_sub(empties);
+    ((played as usize * phases) / plies as usize).min(phases.max(1) - 1)
+}
+
 impl ShapedWeights {
     /// Every weight zero: the layout for `shape`, `variant` and `rule`, with `phases` game
     /// phases (at least one), ready to be fitted.
@@ -127,12 +135,8 @@ impl ShapedWeights {
     /// The phase of a position with `empties` empty squares: the game's plies cut in
     /// [`ShapedWeights::phases`] equal parts.
     pub fn phase(&self, empties: u32) -> usize {
-        let shape = self.set.shape();
-        let plies = (u32::from(shape.rows()) * u32::from(shape.columns()))
-            .saturating_sub(4)
-            .max(1);
-        let played = plies.saturating_sub(empties);
-        ((played as usize * self.phases) / plies as usize).min(self.phases - 1)
+        let cells = self.set.shape().cells() as u32;
+        phase_of(cells.saturating_sub(4), self.phases, empties)
     }
 
     /// The kind of game these weights score.
