@@ -35,13 +35,22 @@ impl Shipped {
 }
 
 /// Every shipped file, by kind.
-static SHIPPED: [Shipped; 1] = [Shipped::new(
-    Variant::Full,
-    6,
-    6,
-    WinRule::MostDiscs,
-    include_bytes!("../../../data/eval-full-6x6-most.bin"),
-)];
+static SHIPPED: [Shipped; 2] = [
+    Shipped::new(
+        Variant::Full,
+        6,
+        6,
+        WinRule::MostDiscs,
+        include_bytes!("../../../data/eval-full-6x6-most.bin"),
+    ),
+    Shipped::new(
+        Variant::Full,
+        8,
+        8,
+        WinRule::FewestDiscs,
+        include_bytes!("../../../data/eval-full-8x8-fewest.bin"),
+    ),
+];
 
 /// The weights shipped for `kind`, if any.
 pub fn shipped(kind: GameKind) -> Option<&'static ShapedWeights> {
