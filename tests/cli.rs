@@ -1350,18 +1350,22 @@ mod train_command {
         }
         for prefix in ["a", "b"] {
             let parts: Vec<String> = (0..3).map(|k| format!("{prefix}{k}.bin")).collect();
-            let mut args = vec!["merge", "--out", "all.bin"];
+            let merged = format!("all-{prefix}.bin");
+            let mut args = vec!["merge", "--out", &merged];
             args.extend(parts.iter().rev().map(String::as_str));
             train(dir, &args);
-            assert_eq!(read("all.bin"), read("labelled.bin"), "{prefix}");
+            assert_eq!(read(&merged), read("labelled.bin"), "{prefix}");
         }
         // A shard missing, one twice, shards of two runs, a shard labelled in shards again.
         for (inputs, why) in [
-            (vec!["p0.bin", "p1.bin"], "not shards 0 to 1 of 2"),
-            (vec!["p0.bin", "p0.bin", "p2.bin"], "not shards 0 to 2 of 3"),
+            (vec!["p0.bin", "p1.bin"], "missing 2/3"),
+            (
+                vec!["p0.bin", "p0.bin", "p2.bin"],
+                "missing 1/3; given twice 0/3",
+            ),
             (
                 vec!["p0.bin", "a1.bin", "one.bin"],
-                "not shards 0 to 2 of 3",
+                "give the shards of one step",
             ),
         ] {
             let mut args = vec!["merge", "--out", "bad.bin"];
@@ -1501,6 +1505,273 @@ mod train_command {
         let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
         assert_eq!(read("s.bin"), read("one-labelled.bin"), "slurm");
         assert_eq!(read("k.bin"), read("one-labelled.bin"), "kubernetes");
+    }
+
+    /// Found by the red team (issue 46): merges that would not be what one run writes, and
+    /// weights quietly replaced by `classic`.
+    #[test]
+    fn merges_of_other_runs_unfinished_shards_or_over_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let selfplay = |out: &str, seed: &str, shard: &str| {
+            train(
+                dir,
+                &[
+                    "selfplay",
+                    "--out",
+                    out,
+                    "--size",
+                    "6x6",
+                    "--games",
+                    "12",
+                    "--depth",
+                    "2",
+                    "--seed",
+                    seed,
+                    "--weights",
+                    "classic",
+                    "--shard",
+                    shard,
+                ],
+            )
+        };
+        for k in 0..3 {
+            selfplay(&format!("p{k}.bin"), "1", &format!("{k}/3"));
+        }
+        // Run again, a finished shard has nothing to do.
+        let text = selfplay("p1.bin", "1", "1/3");
+        assert!(text.contains("done before"), "{text}");
+        // A shard of another seed, labelled shards with unlabelled ones.
+        selfplay("q1.bin", "2", "1/3");
+        let error = fails(
+            dir,
+            &["merge", "p0.bin", "q1.bin", "p2.bin", "--out", "m.bin"],
+        );
+        assert!(error.contains("shards of different runs"), "{error}");
+        train(
+            dir,
+            &[
+                "label", "--in", "p1.bin", "--out", "l1.bin", "--exact", "10", "--depth", "2",
+            ],
+        );
+        let error = fails(
+            dir,
+            &["merge", "p0.bin", "l1.bin", "p2.bin", "--out", "m.bin"],
+        );
+        assert!(error.contains("shards of different runs"), "{error}");
+        // A missing shard is named.
+        let error = fails(dir, &["merge", "p0.bin", "p2.bin", "--out", "m.bin"]);
+        assert!(error.contains("missing 1/3"), "{error}");
+        // An existing file is not replaced without --force; a new folder is made.
+        std::fs::write(dir.join("keep.bin"), b"precious").unwrap();
+        let error = fails(
+            dir,
+            &["merge", "p0.bin", "p1.bin", "p2.bin", "--out", "keep.bin"],
+        );
+        assert!(error.contains("exists"), "{error}");
+        assert_eq!(read("keep.bin"), b"precious");
+        train(
+            dir,
+            &[
+                "merge",
+                "p0.bin",
+                "p1.bin",
+                "p2.bin",
+                "--out",
+                "new/all.bin",
+            ],
+        );
+        assert!(dir.join("new/all.bin").exists());
+        assert!(
+            std::fs::read_dir(dir.join("new")).unwrap().count() == 1,
+            "no temporary file left"
+        );
+        // A step going on with other options is refused (the file names its run).
+        let error = fails(
+            dir,
+            &[
+                "selfplay",
+                "--out",
+                "p1.bin",
+                "--size",
+                "6x6",
+                "--games",
+                "12",
+                "--depth",
+                "3",
+                "--seed",
+                "1",
+                "--weights",
+                "classic",
+                "--shard",
+                "1/3",
+            ],
+        );
+        assert!(error.contains("another run's positions"), "{error}");
+        // A shard stopped before its end (killed) is not merged, nor labelled.
+        let shard = |k: u32| {
+            let mut command = std::process::Command::new(othello_path());
+            command
+                .args([
+                    "train",
+                    "selfplay",
+                    "--out",
+                    &format!("k{k}.bin"),
+                    "--size",
+                    "6x6",
+                    "--games",
+                    "60000",
+                    "--depth",
+                    "2",
+                    "--seed",
+                    "1",
+                    "--weights",
+                    "classic",
+                    "--shard",
+                    &format!("{k}/3"),
+                ])
+                .current_dir(dir);
+            command
+        };
+        for k in [0, 2] {
+            assert!(shard(k).output().unwrap().status.success());
+        }
+        let mut killed = shard(1).spawn().unwrap();
+        while std::fs::metadata(dir.join("k1.bin")).map_or(true, |m| m.len() < 100) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        killed.kill().unwrap();
+        killed.wait().unwrap();
+        let error = fails(
+            dir,
+            &["merge", "k0.bin", "k1.bin", "k2.bin", "--out", "k.bin"],
+        );
+        assert!(
+            error.contains("k1.bin (shard 1/3) is not finished"),
+            "{error}"
+        );
+        let error = fails(
+            dir,
+            &[
+                "label", "--in", "k1.bin", "--out", "lk.bin", "--exact", "10", "--depth", "2",
+            ],
+        );
+        assert!(error.contains("is not finished"), "{error}");
+        // Weights of another kind of game are refused by every step, not replaced.
+        train(
+            dir,
+            &[
+                "run",
+                "--dir",
+                "w",
+                "--size",
+                "4x4",
+                "--games",
+                "10",
+                "--depth",
+                "2",
+                "--exact",
+                "10",
+                "--label-depth",
+                "2",
+            ],
+        );
+        let weights = "w/weights.bin";
+        for args in [
+            vec![
+                "selfplay",
+                "--out",
+                "x.bin",
+                "--size",
+                "6x6",
+                "--games",
+                "2",
+                "--weights",
+                weights,
+            ],
+            vec![
+                "label",
+                "--in",
+                "p0.bin",
+                "--out",
+                "x.bin",
+                "--weights",
+                weights,
+            ],
+            vec![
+                "measure",
+                "--size",
+                "6x6",
+                "--empties",
+                "10-12",
+                "--moves-only",
+                "--positions",
+                "2",
+                "--depth",
+                "1",
+                "--weights",
+                weights,
+            ],
+            vec![
+                "run",
+                "--dir",
+                "y",
+                "--size",
+                "6x6",
+                "--games",
+                "2",
+                "--weights",
+                weights,
+            ],
+        ] {
+            let error = fails(dir, &args);
+            assert!(
+                error.contains("the weights are for 4x4 FULL most, not 6x6 FULL most"),
+                "{args:?}: {error}"
+            );
+        }
+        // A run whose files were removed makes them again.
+        std::fs::remove_file(dir.join("w/weights.bin")).unwrap();
+        let text = train(
+            dir,
+            &[
+                "run",
+                "--dir",
+                "w",
+                "--size",
+                "4x4",
+                "--games",
+                "10",
+                "--depth",
+                "2",
+                "--exact",
+                "10",
+                "--label-depth",
+                "2",
+            ],
+        );
+        assert!(text.contains("label: done before"), "{text}");
+        assert!(dir.join("w/weights.bin").exists(), "{text}");
+        // Move quality on a board too small for the range asked: refused, not searched for
+        // ever.
+        let error = fails(
+            dir,
+            &[
+                "measure",
+                "--size",
+                "4x4",
+                "--empties",
+                "20-24",
+                "--moves-only",
+                "--positions",
+                "5",
+            ],
+        );
+        assert!(
+            error.contains("4x4 FULL most has no positions with 20 to 24"),
+            "{error}"
+        );
     }
 
     /// `train run` on a small kind of game end to end: it resumes, keeps what each step

@@ -14,12 +14,13 @@ OTHELLO=${OTHELLO:-othello}
 KIND=${KIND:---rules full --size 10x10 --win most}
 GAMES=${GAMES:-3000}
 SEED=${SEED:-1}
+PLAY_DEPTH=${PLAY_DEPTH:-6}
 EXACT=${EXACT:-16}
 DEPTH=${DEPTH:-6}
 WEIGHTS=${WEIGHTS:-classic}
 mkdir -p "$RUN"
 # shellcheck disable=SC2086 # KIND is several options
 "$OTHELLO" train selfplay --out "$RUN/positions-$SHARD.bin" $KIND --games "$GAMES" \
-    --seed "$SEED" --weights "$WEIGHTS" --shard "$SHARD/$SHARDS"
+    --seed "$SEED" --depth "$PLAY_DEPTH" --weights "$WEIGHTS" --shard "$SHARD/$SHARDS"
 "$OTHELLO" train label --in "$RUN/positions-$SHARD.bin" --out "$RUN/labelled-$SHARD.bin" \
     --exact "$EXACT" --depth "$DEPTH" --weights "$WEIGHTS"

@@ -77,7 +77,7 @@ pub fn check_output<K: OutputKind>(
 }
 
 /// Whether `a` and `b` name the same file (through links and `..` too).
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

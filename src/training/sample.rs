@@ -9,8 +9,9 @@
 //!   generations).
 //! - `OTHSAMP2` (8 bytes), then rows (1), columns (1), the rule set (1: 0 FULL, 1 SIMPLE),
 //!   the win rule (1: 0 most, 1 fewest), the shard's number (4) and the number of shards
-//!   (4; 0 of 1 for a whole run, see [`Shard`]), 4 zero bytes: 24 bytes. Every other kind
-//!   of game, or a shard, is written so.
+//!   (4; 0 of 1 for a whole run, see [`Shard`]), the run (8: a fingerprint of the step's
+//!   options, [`SampleHeader::run`]), whether the step finished (1), 3 zero bytes: 32 bytes.
+//!   Every other kind of game, or a shard, is written so.
 //!
 //! A record is the discs of the side to move, then of the opponent, `B` bytes each (the
 //! board's squares in reading order, bit `row * columns + column`, `B` the squares over 8
@@ -35,7 +36,10 @@ pub(crate) const MAGIC: &[u8; 8] = b"OTHSAMP1";
 const MAGIC2: &[u8; 8] = b"OTHSAMP2";
 
 /// Bytes of an `OTHSAMP2` header.
-const HEADER2: usize = 24;
+const HEADER2: usize = 32;
+
+/// Where an `OTHSAMP2` header says whether the step finished.
+const COMPLETE_AT: u64 = 28;
 
 /// Bytes a record on the standard board.
 pub const RECORD: usize = 24;
@@ -97,28 +101,51 @@ impl std::str::FromStr for Shard {
     }
 }
 
-/// What a samples file holds: its kind of game and which shard of a run wrote it.
+/// What a samples file holds: its kind of game, which run and which shard of it wrote it,
+/// and whether that step finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SampleHeader {
     /// The rule set, board and win rule of every position in it.
     pub kind: GameKind,
     /// Which part of a run it is.
     pub shard: Shard,
+    /// A fingerprint of the step's options (and of its input's run): a step goes on with a
+    /// file only under the same options, and shards merge only with shards of their run.
+    /// 0 where a file does not say (`OTHSAMP1`).
+    pub run: u64,
+    /// Whether the step wrote all it had to (its shard's every game, or position).
+    pub complete: bool,
 }
 
 impl SampleHeader {
-    /// A whole run's file of `kind`.
+    /// A whole run's file of `kind` (of no known run).
     pub const fn whole(kind: GameKind) -> SampleHeader {
         SampleHeader {
             kind,
             shard: Shard::WHOLE,
+            run: 0,
+            complete: false,
         }
+    }
+
+    /// Whether a file with this header holds positions of the step that `other` describes:
+    /// the same kind of game, shard and run (a file that does not name its run is taken
+    /// for any).
+    pub fn same_step(self, other: SampleHeader) -> bool {
+        self.kind == other.kind
+            && self.shard == other.shard
+            && (self.run == other.run || self.run == 0 || other.run == 0)
+    }
+
+    /// Whether it is written in the first format, which says nothing but its kind.
+    fn legacy(self) -> bool {
+        self.kind == GameKind::STANDARD && self.shard == Shard::WHOLE
     }
 
     /// The header's bytes: `OTHSAMP1` for a whole run on the standard board, so that its
     /// files stay as they were.
     fn to_bytes(self) -> Vec<u8> {
-        if self == SampleHeader::whole(GameKind::STANDARD) {
+        if self.legacy() {
             return MAGIC.to_vec();
         }
         let mut bytes = MAGIC2.to_vec();
@@ -130,7 +157,8 @@ impl SampleHeader {
         ]);
         bytes.extend(self.shard.index.to_le_bytes());
         bytes.extend(self.shard.count.to_le_bytes());
-        bytes.extend([0; 4]);
+        bytes.extend(self.run.to_le_bytes());
+        bytes.extend([u8::from(self.complete), 0, 0, 0]);
         bytes
     }
 
@@ -175,12 +203,15 @@ impl SampleHeader {
             index: word(4),
             count: word(8),
         };
-        if shard.index >= shard.count || word(12) != 0 {
+        let run = u64::from_le_bytes(rest[12..20].try_into().expect("8 bytes"));
+        if shard.index >= shard.count || rest[20] > 1 || rest[21..] != [0, 0, 0] {
             return Err(damaged());
         }
         Ok(Some(SampleHeader {
             kind: GameKind::new(variant, shape, rule),
             shard,
+            run,
+            complete: rest[20] == 1,
         }))
     }
 
@@ -525,14 +556,18 @@ impl SampleWriter {
                 file.write_all(&header.to_bytes())?;
                 0
             }
-            Some(found) if found != header => {
+            Some(found) if !found.same_step(header) => {
+                let what = if (found.kind, found.shard) == (header.kind, header.shard) {
+                    "another run's positions (other options, or another input)".to_owned()
+                } else {
+                    format!("positions of {} (shard {})", found.kind, found.shard)
+                };
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
-                        "{} holds positions of {} (shard {}), not of {} (shard {})",
+                        "{} holds {what}, not of {} (shard {}) with these options: remove it \
+                         or write to another file",
                         path.display(),
-                        found.kind,
-                        found.shard,
                         header.kind,
                         header.shard
                     ),
@@ -541,6 +576,11 @@ impl SampleWriter {
             Some(_) => {
                 let records = (length - header.len()) / header.record() as u64;
                 file.set_len(header.len() + records * header.record() as u64)?;
+                // Going on: not finished until the step says so again.
+                if !header.legacy() {
+                    file.seek(SeekFrom::Start(COMPLETE_AT))?;
+                    file.write_all(&[0])?;
+                }
                 records
             }
         };
@@ -582,6 +622,22 @@ impl SampleWriter {
     pub fn flush(&mut self) -> io::Result<()> {
         self.output.flush()?;
         self.output.get_ref().sync_data()
+    }
+
+    /// Flushes, and marks the file as finished: the step wrote all it had to (`train merge`
+    /// joins finished shards only).
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.flush()?;
+        if !self.header.legacy() {
+            let file = self.output.get_mut();
+            file.seek(SeekFrom::Start(COMPLETE_AT))?;
+            file.write_all(&[1])?;
+            file.sync_data()?;
+        }
+        Ok(())
     }
 }
 
@@ -661,6 +717,7 @@ mod tests {
         // Another shard or kind of game is not appended to it.
         let shard = SampleHeader {
             shard: Shard { index: 1, count: 3 },
+            run: 5,
             ..whole
         };
         assert!(SampleWriter::append(&path, shard).is_err());
@@ -701,6 +758,8 @@ mod tests {
             let header = SampleHeader {
                 kind,
                 shard: Shard { index: 2, count: 5 },
+                run: 0x1234_5678_9abc_def1,
+                complete: false,
             };
             let path = dir.path().join(kind.slug());
             let (mut writer, _) = SampleWriter::append(&path, header).unwrap();
@@ -711,6 +770,22 @@ mod tests {
             let reader = SampleReader::open(&path).unwrap();
             assert_eq!(reader.header(), Some(header));
             assert_eq!(reader.read_rest().unwrap(), samples);
+            // Finished, it says so; going on with it, it says so no more.
+            let (writer, _) = SampleWriter::append(&path, header).unwrap();
+            writer.finish().unwrap();
+            let finished = SampleReader::open(&path).unwrap().header().unwrap();
+            assert_eq!(
+                finished,
+                SampleHeader {
+                    complete: true,
+                    ..header
+                }
+            );
+            drop(SampleWriter::append(&path, header).unwrap());
+            assert_eq!(SampleReader::open(&path).unwrap().header(), Some(header));
+            // Another run's positions are not appended to it.
+            let other = SampleHeader { run: 7, ..header };
+            assert!(SampleWriter::append(&path, other).is_err());
             // A sample's board: the side to move as Black.
             let board = samples[0].board();
             assert_eq!(board.count(Color::Black), 2);

@@ -7,9 +7,9 @@ use std::{
 };
 
 use clap::Args;
-use othello::training::{SampleHeader, SampleWriter, Shard};
+use othello::training::{SampleHeader, SampleReader, SampleWriter, Shard};
 
-use super::{OutputKind, check_step_output, open_samples, read_error, write_error};
+use super::{open_samples, read_error, write_error};
 use crate::cli::CliError;
 
 #[derive(Debug, Args)]
@@ -39,7 +39,8 @@ impl MergeArgs {
         shards.sort_by_key(|(header, _, _)| header.shard.index);
         let (first, first_path, _) = &shards[0];
         let (first, first_path): (SampleHeader, &Path) = (*first, first_path);
-        for (k, (header, path, _)) in shards.iter().enumerate() {
+        let count = first.shard.count;
+        for (header, path, _) in &shards {
             if header.kind != first.kind {
                 return Err(usage(format!(
                     "{} holds positions of {}, {} of {}",
@@ -49,53 +50,99 @@ impl MergeArgs {
                     first.kind
                 )));
             }
-            let expected = Shard {
-                index: k as u32,
-                count: shards.len() as u32,
-            };
-            if header.shard != expected {
+            if header.shard.count != count || header.shard == Shard::WHOLE {
                 return Err(usage(format!(
-                    "{} is shard {}: the files given are not shards 0 to {} of {} (one file \
-                     each)",
+                    "{} is shard {} and {} shard {}: give the shards of one step",
                     path.display(),
                     header.shard,
-                    shards.len() - 1,
-                    shards.len()
+                    first_path.display(),
+                    first.shard
+                )));
+            }
+            if header.run != first.run || header.run == 0 {
+                return Err(usage(format!(
+                    "{} and {} are shards of different runs (other options, or another \
+                     input): give the shards of one step",
+                    path.display(),
+                    first_path.display()
+                )));
+            }
+            if !header.complete {
+                return Err(usage(format!(
+                    "{} (shard {}) is not finished: run its step again to the end first",
+                    path.display(),
+                    header.shard
                 )));
             }
         }
-        // Written through a temporary file: a stop leaves no part of a merge behind.
-        let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
-        if self.out.exists() && !self.force {
-            check_step_output(&self.out, &inputs, OutputKind::Positions, false)
-                .or_else(|_| check_step_output(&self.out, &inputs, OutputKind::Labelled, false))?;
+        let given: Vec<u32> = shards
+            .iter()
+            .map(|(header, _, _)| header.shard.index)
+            .collect();
+        let missing: Vec<String> = (0..count)
+            .filter(|index| !given.contains(index))
+            .map(|index| format!("{index}/{count}"))
+            .collect();
+        if given.len() != count as usize || !missing.is_empty() {
+            let twice: Vec<String> = given
+                .windows(2)
+                .filter(|pair| pair[0] == pair[1])
+                .map(|pair| format!("{}/{count}", pair[0]))
+                .collect();
+            return Err(usage(format!(
+                "shards of {count} are merged whole: {}{}",
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!("missing {}", missing.join(", "))
+                },
+                if twice.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "{}given twice {}",
+                        if missing.is_empty() { "" } else { "; " },
+                        twice.join(", ")
+                    )
+                }
+            )));
         }
-        if inputs.contains(&self.out.as_path()) {
+        let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
+        if inputs
+            .iter()
+            .any(|input| crate::cli::output::same_file(input, &self.out))
+        {
             return Err(usage(format!(
                 "--out {} is one of the shards",
                 self.out.display()
             )));
         }
-        let partial = self.out.with_extension("merging");
-        let _ = std::fs::remove_file(&partial);
-        let (mut writer, _) = SampleWriter::append(&partial, SampleHeader::whole(first.kind))
-            .map_err(write_error(&partial))?;
-        let mut total = 0u64;
-        for (_, path, mut reader) in shards {
-            let mut batch = Vec::with_capacity(4096);
-            while let Some(sample) = reader.next_sample().map_err(read_error(path))? {
-                batch.push(sample);
-                if batch.len() == batch.capacity() {
-                    writer.write(&batch).map_err(write_error(&partial))?;
-                    total += batch.len() as u64;
-                    batch.clear();
-                }
-            }
-            writer.write(&batch).map_err(write_error(&partial))?;
-            total += batch.len() as u64;
+        if self.out.exists() && !self.force {
+            return Err(usage(format!(
+                "--out {} exists: merge into a new file (or give --force to replace it)",
+                self.out.display()
+            )));
         }
-        writer.flush().map_err(write_error(&partial))?;
-        drop(writer);
+        if let Some(parent) = self.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(write_error(parent))?;
+        }
+        // Written beside, under a name of its own, then renamed: a stop leaves no part of a
+        // merge where the whole is expected, and a failure removes it.
+        let partial = self.out.with_file_name(format!(
+            ".{}.merging-{}",
+            self.out
+                .file_name()
+                .map_or_else(|| "merged".into(), |name| name.to_string_lossy()),
+            std::process::id()
+        ));
+        let result = merge(shards, &partial, first);
+        let total = match result {
+            Ok(total) => total,
+            Err(error) => {
+                let _ = std::fs::remove_file(&partial);
+                return Err(error);
+            }
+        };
         std::fs::rename(&partial, &self.out).map_err(write_error(&self.out))?;
         writeln!(
             out,
@@ -106,4 +153,35 @@ impl MergeArgs {
         )?;
         Ok(())
     }
+}
+
+/// Writes the shards' samples, in order, to `partial` as one whole run's file; returns how
+/// many.
+fn merge(
+    shards: Vec<(SampleHeader, &Path, SampleReader)>,
+    partial: &Path,
+    first: SampleHeader,
+) -> Result<u64, CliError> {
+    let header = SampleHeader {
+        shard: Shard::WHOLE,
+        complete: false,
+        ..first
+    };
+    let (mut writer, _) = SampleWriter::append(partial, header).map_err(write_error(partial))?;
+    let mut total = 0u64;
+    for (_, path, mut reader) in shards {
+        let mut batch = Vec::with_capacity(4096);
+        while let Some(sample) = reader.next_sample().map_err(read_error(path))? {
+            batch.push(sample);
+            if batch.len() == batch.capacity() {
+                writer.write(&batch).map_err(write_error(partial))?;
+                total += batch.len() as u64;
+                batch.clear();
+            }
+        }
+        writer.write(&batch).map_err(write_error(partial))?;
+        total += batch.len() as u64;
+    }
+    writer.finish().map_err(write_error(partial))?;
+    Ok(total)
 }

@@ -45,7 +45,8 @@ pub struct TrainArgs {
 #[derive(Debug, Subcommand)]
 #[command(next_line_help = true)]
 enum Step {
-    /// Step 1: positions from games the engine plays against itself (8x8 FULL).
+    /// Step 1: positions from games the engine plays against itself (any board, rule set
+    /// and win rule; standard Othello by default).
     ///
     /// Each game starts with random moves and mixes some in later; some games are random
     /// throughout. Every position with a move to make is written, unlabelled. Run again
@@ -481,8 +482,21 @@ impl SelfPlayArgs {
             depth: self.depth,
             randomness: self.randomness,
             random_games: self.random_games,
-            eval: evaluator(self.weights.as_deref())?,
+            eval: evaluator_for(self.weights.as_deref(), kind)?,
         };
+        let run = run_id(
+            &[
+                "selfplay".to_owned(),
+                kind.to_string(),
+                self.games.to_string(),
+                self.seed.to_string(),
+                self.depth.to_string(),
+                self.randomness.to_string(),
+                self.random_games.to_string(),
+                format!("{:?}", self.opening),
+            ],
+            self.weights.as_deref(),
+        )?;
         let weights = self.weights.as_deref().map(Path::new);
         check_step_output(
             &self.out,
@@ -491,9 +505,22 @@ impl SelfPlayArgs {
             self.force,
         )?;
         let shard = self.shard.unwrap_or(Shard::WHOLE);
-        let header = SampleHeader { kind, shard };
+        let header = SampleHeader {
+            kind,
+            shard,
+            run,
+            complete: false,
+        };
         let games = shard.range(u64::from(self.games));
         let (first, end) = (games.start as u32, games.end as u32);
+        if finished(&self.out, header) {
+            writeln!(
+                out,
+                "games {first}..{end} of {kind}: done before -> {}",
+                self.out.display()
+            )?;
+            return Ok(());
+        }
         // Games are written whole and in order: go on from the last game begun (which a
         // stop may have cut short), dropping what it has. The first open makes the file, or
         // checks that it holds this run's positions.
@@ -523,6 +550,7 @@ impl SelfPlayArgs {
             bar.set_position(u64::from(stop - first));
             game = stop;
         }
+        writer.finish().map_err(write_error(&self.out))?;
         bar.finish_and_clear();
         writeln!(
             out,
@@ -532,6 +560,58 @@ impl SelfPlayArgs {
         )?;
         Ok(())
     }
+}
+
+/// An evaluation named on the command line (see [`evaluator`]) for positions of `kind`: a
+/// weights file for another kind of game is refused, not quietly replaced by `classic`.
+fn evaluator_for(name: Option<&str>, kind: GameKind) -> Result<Evaluator, CliError> {
+    let evaluator = evaluator(name)?;
+    if let Some(path) = name.filter(|name| !matches!(*name, "classic" | "built-in"))
+        && super::weights_file_kind(evaluator) != kind
+    {
+        return Err(CliError::Usage {
+            message: format!(
+                "--weights {path}: {}, not {kind}",
+                super::weights_kind(evaluator)
+            ),
+        });
+    }
+    Ok(evaluator)
+}
+
+/// A fingerprint of a step's options, `words`, and of the evaluation it uses (a weights
+/// file by its contents): a step goes on with a file only under the same, and merge joins
+/// shards of one run only. Never 0 (a file that names no run).
+fn run_id(words: &[String], weights: Option<&str>) -> Result<u64, CliError> {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for word in words {
+        hasher.update(word.as_bytes());
+        hasher.update([0]);
+    }
+    match weights {
+        None | Some("built-in") => {
+            hasher.update(concat!("built-in ", env!("CARGO_PKG_VERSION")).as_bytes());
+        }
+        Some("classic") => hasher.update(b"classic"),
+        Some(path) => {
+            let path = Path::new(path);
+            let bytes = crate::files::read_limited(path, crate::files::WEIGHTS_FILE)
+                .map_err(read_error(path))?;
+            hasher.update(&bytes);
+        }
+    }
+    let digest = hasher.finalize();
+    Ok(u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) | 1)
+}
+
+/// Whether the file at `path` is this step's, finished (run again, the step has nothing
+/// to do).
+fn finished(path: &Path, header: SampleHeader) -> bool {
+    open_samples(path)
+        .ok()
+        .and_then(|reader| reader.header())
+        .is_some_and(|found| found.complete && found.run == header.run && found.same_step(header))
 }
 
 /// The samples file at `path`, if it is a regular file (a FIFO named by mistake would wait
@@ -565,12 +645,6 @@ fn resume_point(path: &Path) -> std::io::Result<Option<u32>> {
 
 impl LabelArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
-        let options = LabelOptions {
-            exact_empties: self.exact,
-            depth: self.depth,
-            eval: evaluator(self.weights.as_deref())?,
-            selectivity: self.selectivity,
-        };
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
@@ -580,9 +654,43 @@ impl LabelArgs {
                 message: format!("{} has no positions yet", self.input.display()),
             });
         };
+        if !header.complete && header.run != 0 {
+            return Err(CliError::Usage {
+                message: format!(
+                    "{} is not finished (its self-play stopped before the end): run it again \
+                     to the end first",
+                    self.input.display()
+                ),
+            });
+        }
+        let options = LabelOptions {
+            exact_empties: self.exact,
+            depth: self.depth,
+            eval: evaluator_for(self.weights.as_deref(), header.kind)?,
+            selectivity: self.selectivity,
+        };
+        let run = run_id(
+            &[
+                "label".to_owned(),
+                header.run.to_string(),
+                self.exact.to_string(),
+                self.depth.to_string(),
+                self.selectivity.to_string(),
+            ],
+            self.weights.as_deref(),
+        )?;
         let header = match self.shard {
-            None => header,
-            Some(shard) if header.shard == Shard::WHOLE => SampleHeader { shard, ..header },
+            None => SampleHeader {
+                run,
+                complete: false,
+                ..header
+            },
+            Some(shard) if header.shard == Shard::WHOLE => SampleHeader {
+                shard,
+                run,
+                complete: false,
+                ..header
+            },
             Some(_) => {
                 return Err(CliError::Usage {
                     message: format!(
@@ -599,6 +707,15 @@ impl LabelArgs {
             let range = shard.range(samples.len() as u64);
             samples.truncate(range.end as usize);
             samples.drain(..range.start as usize);
+        }
+        if finished(&self.out, header) {
+            writeln!(
+                out,
+                "positions of {}: done before -> {}",
+                header.kind,
+                self.out.display()
+            )?;
+            return Ok(());
         }
         let (mut writer, done) =
             SampleWriter::append(&self.out, header).map_err(write_error(&self.out))?;
@@ -623,6 +740,7 @@ impl LabelArgs {
             writer.flush().map_err(write_error(&self.out))?;
             bar.inc(chunk.len() as u64);
         }
+        writer.finish().map_err(write_error(&self.out))?;
         bar.finish_and_clear();
         writeln!(
             out,
@@ -995,13 +1113,15 @@ impl MeasureArgs {
             self.against.clone(),
         ];
         let evals = [
-            evaluator(self.weights.as_deref())?,
-            evaluator(Some(&self.against))?,
+            evaluator_for(self.weights.as_deref(), kind)?,
+            evaluator_for(Some(&self.against), kind)?,
         ];
         let count = self.positions as usize;
         let start = Instant::now();
+        // Games are searched for positions until there are enough, or a thousand games a
+        // position asked for were played (a range the games seldom reach).
         let positions = |empties: (u32, u32)| -> Vec<Sample> {
-            (0u32..)
+            (0u32..(count as u32).saturating_mul(1000))
                 .step_by(64)
                 .flat_map(|first| {
                     (first..first + 64)
@@ -1016,7 +1136,26 @@ impl MeasureArgs {
 
         let endgame = self.endgame;
         let range = self.empties.unwrap_or((endgame, endgame + 4));
+        // Positions come after at least one move of a game.
+        let most = kind.shape.cells() as u32 - 5;
+        if range.0 > most {
+            return Err(CliError::Usage {
+                message: format!(
+                    "{kind} has no positions with {} to {} empty squares after a move (at most \
+                     {most}): give --empties within that",
+                    range.0, range.1
+                ),
+            });
+        }
         let near_end = positions(range);
+        if near_end.is_empty() {
+            return Err(CliError::Usage {
+                message: format!(
+                    "no game of {kind} reached {} to {} empty squares with a move to make",
+                    range.0, range.1
+                ),
+            });
+        }
         let bar = progress_bar(count as u64, 0, "positions solved");
         let (limits, search) = match (self.time, self.nodes) {
             (Some(ms), _) => (

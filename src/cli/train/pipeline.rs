@@ -200,15 +200,30 @@ impl RunArgs {
         .iter()
         .map(|word| (*word).to_owned())
         .collect();
-        step(&mut run, &run_path, "selfplay", out, |out| {
-            parsed::<SelfPlayArgs>("selfplay", &selfplay)?.run(out)
-        })?;
-        step(&mut run, &run_path, "label", out, |out| {
-            parsed::<LabelArgs>("label", &label)?.run(out)
-        })?;
-        step(&mut run, &run_path, "fit", out, |out| {
-            parsed::<FitArgs>("fit", &fit)?.run(out)
-        })?;
+        step(
+            &mut run,
+            &run_path,
+            "selfplay",
+            &self.dir.join("positions.bin"),
+            out,
+            |out| parsed::<SelfPlayArgs>("selfplay", &selfplay)?.run(out),
+        )?;
+        step(
+            &mut run,
+            &run_path,
+            "label",
+            &self.dir.join("labelled.bin"),
+            out,
+            |out| parsed::<LabelArgs>("label", &label)?.run(out),
+        )?;
+        step(
+            &mut run,
+            &run_path,
+            "fit",
+            &self.dir.join("weights.bin"),
+            out,
+            |out| parsed::<FitArgs>("fit", &fit)?.run(out),
+        )?;
         let seconds: Vec<String> = run
             .seconds
             .iter()
@@ -229,12 +244,17 @@ fn step<W: Write>(
     run: &mut RunFile,
     run_path: &Path,
     name: &str,
+    output: &Path,
     out: &mut W,
     body: impl FnOnce(&mut W) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     if run.finished.iter().any(|done| done == name) {
-        writeln!(out, "{name}: done before")?;
-        return Ok(());
+        if output.exists() {
+            writeln!(out, "{name}: done before")?;
+            return Ok(());
+        }
+        // Its file is gone: the step runs again.
+        run.finished.retain(|done| done != name);
     }
     let start = Instant::now();
     let result = body(out);

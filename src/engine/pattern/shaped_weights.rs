@@ -9,7 +9,7 @@
 //! | bytes | what |
 //! |---|---|
 //! | 8 | `OTHSHAP` and a zero byte |
-//! | 2 | format version: 1 |
+//! | 2 | format version: 2 |
 //! | 1, 1 | rows, columns |
 //! | 1 | rule set: 0 FULL, 1 SIMPLE |
 //! | 1 | win rule: 0 most discs, 1 fewest discs |
@@ -17,7 +17,7 @@
 //! | 4 | weights per phase (folded layout, [`ShapedWeights::per_phase`]) |
 //! | 4 | length of the compressed weights |
 //! | n | the weights, phase after phase, as `i16` in evaluation units, DEFLATE-compressed |
-//! | 32 | SHA-256 of the uncompressed weights |
+//! | 32 | SHA-256 of the header's fields from the version to the weights per phase (12 bytes), then of the uncompressed weights: a damaged header cannot pass the file off as another kind of game's |
 //!
 //! Reading checks every field, so a truncated, corrupted or mismatched file is refused with
 //! a [`WeightsError`].
@@ -33,7 +33,7 @@ use crate::{Shape, Variant, WinRule};
 const MAGIC: &[u8; 8] = b"OTHSHAP\0";
 
 /// The format this code reads and writes.
-const VERSION: u16 = 1;
+const VERSION: u16 = 2;
 
 /// Global features after the patterns: the side to move's mobility, its opponent's, their
 /// potential mobilities, then odd and even empties.
@@ -72,6 +72,15 @@ impl std::fmt::Debug for ShapedWeights {
             self.per_phase()
         )
     }
+}
+
+/// The file's checksum: of the header's fields that say what the weights are for, then of
+/// the weights.
+fn checksum(fields: &[u8], raw: &[u8]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(fields);
+    hasher.update(raw);
+    hasher.finalize().into()
 }
 
 /// The phase of a position with `empties` empty squares in a game of `plies` cut in `phases`
@@ -231,7 +240,8 @@ impl ShapedWeights {
         bytes.extend_from_slice(&(self.per_phase() as u32).to_le_bytes());
         bytes.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
         bytes.extend_from_slice(&compressed);
-        bytes.extend_from_slice(&Sha256::digest(&raw));
+        let checksum = checksum(&bytes[8..20], &raw);
+        bytes.extend_from_slice(&checksum);
         bytes
     }
 
@@ -280,7 +290,7 @@ impl ShapedWeights {
         if raw.len() != expected {
             return Err(WeightsError::Compression);
         }
-        if Sha256::digest(&raw)[..] != bytes[24 + length..] {
+        if checksum(&bytes[8..20], &raw)[..] != bytes[24 + length..] {
             return Err(WeightsError::Checksum);
         }
         for (weight, pair) in weights.weights.iter_mut().zip(raw.chunks_exact(2)) {
@@ -319,6 +329,23 @@ mod tests {
         assert_eq!(
             ShapedWeights::from_bytes(b"OTHEVAL\0rest"),
             Err(WeightsError::Magic)
+        );
+        // A header changed to say another kind of game (the rule set, the win rule, rows
+        // and columns swapped) is refused: the checksum covers it.
+        for (at, change) in [(12, 1), (13, 1)] {
+            let mut other = bytes.clone();
+            other[at] ^= change;
+            assert_eq!(
+                ShapedWeights::from_bytes(&other),
+                Err(WeightsError::Checksum),
+                "byte {at}"
+            );
+        }
+        let mut swapped = bytes.clone();
+        swapped.swap(10, 11);
+        assert_eq!(
+            ShapedWeights::from_bytes(&swapped),
+            Err(WeightsError::Checksum)
         );
     }
 
