@@ -37,14 +37,14 @@ const VERSION: u16 = 1;
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum WeightsError {
     /// Not a weights file.
-    #[error("not a weights file (it does not start with OTHEVAL)")]
+    #[error("not a weights file (it starts with neither OTHEVAL nor OTHSHAP)")]
     Magic,
     /// A version this program does not read.
-    #[error("weights file version {0}; this program reads version {VERSION}")]
+    #[error("weights file version {0}, which this program does not read")]
     Version(u16),
     /// Weights for other features than this program's.
     #[error(
-        "the file has {phases} phases of {per_phase} weights; this program uses {PHASES} of {expected}"
+        "the file has {phases} phases of {per_phase} weights; this program's layout has {expected} weights a phase"
     )]
     Layout {
         /// Phases in the file.
