@@ -1797,6 +1797,10 @@ mod train_command {
             "2",
             "--depth",
             "2",
+            "--probcut-positions",
+            "20",
+            "--probcut-depth",
+            "6",
         ];
         let text = train(dir, &options);
         assert!(text.contains("4x6 SIMPLE most: selfplay "), "{text}");
@@ -1806,14 +1810,27 @@ mod train_command {
                 .unwrap();
         assert_eq!(
             run["finished"],
-            serde_json::json!(["selfplay", "label", "fit"])
+            serde_json::json!(["selfplay", "label", "fit", "probcut"])
         );
-        assert_eq!(run["seconds"].as_array().unwrap().len(), 3);
+        assert_eq!(run["seconds"].as_array().unwrap().len(), 4);
+        // The selective search's model, fitted with the run's weights on its kind of game.
+        let model: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("r/probcut.json")).unwrap())
+                .unwrap();
+        assert_eq!(model["kind"], "4x6 SIMPLE most");
+        assert!(
+            model["evaluation"]
+                .as_str()
+                .unwrap()
+                .ends_with("weights.bin")
+        );
+        assert!(model["midgame"]["samples"].as_u64().unwrap() > 0, "{model}");
         let weights = std::fs::read(dir.join("r/weights.bin")).unwrap();
         assert!(weights.starts_with(b"OTHSHAP"));
         // Run again: nothing to do.
         let text = train(dir, &options);
         assert!(text.contains("fit: done before"), "{text}");
+        assert!(text.contains("probcut: done before"), "{text}");
         assert_eq!(std::fs::read(dir.join("r/weights.bin")).unwrap(), weights);
         let mut other = options.to_vec();
         other[8] = "41";

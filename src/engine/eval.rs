@@ -81,7 +81,7 @@ impl Evaluator {
     /// The learned weights of another kind than standard Othello that score `node` under
     /// `rule`, if any.
     #[inline(always)]
-    fn shaped<N: Node>(self, node: &N, rule: WinRule) -> Option<&'static ShapedWeights> {
+    pub(crate) fn shaped<N: Node>(self, node: &N, rule: WinRule) -> Option<&'static ShapedWeights> {
         let kind = || GameKind::new(N::VARIANT, node.layout().shape, rule);
         match self {
             Evaluator::Classic => None,

@@ -10,18 +10,18 @@
 //! deviation shaped by the absolute errors and scaled to their root mean square).
 
 use super::{Sample, sample::on_sample};
-use crate::WinRule;
 use crate::engine::{
     Limits, Node, SearchOptions, SquareSet, TranspositionTable,
     eval::{DISC, Evaluator},
     search::{
-        endgame::exact_score,
+        endgame::exact_score_under,
         probcut::{
             CutModel, ENDGAME_MIN_EMPTIES, ErrorFit, Linear, MIDGAME_MIN_DEPTH, shallow_depth,
         },
         search,
     },
 };
+use crate::{GameKind, WinRule};
 
 /// One prediction measured: the deep (or exact) score minus the shallow one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,18 +38,23 @@ pub struct Pair {
 /// (short of the end of the game) with `eval`, each depth against its shallow one.
 pub fn midgame_pairs(sample: &Sample, eval: Evaluator, max_depth: u32) -> Vec<Pair> {
     on_sample!(sample, |node| {
-        node_midgame_pairs(&node, eval, max_depth)
+        node_midgame_pairs(&node, sample.kind.rule, eval, max_depth)
     })
 }
 
-fn node_midgame_pairs<N: Node>(node: &N, eval: Evaluator, max_depth: u32) -> Vec<Pair> {
+fn node_midgame_pairs<N: Node>(
+    node: &N,
+    rule: WinRule,
+    eval: Evaluator,
+    max_depth: u32,
+) -> Vec<Pair> {
     let empties = node.empties().len();
     let deepest = max_depth.min(empties.saturating_sub(1));
     if node.moves().is_empty() || deepest < MIDGAME_MIN_DEPTH {
         return Vec::new();
     }
-    let options = SearchOptions::new(WinRule::MostDiscs, Limits::depth(deepest), eval);
-    let mut scores = vec![eval.evaluate(node, WinRule::MostDiscs)];
+    let options = SearchOptions::new(rule, Limits::depth(deepest), eval);
+    let mut scores = vec![eval.evaluate(node, rule)];
     let mut tt = TranspositionTable::new(16);
     search(node, &options, &mut tt, None, &mut |report| {
         scores.push(report.score)
@@ -67,21 +72,21 @@ fn node_midgame_pairs<N: Node>(node: &N, eval: Evaluator, max_depth: u32) -> Vec
 /// The endgame pair of `sample`'s position: its exact score against a full-width search
 /// `shallow_depth``(empties)` deep with `eval`; `None` below [`ENDGAME_MIN_EMPTIES`].
 pub fn endgame_pair(sample: &Sample, eval: Evaluator) -> Option<Pair> {
-    on_sample!(sample, |node| node_endgame_pair(&node, eval))
+    on_sample!(sample, |node| node_endgame_pair(
+        &node,
+        sample.kind.rule,
+        eval
+    ))
 }
 
-fn node_endgame_pair<N: Node>(node: &N, eval: Evaluator) -> Option<Pair> {
+fn node_endgame_pair<N: Node>(node: &N, rule: WinRule, eval: Evaluator) -> Option<Pair> {
     let empties = node.empties().len();
     if empties < ENDGAME_MIN_EMPTIES || node.moves().is_empty() {
         return None;
     }
     let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(empties));
-    let exact = exact_score(node, &mut tt);
-    let options = SearchOptions::new(
-        WinRule::MostDiscs,
-        Limits::depth(shallow_depth(empties)),
-        eval,
-    );
+    let exact = exact_score_under(node, rule, &mut tt);
+    let options = SearchOptions::new(rule, Limits::depth(shallow_depth(empties)), eval);
     let shallow = search(node, &options, &mut tt, None, &mut |_| {}).score;
     Some(Pair {
         depth: empties,
@@ -131,6 +136,7 @@ pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -
 /// The model of `midgame` and `endgame` pairs, measured with the evaluation named
 /// `evaluation`; `fitted_on` says how.
 pub fn fit_model(
+    kind: GameKind,
     midgame: &[Pair],
     endgame: &[Pair],
     evaluation: &str,
@@ -139,6 +145,7 @@ pub fn fit_model(
     CutModel {
         version: CutModel::VERSION,
         evaluation: evaluation.to_owned(),
+        kind: kind.to_string(),
         midgame: fit_errors(midgame, |pair| midgame_features(pair.depth, pair.empties)),
         endgame: fit_errors(endgame, |pair| vec![f64::from(pair.empties)]),
         fitted_on: fitted_on.to_owned(),

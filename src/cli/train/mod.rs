@@ -77,8 +77,8 @@ enum Step {
     /// The shards of a selfplay or label step (--shard I/N, one a machine) joined into the
     /// file one whole run writes.
     Merge(merge::MergeArgs),
-    /// One generation end to end for any kind of game: self-play, labels, fit, in one
-    /// directory, with run.json there keeping its options, the steps finished and what each
+    /// One generation end to end for any kind of game: self-play, labels, fit and the
+    /// selective search's model (probcut), in one directory, with run.json there keeping its options, the steps finished and what each
     /// cost.
     ///
     /// Run again with the same options, it goes on where it stopped.
@@ -342,7 +342,7 @@ impl SolvedFile {
 }
 
 #[derive(Debug, Args)]
-struct ProbcutArgs {
+pub(super) struct ProbcutArgs {
     /// Positions to measure on (a selfplay or label output).
     #[arg(long = "in", value_name = "FILE")]
     input: PathBuf,
@@ -952,12 +952,19 @@ impl output::OutputKind for OutputKind {
 }
 
 impl ProbcutArgs {
-    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
-        let eval = evaluator(self.weights.as_deref())?;
+    pub(super) fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
-        let samples = read_samples(&self.input).map_err(read_error(&self.input))?;
+        let reader = open_samples(&self.input).map_err(read_error(&self.input))?;
+        let kind = reader
+            .header()
+            .map_or(GameKind::STANDARD, |header| header.kind);
+        let eval = evaluator_for(self.weights.as_deref(), kind)?;
+        let samples = reader.read_rest().map_err(read_error(&self.input))?;
+        // Midgame: from 15 empties to 8 after the start (56 on 8 x 8).
+        let cells = u32::from(kind.shape.rows()) * u32::from(kind.shape.columns());
+        let opening = cells.saturating_sub(8);
         let pick = |range: std::ops::RangeInclusive<u32>, count: u32, salt: u64| {
             let mut fitting: Vec<Sample> = samples
                 .iter()
@@ -969,7 +976,7 @@ impl ProbcutArgs {
             fitting.truncate(count as usize);
             fitting
         };
-        let midgame = pick(15..=56, self.positions, 0x6d69_6467);
+        let midgame = pick(15..=opening, self.positions, 0x6d69_6467);
         let endgame = pick(
             ENDGAME_MIN_EMPTIES..=self.exact,
             self.endgame_positions,
@@ -978,7 +985,8 @@ impl ProbcutArgs {
         if midgame.is_empty() || endgame.is_empty() {
             return Err(CliError::Usage {
                 message: format!(
-                    "{} has no positions with 15 to 56 empty squares, or none with {} to {}",
+                    "{} has no positions with 15 to {opening} empty squares, or none with {} \
+                     to {}",
                     self.input.display(),
                     ENDGAME_MIN_EMPTIES,
                     self.exact
@@ -1019,7 +1027,7 @@ impl ProbcutArgs {
             self.exact,
             self.seed
         );
-        let model = probcut::fit_model(&midgame_pairs, &endgame_pairs, name, &fitted_on);
+        let model = probcut::fit_model(kind, &midgame_pairs, &endgame_pairs, name, &fitted_on);
         let mut text = serde_json::to_string_pretty(&model).expect("a model serializes");
         text.push('\n');
         write_file(&self.out, text.as_bytes())?;

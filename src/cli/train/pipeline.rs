@@ -1,6 +1,6 @@
-//! `othello train run`: one generation end to end (self-play, labels, fit) for any kind of
-//! game, in one directory, resumable, with its progress and what each step cost kept in
-//! `run.json` there.
+//! `othello train run`: one generation end to end (self-play, labels, fit, the selective
+//! search's model) for any kind of game, in one directory, resumable, with its progress and
+//! what each step cost kept in `run.json` there.
 
 use std::{
     io::Write,
@@ -12,13 +12,16 @@ use clap::{Args, FromArgMatches};
 use othello::engine::Selectivity;
 use serde::{Deserialize, Serialize};
 
-use super::{FitArgs, KindArgs, LabelArgs, SelfPlayArgs, read_error, write_error, write_file};
+use super::{
+    FitArgs, KindArgs, LabelArgs, ProbcutArgs, SelfPlayArgs, read_error, write_error, write_file,
+};
 use crate::cli::CliError;
 
 #[derive(Debug, Args)]
 pub(super) struct RunArgs {
-    /// The run's directory: positions.bin, labelled.bin, weights.bin and run.json go there
-    /// (made if need be). Run again with the same options, the run goes on where it stopped.
+    /// The run's directory: positions.bin, labelled.bin, weights.bin, probcut.json and
+    /// run.json go there (made if need be). Run again with the same options, the run goes
+    /// on where it stopped.
     #[arg(long, value_name = "DIR")]
     dir: PathBuf,
     #[command(flatten)]
@@ -45,7 +48,17 @@ pub(super) struct RunArgs {
     /// classic (the first generation), or built-in.
     #[arg(long, value_name = "FILE|classic|built-in", default_value = "classic")]
     weights: String,
+    /// Midgame positions the selective search's model is measured on (half as many
+    /// endgame positions are solved for it).
+    #[arg(long, value_name = "N", default_value_t = PROBCUT_POSITIONS, value_parser = clap::value_parser!(u32).range(2..))]
+    probcut_positions: u32,
+    /// The deepest midgame search of that model.
+    #[arg(long, value_name = "DEPTH", default_value_t = PROBCUT_DEPTH, value_parser = clap::value_parser!(u32).range(4..=20))]
+    probcut_depth: u32,
 }
+
+const PROBCUT_POSITIONS: u32 = 500;
+const PROBCUT_DEPTH: u32 = 10;
 
 /// `run.json`: the options of the run and what each step has cost so far.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -107,7 +120,21 @@ impl RunArgs {
             format!("label-depth {}", self.label_depth),
             format!("selectivity {}", self.selectivity),
             format!("weights {}", self.weights),
+            format!("probcut-positions {}", self.probcut_positions),
+            format!("probcut-depth {}", self.probcut_depth),
         ]
+    }
+
+    /// Whether a run begun with `before` goes on with these options: the same, or the
+    /// same before the selective search's model was a step and that model's at its
+    /// defaults.
+    fn goes_on(&self, before: &[String]) -> bool {
+        let options = self.options();
+        before == options
+            || (self.probcut_positions == PROBCUT_POSITIONS
+                && self.probcut_depth == PROBCUT_DEPTH
+                && before.len() + 2 == options.len()
+                && options.starts_with(before))
     }
 
     pub(super) fn run(self, out: &mut impl Write) -> Result<(), CliError> {
@@ -115,7 +142,7 @@ impl RunArgs {
         let run_path = self.dir.join("run.json");
         let options = self.options();
         let mut run = match RunFile::read(&run_path)? {
-            Some(run) if run.options != options => {
+            Some(run) if !self.goes_on(&run.options) => {
                 return Err(CliError::Usage {
                     message: format!(
                         "{} holds a run with other options ({}): give the same options to go \
@@ -125,7 +152,7 @@ impl RunArgs {
                     ),
                 });
             }
-            Some(run) => run,
+            Some(run) => RunFile { options, ..run },
             None => RunFile {
                 format: RunFile::FORMAT.to_owned(),
                 version: RunFile::VERSION,
@@ -200,6 +227,33 @@ impl RunArgs {
         .iter()
         .map(|word| (*word).to_owned())
         .collect();
+        let probcut_exact = self.exact.clamp(12, 20).to_string();
+        let (probcut_positions, probcut_endgame, probcut_depth) = (
+            self.probcut_positions.to_string(),
+            (self.probcut_positions / 2).to_string(),
+            self.probcut_depth.to_string(),
+        );
+        let probcut: Vec<String> = [
+            "--in",
+            &path("positions.bin"),
+            "--out",
+            &path("probcut.json"),
+            "--weights",
+            &path("weights.bin"),
+            "--positions",
+            &probcut_positions,
+            "--endgame-positions",
+            &probcut_endgame,
+            "--depth",
+            &probcut_depth,
+            "--exact",
+            &probcut_exact,
+            "--seed",
+            &seed,
+        ]
+        .iter()
+        .map(|word| (*word).to_owned())
+        .collect();
         step(
             &mut run,
             &run_path,
@@ -223,6 +277,14 @@ impl RunArgs {
             &self.dir.join("weights.bin"),
             out,
             |out| parsed::<FitArgs>("fit", &fit)?.run(out),
+        )?;
+        step(
+            &mut run,
+            &run_path,
+            "probcut",
+            &self.dir.join("probcut.json"),
+            out,
+            |out| parsed::<ProbcutArgs>("probcut", &probcut)?.run(out),
         )?;
         let seconds: Vec<String> = run
             .seconds
@@ -275,4 +337,29 @@ fn parsed<A: Args + FromArgMatches>(name: &'static str, words: &[String]) -> Res
         .map_err(|error| CliError::Usage {
             message: format!("train {name}: {error}"),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &[&str]) -> RunArgs {
+        let words: Vec<String> = words.iter().map(|word| (*word).to_owned()).collect();
+        parsed::<RunArgs>("run", &words).expect("options")
+    }
+
+    #[test]
+    fn a_run_begun_before_the_probcut_step_goes_on_at_its_defaults_only() {
+        let run = args(&["--dir", "d", "--games", "10"]);
+        let options = run.options();
+        assert!(run.goes_on(&options));
+        let before = &options[..options.len() - 2];
+        assert!(run.goes_on(before));
+        assert!(!run.goes_on(&options[..options.len() - 3]));
+        let deeper = args(&["--dir", "d", "--games", "10", "--probcut-depth", "12"]);
+        assert!(!deeper.goes_on(before));
+        assert!(deeper.goes_on(&deeper.options()));
+        let more = args(&["--dir", "d", "--games", "11"]);
+        assert!(!more.goes_on(before));
+    }
 }

@@ -131,7 +131,8 @@ pub(crate) fn solve<N: Node>(
 }
 
 /// The exact final disc difference of `node` for the side to move, most discs winning,
-/// with no limit: what labels and checks need.
+/// with no limit: what checks need.
+#[cfg(test)]
 pub(crate) fn exact_score<N: Node>(node: &N, tt: &mut TranspositionTable) -> i32 {
     exact_score_under(node, WinRule::MostDiscs, tt)
 }

@@ -5,13 +5,15 @@
 //! when the shallow search clears the window by the level's number of standard deviations
 //! (`Selectivity::deviations`).
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 use super::super::{
     Node, Selectivity,
     eval::{DISC, Evaluator},
 };
-use crate::WinRule;
+use crate::{GameKind, Shape, Variant, WinRule};
 
 /// The depth of the shallow search that predicts a search `depth` deep (or, in the
 /// endgame, the exact score with `depth` empties): about half, of the same parity (so that
@@ -71,6 +73,9 @@ pub struct CutModel {
     pub version: u32,
     /// The evaluation it was fitted with (`classic`, or a weights file's name).
     pub(crate) evaluation: String,
+    /// The kind of game it was fitted on (as `GameKind` writes it).
+    #[serde(default)]
+    pub(crate) kind: String,
     /// Midgame: a search `depth` deep predicted by one [`shallow_depth`]`(depth)` deep;
     /// features (depth, shallow depth, empties).
     pub(crate) midgame: ErrorFit,
@@ -114,44 +119,106 @@ pub(crate) fn cut_bounds(
     Some((beta - mean + margin, alpha - mean - margin))
 }
 
-/// The model for searches with `eval` on `node`'s kind of position under `rule`, where one
-/// was fitted: the standard 8 × 8 board under FULL rules when most discs win. Elsewhere
-/// searches stay full width.
+/// The model for searches with `eval` on `node`'s kind of game under `rule`, where one was
+/// fitted for that kind and that evaluation (see [`COMPILED`]). Elsewhere searches stay full
+/// width: a model fitted for another evaluation or another game would cut wrongly.
 pub(crate) fn model_for<N: Node>(
     eval: Evaluator,
     node: &N,
     rule: WinRule,
 ) -> Option<&'static CutModel> {
-    if rule != WinRule::MostDiscs || node.bits8().is_none() {
-        return None;
-    }
-    builtin(eval)
+    let kind = GameKind::new(N::VARIANT, node.layout().shape, rule);
+    let learned = if kind == GameKind::STANDARD {
+        match eval {
+            Evaluator::Patterns(_) => true,
+            Evaluator::Classic => false,
+            Evaluator::Shaped(_) => return None,
+        }
+    } else {
+        match eval.shaped(node, rule) {
+            // Fitted with the shipped weights: a weights file of its own has no model.
+            Some(weights) => {
+                let shipped = super::super::pattern::shipped(kind)?;
+                if !std::ptr::eq(weights, shipped) {
+                    return None;
+                }
+                true
+            }
+            None => false,
+        }
+    };
+    compiled(kind, learned)
 }
 
-/// The models compiled into the program, for the learned evaluation and for the
-/// hand-written one; `None` if none was fitted for `eval`'s kind.
-fn builtin(eval: Evaluator) -> Option<&'static CutModel> {
-    use std::sync::OnceLock;
-    static MODELS: OnceLock<[Option<CutModel>; 2]> = OnceLock::new();
-    let models = MODELS.get_or_init(|| {
-        [BUILTIN_PATTERNS, BUILTIN_CLASSIC].map(|text| {
-            let model: CutModel = serde_json::from_str(text).ok()?;
-            (model.version == CutModel::VERSION).then_some(model)
-        })
-    });
-    match eval {
-        Evaluator::Patterns(_) => models[0].as_ref(),
-        Evaluator::Classic => models[1].as_ref(),
-        Evaluator::Shaped(_) => None,
+/// One model compiled into the program: the kind of game and the evaluation (learned or
+/// `classic`) it was fitted for, its JSON, decoded at its first use.
+struct Compiled {
+    kind: GameKind,
+    learned: bool,
+    text: &'static str,
+    model: OnceLock<Option<CutModel>>,
+}
+
+impl Compiled {
+    const fn new(kind: GameKind, learned: bool, text: &'static str) -> Compiled {
+        Compiled {
+            kind,
+            learned,
+            text,
+            model: OnceLock::new(),
+        }
+    }
+
+    fn model(&self) -> Option<&CutModel> {
+        self.model
+            .get_or_init(|| {
+                let model: CutModel = serde_json::from_str(self.text).ok()?;
+                (model.version == CutModel::VERSION).then_some(model)
+            })
+            .as_ref()
     }
 }
 
-/// `othello train probcut` on positions of generation 3's self-play with the learned
-/// evaluation compiled in.
-const BUILTIN_PATTERNS: &str = include_str!("../../../data/probcut-patterns.json");
+const fn kind(variant: Variant, rows: u8, columns: u8, rule: WinRule) -> GameKind {
+    match Shape::new(rows, columns) {
+        Ok(shape) => GameKind::new(variant, shape, rule),
+        Err(_) => panic!("a compiled model's shape is a shape"),
+    }
+}
 
-/// The same with the hand-written evaluation.
-const BUILTIN_CLASSIC: &str = include_str!("../../../data/probcut-classic.json");
+/// The models compiled in, each made by `othello train probcut` on its kind's self-play
+/// (`docs/training.md` says how; `othello train run` makes one with each generation). The
+/// learned ones were fitted with the weights compiled in for their kind.
+static COMPILED: [Compiled; 3] = [
+    Compiled::new(
+        GameKind::STANDARD,
+        true,
+        include_str!("../../../data/probcut-patterns.json"),
+    ),
+    Compiled::new(
+        GameKind::STANDARD,
+        false,
+        include_str!("../../../data/probcut-classic.json"),
+    ),
+    Compiled::new(
+        kind(Variant::Full, 8, 8, WinRule::FewestDiscs),
+        true,
+        include_str!("../../../data/probcut-full-8x8-fewest.json"),
+    ),
+];
+
+/// The model compiled in for `kind` and the learned evaluation (or `classic`), if any.
+fn compiled(kind: GameKind, learned: bool) -> Option<&'static CutModel> {
+    COMPILED
+        .iter()
+        .find(|entry| entry.kind == kind && entry.learned == learned)?
+        .model()
+}
+
+/// The kinds of game and evaluations (learned or not) with a model compiled in.
+pub fn compiled_models() -> impl Iterator<Item = (GameKind, bool)> {
+    COMPILED.iter().map(|entry| (entry.kind, entry.learned))
+}
 
 #[cfg(test)]
 mod tests {
@@ -187,21 +254,52 @@ mod tests {
     }
 
     #[test]
-    fn the_compiled_models_read_and_apply_where_fitted() {
-        let node = Node8::from_board(&Board::standard(Shape::STANDARD), Color::Black);
-        for eval in [Evaluator::default(), Evaluator::Classic] {
-            let model = model_for(eval, &node, WinRule::MostDiscs).expect("a model");
+    fn every_compiled_model_reads_and_is_for_its_kind() {
+        for (kind, learned) in compiled_models() {
+            let model = compiled(kind, learned).expect("a compiled model reads");
             assert_eq!(model.version, CutModel::VERSION);
-            let (_, deviation) = model.midgame(10, 40);
-            assert!((DISC / 2..20 * DISC).contains(&deviation), "{deviation}");
-            let (_, deviation) = model.endgame(20);
-            assert!((DISC / 2..20 * DISC).contains(&deviation), "{deviation}");
+            assert_eq!(model.kind, kind.to_string());
+            assert_eq!(model.evaluation == "classic", !learned, "{kind}");
+            let empties = kind.shape.cells() as u32 / 2;
+            let (_, deviation) = model.midgame(8, empties);
+            assert!(
+                (DISC / 2..20 * DISC).contains(&deviation),
+                "{kind}: {deviation}"
+            );
+            let (_, deviation) = model.endgame(16);
+            assert!(
+                (DISC / 2..20 * DISC).contains(&deviation),
+                "{kind}: {deviation}"
+            );
         }
-        assert!(model_for(Evaluator::default(), &node, WinRule::FewestDiscs).is_none());
-        let grid = crate::engine::GridNode::<crate::Full>::from_board(
-            &Board::standard(Shape::new(6, 6).unwrap()),
-            Color::Black,
-        );
+    }
+
+    #[test]
+    fn searches_use_the_model_of_their_kind_and_evaluation_only() {
+        let standard = Board::standard(Shape::STANDARD);
+        let node = Node8::from_board(&standard, Color::Black);
+        let learned = model_for(Evaluator::default(), &node, WinRule::MostDiscs).expect("a model");
+        let classic = model_for(Evaluator::Classic, &node, WinRule::MostDiscs).expect("a model");
+        assert_eq!(learned.evaluation, "built-in");
+        assert_eq!(classic.evaluation, "classic");
+        let model = model_for(Evaluator::default(), &node, WinRule::FewestDiscs).expect("fitted");
+        assert_eq!(model.kind, "8x8 FULL fewest");
+        // No model for classic under fewest discs, nor on SIMPLE boards (no weights there).
+        assert!(model_for(Evaluator::Classic, &node, WinRule::FewestDiscs).is_none());
+        let simple = crate::engine::GridNode::<crate::Simple>::from_board(&standard, Color::Black);
+        assert!(model_for(Evaluator::default(), &simple, WinRule::MostDiscs).is_none());
+        let six = Shape::new(6, 6).unwrap();
+        let grid =
+            crate::engine::GridNode::<crate::Full>::from_board(&Board::standard(six), Color::Black);
+        // Fitted there, but not compiled in: it did not help (docs/training.md).
+        assert!(model_for(Evaluator::default(), &grid, WinRule::MostDiscs).is_none());
         assert!(model_for(Evaluator::Classic, &grid, WinRule::MostDiscs).is_none());
+        // A weights file is not the shipped weights, even with the same numbers.
+        let fewest = GameKind::new(Variant::Full, Shape::STANDARD, WinRule::FewestDiscs);
+        let copy = crate::engine::pattern::shipped(fewest).unwrap().clone();
+        let file = Evaluator::Shaped(Box::leak(Box::new(copy)));
+        assert!(model_for(file, &node, WinRule::FewestDiscs).is_none());
+        let shipped = Evaluator::Shaped(crate::engine::pattern::shipped(fewest).unwrap());
+        assert!(model_for(shipped, &node, WinRule::FewestDiscs).is_some());
     }
 }
