@@ -1165,9 +1165,9 @@ mod train_command {
                 "--positions",
                 "12",
                 "--endgame-positions",
-                "4",
+                "10",
                 "--depth",
-                "4",
+                "6",
                 "--exact",
                 "13",
                 "--weights",
@@ -1175,7 +1175,7 @@ mod train_command {
             ],
         );
         assert!(
-            text.starts_with("24 midgame and 4 endgame pairs in "),
+            text.starts_with("48 midgame and 10 endgame pairs of 8x8 FULL most with classic in "),
             "{text}"
         );
         assert!(text.contains("  depth  pairs  mean  deviation"), "{text}");
@@ -1183,8 +1183,8 @@ mod train_command {
             serde_json::from_slice(&std::fs::read(dir.join("cut.json")).unwrap()).unwrap();
         assert_eq!(model["version"], 1);
         assert_eq!(model["evaluation"], "classic");
-        assert_eq!(model["midgame"]["samples"], 24);
-        assert_eq!(model["endgame"]["samples"], 4);
+        assert_eq!(model["midgame"]["samples"], 48);
+        assert_eq!(model["endgame"]["samples"], 10);
         assert_eq!(
             model["midgame"]["deviation"]["coefficients"]
                 .as_array()
@@ -1753,6 +1753,11 @@ mod train_command {
         );
         assert!(text.contains("label: done before"), "{text}");
         assert!(dir.join("w/weights.bin").exists(), "{text}");
+        assert!(
+            text.contains("probcut: no model on a board of 16 squares"),
+            "{text}"
+        );
+        assert!(!dir.join("w/probcut.json").exists());
         // Move quality on a board too small for the range asked: refused, not searched for
         // ever.
         let error = fails(
@@ -1772,6 +1777,178 @@ mod train_command {
             error.contains("4x4 FULL most has no positions with 20 to 24"),
             "{error}"
         );
+    }
+
+    /// The selective search's model of a run: fitted where the data can say something,
+    /// refused where it cannot; a run remakes its files that are damaged (and every step
+    /// after one that ran again), and refuses what would lose work.
+    #[test]
+    fn a_run_remakes_what_is_damaged_and_refuses_what_would_lose_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let options = [
+            "run",
+            "--dir",
+            "r",
+            "--size",
+            "6x6",
+            "--games",
+            "60",
+            "--exact",
+            "12",
+            "--label-depth",
+            "4",
+            "--depth",
+            "2",
+            "--probcut-positions",
+            "20",
+            "--probcut-depth",
+            "6",
+        ];
+        train(dir, &options);
+        let read = |name: &str| std::fs::read(dir.join("r").join(name)).unwrap();
+        let model = |bytes: &[u8]| serde_json::from_slice::<serde_json::Value>(bytes).unwrap();
+        let first = model(&read("probcut.json"));
+        assert_eq!(first["kind"], "6x6 FULL most");
+        assert_eq!(first["evaluation"], "r/weights.bin");
+        // With --exact 12 the run still solves positions at two numbers of empties (12 and
+        // 13), so the endgame model is fitted, not a line of zeros.
+        for part in ["midgame", "endgame"] {
+            assert!(first[part]["samples"].as_u64().unwrap() >= 10, "{first}");
+            let deviation = first[part]["deviation"]["coefficients"].as_array().unwrap();
+            assert!(deviation.iter().any(|c| c.as_f64() != Some(0.0)), "{first}");
+        }
+        let (weights, probcut) = (read("weights.bin"), read("probcut.json"));
+        // A damaged model is made again.
+        std::fs::write(dir.join("r/probcut.json"), "garbage").unwrap();
+        let text = train(dir, &options);
+        assert!(text.contains("fit: done before"), "{text}");
+        assert!(
+            text.contains("probcut: r/probcut.json is not this run's"),
+            "{text}"
+        );
+        assert_eq!(read("probcut.json"), probcut);
+        // Damaged weights are fitted again, and the model after them.
+        std::fs::write(dir.join("r/weights.bin"), "junk").unwrap();
+        let text = train(dir, &options);
+        assert!(
+            text.contains("fit: r/weights.bin is not this run's"),
+            "{text}"
+        );
+        assert!(!text.contains("probcut: done before"), "{text}");
+        assert_eq!(
+            (read("weights.bin"), read("probcut.json")),
+            (weights.clone(), probcut)
+        );
+        // Weights of another kind of game in the run's place are not its weights either.
+        std::fs::write(dir.join("other.txt"), "").unwrap();
+        let mut args = options.to_vec();
+        args[2] = "o";
+        args[4] = "4x6";
+        train(dir, &args);
+        std::fs::copy(dir.join("o/weights.bin"), dir.join("r/weights.bin")).unwrap();
+        let text = train(dir, &options);
+        assert!(
+            text.contains("fit: r/weights.bin is not this run's"),
+            "{text}"
+        );
+        assert_eq!(read("weights.bin"), weights);
+        // The run's own weights as the evaluation of its next run: refused, kept.
+        let mut args = options.to_vec();
+        args.extend(["--weights", "r/weights.bin"]);
+        let error = fails(dir, &args);
+        assert!(error.contains("is this run's own weights.bin"), "{error}");
+        assert_eq!(read("weights.bin"), weights);
+        // A file as the directory.
+        let mut args = options.to_vec();
+        args[2] = "other.txt";
+        assert!(fails(dir, &args).contains("--dir other.txt: not a directory"));
+        // Two runs in one directory at once: the second waits for nothing, it refuses.
+        let lock = std::fs::File::create(dir.join("r/run.lock")).unwrap();
+        lock.try_lock().unwrap();
+        let error = fails(dir, &options);
+        assert!(
+            error.contains("another train run is working in r"),
+            "{error}"
+        );
+        drop(lock);
+        // Other options: both lists named.
+        let mut args = options.to_vec();
+        args[16] = "8";
+        let error = fails(dir, &args);
+        assert!(
+            error.contains("probcut-depth 6), not these (") && error.contains("probcut-depth 8)"),
+            "{error}"
+        );
+        // `train probcut` itself: what it cannot fit is refused, never a model of zeros.
+        std::fs::write(dir.join("empty.bin"), "").unwrap();
+        let error = fails(dir, &["probcut", "--in", "empty.bin", "--out", "m.json"]);
+        assert!(error.contains("empty.bin has no positions"), "{error}");
+        for (flag, value) in [("--depth", "5"), ("--exact", "12"), ("--positions", "9")] {
+            let error = fails(
+                dir,
+                &[
+                    "probcut",
+                    "--in",
+                    "r/positions.bin",
+                    "--out",
+                    "m.json",
+                    flag,
+                    value,
+                ],
+            );
+            assert!(error.contains(&format!("{value} is not in")), "{error}");
+        }
+        let mut args = options.to_vec();
+        args[2] = "tiny";
+        args[4] = "4x4";
+        let text = train(dir, &args);
+        assert!(
+            text.contains("probcut: no model on a board of 16 squares"),
+            "{text}"
+        );
+        let error = fails(
+            dir,
+            &["probcut", "--in", "tiny/positions.bin", "--out", "m.json"],
+        );
+        assert!(
+            error.contains("4x4 FULL most is too small for a model"),
+            "{error}"
+        );
+        // Fewer positions than asked: said. Without weights on a kind of game with none
+        // shipped, the model names the evaluation it was fitted with: classic.
+        train(
+            dir,
+            &[
+                "selfplay", "--out", "s.bin", "--rules", "simple", "--size", "6x6", "--games",
+                "40", "--depth", "2",
+            ],
+        );
+        let text = train(
+            dir,
+            &[
+                "probcut",
+                "--in",
+                "s.bin",
+                "--out",
+                "m.json",
+                "--positions",
+                "10000",
+                "--endgame-positions",
+                "10",
+                "--exact",
+                "14",
+                "--depth",
+                "6",
+            ],
+        );
+        assert!(text.contains("empty squares, of the 10000 asked"), "{text}");
+        let simple = model(&std::fs::read(dir.join("m.json")).unwrap());
+        assert_eq!(
+            simple["evaluation"],
+            "classic (no learned weights for 6x6 SIMPLE with most discs winning)"
+        );
+        assert_eq!(simple["kind"], "6x6 SIMPLE most");
     }
 
     /// `train run` on a small kind of game end to end: it resumes, keeps what each step

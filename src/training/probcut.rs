@@ -104,11 +104,13 @@ pub(crate) fn midgame_features(depth: u32, empties: u32) -> Vec<f64> {
     ]
 }
 
-/// The least-squares fit of the errors of `pairs` (mean and deviation) on `features`.
-pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -> ErrorFit {
+/// The least-squares fit of the errors of `pairs` (mean and deviation) on `features`;
+/// `None` where the pairs cannot tell the features' effects apart (too few of them, or
+/// features that move together).
+pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -> Option<ErrorFit> {
     let rows: Vec<Vec<f64>> = pairs.iter().map(&features).collect();
     let errors: Vec<f64> = pairs.iter().map(|pair| f64::from(pair.error)).collect();
-    let mean = least_squares(&rows, &errors);
+    let mean = least_squares(&rows, &errors)?;
     let residuals: Vec<f64> = rows
         .iter()
         .zip(&errors)
@@ -117,7 +119,7 @@ pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -
     // The shape from the absolute residuals, the size from their squares: errors have
     // heavier tails than a normal one, and the root mean square keeps cuts honest there.
     let spreads: Vec<f64> = residuals.iter().map(|r| r.abs()).collect();
-    let mut deviation = least_squares(&rows, &spreads);
+    let mut deviation = least_squares(&rows, &spreads)?;
     let fitted: f64 = rows.iter().map(|row| deviation.at(row).powi(2)).sum();
     let squares: f64 = residuals.iter().map(|r| r * r).sum();
     if fitted > 0.0 {
@@ -126,11 +128,28 @@ pub(crate) fn fit_errors(pairs: &[Pair], features: impl Fn(&Pair) -> Vec<f64>) -
             *coefficient *= scale;
         }
     }
-    ErrorFit {
+    Some(ErrorFit {
         deviation,
         mean,
         samples: pairs.len(),
-    }
+    })
+}
+
+/// Why a model could not be fitted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FitError {
+    /// The midgame pairs do not tell depth, shallow depth and empties apart.
+    #[error(
+        "the midgame pairs cannot be fitted: they need searches to depth 6 or more on \
+         positions at several numbers of empty squares"
+    )]
+    Midgame,
+    /// The endgame pairs do not tell the empties apart.
+    #[error(
+        "the endgame pairs cannot be fitted: they need solved positions at two numbers of \
+         empty squares or more"
+    )]
+    Endgame,
 }
 
 /// The model of `midgame` and `endgame` pairs, measured with the evaluation named
@@ -141,20 +160,23 @@ pub fn fit_model(
     endgame: &[Pair],
     evaluation: &str,
     fitted_on: &str,
-) -> CutModel {
-    CutModel {
+) -> Result<CutModel, FitError> {
+    Ok(CutModel {
         version: CutModel::VERSION,
         evaluation: evaluation.to_owned(),
         kind: kind.to_string(),
-        midgame: fit_errors(midgame, |pair| midgame_features(pair.depth, pair.empties)),
-        endgame: fit_errors(endgame, |pair| vec![f64::from(pair.empties)]),
+        midgame: fit_errors(midgame, |pair| midgame_features(pair.depth, pair.empties))
+            .ok_or(FitError::Midgame)?,
+        endgame: fit_errors(endgame, |pair| vec![f64::from(pair.empties)])
+            .ok_or(FitError::Endgame)?,
         fitted_on: fitted_on.to_owned(),
-    }
+    })
 }
 
 /// The coefficients (constant first) minimising the squared error of `rows · c` against
-/// `targets`, by the normal equations; zeros where they are singular.
-fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Linear {
+/// `targets`, by the normal equations; `None` where they are singular (or there are no
+/// more rows than coefficients).
+fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Option<Linear> {
     let width = rows.first().map_or(0, Vec::len) + 1;
     let mut matrix = vec![vec![0.0; width + 1]; width];
     for (row, &target) in rows.iter().zip(targets) {
@@ -172,10 +194,13 @@ fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Linear {
             .max_by(|&a, &b| matrix[a][column].abs().total_cmp(&matrix[b][column].abs()))
             .unwrap_or(column);
         matrix.swap(column, pivot);
-        if matrix[column][column].abs() < 1e-12 {
-            return Linear {
-                coefficients: vec![0.0; width],
-            };
+        // Relative to the column's scale: features that move together leave a pivot that
+        // is only rounding error.
+        let scale = (0..width)
+            .map(|row| matrix[row][column].abs())
+            .fold(0.0, f64::max);
+        if matrix[column][column].abs() <= 1e-9 * scale.max(1e-300) {
+            return None;
         }
         for row in 0..width {
             if row != column {
@@ -187,11 +212,11 @@ fn least_squares(rows: &[Vec<f64>], targets: &[f64]) -> Linear {
             }
         }
     }
-    Linear {
+    Some(Linear {
         coefficients: (0..width)
             .map(|i| matrix[i][width] / matrix[i][i])
             .collect(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -218,18 +243,32 @@ mod tests {
                 }
             }
         }
-        let fit = fit_errors(&pairs, |p| vec![f64::from(p.depth), f64::from(p.empties)]);
+        let fit = fit_errors(&pairs, |p| vec![f64::from(p.depth), f64::from(p.empties)]).unwrap();
         let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
         let mean = &fit.mean.coefficients;
         assert!(close(mean[0], 50.0) && close(mean[1], 10.0) && close(mean[2], -2.0));
         let sigma = fit.deviation.at(&[5.0, 30.0]);
         assert!(close(sigma, 100.0), "{sigma}");
         assert_eq!(fit.samples, pairs.len());
-        // Nothing to fit: zeros, not NaN.
-        let empty = fit_errors(&[], |p| vec![f64::from(p.depth)]);
-        assert!(empty.mean.coefficients.iter().all(|&c| c == 0.0));
-        assert_eq!(empty.mean.at(&[7.0]), 0.0);
-        assert_eq!(empty.samples, 0);
+        // Nothing to fit, or features that move together: no fit, rather than a model of
+        // zeros that would claim half a disc of spread.
+        assert!(fit_errors(&[], |p| vec![f64::from(p.depth)]).is_none());
+        let together = |p: &Pair| vec![f64::from(p.depth), f64::from(p.depth) - 2.0];
+        assert!(fit_errors(&pairs, together).is_none());
+        let one_empties: Vec<Pair> = pairs.iter().filter(|p| p.empties == 30).copied().collect();
+        assert!(fit_errors(&one_empties, |p| vec![f64::from(p.empties)]).is_none());
+        let midgame = |p: &Pair| midgame_features(p.depth, p.empties);
+        let shallow: Vec<Pair> = pairs.iter().filter(|p| p.depth <= 5).copied().collect();
+        assert_eq!(
+            fit_model(crate::GameKind::STANDARD, &shallow, &pairs, "e", "f"),
+            Err(FitError::Midgame),
+            "depths 3 to 5 have shallow depths 1 to 3: depth minus two"
+        );
+        assert!(fit_errors(&pairs, midgame).is_some());
+        assert_eq!(
+            fit_model(crate::GameKind::STANDARD, &pairs, &one_empties, "e", "f"),
+            Err(FitError::Endgame)
+        );
     }
 
     /// The pairs are what they say: searches of the same position, deep minus shallow; a

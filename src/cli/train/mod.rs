@@ -341,6 +341,9 @@ impl SolvedFile {
     }
 }
 
+/// The fewest midgame (and endgame) positions a selective search's model is fitted on.
+pub(super) const MIN_PROBCUT_POSITIONS: u32 = 10;
+
 #[derive(Debug, Args)]
 pub(super) struct ProbcutArgs {
     /// Positions to measure on (a selfplay or label output).
@@ -350,16 +353,18 @@ pub(super) struct ProbcutArgs {
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Midgame positions (more than 14 empty squares) to search.
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(MIN_PROBCUT_POSITIONS as i64..))]
     positions: u32,
     /// Endgame positions to solve.
-    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(MIN_PROBCUT_POSITIONS as i64..))]
     endgame_positions: u32,
-    /// The deepest midgame search measured.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(4..=20))]
+    /// The deepest midgame search measured (6 at least: shallower ones leave the depth and
+    /// the shallow search's depth moving together, which a fit cannot tell apart).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(6..=20))]
     depth: u32,
-    /// The most empty squares of an endgame position (its exact score is solved).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(12..=26))]
+    /// The most empty squares of an endgame position (its exact score is solved; from 12
+    /// empties, so 13 at least).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(13..=26))]
     exact: u32,
     /// Which positions are picked.
     #[arg(long, default_value_t = 1)]
@@ -957,14 +962,34 @@ impl ProbcutArgs {
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
         let reader = open_samples(&self.input).map_err(read_error(&self.input))?;
-        let kind = reader
-            .header()
-            .map_or(GameKind::STANDARD, |header| header.kind);
+        let Some(header) = reader.header() else {
+            return Err(CliError::Usage {
+                message: format!("{} has no positions", self.input.display()),
+            });
+        };
+        if !header.complete && header.run != 0 {
+            return Err(CliError::Usage {
+                message: format!(
+                    "{} is not finished (its step stopped before the end): run it again to \
+                     the end first",
+                    self.input.display()
+                ),
+            });
+        }
+        let kind = header.kind;
         let eval = evaluator_for(self.weights.as_deref(), kind)?;
         let samples = reader.read_rest().map_err(read_error(&self.input))?;
         // Midgame: from 15 empties to 8 after the start (56 on 8 x 8).
-        let cells = u32::from(kind.shape.rows()) * u32::from(kind.shape.columns());
+        let cells = kind.shape.cells() as u32;
         let opening = cells.saturating_sub(8);
+        if opening < 15 {
+            return Err(CliError::Usage {
+                message: format!(
+                    "{kind} is too small for a model: its midgame positions would have 15 to \
+                     {opening} empty squares"
+                ),
+            });
+        }
         let pick = |range: std::ops::RangeInclusive<u32>, count: u32, salt: u64| {
             let mut fitting: Vec<Sample> = samples
                 .iter()
@@ -982,17 +1007,34 @@ impl ProbcutArgs {
             self.endgame_positions,
             0x656e_6467,
         );
-        if midgame.is_empty() || endgame.is_empty() {
-            return Err(CliError::Usage {
-                message: format!(
-                    "{} has no positions with 15 to {opening} empty squares, or none with {} \
-                     to {}",
-                    self.input.display(),
-                    ENDGAME_MIN_EMPTIES,
-                    self.exact
-                ),
-            });
+        for (found, asked, range) in [
+            (midgame.len(), self.positions, format!("15 to {opening}")),
+            (
+                endgame.len(),
+                self.endgame_positions,
+                format!("{ENDGAME_MIN_EMPTIES} to {}", self.exact),
+            ),
+        ] {
+            if found < MIN_PROBCUT_POSITIONS as usize {
+                return Err(CliError::Usage {
+                    message: format!(
+                        "{} has {found} positions with {range} empty squares: a model needs \
+                         {MIN_PROBCUT_POSITIONS} at least",
+                        self.input.display(),
+                    ),
+                });
+            }
+            if found < asked as usize {
+                writeln!(
+                    out,
+                    "only {found} positions with {range} empty squares, of the {asked} asked"
+                )?;
+            }
         }
+        let name = match self.weights.as_deref() {
+            Some(path) if !matches!(path, "classic" | "built-in") => path.to_owned(),
+            _ => eval.describe(kind.variant, kind.shape, kind.rule),
+        };
         let start = Instant::now();
         let bar = progress_bar(midgame.len() as u64, 0, "midgame positions");
         let midgame_pairs: Vec<probcut::Pair> = midgame
@@ -1014,7 +1056,6 @@ impl ProbcutArgs {
             })
             .collect();
         bar.finish_and_clear();
-        let name = self.weights.as_deref().unwrap_or("built-in");
         let fitted_on = format!(
             "{} midgame positions of {} searched to depth {}, {} endgame positions solved \
              (up to {} empties), seed {}",
@@ -1027,13 +1068,16 @@ impl ProbcutArgs {
             self.exact,
             self.seed
         );
-        let model = probcut::fit_model(kind, &midgame_pairs, &endgame_pairs, name, &fitted_on);
+        let model = probcut::fit_model(kind, &midgame_pairs, &endgame_pairs, &name, &fitted_on)
+            .map_err(|error| CliError::Usage {
+                message: error.to_string(),
+            })?;
         let mut text = serde_json::to_string_pretty(&model).expect("a model serializes");
         text.push('\n');
         write_file(&self.out, text.as_bytes())?;
         writeln!(
             out,
-            "{} midgame and {} endgame pairs in {:.1} s -> {}",
+            "{} midgame and {} endgame pairs of {kind} with {name} in {:.1} s -> {}",
             midgame_pairs.len(),
             endgame_pairs.len(),
             start.elapsed().as_secs_f64(),

@@ -9,11 +9,12 @@ use std::{
 };
 
 use clap::{Args, FromArgMatches};
-use othello::engine::Selectivity;
+use othello::engine::{Selectivity, search::probcut::CutModel};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    FitArgs, KindArgs, LabelArgs, ProbcutArgs, SelfPlayArgs, read_error, write_error, write_file,
+    FitArgs, KindArgs, LabelArgs, MIN_PROBCUT_POSITIONS, ProbcutArgs, SelfPlayArgs, load_weights,
+    open_samples, read_error, write_error, write_file,
 };
 use crate::cli::CliError;
 
@@ -50,10 +51,10 @@ pub(super) struct RunArgs {
     weights: String,
     /// Midgame positions the selective search's model is measured on (half as many
     /// endgame positions are solved for it).
-    #[arg(long, value_name = "N", default_value_t = PROBCUT_POSITIONS, value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, value_name = "N", default_value_t = PROBCUT_POSITIONS, value_parser = clap::value_parser!(u32).range(2 * MIN_PROBCUT_POSITIONS as i64..))]
     probcut_positions: u32,
-    /// The deepest midgame search of that model.
-    #[arg(long, value_name = "DEPTH", default_value_t = PROBCUT_DEPTH, value_parser = clap::value_parser!(u32).range(4..=20))]
+    /// The deepest midgame search of that model (6 at least).
+    #[arg(long, value_name = "DEPTH", default_value_t = PROBCUT_DEPTH, value_parser = clap::value_parser!(u32).range(6..=20))]
     probcut_depth: u32,
 }
 
@@ -138,19 +139,48 @@ impl RunArgs {
     }
 
     pub(super) fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let usage = |message: String| Err(CliError::Usage { message });
+        if self.dir.exists() && !self.dir.is_dir() {
+            return usage(format!("--dir {}: not a directory", self.dir.display()));
+        }
         std::fs::create_dir_all(&self.dir).map_err(write_error(&self.dir))?;
+        if !matches!(self.weights.as_str(), "classic" | "built-in") {
+            for name in OUTPUTS {
+                if crate::cli::output::same_file(Path::new(&self.weights), &self.dir.join(name)) {
+                    return usage(format!(
+                        "--weights {} is this run's own {name}: give the generation before's \
+                         weights (copy them elsewhere first)",
+                        self.weights
+                    ));
+                }
+            }
+        }
+        // One run at a time in a directory: a second would write the same files.
+        let lock_path = self.dir.join("run.lock");
+        let lock = std::fs::File::create(&lock_path).map_err(write_error(&lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return usage(format!(
+                    "another train run is working in {}: let it finish (or stop it) first",
+                    self.dir.display()
+                ));
+            }
+            Err(std::fs::TryLockError::Error(error)) => {
+                return Err(write_error(&lock_path)(error));
+            }
+        }
         let run_path = self.dir.join("run.json");
         let options = self.options();
         let mut run = match RunFile::read(&run_path)? {
             Some(run) if !self.goes_on(&run.options) => {
-                return Err(CliError::Usage {
-                    message: format!(
-                        "{} holds a run with other options ({}): give the same options to go \
-                         on with it, or another --dir",
-                        self.dir.display(),
-                        run.options.join(", ")
-                    ),
-                });
+                return usage(format!(
+                    "{} holds a run with other options ({}), not these ({}): give the same \
+                     options to go on with it, or another --dir",
+                    self.dir.display(),
+                    run.options.join(", "),
+                    options.join(", ")
+                ));
             }
             Some(run) => RunFile { options, ..run },
             None => RunFile {
@@ -227,7 +257,7 @@ impl RunArgs {
         .iter()
         .map(|word| (*word).to_owned())
         .collect();
-        let probcut_exact = self.exact.clamp(12, 20).to_string();
+        let probcut_exact = self.exact.clamp(13, 20).to_string();
         let (probcut_positions, probcut_endgame, probcut_depth) = (
             self.probcut_positions.to_string(),
             (self.probcut_positions / 2).to_string(),
@@ -254,38 +284,75 @@ impl RunArgs {
         .iter()
         .map(|word| (*word).to_owned())
         .collect();
-        step(
+        let samples = |path: &Path, finished: bool| {
+            open_samples(path)
+                .ok()
+                .and_then(|reader| reader.header())
+                .is_some_and(|header| {
+                    header.kind == kind && (!finished || header.complete || header.run == 0)
+                })
+        };
+        // A step that runs again makes every later one run again (on its new input).
+        let mut ran = step(
             &mut run,
             &run_path,
             "selfplay",
             &self.dir.join("positions.bin"),
             out,
+            false,
+            &samples,
             |out| parsed::<SelfPlayArgs>("selfplay", &selfplay)?.run(out),
         )?;
-        step(
+        ran |= step(
             &mut run,
             &run_path,
             "label",
             &self.dir.join("labelled.bin"),
             out,
+            ran,
+            &samples,
             |out| parsed::<LabelArgs>("label", &label)?.run(out),
         )?;
-        step(
+        let weights = |path: &Path, _: bool| {
+            load_weights(path).is_ok_and(|eval| crate::cli::weights_file_kind(eval) == kind)
+        };
+        ran |= step(
             &mut run,
             &run_path,
             "fit",
             &self.dir.join("weights.bin"),
             out,
+            ran,
+            &weights,
             |out| parsed::<FitArgs>("fit", &fit)?.run(out),
         )?;
-        step(
-            &mut run,
-            &run_path,
-            "probcut",
-            &self.dir.join("probcut.json"),
-            out,
-            |out| parsed::<ProbcutArgs>("probcut", &probcut)?.run(out),
-        )?;
+        // A midgame position has 15 empty squares or more, 8 fewer than the board at most.
+        if kind.shape.cells() < 23 {
+            writeln!(
+                out,
+                "probcut: no model on a board of {} squares (too few for a midgame)",
+                kind.shape.cells()
+            )?;
+        } else {
+            let model = |path: &Path, _: bool| {
+                crate::files::read_text(path, crate::files::GAME_FILE)
+                    .ok()
+                    .and_then(|text| serde_json::from_str::<CutModel>(&text).ok())
+                    .is_some_and(|model| {
+                        model.version == CutModel::VERSION && model.kind() == kind.to_string()
+                    })
+            };
+            step(
+                &mut run,
+                &run_path,
+                "probcut",
+                &self.dir.join("probcut.json"),
+                out,
+                ran,
+                &model,
+                |out| parsed::<ProbcutArgs>("probcut", &probcut)?.run(out),
+            )?;
+        }
         let seconds: Vec<String> = run
             .seconds
             .iter()
@@ -301,19 +368,50 @@ impl RunArgs {
     }
 }
 
-/// Runs step `name` unless the run has finished it, adding its time to the run's file.
+/// The files a run writes in its directory.
+const OUTPUTS: [&str; 4] = [
+    "positions.bin",
+    "labelled.bin",
+    "weights.bin",
+    "probcut.json",
+];
+
+/// Runs step `name` unless the run has finished it (and no step before it ran again:
+/// `stale`), adding its time to the run's file; whether it ran. `intact` says whether the
+/// step's `output` is its own (and, given `true`, finished): a file gone, damaged or of
+/// another kind of game is made again.
+#[allow(clippy::too_many_arguments)]
 fn step<W: Write>(
     run: &mut RunFile,
     run_path: &Path,
     name: &str,
     output: &Path,
     out: &mut W,
+    stale: bool,
+    intact: &dyn Fn(&Path, bool) -> bool,
     body: impl FnOnce(&mut W) -> Result<(), CliError>,
-) -> Result<(), CliError> {
-    if run.finished.iter().any(|done| done == name) {
+) -> Result<bool, CliError> {
+    if stale {
+        run.finished.retain(|done| done != name);
+    }
+    let finished = run.finished.iter().any(|done| done == name);
+    if std::fs::symlink_metadata(output).is_ok() && !intact(output, finished) {
+        if crate::files::is_irregular(output) {
+            return Err(CliError::Usage {
+                message: format!("{}: not a regular file, so not replaced", output.display()),
+            });
+        }
+        writeln!(
+            out,
+            "{name}: {} is not this run's (damaged, or of another kind of game): made again",
+            output.display()
+        )?;
+        std::fs::remove_file(output).map_err(write_error(output))?;
+    }
+    if finished {
         if output.exists() {
             writeln!(out, "{name}: done before")?;
-            return Ok(());
+            return Ok(false);
         }
         // Its file is gone: the step runs again.
         run.finished.retain(|done| done != name);
@@ -325,7 +423,7 @@ fn step<W: Write>(
         run.finished.push(name.to_owned());
     }
     run.write(run_path)?;
-    result
+    result.map(|()| true)
 }
 
 /// A step's options from its command-line words: the step's own defaults apply.

@@ -35,13 +35,20 @@ impl Shipped {
 }
 
 /// Every shipped file, by kind.
-static SHIPPED: [Shipped; 2] = [
+static SHIPPED: [Shipped; 3] = [
     Shipped::new(
         Variant::Full,
         6,
         6,
         WinRule::MostDiscs,
         include_bytes!("../../../data/eval-full-6x6-most.bin"),
+    ),
+    Shipped::new(
+        Variant::Full,
+        6,
+        6,
+        WinRule::FewestDiscs,
+        include_bytes!("../../../data/eval-full-6x6-fewest.bin"),
     ),
     Shipped::new(
         Variant::Full,

@@ -90,6 +90,12 @@ impl CutModel {
     /// The version this program reads and writes.
     pub const VERSION: u32 = 1;
 
+    /// The kind of game it was fitted on, as [`crate::GameKind`] writes it (empty for a
+    /// model that does not say).
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
     /// The midgame prediction's error at `depth` with `empties` empty squares.
     pub fn midgame(&self, depth: u32, empties: u32) -> (i32, i32) {
         self.midgame.at(&[
