@@ -273,6 +273,18 @@ fn hints_and_solves_name_their_evaluation() {
         ])["evaluation"],
         "classic (no learned weights for 6x6 SIMPLE with most discs winning)"
     );
+    let fewest = fixture("solved/6x6-fewest-start.txt");
+    assert_eq!(
+        json(&[
+            "hint",
+            "--position",
+            fewest.to_str().unwrap(),
+            "--depth",
+            "2",
+            "--json"
+        ])["evaluation"],
+        "learned patterns for 6x6 FULL fewest (built in)"
+    );
     let near_end = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
     assert_eq!(
         json(&["solve", "--obf", near_end, "--json", "--threads", "1"])["evaluation"],

@@ -321,6 +321,12 @@ mod tests {
         let start = SmallNode::<Full>::from_board(&board, Color::Black).unwrap();
         let kind = GameKind::new(Variant::Full, shape, WinRule::MostDiscs);
         let shipped = super::super::pattern::shipped(kind).expect("6x6 weights are shipped");
+        let fewest = super::super::pattern::shipped(GameKind::new(
+            Variant::Full,
+            shape,
+            WinRule::FewestDiscs,
+        ))
+        .expect("6x6 fewest-discs weights are shipped");
         let learned = Evaluator::default();
         let mut differ = 0;
         for node in game_nodes(start) {
@@ -333,10 +339,16 @@ mod tests {
             // The same board on the 256-bit representation scores the same.
             let grid = GridNode::<Full>::from_board(&node_board(&node), Color::Black);
             assert_eq!(learned.evaluate(&grid, WinRule::MostDiscs), score);
-            // Fewest discs has no weights here: the hand-written evaluation.
+            // Fewest discs has weights of its own; SIMPLE rules none: the hand-written
+            // evaluation.
             assert_eq!(
                 learned.evaluate(&node, WinRule::FewestDiscs),
-                evaluate(&node, WinRule::FewestDiscs)
+                fewest.evaluate(&node)
+            );
+            let simple = GridNode::<crate::Simple>::from_board(&node_board(&node), Color::Black);
+            assert_eq!(
+                learned.evaluate(&simple, WinRule::MostDiscs),
+                evaluate(&simple, WinRule::MostDiscs)
             );
             differ += usize::from(score != evaluate(&node, WinRule::MostDiscs));
         }

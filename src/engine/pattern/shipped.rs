@@ -35,7 +35,7 @@ impl Shipped {
 }
 
 /// Every shipped file, by kind.
-static SHIPPED: [Shipped; 3] = [
+static SHIPPED: [Shipped; 4] = [
     Shipped::new(
         Variant::Full,
         6,
@@ -56,6 +56,13 @@ static SHIPPED: [Shipped; 3] = [
         8,
         WinRule::FewestDiscs,
         include_bytes!("../../../data/eval-full-8x8-fewest.bin"),
+    ),
+    Shipped::new(
+        Variant::Full,
+        10,
+        10,
+        WinRule::MostDiscs,
+        include_bytes!("../../../data/eval-full-10x10-most.bin"),
     ),
 ];
 
