@@ -625,6 +625,27 @@ fn open_samples(path: &Path) -> std::io::Result<SampleReader> {
     SampleReader::from_file(crate::files::open_regular(path)?, path)
 }
 
+/// The samples file at `path` as a step's input, with its header: refused if it has no
+/// positions or its step has not finished (a file that does not say is taken as finished).
+fn open_finished(path: &Path) -> Result<(SampleReader, SampleHeader), CliError> {
+    let reader = open_samples(path).map_err(read_error(path))?;
+    let Some(header) = reader.header() else {
+        return Err(CliError::Usage {
+            message: format!("{} has no positions yet", path.display()),
+        });
+    };
+    if !header.complete && header.run != 0 {
+        return Err(CliError::Usage {
+            message: format!(
+                "{} is not finished (its step stopped before the end): run it again to the \
+                 end first",
+                path.display()
+            ),
+        });
+    }
+    Ok((reader, header))
+}
+
 /// Every sample of the file at `path` (see [`open_samples`]).
 fn read_samples(path: &Path) -> std::io::Result<Vec<Sample>> {
     open_samples(path)?.read_rest()
@@ -653,21 +674,7 @@ impl LabelArgs {
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::Labelled, self.force)?;
-        let reader = open_samples(&self.input).map_err(read_error(&self.input))?;
-        let Some(header) = reader.header() else {
-            return Err(CliError::Usage {
-                message: format!("{} has no positions yet", self.input.display()),
-            });
-        };
-        if !header.complete && header.run != 0 {
-            return Err(CliError::Usage {
-                message: format!(
-                    "{} is not finished (its self-play stopped before the end): run it again \
-                     to the end first",
-                    self.input.display()
-                ),
-            });
-        }
+        let (reader, header) = open_finished(&self.input)?;
         let options = LabelOptions {
             exact_empties: self.exact,
             depth: self.depth,
@@ -961,21 +968,7 @@ impl ProbcutArgs {
         let mut inputs = vec![self.input.as_path()];
         inputs.extend(self.weights.as_deref().map(Path::new));
         check_step_output(&self.out, &inputs, OutputKind::CutModel, self.force)?;
-        let reader = open_samples(&self.input).map_err(read_error(&self.input))?;
-        let Some(header) = reader.header() else {
-            return Err(CliError::Usage {
-                message: format!("{} has no positions", self.input.display()),
-            });
-        };
-        if !header.complete && header.run != 0 {
-            return Err(CliError::Usage {
-                message: format!(
-                    "{} is not finished (its step stopped before the end): run it again to \
-                     the end first",
-                    self.input.display()
-                ),
-            });
-        }
+        let (reader, header) = open_finished(&self.input)?;
         let kind = header.kind;
         let eval = evaluator_for(self.weights.as_deref(), kind)?;
         let samples = reader.read_rest().map_err(read_error(&self.input))?;
