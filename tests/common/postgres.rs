@@ -136,7 +136,7 @@ impl Postgres {
                 .unwrap();
             assert!(status.success(), "chown {owner}");
         }
-        let postgres = Postgres {
+        let mut postgres = Postgres {
             port: free_port(),
             dir,
             bin,
@@ -156,7 +156,18 @@ impl Postgres {
                 "--no-sync",
             ],
         );
-        postgres.start_server();
+        // The port was free a moment ago; another test's process may have taken it
+        // since (CI once saw this), so a failed start tries a fresh port.
+        for attempt in 1.. {
+            match postgres.try_start_server() {
+                Ok(()) => break,
+                Err(why) if attempt < 3 => {
+                    eprintln!("PostgreSQL did not start on port {}: {why}", postgres.port);
+                    postgres.port = free_port();
+                }
+                Err(why) => panic!("PostgreSQL did not start: {why}"),
+            }
+        }
         postgres.run(
             "createdb",
             &[
@@ -200,26 +211,37 @@ impl Postgres {
 
     /// Starts it again after [`Postgres::stop`], on the same port.
     pub fn start_server(&self) {
+        if let Err(why) = self.try_start_server() {
+            panic!("PostgreSQL did not start again: {why}");
+        }
+    }
+
+    /// Starts the server; what pg_ctl and the server's log say where it does not.
+    fn try_start_server(&self) -> Result<(), String> {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync={} -c max_connections=300",
             self.port,
             self.dir.path().display(),
             if self.durable { "on" } else { "off" }
         );
-        let log = self.dir.path().join("server.log").display().to_string();
-        self.run(
-            "pg_ctl",
-            &[
-                "-D",
-                &self.data(),
-                "-l",
-                &log,
-                "-o",
-                &options,
-                "-w",
-                "start",
-            ],
-        );
+        let log = self.dir.path().join("server.log");
+        let output = self
+            .command("pg_ctl")
+            .args(["-D", &self.data(), "-l"])
+            .arg(&log)
+            .args(["-o", &options, "-w", "start"])
+            .output()
+            .unwrap();
+        if output.status.success() {
+            return Ok(());
+        }
+        Err(format!(
+            "pg_ctl start: {}\n{}\n{}\nserver.log:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        ))
     }
 
     /// Runs `sql` with psql on the database `othello` and returns what it prints
