@@ -1111,13 +1111,34 @@ async fn a_challenge_taken_from_another_browser(servers: &[Server], shots: bool)
         eval(&ann, "location.pathname").await,
         eval(&bob, "location.pathname").await
     );
+    // No clock runs before a side's first move (issue 47): a line counts down the time
+    // left to make it.
     wait_for(
         &ann,
-        "document.querySelector('#clock-B').classList.contains('running') && document.querySelector('#player-B .name').textContent.includes('\u{2068}Ann\u{2069} (you)')",
-        "Black's clock runs, Ann's seat",
+        "!document.querySelector('#first-move').hidden && document.querySelector('#first-move').textContent.includes(\"Black's first move: \") && document.querySelector('#first-move').textContent.includes(' s left, or the game is aborted') && !document.querySelector('#clock-B').classList.contains('running') && document.querySelector('#player-B .name').textContent.includes('\u{2068}Ann\u{2069} (you)')",
+        "Black's first move is awaited, Ann's seat",
     )
     .await;
+    if shots {
+        screenshot(&ann, "first-move.png").await;
+    }
     click_square(&ann, "d3").await;
+    wait_for(
+        &bob,
+        "document.querySelector('#first-move').textContent.includes(\"White's first move\") && !document.querySelector('#clock-W').classList.contains('running')",
+        "White's first move is awaited",
+    )
+    .await;
+    click_square(&bob, "c5").await;
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "document.querySelector('#first-move').hidden && document.querySelector('#clock-B').classList.contains('running')",
+            "Black's clock runs after both first moves",
+        )
+        .await;
+    }
+    click_square(&ann, "d6").await;
     wait_for(
         &bob,
         "document.querySelector('#clock-W').classList.contains('running')",
@@ -1241,19 +1262,36 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
     )
     .await;
     click_square(&ann, "d3").await;
-    // Bob does not answer: his three seconds run out.
+    wait_for(
+        &bob,
+        "document.querySelector('#first-move').textContent.includes(\"White's first move\")",
+        "bob's turn",
+    )
+    .await;
+    click_square(&bob, "c5").await;
+    // Ann does not answer: her three seconds run out.
     for client in [&ann, &bob] {
         wait_for(
             client,
-            "document.querySelector('#banner').textContent.includes(\"White's time ran out: Black wins\")",
+            "document.querySelector('#banner').textContent.includes(\"Black's time ran out: White wins\")",
             "the loss on time",
         )
         .await;
     }
-    assert_eq!(text_of(&bob, "#clock-W").await, "0:00.0");
+    assert_eq!(text_of(&bob, "#clock-B").await, "0:00.0");
     screenshot(&bob, "lost-on-time.png").await;
-    for (client, name, result, higher) in [(&ann, "ann", "win", true), (&bob, "bob", "loss", false)]
-    {
+    let today = eval(
+        &ann,
+        "((d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`)(new Date())",
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_owned();
+    for (client, name, result, higher) in [
+        (&ann, "ann", "lost on time", false),
+        (&bob, "bob", "won on time", true),
+    ] {
         client
             .goto(&format!("{}/u/{name}", server.url))
             .await
@@ -1274,8 +1312,14 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
             .parse()
             .unwrap();
         assert_eq!(number > 1500, higher, "{rating}");
+        // A date per game (ISO), the result in words (issue 47).
         let game = text_of(client, "#player-games tbody tr").await;
-        assert!(game.starts_with(result) && game.contains("rated"), "{game}");
+        assert!(
+            game.starts_with(&today) && game.contains(result) && game.contains("rated"),
+            "{game}"
+        );
+        let since = text_of(client, "#player-since").await;
+        assert_eq!(since, format!("Member since {today}."));
         wait_for(
             client,
             "document.querySelector('#player-graph svg')",

@@ -43,14 +43,14 @@ async fn state(server: &Server, game: &str) -> Value {
 
 async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
     let server = Server::start(&db);
-    // Black's clock starts with the game.
-    let start = Instant::now();
+    // No clock runs before a side's first move (issue 47): the time left to make it
+    // counts down instead.
     let game = create(
         &server,
         json!({"clock": {"base_ms": 60_000, "increment_ms": 5_000}, "black_name": "Ann"}),
     )
     .await;
-    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
     let created = &game["state"];
     assert_eq!(
         (
@@ -59,11 +59,30 @@ async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
         ),
         (&json!(60_000), &json!(5_000))
     );
-    assert_eq!(created["clock"]["running"], "B");
-    assert!(clock(created, "B") <= 60_000 && clock(created, "W") == 60_000);
+    assert_eq!(created["clock"]["running"], Value::Null);
+    let due = created["clock"]["first_move_ms"].as_u64().unwrap();
+    assert!((25_000..=30_000).contains(&due), "{created}");
+    assert!(clock(created, "B") == 60_000 && clock(created, "W") == 60_000);
     assert_eq!(created["seats"]["black"]["name"], "Ann");
     tokio::time::sleep(Duration::from_millis(300)).await;
     let (status, after) = play(&server, &game_id, &black, "d3").await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!((clock(&after, "B"), clock(&after, "W")), (60_000, 60_000));
+    assert_eq!(after["clock"]["running"], Value::Null, "White's first move");
+    // Black's clock starts with White's first move (timed from before it is sent).
+    let start = Instant::now();
+    let (status, after) = play(&server, &game_id, &white, "c5").await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(
+        clock(&after, "W"),
+        60_000,
+        "nothing charged for a first move"
+    );
+    assert!(clock(&after, "B") > 59_000, "{after}");
+    assert_eq!(after["clock"]["running"], "B");
+    assert_eq!(after["clock"]["first_move_ms"], Value::Null);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, after) = play(&server, &game_id, &black, "d6").await;
     let spent = start.elapsed().as_millis() as u64;
     assert_eq!(status, 200, "{after}");
     // Black's turn took at least the 300 ms waited and at most what the test measured;
@@ -73,7 +92,7 @@ async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
     let (_, ggf) = text(&server, &format!("/games/{game_id}/export?format=ggf")).await;
     assert!(ggf.contains("TI[01:00/00:05/00:00]"), "{ggf}");
     let seconds: f64 = ggf
-        .split("B[D3//")
+        .split("B[D6//")
         .nth(1)
         .and_then(|rest| rest.split(']').next())
         .and_then(|time| time.parse().ok())
@@ -110,8 +129,12 @@ async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
 async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({"clock": {"base_ms": 1_000}})).await;
-    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
     let mut live = Live::connect(&server, &game_id, Some(&black)).await;
+    for (seat, square) in [(&black, "d3"), (&white, "c5")] {
+        let (status, body) = play(&server, &game_id, seat, square).await;
+        assert_eq!(status, 200, "{body}");
+    }
     // Nobody asks: the server ends the game when Black's second is up, and says so.
     let over = live.state_where(|state| state["status"] == "over").await;
     assert_eq!(
@@ -122,7 +145,7 @@ async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused(db: TestDb) {
         (clock(&over, "B"), &over["clock"]["running"]),
         (0, &Value::Null)
     );
-    let (status, body) = play(&server, &game_id, &black, "d3").await;
+    let (status, body) = play(&server, &game_id, &black, "d6").await;
     assert_eq!((status, error_code(&body)), (409, "out_of_time"), "{body}");
     // GGF says Black lost on time.
     let (status, ggf) = text(&server, &format!("/games/{game_id}/export?format=ggf")).await;
@@ -130,13 +153,83 @@ async fn a_flag_falls_by_itself_and_a_move_after_it_is_refused(db: TestDb) {
     assert!(ggf.contains("RE[-64:t]"), "{ggf}");
     assert!(ggf.contains("TI[00:01/00:00/00:00]"), "{ggf}");
     let again = state(&server, &game_id).await;
-    assert_eq!(again["moves"], json!([]), "nothing played after the flag");
+    assert_eq!(
+        again["moves"],
+        json!(["d3", "c5"]),
+        "nothing played after the flag"
+    );
+}
+
+/// Issue 47: a timed game whose first move does not come in time is aborted, and a
+/// rated one moves no rating.
+async fn a_first_move_that_never_comes_aborts_the_game_unrated(db: TestDb) {
+    let server = Server::start(&db);
+    let ann = member(&server, "ann").await;
+    let bob = member(&server, "bob").await;
+    let (status, posted) = post_seek(
+        &server,
+        Auth::Member(&ann.0, &ann.1),
+        json!({"rated": true, "color": "B", "clock": {"base_ms": 60_000}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{posted}");
+    let seek = posted["seek"]["id"].as_str().unwrap();
+    let (status, taken) = send(
+        Auth::Member(&bob.0, &bob.1)
+            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
+    )
+    .await;
+    assert_eq!(status, 201, "{taken}");
+    let game = taken["game"].as_str().unwrap().to_owned();
+    let move_as = |member: &(String, String), square: &str| {
+        send(
+            Auth::Member(&member.0, &member.1)
+                .apply(client().post(server.api(&format!("/games/{game}/moves"))))
+                .json(&json!({ "square": square })),
+        )
+    };
+    let (status, body) = move_as(&ann, "d3").await;
+    assert_eq!(status, 200, "{body}");
+    // Bob never makes his first move: 30 s after Ann's, the game is called off.
+    let mut live = Live::connect(&server, &game, None).await;
+    let over = live.state_where(|state| state["status"] == "over").await;
+    assert_eq!(
+        (&over["ending"], &over["no_first_move"], &over["winner"]),
+        (&json!("no_first_move"), &json!("W"), &Value::Null),
+        "{over}"
+    );
+    assert_eq!((clock(&over, "B"), clock(&over, "W")), (60_000, 60_000));
+    let (status, body) = move_as(&bob, "c5").await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "no_first_move"),
+        "{body}"
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("White did not make a first move within 30 s"),
+        "{body}"
+    );
+    for name in ["ann", "bob"] {
+        let (status, page) = send(client().get(server.api(&format!("/users/{name}")))).await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page["ratings"], json!([]), "no rating moved: {page}");
+        assert_eq!(page["games"][0]["result"], "aborted", "{page}");
+        assert_eq!(page["games"][0]["ending"], "no_first_move", "{page}");
+    }
 }
 
 async fn reconnecting_and_restarting_show_the_clock_as_it_ran(db: TestDb) {
     let server = Server::start(&db);
     let game = create(&server, json!({"clock": {"base_ms": 120_000}})).await;
-    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let (game_id, black, white) = (id(&game), secret(&game, "black"), secret(&game, "white"));
+    // Black's clock runs from White's first move.
+    for (seat, square) in [(&black, "d3"), (&white, "c5")] {
+        let (status, body) = play(&server, &game_id, seat, square).await;
+        assert_eq!(status, 200, "{body}");
+    }
     let mut live = Live::connect(&server, &game_id, Some(&black)).await;
     let first = live.next().await;
     let before = clock(&first["state"], "B");
@@ -155,7 +248,7 @@ async fn reconnecting_and_restarting_show_the_clock_as_it_ran(db: TestDb) {
     let restarted = state(&server, &game_id).await;
     assert!(clock(&restarted, "B") <= after - 200, "{restarted}");
     assert_eq!(clock(&restarted, "W"), 120_000);
-    let (status, _) = play(&server, &game_id, &black, "d3").await;
+    let (status, _) = play(&server, &game_id, &black, "d6").await;
     assert_eq!(status, 200);
 }
 
@@ -172,6 +265,15 @@ async fn an_engine_plays_on_its_clock(db: TestDb) {
     assert_eq!(status, 200);
     let replied = live
         .state_where(|state| state["ply"] == 2 || state["status"] == "over")
+        .await;
+    assert_eq!(replied["status"], "playing", "{replied}");
+    // Its first move costs it nothing: its clock starts after it.
+    assert_eq!(clock(&replied, "W"), 4_000, "{replied}");
+    let square = replied["legal"][0].as_str().unwrap();
+    let (status, _) = play(&server, &game_id, &black, square).await;
+    assert_eq!(status, 200);
+    let replied = live
+        .state_where(|state| state["ply"] == 4 || state["status"] == "over")
         .await;
     assert_eq!(replied["status"], "playing", "{replied}");
     // Its share of four seconds over some 30 moves, far below its 5 s per move.
@@ -673,19 +775,21 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     .await;
     assert_eq!(status, 201, "{taken}");
     let game = taken["game"].as_str().unwrap().to_owned();
-    let (status, _) = send(
-        Auth::Member(&ann.0, &ann.1)
-            .apply(client().post(server.api(&format!("/games/{game}/moves"))))
-            .json(&json!({"square": "d3"})),
-    )
-    .await;
-    assert_eq!(status, 200);
-    // Bob does not move: his flag falls, and Ann wins on time.
+    for (player, square) in [(&ann, "d3"), (&bob, "c5")] {
+        let (status, _) = send(
+            Auth::Member(&player.0, &player.1)
+                .apply(client().post(server.api(&format!("/games/{game}/moves"))))
+                .json(&json!({ "square": square })),
+        )
+        .await;
+        assert_eq!(status, 200);
+    }
+    // Ann does not move again: her flag falls, and Bob wins on time.
     let mut live = Live::connect(&server, &game, None).await;
     let over = live.state_where(|state| state["status"] == "over").await;
     assert_eq!(
         (&over["winner"], &over["ending"]),
-        (&json!("B"), &json!("time"))
+        (&json!("W"), &json!("time"))
     );
     let page = |name: &str| {
         let url = server.api(&format!("/users/{name}"));
@@ -695,7 +799,7 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     assert_eq!(status, 200, "{ann_page}");
     let (_, bob_page) = page("bob").await;
     assert_eq!(ann_page["name"], "ann");
-    for (player, sign, result) in [(&ann_page, 1, "win"), (&bob_page, -1, "loss")] {
+    for (player, sign, result) in [(&ann_page, -1, "loss"), (&bob_page, 1, "win")] {
         let rating = &player["ratings"][0];
         assert_eq!(
             (
@@ -859,6 +963,7 @@ async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_ratin
 
 on_both_databases!(
     the_server_keeps_the_clock_and_adds_the_increment,
+    a_first_move_that_never_comes_aborts_the_game_unrated,
     a_flag_falls_by_itself_and_a_move_after_it_is_refused,
     reconnecting_and_restarting_show_the_clock_as_it_ran,
     an_engine_plays_on_its_clock,

@@ -71,8 +71,11 @@ pub struct GameView {
     /// Who resigned, if the game ended so.
     pub resigned: Option<char>,
     /// How the game ended other than by play: `resign`, `time` (the loser's flag fell),
-    /// `abandon` (the loser left an untimed game), `abort` (no result).
+    /// `abandon` (the loser left an untimed game), `abort` (no result), `no_first_move`
+    /// (aborted, no result: [`GameView::no_first_move`]'s first move did not come in time).
     pub ending: Option<&'static str>,
+    /// The side whose first move did not come in time, when the game was aborted so.
+    pub no_first_move: Option<char>,
     /// The clocks of a timed game, as they stand when this state is sent.
     pub clock: Option<ClockView>,
     /// Whether the result counts for ratings.
@@ -127,8 +130,12 @@ pub struct ClockView {
     /// White's.
     #[serde(rename = "W")]
     pub white_ms: u64,
-    /// The side whose clock is running (`null` once the game is over).
+    /// The side whose clock is running (`null` once the game is over, and before the side
+    /// to move has made its first move: its clock starts after it).
     pub running: Option<char>,
+    /// Before the side to move's first move: the time left to make it, in milliseconds,
+    /// after which the game is aborted, unrated.
+    pub first_move_ms: Option<u64>,
 }
 
 /// The engine's help for one viewer.
@@ -232,7 +239,7 @@ pub fn state(
     let over = ended.is_some() || game.is_over();
     let to_move = if over { None } else { game.side_to_move() };
     let winner = match (ended, game.outcome()) {
-        (Some(Ended::Aborted), _) => None,
+        (Some(ended), _) if ended.is_aborted() => None,
         (Some(ended), _) => ended
             .loser()
             .map(|color| if color == Color::Black { "W" } else { "B" }),
@@ -270,15 +277,20 @@ pub fn state(
             },
         }
     };
-    let running = model.to_move();
+    let running = model.running();
     let clock = model.clock.map(|clock| {
         let now = now_ms();
+        let first_move_ms = match (model.to_move(), running, model.flag_at()) {
+            (Some(_), None, Some(due)) => Some(u64::try_from(due - now).unwrap_or(0)),
+            _ => None,
+        };
         ClockView {
             base_ms: clock.control.base_ms,
             increment_ms: clock.control.increment_ms,
             black_ms: clock.left_at(Color::Black, running, now),
             white_ms: clock.left_at(Color::White, running, now),
             running: running.map(letter),
+            first_move_ms,
         }
     });
     let setup = game.setup();
@@ -323,6 +335,10 @@ pub fn state(
             _ => None,
         },
         ending: ended.map(Ended::code),
+        no_first_move: match ended {
+            Some(Ended::NoFirstMove(color)) => Some(letter(color)),
+            _ => None,
+        },
         clock,
         rated: model.rated,
         rematch_offer: model.rematch_offer.map(letter),

@@ -73,6 +73,9 @@ struct PlayedView {
     rated: bool,
     category: Option<String>,
     moves: usize,
+    /// When it last changed (when it ended, once over), in milliseconds since the Unix
+    /// epoch.
+    at: i64,
 }
 
 pub(super) async fn show_player(
@@ -117,7 +120,7 @@ pub(super) async fn show_player(
         };
         let other = color.opponent();
         let result = match (listing.result, listing.ended) {
-            (_, Some(Ended::Aborted)) => Some("aborted"),
+            (_, Some(ended)) if ended.is_aborted() => Some("aborted"),
             (Some(Some(winner)), _) if winner == color => Some("win"),
             (Some(Some(_)), _) => Some("loss"),
             (Some(None), _) => Some("draw"),
@@ -138,6 +141,7 @@ pub(super) async fn show_player(
                 .clock
                 .map(|clock| ratings::category(listing.variant, listing.shape, clock).to_string()),
             moves: listing.moves,
+            at: listing.updated_at,
         });
     }
     Ok(Json(PlayerView {

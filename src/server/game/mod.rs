@@ -257,6 +257,9 @@ pub struct Listing {
     pub clock: Option<TimeControl>,
     /// Whether it is rated.
     pub rated: bool,
+    /// When it last changed (for a finished game, when it ended), in milliseconds since
+    /// the Unix epoch.
+    pub updated_at: i64,
 }
 
 /// One game in the hub: its live game behind a lock of its own, and what watchers share.
@@ -363,6 +366,7 @@ impl GameCell {
             ended: table.ended,
             clock: table.clock.map(|clock| clock.control),
             rated: table.rated,
+            updated_at: table.updated_at,
         }
     }
 

@@ -16,7 +16,7 @@ use super::{
         game::{GameCell, LiveGame, NewGame, Rated, changes, next_version, now_ms, revive},
         ratings::{self, Rating},
         store::{Change, StoredRating},
-        table::{Action, Applied, Now, Table, TableError},
+        table::{Action, Applied, Ended, Now, Table, TableError},
         views::{self, GameView},
     },
     Hub, Prepared,
@@ -260,8 +260,8 @@ impl Hub {
             match self.commit_table(cell, live, table, applied, extra).await {
                 Ok(()) => {
                     return Settled {
-                        result: match applied.flagged {
-                            Some(side) => Err(ApiError::Rule(TableError::OutOfTime(side))),
+                        result: match applied.flagged.and_then(Ended::fallen_flag) {
+                            Some(fallen) => Err(ApiError::Rule(fallen)),
                             None => Ok(applied),
                         },
                         touched: true,

@@ -160,7 +160,7 @@ impl Hub {
         };
         match result {
             // Its time ran out first: the game is lost on time, and stored.
-            Ok(_) | Err(ApiError::Rule(TableError::OutOfTime(_))) => {
+            Ok(_) | Err(ApiError::Rule(TableError::OutOfTime(_) | TableError::NoFirstMove(_))) => {
                 self.follow(&cell, Some(plan), None).await;
             }
             // Not again and again: the game waits for the next request.

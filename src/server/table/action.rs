@@ -1,7 +1,9 @@
 //! One typed entry for every change to a game at the table: an [`Action`], applied by
 //! [`Table::apply`](super::Table::apply) at a [`Now`], says what follows in [`Applied`].
 
-use othello::{ByColor, Color, Square};
+use othello::{ByColor, Square};
+
+use super::Ended;
 
 /// How a seat answers about taking moves back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -94,9 +96,10 @@ pub struct Applied {
     /// Whether the table changed (a flag that has not fallen changes nothing: nothing to
     /// store).
     pub changed: bool,
-    /// The side whose time had run out before the action could be done: the game is lost
-    /// on time, which is stored, and the action is refused.
-    pub flagged: Option<Color>,
+    /// How the game ended before the action could be done: lost on time, or aborted
+    /// because a first move did not come in time. The ending is stored, and the action is
+    /// refused.
+    pub flagged: Option<Ended>,
     /// A move was made or taken back: the next turn begins now.
     pub turn_changed: bool,
     /// The game ended with this action.

@@ -126,30 +126,62 @@ pub enum Ended {
     Abandoned(Color),
     /// Called off before the second move: no result, no rating change.
     Aborted,
+    /// Called off because this seat's first move did not come within
+    /// [`FIRST_MOVE_MS`] of its turn in a timed game: no result, no rating change.
+    NoFirstMove(Color),
 }
+
+/// How long a side of a timed game has for its first move: its clock starts only after
+/// it, and a game whose first move does not come in time is aborted, unrated (as on
+/// lichess: neither side loses time to the other's late arrival).
+pub const FIRST_MOVE_MS: u64 = 30_000;
 
 impl Ended {
     /// The seat that lost, if the game has a result.
     pub fn loser(self) -> Option<Color> {
         match self {
             Ended::Resigned(color) | Ended::Time(color) | Ended::Abandoned(color) => Some(color),
-            Ended::Aborted => None,
+            Ended::Aborted | Ended::NoFirstMove(_) => None,
         }
     }
 
-    /// What the API calls it: `resign`, `time`, `abandon`, `abort`.
+    /// The seat it names: the loser, or the seat whose first move never came.
+    pub fn seat(self) -> Option<Color> {
+        match self {
+            Ended::NoFirstMove(color) => Some(color),
+            _ => self.loser(),
+        }
+    }
+
+    /// What a seat's action is told after a flag fell: the game was lost on time, or
+    /// aborted for a missing first move.
+    pub fn fallen_flag(self) -> Option<TableError> {
+        match self {
+            Ended::Time(color) => Some(TableError::OutOfTime(color)),
+            Ended::NoFirstMove(color) => Some(TableError::NoFirstMove(color)),
+            _ => None,
+        }
+    }
+
+    /// Whether the game was called off: no result, no rating change.
+    pub fn is_aborted(self) -> bool {
+        matches!(self, Ended::Aborted | Ended::NoFirstMove(_))
+    }
+
+    /// What the API calls it: `resign`, `time`, `abandon`, `abort`, `no_first_move`.
     pub fn code(self) -> &'static str {
         match self {
             Ended::Resigned(_) => "resign",
             Ended::Time(_) => "time",
             Ended::Abandoned(_) => "abandon",
             Ended::Aborted => "abort",
+            Ended::NoFirstMove(_) => "no_first_move",
         }
     }
 
-    /// As stored: `resign:B`, `time:W`, `abandon:B` or `abort`.
+    /// As stored: `resign:B`, `time:W`, `abandon:B`, `abort` or `no_first_move:W`.
     pub fn to_text(self) -> String {
-        match self.loser() {
+        match self.seat() {
             Some(color) => format!("{}:{}", self.code(), color.letter()),
             None => self.code().to_owned(),
         }
@@ -166,6 +198,7 @@ impl Ended {
             ("time", Some(color)) => Some(Ended::Time(color)),
             ("abandon", Some(color)) => Some(Ended::Abandoned(color)),
             ("abort", None) => Some(Ended::Aborted),
+            ("no_first_move", Some(color)) => Some(Ended::NoFirstMove(color)),
             _ => None,
         }
     }
@@ -209,6 +242,14 @@ pub enum TableError {
     /// The action came after this seat's time ran out: the game is over.
     #[error("the game is over: {}'s time ran out", if *.0 == Color::Black { "Black" } else { "White" })]
     OutOfTime(Color),
+    /// The action came after the game was aborted because this seat's first move did not
+    /// come in time.
+    #[error(
+        "the game was aborted: {} did not make a first move within {} s",
+        if *.0 == Color::Black { "Black" } else { "White" },
+        FIRST_MOVE_MS / 1000
+    )]
+    NoFirstMove(Color),
     /// A game is aborted only before its second move.
     #[error("a game can be aborted only before its second move")]
     TooLateToAbort,
@@ -247,6 +288,7 @@ impl TableError {
             TableError::RedoNeedsEngine => "redo_needs_engine",
             TableError::NotEngineGame => "not_engine_game",
             TableError::OutOfTime(_) => "out_of_time",
+            TableError::NoFirstMove(_) => "no_first_move",
             TableError::TooLateToAbort => "too_late_to_abort",
             TableError::NotOver => "not_over",
             TableError::RematchMade => "rematch_made",
@@ -396,7 +438,7 @@ impl Table {
     /// playing or for an aborted game (no result).
     pub fn result(&self) -> Option<Option<Color>> {
         match self.ended {
-            Some(Ended::Aborted) => None,
+            Some(ended) if ended.is_aborted() => None,
             Some(ended) => Some(ended.loser().map(Color::opponent)),
             None => match self.game.outcome()? {
                 othello::Outcome::Win(color) => Some(Some(color)),
@@ -459,25 +501,43 @@ impl Table {
             Some(Ended::Resigned(color) | Ended::Abandoned(color)) => {
                 Some(othello::Ending::Resigned(color))
             }
-            Some(Ended::Aborted) | None => None,
+            Some(Ended::Aborted | Ended::NoFirstMove(_)) | None => None,
         };
         record
     }
 
-    /// When the side to move runs out of time, in a timed game being played.
+    /// When the side to move runs out of time, in a timed game being played: its flag,
+    /// or before its first move the end of [`FIRST_MOVE_MS`] (the game is then aborted).
     pub fn flag_at(&self) -> Option<i64> {
         let clock = self.clock?;
-        Some(clock.flag_at(self.to_move()?))
+        let side = self.to_move()?;
+        Some(if self.has_moved(side) {
+            clock.flag_at(side)
+        } else {
+            clock.since + FIRST_MOVE_MS as i64
+        })
+    }
+
+    /// The side whose clock runs: the side to move, once it has made its first move.
+    pub fn running(&self) -> Option<Color> {
+        let side = self.to_move()?;
+        self.has_moved(side).then_some(side)
+    }
+
+    /// Whether `side` has made a move in this game (a pass counts).
+    pub fn has_moved(&self, side: Color) -> bool {
+        self.game.history().iter().any(|ply| ply.side() == side)
     }
 
     /// The time the engine to move may take at `now`: its time per move, or less in a
-    /// timed game, as the engine's [`TimeBudget`] shares its clock.
+    /// timed game, as the engine's [`TimeBudget`] shares its clock (before its first
+    /// move, the time left to make it).
     pub fn engine_budget(&self, turn: &EngineTurn, now: i64) -> u64 {
         let budget = TimeBudget {
             per_move: Duration::from_millis(turn.time_ms),
             left: self
-                .clock
-                .map(|clock| Duration::from_millis(clock.left_at(turn.side, Some(turn.side), now))),
+                .flag_at()
+                .map(|due| Duration::from_millis(u64::try_from(due - now).unwrap_or(0))),
             increment: self
                 .clock
                 .map_or(Duration::ZERO, |clock| clock.control.increment()),

@@ -25,16 +25,17 @@ impl Table {
         if let Some(side) = self.to_move()
             && self.flag(now.at)
         {
-            let flagged = (action != Action::Flag).then_some(side);
+            let flagged = self.ended.filter(|_| action != Action::Flag);
+            debug_assert!(self.ended.and_then(Ended::seat) == Some(side));
             return Ok(self.applied(before, flagged, false));
         }
-        // After the flag, a seat's action is told the game was lost on time (a rematch is
-        // what is left to ask for).
-        if let Some(Ended::Time(side)) = self.ended
+        // After the flag, a seat's action is told the game was lost on time, or aborted
+        // for a missing first move (a rematch is what is left to ask for).
+        if let Some(fallen) = self.ended.and_then(Ended::fallen_flag)
             && seat.is_some()
             && action != Action::Rematch
         {
-            return Err(TableError::OutOfTime(side));
+            return Err(fallen);
         }
         let seat = || seat.ok_or(TableError::NotYourTurn);
         match action {
@@ -69,7 +70,7 @@ impl Table {
     fn applied(
         &self,
         before: (usize, Option<Color>, bool),
-        flagged: Option<Color>,
+        flagged: Option<Ended>,
         rematch: bool,
     ) -> Applied {
         let (moves, to_move, over) = before;
@@ -84,9 +85,9 @@ impl Table {
         }
     }
 
-    /// Ends the game if the side to move's time has run out at `now`; whether it did.
-    /// Every action is preceded by this: one that arrives after the flag finds the game
-    /// lost on time.
+    /// Ends the game if the side to move's time has run out at `now`, or its first move
+    /// has not come in time; whether it did. Every action is preceded by this: one that
+    /// arrives after the flag finds the game lost on time (or aborted).
     fn flag(&mut self, now: i64) -> bool {
         let Some(flag_at) = self.flag_at() else {
             return false;
@@ -95,6 +96,13 @@ impl Table {
             return false;
         }
         let side = self.to_move().expect("a flag is for the side to move");
+        if !self.has_moved(side) {
+            // Its clock never ran: nothing is charged.
+            self.ended = Some(Ended::NoFirstMove(side));
+            self.undo_request = None;
+            self.updated_at = now;
+            return true;
+        }
         if let Some(clock) = &mut self.clock {
             clock.left_ms[side] = 0;
             clock.since = now;
@@ -108,7 +116,7 @@ impl Table {
     /// Stops the clock at `now` (the turn under way charged, no increment): the game ended
     /// or the turn passes back by an undo.
     fn stop_clock(&mut self, now: i64) {
-        let running = self.to_move();
+        let running = self.running();
         if let Some(clock) = &mut self.clock {
             clock.charge(running, now, false);
         }
@@ -125,8 +133,8 @@ impl Table {
         now: i64,
         think_ms: u64,
     ) -> Result<(), TableError> {
-        if let Some(Ended::Time(color)) = self.ended {
-            return Err(TableError::OutOfTime(color));
+        if let Some(fallen) = self.ended.and_then(Ended::fallen_flag) {
+            return Err(fallen);
         }
         if self.is_over() {
             return Err(TableError::GameOver);
@@ -155,7 +163,8 @@ impl Table {
     }
 
     fn place(&mut self, square: Square, now: i64, think_ms: u64) -> Result<(), TableError> {
-        let mover = self.to_move();
+        // A side's first move is not charged: its clock starts after it.
+        let mover = self.running();
         if !self.game.is_legal(square) {
             return Err(TableError::IllegalMove {
                 square,
@@ -172,7 +181,7 @@ impl Table {
         let think_ms = match &mut self.clock {
             Some(clock) => {
                 let elapsed = clock.elapsed(now);
-                clock.charge(mover, now, true);
+                clock.charge(mover, now, mover.is_some());
                 elapsed
             }
             None => think_ms,

@@ -249,29 +249,43 @@ fn the_clock_charges_each_turn_adds_increments_and_flags() {
         increment_ms: 1_000,
     };
     table.clock = Some(Clock::start(control, 0));
-    assert_eq!(table.flag_at(), Some(10_000), "Black's clock runs first");
+    // Each side's first move is free (its clock starts after it), within FIRST_MOVE_MS.
+    assert_eq!(table.running(), None);
+    assert_eq!(table.flag_at(), Some(30_000), "Black's first move is due");
     play(&mut table, Color::Black, square("d3"), 3_000, 99).unwrap();
+    assert_eq!(table.meta[0].think_ms, 3_000, "the clock's time");
+    assert_eq!(table.flag_at(), Some(33_000), "White's first move is due");
+    play(&mut table, Color::White, square("c5"), 5_000, 0).unwrap();
+    let clock = table.clock.unwrap();
+    assert_eq!(
+        clock.left_ms,
+        ByColor::new(10_000, 10_000),
+        "nothing charged"
+    );
+    assert_eq!(table.running(), Some(Color::Black));
+    assert_eq!(table.flag_at(), Some(15_000), "Black's clock runs");
+    play(&mut table, Color::Black, square("d6"), 8_000, 0).unwrap();
     let clock = table.clock.unwrap();
     assert_eq!(clock.left_ms, ByColor::new(8_000, 10_000));
-    assert_eq!(table.meta[0].think_ms, 3_000, "the clock's time");
     assert_eq!(
-        clock.left_at(Color::White, Some(Color::White), 5_000),
+        clock.left_at(Color::White, Some(Color::White), 10_000),
         8_000
     );
     // Undo asked and accepted on White's time: White is charged, Black's turn
     // starts again when it is accepted.
-    undo(&mut table, Color::Black, UndoAction::Request, 5_000).unwrap();
-    undo(&mut table, Color::White, UndoAction::Accept, 6_000).unwrap();
+    undo(&mut table, Color::Black, UndoAction::Request, 9_000).unwrap();
+    undo(&mut table, Color::White, UndoAction::Accept, 10_000).unwrap();
     let clock = table.clock.unwrap();
-    assert_eq!(clock.left_ms, ByColor::new(8_000, 7_000));
-    assert_eq!(table.flag_at(), Some(14_000));
-    assert!(!flag(&mut table, 13_999));
+    assert_eq!(clock.left_ms, ByColor::new(8_000, 8_000));
+    assert_eq!(table.flag_at(), Some(18_000));
+    assert!(!flag(&mut table, 17_999));
     assert_eq!(table.ended, None);
-    assert!(flag(&mut table, 14_000));
+    assert!(flag(&mut table, 18_000));
     assert_eq!(table.ended, Some(Ended::Time(Color::Black)));
     assert_eq!(table.flag_at(), None, "over: no clock runs");
+    assert_eq!(table.result(), Some(Some(Color::White)));
     assert_eq!(
-        play(&mut table, Color::Black, square("d3"), 14_001, 0),
+        play(&mut table, Color::Black, square("d6"), 18_001, 0),
         Err(TableError::OutOfTime(Color::Black))
     );
     assert_eq!(
@@ -281,22 +295,78 @@ fn the_clock_charges_each_turn_adds_increments_and_flags() {
     // Any seat's action after the flag is told so (the red team's: undo, resign and abort
     // said only "game over"); a rematch is still for the asking.
     assert_eq!(
-        undo(&mut table, Color::White, UndoAction::Request, 14_002),
+        undo(&mut table, Color::White, UndoAction::Request, 18_002),
         Err(TableError::OutOfTime(Color::Black))
     );
     assert_eq!(
-        resign(&mut table, Color::White, 14_002),
+        resign(&mut table, Color::White, 18_002),
         Err(TableError::OutOfTime(Color::Black))
     );
     assert_eq!(
-        abort(&mut table, 14_002),
+        abort(&mut table, 18_002),
         Err(TableError::OutOfTime(Color::Black))
     );
-    let rematch = table.apply(Some(Color::White), Action::Rematch, Now::at(14_003));
+    let rematch = table.apply(Some(Color::White), Action::Rematch, Now::at(18_003));
     assert!(
         rematch.is_ok_and(|applied| !applied.rematch),
         "an offer waits"
     );
+}
+
+#[test]
+fn a_first_move_that_does_not_come_in_time_aborts_the_game_unrated() {
+    let control = TimeControl {
+        base_ms: 60_000,
+        increment_ms: 0,
+    };
+    let timed = || {
+        let mut table = table(Occupant::Human, Occupant::Human);
+        table.rated = true;
+        table.clock = Some(Clock::start(control, 0));
+        table
+    };
+    // Black never moves: aborted at 30 s, no result, nobody's time charged.
+    let mut table = timed();
+    assert!(!flag(&mut table, 29_999));
+    assert!(flag(&mut table, 30_000));
+    assert_eq!(table.ended, Some(Ended::NoFirstMove(Color::Black)));
+    assert_eq!(table.result(), None, "no result: no rating moves");
+    assert_eq!(table.clock.unwrap().left_ms, ByColor::new(60_000, 60_000));
+    assert_eq!(table.record(None).ending, None);
+    assert_eq!(
+        play(&mut table, Color::Black, square("d3"), 30_001, 0),
+        Err(TableError::NoFirstMove(Color::Black))
+    );
+    assert_eq!(
+        resign(&mut table, Color::White, 30_001),
+        Err(TableError::NoFirstMove(Color::Black))
+    );
+    // A move that arrives late finds the game aborted: it is stored, the move refused.
+    let mut late = timed();
+    let applied = late
+        .apply(
+            Some(Color::Black),
+            Action::Play(square("d3")),
+            Now::at(45_000),
+        )
+        .unwrap();
+    assert_eq!(applied.flagged, Some(Ended::NoFirstMove(Color::Black)));
+    assert!(applied.changed && applied.ended);
+    assert_eq!(late.game.history().len(), 0);
+    // White's window opens with Black's first move.
+    let mut table = timed();
+    play(&mut table, Color::Black, square("d3"), 20_000, 0).unwrap();
+    assert_eq!(table.flag_at(), Some(50_000));
+    assert!(!flag(&mut table, 49_999));
+    assert!(flag(&mut table, 50_000));
+    assert_eq!(table.ended, Some(Ended::NoFirstMove(Color::White)));
+    assert_eq!(
+        TableError::NoFirstMove(Color::White).to_string(),
+        "the game was aborted: White did not make a first move within 30 s"
+    );
+    // An untimed game waits.
+    let mut untimed = self::table(Occupant::Human, Occupant::Human);
+    assert!(!flag(&mut untimed, 1_000_000));
 }
 
 #[test]
@@ -314,11 +384,13 @@ fn games_abort_only_before_the_second_move_and_endings_read_back() {
         Ended::Time(Color::White),
         Ended::Abandoned(Color::Black),
         Ended::Aborted,
+        Ended::NoFirstMove(Color::White),
     ] {
         assert_eq!(Ended::from_text(&ended.to_text()), Some(ended));
     }
     assert_eq!(Ended::from_text("time"), None);
     assert_eq!(Ended::from_text("abort:B"), None);
+    assert_eq!(Ended::from_text("no_first_move"), None);
 }
 
 #[test]
@@ -340,8 +412,15 @@ fn an_engine_on_a_clock_shares_its_time_among_its_moves() {
         },
         0,
     ));
-    // 60 empty squares: about 30 moves of its own; most of the increment on top.
-    assert_eq!(table.engine_budget(&turn, 0), 2_000 + 1_500);
+    // Its first move shares the time left to make it, never more than half of it.
+    assert_eq!(table.engine_budget(&turn, 0), 1_000 + 1_500);
+    assert_eq!(table.engine_budget(&turn, 29_000), 500);
+    // Then its clock: 58 empty squares, about 29 moves of its own; most of the
+    // increment on top.
+    engine_plays(&mut table, square("d3"), 1_000, 0).unwrap();
+    play(&mut table, Color::White, square("c5"), 1_000, 0).unwrap();
+    let turn = table.engine_turn().unwrap();
+    assert_eq!(table.engine_budget(&turn, 1_000), 60_000 / 29 + 1_500);
     // With a second left it never plans more than half of it.
-    assert_eq!(table.engine_budget(&turn, 59_000), 500);
+    assert_eq!(table.engine_budget(&turn, 60_000), 500);
 }

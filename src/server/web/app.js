@@ -124,7 +124,7 @@ class GameView {
     $("#abort-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/abort`, {}));
     $("#claim-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/claim`, {}));
     $("#rematch-button").addEventListener("click", () => this.act("POST", `/api/games/${this.id}/rematch`, {}));
-    this.clocks = new Clocks({ B: $("#clock-B"), W: $("#clock-W") });
+    this.clocks = new Clocks({ B: $("#clock-B"), W: $("#clock-W") }, $("#first-move"));
     const sound = $("#sound");
     sound.checked = localStorage.getItem("sound") === "on";
     sound.addEventListener("change", () => localStorage.setItem("sound", sound.checked ? "on" : "off"));
@@ -297,6 +297,8 @@ class GameView {
       let text;
       if (state.ending === "abort") {
         text = "aborted, no result";
+      } else if (state.ending === "no_first_move") {
+        text = `aborted: ${NAMES[state.no_first_move]} did not make a first move in time, no result`;
       } else if (state.resigned) {
         text = `${NAMES[state.resigned]} resigned: ${NAMES[state.winner]} wins`;
       } else if (state.ending === "time") {

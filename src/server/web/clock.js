@@ -1,6 +1,7 @@
 // The clocks of a timed game. The server keeps them and sends each side's time left with
 // every state; this only counts the running side down between states, so what it shows is
-// never more than a state old, whatever the browser's own clock says.
+// never more than a state old, whatever the browser's own clock says. Before a side's
+// first move its clock stands, and a line counts down the time left to make that move.
 
 /** A time on a clock: 4:59, 1:02:03, 0:07.3 under ten seconds. */
 export function clockText(ms) {
@@ -24,11 +25,18 @@ export function controlText(clock) {
 /** Time left below which a clock shows as low. */
 const LOW_MS = 10000;
 
+const NAMES = { B: "Black", W: "White" };
+
 export class Clocks {
-  /** @param {{B: HTMLElement, W: HTMLElement}} elements */
-  constructor(elements) {
+  /**
+   * @param {{B: HTMLElement, W: HTMLElement}} elements
+   * @param {HTMLElement} first the line for the time left to make a first move
+   */
+  constructor(elements, first) {
     this.elements = elements;
+    this.first = first;
     this.clock = null;
+    this.toMove = null;
     this.received = 0;
     this.timer = null;
   }
@@ -36,13 +44,20 @@ export class Clocks {
   /** Shows the clocks of `state` (hidden for an untimed game). */
   update(state) {
     this.clock = state.clock;
+    this.toMove = state.to_move;
     this.received = performance.now();
     for (const element of Object.values(this.elements)) element.hidden = !this.clock;
+    this.first.hidden = !this.clock || this.clock.first_move_ms == null;
     clearInterval(this.timer);
     this.timer = null;
     if (!this.clock) return;
     this.draw();
-    if (this.clock.running) this.timer = setInterval(() => this.draw(), 100);
+    if (this.clock.running || this.clock.first_move_ms != null) this.timer = setInterval(() => this.draw(), 100);
+  }
+
+  /** Time left to make the first move now, before it is made. */
+  firstLeft() {
+    return Math.max(0, this.clock.first_move_ms - (performance.now() - this.received));
   }
 
   /** Time left for `side` now. */
@@ -60,6 +75,11 @@ export class Clocks {
       element.classList.toggle("running", this.clock.running === side);
       element.classList.toggle("low", left < LOW_MS);
       element.setAttribute("aria-label", `${side === "B" ? "Black" : "White"}'s clock: ${clockText(left)}`);
+    }
+    if (this.clock.first_move_ms != null) {
+      const left = this.firstLeft();
+      this.first.textContent = `${NAMES[this.toMove]}'s first move: ${Math.ceil(left / 1000)} s left, or the game is aborted`;
+      this.first.classList.toggle("low", left < LOW_MS);
     }
   }
 }

@@ -252,7 +252,7 @@ function renderGames(list, games, over) {
     let text = `${isolated(game.black)} vs ${isolated(game.white)}, ${describe(game)}`;
     if (over) {
       const result = game.winner === "none" ? "draw" : game.winner ? `${NAMES[game.winner]} won` : "aborted";
-      const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned" }[game.ending]})` : "";
+      const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned", no_first_move: "no first move" }[game.ending]})` : "";
       text += `: ${result}${how}`;
     }
     item.append(link(`/g/${game.id}`, text));

@@ -6,6 +6,25 @@ import { api } from "./api.js";
 const $ = (selector) => document.querySelector(selector);
 const SVG = "http://www.w3.org/2000/svg";
 
+/** A date as ISO writes it (2026-11-27), in the reader's time zone: never ambiguous. */
+export function isoDate(ms) {
+  const date = new Date(ms);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
+}
+
+/** A game's result for the player, in words: "loss, on time", "win, resigned", "aborted". */
+export function resultText(game) {
+  if (game.result === null || game.result === undefined) return "playing";
+  const how = {
+    time: { win: "won on time", loss: "lost on time" },
+    resign: { win: "won, opponent resigned", loss: "lost, resigned" },
+    abandon: { win: "won, opponent left", loss: "lost, left the game" },
+    no_first_move: { aborted: "aborted, no first move" },
+  }[game.ending]?.[game.result];
+  return how ?? { win: "won", loss: "lost", draw: "draw", aborted: "aborted" }[game.result] ?? game.result;
+}
+
 function svg(name, attributes, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
@@ -19,8 +38,8 @@ function drawHistory(container, history, category) {
   const points = history.filter((entry) => entry.category === category);
   if (points.length === 0) return;
   const width = 600;
-  const height = 200;
-  const pad = 30;
+  const height = 220;
+  const pad = 48;
   const ratings = [1500, ...points.map((point) => point.rating)];
   const low = Math.min(...ratings) - 20;
   const high = Math.max(...ratings) + 20;
@@ -28,10 +47,15 @@ function drawHistory(container, history, category) {
   const y = (rating) => height - pad - ((rating - low) * (height - 2 * pad)) / (high - low);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `rating history, ${category}` }, container);
   svg("line", { x1: pad, x2: width - pad, y1: y(1500), y2: y(1500), class: "axis" }, chart);
-  for (const rating of [low + 20, high - 20]) {
-    const label = svg("text", { x: pad - 4, y: y(rating) + 3, class: "scale" }, chart);
-    label.textContent = Math.round(rating);
+  // The highest, the lowest and the start, each once (labels never overlap).
+  const marks = [...new Set([Math.round(high - 20), Math.round(low + 20), 1500])];
+  for (const rating of marks) {
+    if (rating !== 1500 && Math.abs(y(rating) - y(1500)) < 16) continue;
+    const label = svg("text", { x: pad - 6, y: y(rating) + 5, class: "scale" }, chart);
+    label.textContent = rating;
   }
+  const caption = svg("text", { x: width / 2, y: height - 6, class: "caption" }, chart);
+  caption.textContent = `${category}: rating over ${points.length} rated game${points.length === 1 ? "" : "s"}`;
   svg("polyline", { points: ratings.map((rating, index) => `${x(index)},${y(rating)}`).join(" "), class: "curve" }, chart);
   ratings.forEach((rating, index) => {
     const dot = svg("circle", { cx: x(index), cy: y(rating), r: 3, class: "point" }, chart);
@@ -53,7 +77,7 @@ export async function showPlayer(name) {
   $("#player-name").textContent = player.name;
   $("#player-since").textContent = player.computer
     ? "A computer player: anyone may play it; its rating counts its rated games."
-    : `Member since ${new Date(player.member_since).toLocaleDateString()}.`;
+    : `Member since ${isoDate(player.member_since)}.`;
   const ratings = $("#player-ratings tbody");
   for (const rating of player.ratings) {
     const row = ratings.insertRow();
@@ -68,9 +92,10 @@ export async function showPlayer(name) {
   const games = $("#player-games tbody");
   for (const game of player.games) {
     const row = games.insertRow();
+    row.insertCell().textContent = isoDate(game.at);
     const link = document.createElement("a");
     link.href = `/g/${game.id}`;
-    link.textContent = game.result ?? "playing";
+    link.textContent = resultText(game);
     row.insertCell().append(link);
     row.insertCell().textContent = game.color === "B" ? "Black" : "White";
     const opponent = row.insertCell();
@@ -82,7 +107,7 @@ export async function showPlayer(name) {
     } else {
       opponent.textContent = game.opponent;
     }
-    row.insertCell().textContent = [game.category ?? "untimed", game.rated ? "rated" : "casual", game.ending ?? ""].filter(Boolean).join(", ");
+    row.insertCell().textContent = [game.category ?? "untimed", game.rated ? "rated" : "casual"].join(", ");
     row.insertCell().textContent = game.moves;
   }
   $("#player-games").hidden = player.games.length === 0;
