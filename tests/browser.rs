@@ -253,7 +253,41 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking(db: TestDb) {
         "the game page",
     )
     .await;
-    wait_for(&client, "document.querySelector('.board svg')", "the board").await;
+    wait_for(
+        &client,
+        "document.querySelector('svg.interactive g.cell.legal')",
+        "Black's turn",
+    )
+    .await;
+    // Issue 47: the page says what is played; what cannot be used yet is hidden; a
+    // click on an illegal square says so.
+    assert_eq!(
+        text_of(&client, "#game-line").await,
+        "Othello \u{b7} most discs wins \u{b7} 6\u{d7}6 \u{b7} untimed casual"
+    );
+    for (control, hidden) in [
+        ("#undo-button", true),
+        ("#after-end", true),
+        ("#resign-button", false),
+    ] {
+        assert_eq!(
+            eval(
+                &client,
+                &format!("document.querySelector('{control}').hidden")
+            )
+            .await,
+            hidden,
+            "{control} before the first move"
+        );
+    }
+    click_square(&client, "a1").await;
+    assert_eq!(text_of(&client, "#notice").await, "a1 is not a legal move");
+    wait_for(
+        &client,
+        "document.querySelector('#notice').textContent === ''",
+        "the notice to go by itself",
+    )
+    .await;
     // Click the first legal square each turn until the banner says the game is over.
     let mut clicks = 0;
     loop {
@@ -308,6 +342,26 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking(db: TestDb) {
         std::cmp::Ordering::Equal => "Draw",
     };
     assert!(banner.contains(expected), "{banner} with {black}-{white}");
+    // Over: what cannot be used is hidden, a rematch and a new game lead.
+    for (control, hidden) in [
+        ("#hint-button", true),
+        ("#undo-button", true),
+        ("#redo-button", true),
+        ("#resign-button", true),
+        ("#after-end", false),
+        ("#rematch-button", false),
+        ("#new-game-link", false),
+    ] {
+        assert_eq!(
+            eval(
+                &client,
+                &format!("document.querySelector('{control}').hidden")
+            )
+            .await,
+            hidden,
+            "{control} after the end"
+        );
+    }
     // The exports offered are those the server writes for a 6x6 game: no GGF.
     let offered = client
         .execute(
@@ -605,7 +659,7 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them(db: TestD
         true
     );
     assert_eq!(
-        eval(&client, "document.querySelector('#pause-button').disabled").await,
+        eval(&client, "document.querySelector('#pause-button').hidden").await,
         true
     );
     let link = eval(&client, "document.querySelector('#invite input').value").await;

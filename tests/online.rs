@@ -91,6 +91,8 @@ async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
     // The move's time is kept and exported with it (GGF: move, no evaluation, seconds).
     let (_, ggf) = text(&server, &format!("/games/{game_id}/export?format=ggf")).await;
     assert!(ggf.contains("TI[01:00/00:05/00:00]"), "{ggf}");
+    // People by the names they play under, never "human" (issue 47).
+    assert!(ggf.contains("PB[Ann]PW[guest]"), "{ggf}");
     let seconds: f64 = ggf
         .split("B[D6//")
         .nth(1)
@@ -791,6 +793,11 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
         (&over["winner"], &over["ending"]),
         (&json!("W"), &json!("time"))
     );
+    // The export names the members (issue 47).
+    let (status, ggf) = text(&server, &format!("/games/{game}/export?format=ggf")).await;
+    assert_eq!(status, 200);
+    assert!(ggf.contains("PB[ann]PW[bob]"), "{ggf}");
+    assert!(ggf.contains("TI[00:01/00:00/00:00]"), "{ggf}");
     let page = |name: &str| {
         let url = server.api(&format!("/users/{name}"));
         async move { send(client().get(url)).await }

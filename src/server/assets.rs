@@ -95,7 +95,7 @@ fn write_numbers(page: &mut String, indent: &str, seat: &str, kinds: &[&PlayerKi
 }
 
 /// The other files: name, content type, content.
-const ASSETS: [(&str, &str, &str); 8] = [
+const ASSETS: [(&str, &str, &str); 9] = [
     (
         "app.js",
         "text/javascript; charset=utf-8",
@@ -125,6 +125,11 @@ const ASSETS: [(&str, &str, &str); 8] = [
         "board.js",
         "text/javascript; charset=utf-8",
         include_str!("web/board.js"),
+    ),
+    (
+        "words.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/words.js"),
     ),
     (
         "graph.js",

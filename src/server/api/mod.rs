@@ -373,6 +373,8 @@ pub struct GameHead {
     rules: &'static str,
     rows: u8,
     columns: u8,
+    /// `most` or `fewest`: which discs win.
+    win: &'static str,
 }
 
 impl GameHead {
@@ -384,6 +386,7 @@ impl GameHead {
             rules: listing.variant.name(),
             rows: listing.rows,
             columns: listing.columns,
+            win: listing.win_rule.name(),
         }
     }
 }

@@ -249,6 +249,8 @@ pub struct Listing {
     pub members: ByColor<bool>,
     /// The board.
     pub shape: othello::Shape,
+    /// Which discs win.
+    pub win_rule: othello::WinRule,
     /// Once over, the winner (`None`: a draw); `None` while playing or when aborted.
     pub result: Option<Option<Color>>,
     /// How it ended other than by play.
@@ -362,6 +364,7 @@ impl GameCell {
             names: table.seats.as_ref().map(|seat| seat.name.clone()),
             members: table.seats.as_ref().map(|seat| seat.user_id.is_some()),
             shape,
+            win_rule: table.game.setup().win_rule,
             result: table.result(),
             ended: table.ended,
             clock: table.clock.map(|clock| clock.control),

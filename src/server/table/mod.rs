@@ -480,13 +480,19 @@ impl Table {
             }
     }
 
-    /// The game as a record: rule set, start, players, moves, and a resignation.
+    /// The game as a record: rule set, start, players (a person by the name they play
+    /// under, a member's account or a guest's, else `guest`; an engine by its spec),
+    /// moves, and a resignation.
     pub fn record(&self, date: Option<String>) -> Record {
         let mut record = Record::new(self.game.variant(), *self.game.setup());
         record.players = self
             .seats
             .as_ref()
-            .map(|seat| seat.occupant.to_string())
+            .map(|seat| match (&seat.name, seat.occupant) {
+                (Some(name), _) => name.clone(),
+                (None, Occupant::Human) => "guest".to_owned(),
+                (None, engine) => engine.to_string(),
+            })
             .into_array();
         record.date = date;
         record.moves = self.game.moves().collect();

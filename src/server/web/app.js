@@ -7,10 +7,12 @@ import { Board } from "./board.js";
 import { drawGraph } from "./graph.js";
 import { isolated, showAccount, showLobby, showSeek } from "./lobby.js";
 import { Clocks } from "./clock.js";
+import { describeGame } from "./words.js";
 import { showPlayer } from "./player.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
+const OTHER = { B: "W", W: "B" };
 
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
@@ -115,7 +117,11 @@ class GameView {
     this.graphVersion = -1;
     this.hintVersion = null;
     this.retry = 500;
-    this.board = new Board($("#board"), (square) => this.play(square));
+    this.board = new Board(
+      $("#board"),
+      (square) => this.play(square),
+      (square) => this.briefly(`${square} is not a legal move`),
+    );
     $("#show-legal").addEventListener("change", (event) => this.board.setShowLegal(event.target.checked));
     $("#hint-button").addEventListener("click", () => this.hint());
     $("#undo-button").addEventListener("click", () => this.undo("request"));
@@ -203,6 +209,15 @@ class GameView {
     $("#notice").textContent = text;
   }
 
+  /** A notice that goes away by itself after two seconds (unless replaced). */
+  briefly(text) {
+    this.notice(text);
+    clearTimeout(this.briefTimer);
+    this.briefTimer = setTimeout(() => {
+      if ($("#notice").textContent === text) this.notice("");
+    }, 2000);
+  }
+
   seatName(color, seat) {
     const who = seat.name || (seat.player === "human" ? "person" : seat.player);
     const you = this.state && this.state.you === color ? " (you)" : "";
@@ -243,6 +258,7 @@ class GameView {
       document.querySelector(`#player-${color}`).classList.toggle("to-move", state.to_move === color);
     }
     this.renderStatus(state);
+    $("#game-line").textContent = describeGame(state);
     this.renderMoves(state);
     this.renderButtons(state);
     this.renderInvite(state);
@@ -373,8 +389,10 @@ class GameView {
     const seated = state.you !== null;
     const playing = state.status === "playing";
     const opponent = state.you === "B" ? state.seats.white : state.seats.black;
-    $("#hint-button").hidden = !state.help.hints && !(playing && state.help_on && seated);
-    $("#hint-button").disabled = !playing || !state.help.hints;
+    // What cannot be used is hidden (issue 47): hints, undo, redo and resign once over,
+    // undo before the seat's own first move, pause and step on a finished game.
+    $("#hint-button").hidden = !playing || (!state.help.hints && !(state.help_on && seated));
+    $("#hint-button").disabled = !state.help.hints;
     $("#hint-button").title = state.help.hints ? "" : "hints are for your own turn";
     const note = $("#help-note");
     const people = state.seats.black.kind === "human" && state.seats.white.kind === "human";
@@ -382,19 +400,21 @@ class GameView {
     note.textContent = state.help_on
       ? "Help is on for both players: hints on your own turn and the evaluation graph."
       : "No engine help in this game while it is played.";
-    $("#undo-button").hidden = !seated;
-    $("#undo-button").disabled = !playing || Boolean(state.undo_request);
+    const moved = state.moves.some((_, index) => (index % 2 === 0 ? state.first : OTHER[state.first]) === state.you);
+    $("#undo-button").hidden = !seated || !playing || !moved;
+    $("#undo-button").disabled = Boolean(state.undo_request);
     $("#undo-button").textContent = seated && opponent.kind === "human" ? "Ask to undo" : "Undo";
-    $("#redo-button").hidden = !seated || opponent.kind === "human";
+    $("#redo-button").hidden = !seated || !playing || opponent.kind === "human";
     $("#redo-button").disabled = !state.can_redo;
-    $("#resign-button").hidden = !seated;
-    $("#resign-button").disabled = !playing;
+    $("#resign-button").hidden = !seated || !playing;
     // Before the second move a game can be called off, with no result.
     $("#abort-button").hidden = !seated || !playing || state.ply >= 2;
     // An untimed game between people whose other player has left can be claimed.
     $("#claim-button").hidden = !seated || !playing || Boolean(state.clock) || !people || opponent.connected;
     const rematch = $("#rematch-button");
     rematch.hidden = !seated || playing;
+    // After the end, the way on leads: a rematch, or a new game.
+    $("#after-end").hidden = playing;
     const offeredByMe = state.rematch_offer !== null && state.rematch_offer === state.you;
     rematch.disabled = offeredByMe;
     rematch.textContent = offeredByMe ? "Rematch offered…" : state.rematch_offer ? "Accept the rematch" : "Rematch";
@@ -402,8 +422,9 @@ class GameView {
     controls.hidden = !state.control;
     if (state.control) {
       $("#pause-button").textContent = state.paused ? "Resume" : "Pause";
-      $("#pause-button").disabled = !playing;
-      $("#step-button").disabled = !state.paused || !playing;
+      $("#pause-button").hidden = !playing;
+      $("#step-button").hidden = !playing;
+      $("#step-button").disabled = !state.paused;
       $("#speed-input").value = state.speed_ms;
       $("#speed-output").textContent = `${state.speed_ms} ms`;
     }

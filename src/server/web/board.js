@@ -30,9 +30,10 @@ export class Board {
    * @param {HTMLElement} container
    * @param {(square: string) => void} onPlay called when a square is chosen
    */
-  constructor(container, onPlay) {
+  constructor(container, onPlay, onIllegal = () => {}) {
     this.container = container;
     this.onPlay = onPlay;
+    this.onIllegal = onIllegal;
     this.rows = 0;
     this.columns = 0;
     this.cells = [];
@@ -110,8 +111,11 @@ export class Board {
   }
 
   choose(name) {
-    if (this.state && this.state.interactive && this.state.legal.includes(name)) {
+    if (!this.state || !this.state.interactive) return;
+    if (this.state.legal.includes(name)) {
       this.onPlay(name);
+    } else {
+      this.onIllegal(name);
     }
   }
 

@@ -4,7 +4,7 @@
 // header (log in, register, log out).
 
 import { api, session } from "./api.js";
-import { controlText } from "./clock.js";
+import { describeGame } from "./words.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White", random: "random colour" };
@@ -26,13 +26,6 @@ function keepSeek(id, secret) {
 
 function guestName() {
   return localStorage.getItem("name") || "";
-}
-
-function describe(item) {
-  const size = `${item.rows}×${item.columns}`;
-  const rules = item.rules === "simple" ? "SIMPLE" : "Othello";
-  const clock = item.clock ? controlText(item.clock) : "untimed";
-  return `${rules} ${size}, ${clock}${item.rated ? ", rated" : ""}`;
 }
 
 function link(href, text) {
@@ -220,7 +213,7 @@ function renderLobby(lobby) {
     const row = table.insertRow();
     row.dataset.seek = seek.id;
     row.insertCell().append(person(seek.poster, seek.member));
-    row.insertCell().textContent = describe(seek);
+    row.insertCell().textContent = describeGame(seek);
     const plays = seek.color === "random" ? "random" : `plays ${NAMES[seek.color]}`;
     const extras = [plays];
     if (seek.to) extras.push(`for ${seek.to}`);
@@ -249,7 +242,7 @@ function renderGames(list, games, over) {
   list.textContent = "";
   for (const game of games) {
     const item = document.createElement("li");
-    let text = `${isolated(game.black)} vs ${isolated(game.white)}, ${describe(game)}`;
+    let text = `${isolated(game.black)} vs ${isolated(game.white)}, ${describeGame(game)}`;
     if (over) {
       const result = game.winner === "none" ? "draw" : game.winner ? `${NAMES[game.winner]} won` : "aborted";
       const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned", no_first_move: "no first move" }[game.ending]})` : "";
@@ -290,7 +283,7 @@ export async function showSeek(id) {
     const seek = await api("GET", `/api/seeks/${id}`);
     const text = $("#seek-text");
     text.textContent = "";
-    text.append(person(seek.poster, seek.member), ` challenges you: ${describe(seek)}, ${seek.color === "random" ? "colours drawn" : `they play ${NAMES[seek.color]}`}.`);
+    text.append(person(seek.poster, seek.member), ` challenges you: ${describeGame(seek)}, ${seek.color === "random" ? "colours drawn" : `they play ${NAMES[seek.color]}`}.`);
     const button = $("#seek-accept");
     button.hidden = seek.mine;
     button.addEventListener("click", () => accept(id, $("#seek-page-error")));
