@@ -1001,16 +1001,21 @@ async fn regression_21_11_and_12_the_page_between_people(db: TestDb) {
         "the request withdrawn",
     )
     .await;
-    // The home page lists the game with its one move.
+    // The home page lists the game with its one move, once (issue 47.6: one list).
     spectator.goto(&format!("{}/", server.url)).await.unwrap();
     wait_for(
         &spectator,
-        "!document.querySelector('#watch').hidden",
+        "!document.querySelector('#playing-list').parentElement.hidden",
         "the list",
     )
     .await;
-    let listed = text_of(&spectator, "#watch-list").await;
+    let listed = text_of(&spectator, "#playing-list").await;
     assert!(listed.contains(", 1 move"), "{listed}");
+    assert_eq!(
+        eval(&spectator, "document.body.innerText.split(', 1 move').length - 1").await,
+        1,
+        "listed once"
+    );
 
     // The server goes away: the page says so plainly, then recovers when it is back.
     let address = server.url.trim_start_matches("http://").to_owned();
@@ -1540,3 +1545,80 @@ crate::on_both_databases!(
     members_play_a_rated_timed_game_and_their_pages_show_it,
     regression_21_11_and_12_the_page_between_people,
 );
+
+/// Issue 47.7: a guest's "by link only" challenge stays in its poster's lobby after a
+/// reload, marked, with its link and Withdraw; nobody else sees it.
+#[tokio::test]
+async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let server = Server::start(&TestDb::sqlite());
+    let ann = browser(&driver, "private-ann", 1100, 900).await;
+    let bob = browser(&driver, "private-bob", 1100, 900).await;
+    for client in [&ann, &bob] {
+        client.goto(&server.url).await.unwrap();
+        wait_for(
+            client,
+            "document.querySelector('#connection').textContent === 'live'",
+            "the lobby is live",
+        )
+        .await;
+    }
+    set_value(&ann, "#seek-form input[name='name']", "Ann").await;
+    ann.execute(
+        "document.querySelector(\"#seek-form input[name='private']\").checked = true;",
+        vec![],
+    )
+    .await
+    .unwrap();
+    ann.find(Locator::Css("#seek-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &ann,
+        "!document.querySelector('#seek-link-box').hidden",
+        "the link to send",
+    )
+    .await;
+    let link = eval(&ann, "document.querySelector('#seek-link').value").await;
+    let link = link.as_str().unwrap().to_owned();
+    assert!(link.contains("/s/"), "{link}");
+    ann.refresh().await.unwrap();
+    wait_for(
+        &ann,
+        "document.querySelectorAll('#seeks tbody tr').length === 1",
+        "the poster's own challenge after a reload",
+    )
+    .await;
+    let row = text_of(&ann, "#seeks tbody tr").await;
+    assert!(row.contains("by link") && row.contains("Withdraw"), "{row}");
+    let shown = eval(&ann, "document.querySelector('#seeks tbody tr input.seek-url').value").await;
+    assert_eq!(shown.as_str(), Some(link.as_str()), "its link, to copy");
+    screenshot(&ann, "private-challenge.png").await;
+    // Nobody else sees it.
+    bob.refresh().await.unwrap();
+    wait_for(
+        &bob,
+        "document.querySelector('#connection').textContent === 'live'",
+        "the other lobby",
+    )
+    .await;
+    assert_eq!(
+        eval(&bob, "document.querySelectorAll('#seeks tbody tr').length").await,
+        0
+    );
+    // Withdrawn from the list.
+    ann.execute("document.querySelector('#seeks tbody tr button').click();", vec![])
+        .await
+        .unwrap();
+    wait_for(
+        &ann,
+        "document.querySelectorAll('#seeks tbody tr').length === 0",
+        "withdrawn",
+    )
+    .await;
+}

@@ -64,7 +64,7 @@ pub fn copy(from: &Path, to: &str) -> Result<Vec<(&'static str, u64)>, ServeErro
         let copied = postgres.copy_from(&sqlite).await.map_err(failed)?;
         // An engine reply due in a copied game: leased to nobody, so taken at once.
         let store = Store::postgres(to, 2).await.map_err(failed)?;
-        for id in store.playing(usize::MAX).await.map_err(failed)? {
+        for id in store.playing(usize::MAX, i64::MIN).await.map_err(failed)? {
             let Some(stored) = store.load(&id).await.map_err(failed)? else {
                 continue;
             };

@@ -105,6 +105,8 @@ pub(super) struct GameItem {
     white: String,
     clock: Option<ClockView>,
     rated: bool,
+    /// Moves played.
+    moves: usize,
     /// Once over: `B`, `W` or `none` (a draw); `null` otherwise.
     winner: Option<&'static str>,
     ending: Option<&'static str>,
@@ -137,7 +139,7 @@ pub(super) struct Lists {
 /// links name) and shared by every watcher: two hundred watchers do not read the database
 /// two hundred times.
 #[derive(Default)]
-pub struct ListsCache(tokio::sync::Mutex<Option<(u64, String, Arc<Lists>)>>);
+pub struct ListsCache(tokio::sync::Mutex<Option<((u64, i64), String, Arc<Lists>)>>);
 
 impl std::fmt::Debug for ListsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -204,6 +206,7 @@ fn game_item(id: String, listing: Listing, origin: &str) -> GameItem {
         white: who(Color::White),
         clock: clock_view(listing.clock),
         rated: listing.rated,
+        moves: listing.moves,
         winner: listing.result.map(|winner| match winner {
             Some(Color::Black) => "B",
             Some(Color::White) => "W",
@@ -241,7 +244,8 @@ async fn games(app: &App, ids: Vec<String>, origin: &str) -> Vec<GameItem> {
 async fn lists(app: &App, origin: &str) -> Result<Arc<Lists>, ApiError> {
     // One watcher makes them; the others wait for it and share them.
     let mut cache = app.lobby_lists.0.lock().await;
-    let generation = app.hub.starts_and_ends();
+    // A game with no move for a while leaves the list (checked every minute or so).
+    let generation = (app.hub.starts_and_ends(), super::super::game::now_ms() / 60_000);
     if let Some((made, for_origin, lists)) = &*cache
         && *made == generation
         && for_origin == origin
@@ -249,7 +253,7 @@ async fn lists(app: &App, origin: &str) -> Result<Arc<Lists>, ApiError> {
         return Ok(Arc::clone(lists));
     }
     let store = app.hub.store();
-    let playing = store.playing(LISTED).await?;
+    let playing = store.playing(LISTED, super::listed_since()).await?;
     let finished = store.finished(LISTED).await?;
     let lists = Arc::new(Lists {
         playing: games(app, playing, origin).await,

@@ -377,6 +377,16 @@ pub struct GameHead {
     win: &'static str,
 }
 
+/// A game being played leaves the lists of games being played after this long without a
+/// move (an abandoned untimed game against the engine would stay for good); it is still
+/// played and watched by its link.
+const LISTED_FOR_MS: i64 = 30 * 60 * 1000;
+
+/// The oldest last change a listed game being played may have now.
+fn listed_since() -> i64 {
+    super::game::now_ms() - LISTED_FOR_MS
+}
+
 impl GameHead {
     /// Game `id`'s, its page under `origin`.
     fn of(origin: &str, id: String, listing: &Listing) -> GameHead {

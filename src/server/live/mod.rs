@@ -211,7 +211,7 @@ impl Hub {
     /// After a start: loads the games being played (the most recent `limit`), so that an
     /// engine that was to move in one replies without waiting for someone to look.
     pub async fn resume(self: &Arc<Hub>, limit: usize) {
-        let Ok(ids) = self.playing(limit).await else {
+        let Ok(ids) = self.playing(limit, i64::MIN).await else {
             return;
         };
         for id in ids {
@@ -288,12 +288,15 @@ impl Hub {
         Ok(())
     }
 
-    /// The ids of games being played, most recent first.
+    /// The ids of games being played that changed at `since` or later, most recent first.
     ///
     /// # Errors
     /// [`ApiError::Storage`] if the store fails.
-    pub async fn playing(&self, limit: usize) -> Result<Vec<String>, ApiError> {
-        self.store.playing(limit).await.map_err(ApiError::from)
+    pub async fn playing(&self, limit: usize, since: i64) -> Result<Vec<String>, ApiError> {
+        self.store
+            .playing(limit, since)
+            .await
+            .map_err(ApiError::from)
     }
 }
 

@@ -144,11 +144,12 @@ pub trait Backend: Send + Sync + 'static {
     /// [`StoreError`] if the database fails.
     async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError>;
 
-    /// The ids of games being played, most recent first.
+    /// The ids of games being played that changed at `since` (milliseconds since the Unix
+    /// epoch) or later, most recent first.
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError>;
+    async fn playing(&self, limit: usize, since: i64) -> Result<Vec<String>, StoreError>;
 
     /// The ids of finished games, most recently finished first.
     ///

@@ -14,7 +14,6 @@ const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
 const OTHER = { B: "W", W: "B" };
 
-const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 // ---------------------------------------------------------------- the new-game form
 
@@ -42,28 +41,9 @@ function updateForm(form) {
   $("#help-label").hidden = !people;
 }
 
-async function listGames() {
-  try {
-    const { games } = await api("GET", "/api/games");
-    const list = $("#watch-list");
-    for (const game of games) {
-      const item = document.createElement("li");
-      const link = document.createElement("a");
-      link.href = `/g/${game.id}`;
-      link.textContent = `${game.black} vs ${game.white}, ${game.rows}x${game.columns} ${game.rules.toUpperCase()}, ${plural(game.moves, "move")}`;
-      item.appendChild(link);
-      list.appendChild(item);
-    }
-    $("#watch").hidden = games.length === 0;
-  } catch {
-    // Only a convenience.
-  }
-}
-
 function showForm() {
   document.title = "Othello";
   $("#new-game").hidden = false;
-  listGames();
   const form = $("#new-game-form");
   form.addEventListener("change", () => updateForm(form));
   updateForm(form);

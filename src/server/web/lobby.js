@@ -219,7 +219,18 @@ function renderLobby(lobby) {
     if (seek.to) extras.push(`for ${seek.to}`);
     if (seek.help) extras.push("help on");
     if (seek.private) extras.push("by link");
-    row.insertCell().textContent = extras.join(", ");
+    const about = row.insertCell();
+    about.textContent = extras.join(", ");
+    // One's own challenge by link: the link again, to send (it is listed nowhere else).
+    if (seek.mine && seek.private) {
+      const url = document.createElement("input");
+      url.className = "seek-url";
+      url.readOnly = true;
+      url.value = seek.url;
+      url.setAttribute("aria-label", "the challenge's link");
+      url.addEventListener("focus", () => url.select());
+      about.append(" ", url);
+    }
     const action = row.insertCell();
     const button = document.createElement("button");
     button.type = "button";
@@ -247,6 +258,8 @@ function renderGames(list, games, over) {
       const result = game.winner === "none" ? "draw" : game.winner ? `${NAMES[game.winner]} won` : "aborted";
       const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned", no_first_move: "no first move" }[game.ending]})` : "";
       text += `: ${result}${how}`;
+    } else {
+      text += `, ${game.moves} move${game.moves === 1 ? "" : "s"}`;
     }
     item.append(link(`/g/${game.id}`, text));
     list.append(item);

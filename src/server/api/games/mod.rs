@@ -86,7 +86,7 @@ async fn list(
 ) -> Result<Json<ListView>, ApiError> {
     let origin = origin(&app, &headers);
     let mut games = Vec::new();
-    for id in app.hub.playing(LISTED).await? {
+    for id in app.hub.playing(LISTED, super::listed_since()).await? {
         let Ok(cell) = app.hub.get(&id).await else {
             continue;
         };

@@ -544,10 +544,11 @@ impl Backend for Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
-    async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn playing(&self, limit: usize, since: i64) -> Result<Vec<String>, StoreError> {
         self.ids(
-            "SELECT id FROM games WHERE status = 'playing' ORDER BY updated_at DESC LIMIT $1",
-            &[&big(limit as u64)],
+            "SELECT id FROM games WHERE status = 'playing' AND updated_at >= $2
+             ORDER BY updated_at DESC LIMIT $1",
+            &[&big(limit as u64), &since],
         )
         .await
     }

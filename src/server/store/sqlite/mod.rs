@@ -129,8 +129,8 @@ impl Backend for SqliteStore {
         self.read(move |db| db.load(&id)).await
     }
 
-    async fn playing(&self, limit: usize) -> Result<Vec<String>, StoreError> {
-        self.read(move |db| db.playing(limit)).await
+    async fn playing(&self, limit: usize, since: i64) -> Result<Vec<String>, StoreError> {
+        self.read(move |db| db.playing(limit, since)).await
     }
 
     async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError> {
@@ -504,12 +504,13 @@ impl Sqlite {
         Ok(all)
     }
 
-    pub(super) fn playing(&mut self, limit: usize) -> Result<Vec<String>, StoreError> {
+    pub(super) fn playing(&mut self, limit: usize, since: i64) -> Result<Vec<String>, StoreError> {
         let mut statement = self.connection.prepare_cached(
-            "SELECT id FROM games WHERE status = 'playing' ORDER BY updated_at DESC LIMIT ?1",
+            "SELECT id FROM games WHERE status = 'playing' AND updated_at >= ?2
+             ORDER BY updated_at DESC LIMIT ?1",
         )?;
         let ids = statement
-            .query_map([limit as i64], |row| row.get(0))?
+            .query_map([limit as i64, since], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
     }

@@ -112,7 +112,13 @@ fn games_survive_reopening_and_changes_apply_in_order() {
     );
     assert_eq!(loaded.seats, original.seats);
     assert_eq!(loaded.clock, original.clock);
-    assert_eq!(db.playing(10).unwrap(), ["g1"]);
+    assert_eq!(db.playing(10, i64::MIN).unwrap(), ["g1"]);
+    let changed = loaded.updated_at;
+    assert_eq!(db.playing(10, changed).unwrap(), ["g1"]);
+    assert!(
+        db.playing(10, changed + 1).unwrap().is_empty(),
+        "not changed since: not listed"
+    );
     // A failing batch changes nothing: the moves cleared, then the same ply twice.
     let again = Change::Move {
         game: "g1".into(),
@@ -169,7 +175,7 @@ fn games_survive_reopening_and_changes_apply_in_order() {
         Some(ByColor::new(58_000, 41_000))
     );
     assert!(loaded.rated);
-    assert!(db.playing(10).unwrap().is_empty());
+    assert!(db.playing(10, i64::MIN).unwrap().is_empty());
     assert_eq!(db.load("nope").unwrap(), None);
     // A word its column does not read back as: a damaged database, said by column.
     let what = damaged(
@@ -289,7 +295,7 @@ async fn the_store_commits_batches_and_reads_them_back() {
     for wait in waits {
         wait.await.unwrap().unwrap();
     }
-    assert_eq!(store.playing(100).await.unwrap().len(), 20);
+    assert_eq!(store.playing(100, i64::MIN).await.unwrap().len(), 20);
     assert!(store.load("g7").await.unwrap().is_some());
     // A failing change fails its whole commit, and is reported to its caller.
     let duplicate = store
