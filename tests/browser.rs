@@ -1012,7 +1012,11 @@ async fn regression_21_11_and_12_the_page_between_people(db: TestDb) {
     let listed = text_of(&spectator, "#playing-list").await;
     assert!(listed.contains(", 1 move"), "{listed}");
     assert_eq!(
-        eval(&spectator, "document.body.innerText.split(', 1 move').length - 1").await,
+        eval(
+            &spectator,
+            "document.body.innerText.split(', 1 move').length - 1"
+        )
+        .await,
         1,
         "listed once"
     );
@@ -1553,7 +1557,8 @@ async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
     let Some(driver) = driver() else {
         return;
     };
-    let server = Server::start(&TestDb::sqlite());
+    let db = TestDb::sqlite();
+    let server = Server::start(&db);
     let ann = browser(&driver, "private-ann", 1100, 900).await;
     let bob = browser(&driver, "private-bob", 1100, 900).await;
     for client in [&ann, &bob] {
@@ -1596,7 +1601,11 @@ async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
     .await;
     let row = text_of(&ann, "#seeks tbody tr").await;
     assert!(row.contains("by link") && row.contains("Withdraw"), "{row}");
-    let shown = eval(&ann, "document.querySelector('#seeks tbody tr input.seek-url').value").await;
+    let shown = eval(
+        &ann,
+        "document.querySelector('#seeks tbody tr input.seek-url').value",
+    )
+    .await;
     assert_eq!(shown.as_str(), Some(link.as_str()), "its link, to copy");
     screenshot(&ann, "private-challenge.png").await;
     // Nobody else sees it.
@@ -1612,13 +1621,80 @@ async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
         0
     );
     // Withdrawn from the list.
-    ann.execute("document.querySelector('#seeks tbody tr button').click();", vec![])
-        .await
-        .unwrap();
+    ann.execute(
+        "document.querySelector('#seeks tbody tr button').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
     wait_for(
         &ann,
         "document.querySelectorAll('#seeks tbody tr').length === 0",
         "withdrawn",
+    )
+    .await;
+}
+
+/// Issue 47.8: while the database is down, a move is refused in plain words (it was not
+/// played, try again) and the header says the server is in trouble, not "live"; once the
+/// database is back the page says "live" again and the move goes through.
+#[tokio::test]
+async fn a_database_outage_is_said_plainly_and_passes() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    // A cluster of its own: stopping it touches no other test.
+    let Some(cluster) = postgres::Postgres::start() else {
+        return;
+    };
+    let db = TestDb::Postgres(cluster.create_database());
+    let server = Server::start(&db);
+    let game = create(&server, json!({"black_name": "Ann", "white_name": "Bob"})).await;
+    let (id, black) = (
+        game["id"].as_str().unwrap().to_owned(),
+        game["seats"]["black"]["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    );
+    let client = browser(&driver, "outage", 1100, 900).await;
+    client
+        .goto(&format!("{}/g/{id}#secret={black}", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('#connection').textContent === 'live' && document.querySelector('svg.interactive')",
+        "Black's turn, live",
+    )
+    .await;
+    cluster.stop();
+    click_square(&client, "d3").await;
+    wait_for(
+        &client,
+        "document.querySelector('#notice').textContent !== ''",
+        "a notice",
+    )
+    .await;
+    assert_eq!(
+        text_of(&client, "#notice").await,
+        "The server is having trouble: your move was not played. Try again in a moment."
+    );
+    assert_eq!(text_of(&client, "#connection").await, "server in trouble");
+    assert_eq!(text_of(&client, "#player-B .presence").await, "");
+    screenshot(&client, "database-outage.png").await;
+    cluster.start_server();
+    wait_for(
+        &client,
+        "document.querySelector('#connection').textContent === 'live' && document.querySelector('#notice').textContent === ''",
+        "live again",
+    )
+    .await;
+    click_square(&client, "d3").await;
+    wait_for(
+        &client,
+        "!document.querySelector(\"g.cell[data-square='d3']\").classList.contains('empty')",
+        "the move played",
     )
     .await;
 }

@@ -139,7 +139,11 @@ pub(super) struct Lists {
 /// links name) and shared by every watcher: two hundred watchers do not read the database
 /// two hundred times.
 #[derive(Default)]
-pub struct ListsCache(tokio::sync::Mutex<Option<((u64, i64), String, Arc<Lists>)>>);
+pub struct ListsCache(tokio::sync::Mutex<Option<(ListsKey, String, Arc<Lists>)>>);
+
+/// What the lists were made for: the hub's count of games started and ended, and the
+/// minute (a game with no move for a while leaves them).
+type ListsKey = (u64, i64);
 
 impl std::fmt::Debug for ListsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -245,7 +249,10 @@ async fn lists(app: &App, origin: &str) -> Result<Arc<Lists>, ApiError> {
     // One watcher makes them; the others wait for it and share them.
     let mut cache = app.lobby_lists.0.lock().await;
     // A game with no move for a while leaves the list (checked every minute or so).
-    let generation = (app.hub.starts_and_ends(), super::super::game::now_ms() / 60_000);
+    let generation = (
+        app.hub.starts_and_ends(),
+        super::super::game::now_ms() / 60_000,
+    );
     if let Some((made, for_origin, lists)) = &*cache
         && *made == generation
         && for_origin == origin

@@ -3,6 +3,9 @@
 
 export const session = { user: null };
 
+/** The error codes that mean the server is in trouble (its database fails), whatever was asked. */
+const TROUBLE = new Set(["storage", "unavailable"]);
+
 /** Who is logged in (`session.user`: `{name, csrf}` or null). */
 export async function loadSession() {
   try {
@@ -43,6 +46,8 @@ export async function api(method, path, { body, secret } = {}) {
     const message = data && data.error ? data.error.message : `${response.status} ${response.statusText}`;
     const error = new Error(message);
     error.details = data && data.error;
+    // The server's own trouble (its database failing), not the request's fault.
+    error.trouble = Boolean(data && data.error && TROUBLE.has(data.error.code));
     throw error;
   }
   return data;

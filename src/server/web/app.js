@@ -517,9 +517,41 @@ class GameView {
       return true;
     } catch (failure) {
       this.offline = Boolean(failure.offline);
-      this.notice(failure.message);
+      if (failure.trouble) {
+        this.trouble(path.endsWith("/moves") ? "your move was not played" : "nothing was changed");
+      } else {
+        this.notice(failure.message);
+      }
       return false;
     }
+  }
+
+  /**
+   * The server is in trouble (its database fails): said plainly, with what did not
+   * happen, and the header shows it until the server is healthy again.
+   */
+  trouble(what) {
+    const text = `The server is having trouble: ${what}. Try again in a moment.`;
+    this.notice(text);
+    $("#connection").textContent = "server in trouble";
+    $("#connection").className = "connection down";
+    for (const presence of document.querySelectorAll(".player .presence")) {
+      presence.textContent = "";
+      presence.className = "presence";
+    }
+    clearTimeout(this.troubleTimer);
+    const check = async () => {
+      const healthy = await fetch("/healthz").then((response) => response.ok, () => false);
+      if (!healthy) {
+        this.troubleTimer = setTimeout(check, 2000);
+        return;
+      }
+      $("#connection").textContent = "live";
+      $("#connection").className = "connection live";
+      if ($("#notice").textContent === text) this.notice("");
+      if (this.state) this.render(this.state);
+    };
+    this.troubleTimer = setTimeout(check, 2000);
   }
 
   play(square) {
