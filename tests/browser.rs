@@ -974,7 +974,7 @@ async fn regression_21_11_and_12_the_page_between_people(db: TestDb) {
     )
     .await;
     click_square(&black, square.as_str().unwrap()).await;
-    wait_for(&black, "document.querySelector('#undo-button').textContent === 'Ask to undo' && !document.querySelector('#undo-button').disabled", "undo possible").await;
+    wait_for(&black, "document.querySelector('#undo-button').textContent === 'Ask to undo' && !document.querySelector('#undo-button').disabled && !document.querySelector('#undo-button').hidden", "undo possible").await;
     black
         .find(Locator::Css("#undo-button"))
         .await
@@ -1001,7 +1001,7 @@ async fn regression_21_11_and_12_the_page_between_people(db: TestDb) {
         "the request withdrawn",
     )
     .await;
-    // The home page lists the game with its one move, once (issue 47.6: one list).
+    // The home page lists the game, once (issue 47.6: one list), its people as guests.
     spectator.goto(&format!("{}/", server.url)).await.unwrap();
     wait_for(
         &spectator,
@@ -1010,16 +1010,16 @@ async fn regression_21_11_and_12_the_page_between_people(db: TestDb) {
     )
     .await;
     let listed = text_of(&spectator, "#playing-list").await;
-    assert!(listed.contains(", 1 move"), "{listed}");
-    assert_eq!(
-        eval(
-            &spectator,
-            "document.body.innerText.split(', 1 move').length - 1"
-        )
-        .await,
-        1,
-        "listed once"
+    assert!(
+        listed.contains("guest") && !listed.contains("human"),
+        "{listed}"
     );
+    let path = eval(&black, "location.pathname").await;
+    let links = format!(
+        "document.querySelectorAll(\"a[href='{}']\").length",
+        path.as_str().unwrap()
+    );
+    assert_eq!(eval(&spectator, &links).await, 1, "listed once");
 
     // The server goes away: the page says so plainly, then recovers when it is back.
     let address = server.url.trim_start_matches("http://").to_owned();
@@ -1320,7 +1320,7 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
     }
     wait_for(
         &ann,
-        "document.querySelector('#player-B .name').textContent.includes('ann\u{2069} (you)')",
+        "document.querySelector('#player-B .name').textContent.includes('ann\u{2069} (1500?) (you)') && document.querySelector('#player-W .name').textContent.includes('bob\u{2069} (1500?)')",
         "ann's seat",
     )
     .await;
@@ -1342,6 +1342,21 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
         .await;
     }
     assert_eq!(text_of(&bob, "#clock-B").await, "0:00.0");
+    // The rating change at the end (issue 47.4).
+    wait_for(
+        &bob,
+        "!document.querySelector('#player-W .change').hidden",
+        "the rating changes",
+    )
+    .await;
+    let (lost, won) = (
+        text_of(&bob, "#player-B .change").await,
+        text_of(&bob, "#player-W .change").await,
+    );
+    assert!(
+        lost.starts_with('\u{2212}') && won.starts_with('+'),
+        "{lost} {won}"
+    );
     screenshot(&bob, "lost-on-time.png").await;
     let today = eval(
         &ann,

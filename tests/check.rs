@@ -147,6 +147,18 @@ fn each_wrong_student_is_caught_with_its_class() {
 
 /// Issue 21.1: a correct program that starts slowly (an interpreter on a loaded machine)
 /// passes; the slow start is only a note.
+/// The seconds a "slow start" note gives, when it is one and says at least the student's
+/// 1.5 s wait (a loaded machine may add to it, never take from it).
+fn slow_start_seconds(note: &str) -> Option<f64> {
+    let seconds: f64 = note
+        .strip_prefix("slow start: the rules line came after ")?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()?;
+    (1.5..5.0).contains(&seconds).then_some(seconds)
+}
+
 #[test]
 fn regression_21_1_a_slow_start_is_a_note_not_a_failure() {
     // The student waits 1.5 s before its first line, then plays correctly.
@@ -159,10 +171,7 @@ fn regression_21_1_a_slow_start_is_a_note_not_a_failure() {
     assert_eq!(report["passed"], 1, "{report:#}");
     let notes = report["results"][0]["notes"].as_array().unwrap();
     let note = notes[0].as_str().unwrap();
-    assert!(
-        note.starts_with("slow start: the rules line came after 1."),
-        "{note}"
-    );
+    assert!(slow_start_seconds(note).is_some(), "{note}");
     // The text report says so too, and the run still passes.
     let output = othello()
         .args(["check", "--timeout", "5", "--program"])
@@ -173,7 +182,11 @@ fn regression_21_1_a_slow_start_is_a_note_not_a_failure() {
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
-        text.contains(": slow start: the rules line came after 1."),
+        text.lines().any(
+            |line| line.split_once(": slow start").is_some_and(|(_, rest)| {
+                slow_start_seconds(&format!("slow start{rest}")).is_some()
+            })
+        ),
         "{text}"
     );
     assert!(text.ends_with("1 case: 1 passed, 0 failed\n"), "{text}");

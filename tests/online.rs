@@ -793,6 +793,22 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
         (&over["winner"], &over["ending"]),
         (&json!("W"), &json!("time"))
     );
+    // The table shows the ratings the game began with and what it changed (issue 47.4).
+    let over = state(&server, &game).await;
+    let (black, white) = (&over["seats"]["black"], &over["seats"]["white"]);
+    assert_eq!(
+        (&black["rating"], &black["provisional"], &white["rating"]),
+        (&json!(1500), &json!(true), &json!(1500)),
+        "{over}"
+    );
+    let (lost, won) = (
+        black["rating_change"].as_i64().unwrap(),
+        white["rating_change"].as_i64().unwrap(),
+    );
+    assert!(
+        lost < -100 && won > 100 && (lost + won).abs() <= 1,
+        "{over}"
+    );
     // The export names the members (issue 47).
     let (status, ggf) = text(&server, &format!("/games/{game}/export?format=ggf")).await;
     assert_eq!(status, 200);
@@ -834,6 +850,35 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     assert_eq!(bob_page["games"][0]["opponent"], "ann");
     let (status, body) = page("nobody").await;
     assert_eq!((status, error_code(&body)), (404, "no_such_player"));
+    // Their next rated game in the category begins from the ratings this one left.
+    let (status, posted) = post_seek(
+        &server,
+        Auth::Member(&ann.0, &ann.1),
+        json!({"rated": true, "color": "W", "clock": {"base_ms": 1_500}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{posted}");
+    let seek = posted["seek"]["id"].as_str().unwrap();
+    let (status, taken) = send(
+        Auth::Member(&bob.0, &bob.1)
+            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
+    )
+    .await;
+    assert_eq!(status, 201, "{taken}");
+    let next = state(&server, taken["game"].as_str().unwrap()).await;
+    assert_eq!(
+        (
+            &next["seats"]["white"]["rating"],
+            &next["seats"]["black"]["rating"],
+            &next["seats"]["black"]["rating_change"]
+        ),
+        (
+            &ann_page["ratings"][0]["rating"],
+            &bob_page["ratings"][0]["rating"],
+            &Value::Null
+        ),
+        "{next}"
+    );
 }
 
 async fn a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed(db: TestDb) {

@@ -186,6 +186,12 @@ pub struct SeatView {
     /// connected): in an untimed game between people, the other may claim the win after
     /// the server's limit (five minutes unless set otherwise).
     pub away_ms: Option<u64>,
+    /// In a rated game, the player's rating when it began (`null` otherwise).
+    pub rating: Option<i64>,
+    /// Whether that rating was still uncertain (shown `1338?`).
+    pub provisional: bool,
+    /// Once a rated game is over, what it changed the rating by.
+    pub rating_change: Option<i64>,
 }
 
 fn letter(color: Color) -> char {
@@ -256,9 +262,15 @@ pub fn state(
         }
         _ => None,
     };
+    let ratings = cell.seat_ratings();
     let seat = |color: Color| {
         let info = &model.seats[color];
+        let rating = ratings.map(|ratings| ratings[color]);
         SeatView {
+            rating: rating.map(|rating| rating.rating),
+            provisional: rating.is_some_and(|rating| rating.provisional),
+            // Under review, the game is not over yet.
+            rating_change: rating.and_then(|rating| rating.change).filter(|_| at_end),
             player: info.occupant.to_string(),
             kind: match info.occupant {
                 Occupant::Human => "human",

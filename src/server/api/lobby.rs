@@ -105,8 +105,6 @@ pub(super) struct GameItem {
     white: String,
     clock: Option<ClockView>,
     rated: bool,
-    /// Moves played.
-    moves: usize,
     /// Once over: `B`, `W` or `none` (a draw); `null` otherwise.
     winner: Option<&'static str>,
     ending: Option<&'static str>,
@@ -199,18 +197,13 @@ fn seek_view(seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
 }
 
 fn game_item(id: String, listing: Listing, origin: &str) -> GameItem {
-    let who = |color: Color| {
-        listing.names[color]
-            .clone()
-            .unwrap_or_else(|| listing.players[color].clone())
-    };
+    let who = |color: Color| listing.name(color);
     GameItem {
         head: GameHead::of(origin, id, &listing),
         black: who(Color::Black),
         white: who(Color::White),
         clock: clock_view(listing.clock),
         rated: listing.rated,
-        moves: listing.moves,
         winner: listing.result.map(|winner| match winner {
             Some(Color::Black) => "B",
             Some(Color::White) => "W",

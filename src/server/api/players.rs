@@ -130,9 +130,7 @@ pub(super) async fn show_player(
             url: format!("{origin}/g/{game}"),
             id: game,
             color: color.letter(),
-            opponent: listing.names[other]
-                .clone()
-                .unwrap_or_else(|| listing.players[other].clone()),
+            opponent: listing.name(other),
             opponent_member: listing.members[other],
             result,
             ending: listing.ended.map(Ended::code),

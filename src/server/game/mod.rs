@@ -264,6 +264,18 @@ pub struct Listing {
     pub updated_at: i64,
 }
 
+impl Listing {
+    /// The name `color` plays under: a person's (`guest` when they gave none), an engine's
+    /// spec.
+    pub fn name(&self, color: Color) -> String {
+        match (&self.names[color], self.players[color].as_str()) {
+            (Some(name), _) => name.clone(),
+            (None, "human") => "guest".to_owned(),
+            (None, engine) => engine.to_owned(),
+        }
+    }
+}
+
 /// One game in the hub: its live game behind a lock of its own, and what watchers share.
 /// The lock is the hub's: everything else asks through these methods.
 #[derive(Debug)]
@@ -280,6 +292,30 @@ pub struct GameCell {
     pub presence: Presence,
     /// A rated game's players and category, fixed for its life: read without its lock.
     pub rated: Option<Rated>,
+    /// A rated game's players' ratings as its table shows them (see
+    /// [`Hub::refresh_ratings`](super::live::Hub::refresh_ratings)).
+    pub(super) ratings: std::sync::Mutex<Option<SeatRatings>>,
+}
+
+/// A player's rating as a rated game's table shows it: when the game began, and once it
+/// is over the change it made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeatRating {
+    /// The rating when the game began, rounded.
+    pub rating: i64,
+    /// Whether it was still uncertain (shown with a `?`).
+    pub provisional: bool,
+    /// Once over, what the game changed it by (none for an aborted game).
+    pub change: Option<i64>,
+}
+
+/// Both players' [`SeatRating`]s, and whether the game was over when they were read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeatRatings {
+    /// Read when the game was over (the changes known).
+    pub over: bool,
+    /// Black's and White's.
+    pub seats: ByColor<SeatRating>,
 }
 
 /// The two accounts of a rated game and the rating category it counts for.
@@ -316,7 +352,16 @@ impl GameCell {
             evaluating: tokio::sync::Mutex::new(()),
             changed: watch::Sender::new(0),
             presence: Presence::default(),
+            ratings: std::sync::Mutex::new(None),
         }
+    }
+
+    /// A rated game's players' ratings, as last read.
+    pub fn seat_ratings(&self) -> Option<ByColor<SeatRating>> {
+        self.ratings
+            .lock()
+            .expect("not poisoned")
+            .map(|ratings| ratings.seats)
     }
 
     /// The game, locked: for the hub, which changes it.

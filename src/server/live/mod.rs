@@ -14,9 +14,10 @@ use super::{
     engine_pool::{EnginePool, Load},
     error::ApiError,
     game::{
-        Created, GameCell, LiveGame, NewGame, NewSeat, hash_secret, new_id, new_secret,
-        next_version, now_ms, revive, stored,
+        Created, GameCell, LiveGame, NewGame, NewSeat, SeatRating, SeatRatings, hash_secret,
+        new_id, new_secret, next_version, now_ms, revive, stored,
     },
+    ratings::Rating,
     store::{Change, Store},
     table::{Seat, Table, TableError},
 };
@@ -286,6 +287,71 @@ impl Hub {
             ));
         }
         Ok(())
+    }
+
+    /// Reads a rated game's players' ratings for its table: their ratings when it began
+    /// (their current ones while it is played), and once it is over the change it made
+    /// (from the rating history written with its ending). Read once while it is played and
+    /// once when it is over; a failing database leaves them unread, for the next time.
+    pub async fn refresh_ratings(&self, cell: &GameCell) {
+        let Some(rated) = &cell.rated else {
+            return;
+        };
+        let over = cell.lock().await.table.is_over();
+        if cell
+            .ratings
+            .lock()
+            .expect("not poisoned")
+            .is_some_and(|ratings| ratings.over == over)
+        {
+            return;
+        }
+        let mut seats = ByColor::new(SeatRating::default(), SeatRating::default());
+        for color in Color::ALL {
+            let user = rated.players[color];
+            let Ok(history) = self.store.rating_history(user).await else {
+                return;
+            };
+            let mine: Vec<_> = history
+                .iter()
+                .filter(|entry| entry.category == rated.category)
+                .collect();
+            let seat = |rating: f64, deviation: f64, after: Option<f64>| SeatRating {
+                rating: rating.round() as i64,
+                provisional: Rating {
+                    deviation,
+                    ..Rating::default()
+                }
+                .provisional(),
+                change: after.map(|after| after.round() as i64 - rating.round() as i64),
+            };
+            seats[color] = match mine.iter().position(|entry| entry.game_id == cell.id) {
+                Some(index) => {
+                    let start = Rating::default();
+                    let (rating, deviation) = index
+                        .checked_sub(1)
+                        .map_or((start.rating, start.deviation), |before| {
+                            (mine[before].rating, mine[before].deviation)
+                        });
+                    seat(rating, deviation, Some(mine[index].rating))
+                }
+                None => {
+                    let Ok(current) = self.store.ratings(user).await else {
+                        return;
+                    };
+                    let rating = current
+                        .iter()
+                        .find(|stored| stored.category == rated.category)
+                        .map_or_else(Rating::default, |stored| Rating {
+                            rating: stored.rating,
+                            deviation: stored.deviation,
+                            ..Rating::default()
+                        });
+                    seat(rating.rating, rating.deviation, None)
+                }
+            };
+        }
+        *cell.ratings.lock().expect("not poisoned") = Some(SeatRatings { over, seats });
     }
 
     /// The ids of games being played that changed at `since` or later, most recent first.

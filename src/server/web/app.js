@@ -201,7 +201,8 @@ class GameView {
   seatName(color, seat) {
     const who = seat.name || (seat.player === "human" ? "person" : seat.player);
     const you = this.state && this.state.you === color ? " (you)" : "";
-    return `${NAMES[color]}: ${isolated(who)}${you}`;
+    const rating = seat.rating === null || seat.rating === undefined ? "" : ` (${seat.rating}${seat.provisional ? "?" : ""})`;
+    return `${NAMES[color]}: ${isolated(who)}${rating}${you}`;
   }
 
   render(state) {
@@ -229,6 +230,14 @@ class GameView {
     }
     $("#player-B .name").textContent = this.seatName("B", state.seats.black);
     $("#player-W .name").textContent = this.seatName("W", state.seats.white);
+    for (const [color, seat] of [["B", state.seats.black], ["W", state.seats.white]]) {
+      const change = document.querySelector(`#player-${color} .change`);
+      const moved = seat.rating_change;
+      change.hidden = moved === null || moved === undefined;
+      change.textContent = change.hidden ? "" : `${moved >= 0 ? "+" : "−"}${Math.abs(moved)}`;
+      change.className = `change ${moved > 0 ? "up" : moved < 0 ? "down" : ""}`;
+      change.setAttribute("aria-label", change.hidden ? "" : `rating ${change.textContent}`);
+    }
     $("#player-B .count").textContent = state.counts.B;
     $("#player-W .count").textContent = state.counts.W;
     for (const [color, seat] of [["B", state.seats.black], ["W", state.seats.white]]) {

@@ -258,8 +258,6 @@ function renderGames(list, games, over) {
       const result = game.winner === "none" ? "draw" : game.winner ? `${NAMES[game.winner]} won` : "aborted";
       const how = game.ending && game.ending !== "abort" ? ` (${{ resign: "resigned", time: "on time", abandon: "abandoned", no_first_move: "no first move" }[game.ending]})` : "";
       text += `: ${result}${how}`;
-    } else {
-      text += `, ${game.moves} move${game.moves === 1 ? "" : "s"}`;
     }
     item.append(link(`/g/${game.id}`, text));
     list.append(item);

@@ -93,8 +93,8 @@ async fn list(
         let listing = cell.listing().await;
         games.push(Listed {
             head: GameHead::of(&origin, id, &listing),
-            black: listing.players.black,
-            white: listing.players.white,
+            black: listing.name(Color::Black),
+            white: listing.name(Color::White),
             moves: listing.moves,
             to_move: listing.to_move.map(Color::letter),
         });
@@ -110,10 +110,12 @@ struct ShowParams {
 }
 
 async fn show(
+    AxumState(app): AxumState<App>,
     Game(cell): Game,
     caller: Caller,
     Params(params): Params<ShowParams>,
 ) -> Result<Json<GameView>, ApiError> {
+    app.hub.refresh_ratings(&cell).await;
     let Some(ply) = params.ply else {
         let state = views::view(&cell, caller.viewer(&cell).await, None).await;
         return Ok(Json(state.expect("the position now is always there")));
