@@ -1301,7 +1301,10 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
     )
     .await;
     let row = text_of(&bob, "#seeks tbody tr").await;
-    assert!(row.contains("ann") && row.contains("rated"), "{row}");
+    assert!(
+        row.contains("ann (1500?)") && row.contains("rated"),
+        "{row}"
+    );
     // Clicked in the page: the lobby may be drawn again at any moment (an element found
     // first could be gone by the click).
     bob.execute(

@@ -858,6 +858,12 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     )
     .await;
     assert_eq!(status, 201, "{posted}");
+    // The lobby shows the poster's rating for the challenge's category.
+    assert_eq!(
+        (&posted["seek"]["rating"], &posted["seek"]["provisional"]),
+        (&ann_page["ratings"][0]["rating"], &json!(true)),
+        "{posted}"
+    );
     let seek = posted["seek"]["id"].as_str().unwrap();
     let (status, taken) = send(
         Auth::Member(&bob.0, &bob.1)

@@ -24,6 +24,7 @@ use crate::server::{
     game::{Listing, hash_secret, new_secret},
     limits::Making,
     lobby::{Person, Seek, Viewer},
+    ratings,
     table::ColorChoice,
     table::Ended,
     websocket,
@@ -73,6 +74,10 @@ pub(super) struct SeekView {
     poster: String,
     /// Whether the poster is a member (their page is `/u/NAME`).
     member: bool,
+    /// A member's rating in the category the challenge is for (a timed one), rounded.
+    rating: Option<i64>,
+    /// Whether that rating is still uncertain (shown `1338?`).
+    provisional: bool,
     rules: &'static str,
     rows: u8,
     columns: u8,
@@ -174,8 +179,19 @@ fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
     })
 }
 
-fn seek_view(seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
+/// `seek` as `viewer` sees it, with its poster's rating (read through the hub's short
+/// cache).
+async fn seek_view(app: &App, seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
+    let rating = match (seek.poster.user_id, seek.clock) {
+        (Some(user), Some(clock)) => {
+            let category = ratings::category(seek.variant, seek.shape, clock);
+            app.hub.shown_rating(user, category).await
+        }
+        _ => None,
+    };
     SeekView {
+        rating: rating.map(|(rating, _)| rating),
+        provisional: rating.is_some_and(|(_, provisional)| provisional),
         url: format!("{origin}/s/{}", seek.id),
         id: seek.id.clone(),
         poster: seek.poster.name.clone(),
@@ -270,13 +286,12 @@ pub(super) async fn lobby_view(
     origin: &str,
 ) -> Result<LobbyView, ApiError> {
     let lists = lists(app, origin).await?;
+    let mut seeks = Vec::new();
+    for seek in app.lobby.seeks_for(viewer) {
+        seeks.push(seek_view(app, &seek, viewer, origin).await);
+    }
     Ok(LobbyView {
-        seeks: app
-            .lobby
-            .seeks_for(viewer)
-            .iter()
-            .map(|seek| seek_view(seek, viewer, origin))
-            .collect(),
+        seeks,
         lists,
         matched: app
             .lobby
@@ -379,7 +394,7 @@ pub(super) async fn post_seek(
     Ok((
         StatusCode::CREATED,
         Json(PostedView {
-            seek: seek_view(&seek, &viewer, &origin),
+            seek: seek_view(&app, &seek, &viewer, &origin).await,
             secret,
         }),
     )
@@ -398,7 +413,9 @@ pub(super) async fn show_seek(
         .await
         .ok_or(crate::server::error::SeekError::Gone)?;
     let origin = origin(&app, &headers);
-    Ok(Json(seek_view(&seek, &viewer(&caller, &[]), &origin)))
+    Ok(Json(
+        seek_view(&app, &seek, &viewer(&caller, &[]), &origin).await,
+    ))
 }
 
 pub(super) async fn withdraw_seek(

@@ -257,8 +257,15 @@ impl Hub {
             {
                 extra.extend(stakes.changes(&cell.id, table.result(), table.updated_at));
             }
+            let moved = stakes
+                .as_ref()
+                .filter(|_| applied.ended)
+                .map(|stakes| stakes.rated.players);
             match self.commit_table(cell, live, table, applied, extra).await {
                 Ok(()) => {
+                    if let Some(players) = moved {
+                        self.forget_shown_ratings(players);
+                    }
                     return Settled {
                         result: match applied.flagged.and_then(Ended::fallen_flag) {
                             Some(fallen) => Err(ApiError::Rule(fallen)),

@@ -17,8 +17,8 @@ use super::{
         Created, GameCell, LiveGame, NewGame, NewSeat, SeatRating, SeatRatings, hash_secret,
         new_id, new_secret, next_version, now_ms, revive, stored,
     },
-    ratings::Rating,
-    store::{Change, Store},
+    ratings::{Category, Rating},
+    store::{Change, Store, StoredRating},
     table::{Seat, Table, TableError},
 };
 use othello::engine::Occupant;
@@ -75,7 +75,14 @@ pub struct Hub {
     /// On a shared database: where live channels' comings and goings are sent, to be
     /// published to the other servers.
     presence_changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Accounts' ratings as the lobby shows them, each read at most once a
+    /// [`RATINGS_SHOWN_FOR`]: a lobby drawn for every watcher at every change reads the
+    /// database once per poster, not once per watcher.
+    ratings_shown: Mutex<HashMap<i64, (std::time::Instant, Vec<StoredRating>)>>,
 }
+
+/// How long the lobby shows a rating it read before reading it again.
+const RATINGS_SHOWN_FOR: Duration = Duration::from_secs(30);
 
 /// How long a person must be away from an untimed game (no page open on it) before the
 /// other may claim the win, when `serve` is not told otherwise.
@@ -92,7 +99,50 @@ impl Hub {
             ratings: tokio::sync::Mutex::new(()),
             abandon_after: ABANDON_AFTER,
             presence_changes: std::sync::OnceLock::new(),
+            ratings_shown: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The lobby reads `players`' ratings again: a game of theirs just moved them (other
+    /// servers on a shared database show the new ones within [`RATINGS_SHOWN_FOR`]).
+    pub(super) fn forget_shown_ratings(&self, players: ByColor<i64>) {
+        let mut shown = self.ratings_shown.lock().expect("not poisoned");
+        for (_, user) in players.iter() {
+            shown.remove(user);
+        }
+    }
+
+    /// Account `user`'s rating in `category` as the lobby shows it: rounded, and whether
+    /// it is provisional (the start's when it has none there); `None` when the database
+    /// cannot say.
+    pub async fn shown_rating(&self, user: i64, category: Category) -> Option<(i64, bool)> {
+        let fresh = |seen: &std::time::Instant| seen.elapsed() < RATINGS_SHOWN_FOR;
+        let cached = self
+            .ratings_shown
+            .lock()
+            .expect("not poisoned")
+            .get(&user)
+            .filter(|(seen, _)| fresh(seen))
+            .map(|(_, ratings)| ratings.clone());
+        let ratings = match cached {
+            Some(ratings) => ratings,
+            None => {
+                let ratings = self.store.ratings(user).await.ok()?;
+                let mut shown = self.ratings_shown.lock().expect("not poisoned");
+                shown.retain(|_, (seen, _)| fresh(seen));
+                shown.insert(user, (std::time::Instant::now(), ratings.clone()));
+                ratings
+            }
+        };
+        let rating = ratings
+            .iter()
+            .find(|stored| stored.category == category)
+            .map_or_else(Rating::default, |stored| Rating {
+                rating: stored.rating,
+                deviation: stored.deviation,
+                ..Rating::default()
+            });
+        Some((rating.rating.round() as i64, rating.provisional()))
     }
 
     /// This hub, letting the win be claimed after a person has been away `after`.

@@ -46,6 +46,14 @@ function person(name, member) {
   return member ? link(`/u/${encodeURIComponent(name)}`, name) : document.createTextNode(`${isolated(name)} (guest)`);
 }
 
+/** A challenge's poster, with their rating for it when they have one: "ann (1338?)". */
+function poster(seek) {
+  const who = document.createDocumentFragment();
+  who.append(person(seek.poster, seek.member));
+  if (seek.rating !== null && seek.rating !== undefined) who.append(` (${seek.rating}${seek.provisional ? "?" : ""})`);
+  return who;
+}
+
 // ---------------------------------------------------------------- the account box
 
 export function showAccount() {
@@ -212,7 +220,7 @@ function renderLobby(lobby) {
   for (const seek of lobby.seeks) {
     const row = table.insertRow();
     row.dataset.seek = seek.id;
-    row.insertCell().append(person(seek.poster, seek.member));
+    row.insertCell().append(poster(seek));
     row.insertCell().textContent = describeGame(seek);
     const plays = seek.color === "random" ? "random" : `plays ${NAMES[seek.color]}`;
     const extras = [plays];
@@ -294,7 +302,7 @@ export async function showSeek(id) {
     const seek = await api("GET", `/api/seeks/${id}`);
     const text = $("#seek-text");
     text.textContent = "";
-    text.append(person(seek.poster, seek.member), ` challenges you: ${describeGame(seek)}, ${seek.color === "random" ? "colours drawn" : `they play ${NAMES[seek.color]}`}.`);
+    text.append(poster(seek), ` challenges you: ${describeGame(seek)}, ${seek.color === "random" ? "colours drawn" : `they play ${NAMES[seek.color]}`}.`);
     const button = $("#seek-accept");
     button.hidden = seek.mine;
     button.addEventListener("click", () => accept(id, $("#seek-page-error")));
