@@ -813,6 +813,10 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     let (status, ggf) = text(&server, &format!("/games/{game}/export?format=ggf")).await;
     assert_eq!(status, 200);
     assert!(ggf.contains("PB[ann]PW[bob]"), "{ggf}");
+    assert!(
+        ggf.contains("RB[1500]RW[1500]"),
+        "their ratings as it began: {ggf}"
+    );
     assert!(ggf.contains("TI[00:01/00:00/00:00]"), "{ggf}");
     let page = |name: &str| {
         let url = server.api(&format!("/users/{name}"));

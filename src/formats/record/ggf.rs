@@ -78,6 +78,9 @@ pub(super) fn parse(text: &str) -> Result<Record, ParseRecordError> {
             "PB" => record.players[0] = value,
             "PW" => record.players[1] = value,
             "DT" => record.date = Some(value),
+            // A rating that does not read as a number is left out, as other unknown text.
+            "RB" => record.ratings[0] = rating_of(&value),
+            "RW" => record.ratings[1] = rating_of(&value),
             "TY" => win_rule = game_type(&value)?,
             "BO" => board = Some(parse_board(&value)?),
             "B" | "W" => {
@@ -241,6 +244,12 @@ fn parse_board(value: &str) -> Result<(Board, Color), ParseRecordError> {
 }
 
 /// A time as GGF's clocks write it: `mm:ss`, `h:mm:ss` from an hour.
+/// A GGF rating (`1338`, `2009.64`), rounded; `None` when it is not a number in range.
+fn rating_of(value: &str) -> Option<i32> {
+    let rating: f64 = value.trim().parse().ok()?;
+    (rating.is_finite() && rating.abs() < 1e6).then(|| rating.round() as i32)
+}
+
 fn clock_time(time: std::time::Duration) -> String {
     let seconds = time.as_secs();
     match seconds / 3600 {
@@ -264,6 +273,11 @@ pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
     tag(&mut out, "PW", &record.players[1]);
     if let Some(date) = &record.date {
         tag(&mut out, "DT", date);
+    }
+    for (name, rating) in [("RB", record.ratings[0]), ("RW", record.ratings[1])] {
+        if let Some(rating) = rating {
+            let _ = write!(out, "{name}[{rating}]");
+        }
     }
     if let Some(clock) = record.clock {
         let _ = write!(

@@ -95,6 +95,9 @@ pub struct Record {
     pub players: [String; 2],
     /// When the game was played: free text such as `2026-11-22`.
     pub date: Option<String>,
+    /// Black's rating, then White's, when the game was played (rounded); written to GGF's
+    /// `RB`/`RW` and read back from them, not kept by the other formats.
+    pub ratings: [Option<i32>; 2],
     /// The moves in order; passes are implicit.
     pub moves: Vec<Square>,
     /// How the game ended when not by play (a resignation, a loss on time); written to
@@ -134,6 +137,7 @@ impl Record {
             setup,
             players: [String::new(), String::new()],
             date: None,
+            ratings: [None, None],
             moves: Vec::new(),
             ending: None,
             clock: None,

@@ -64,6 +64,7 @@ fn example() -> Record {
     Record {
         players: ["human".into(), "engine:5".into()],
         date: Some("2026-11-22".into()),
+        ratings: [None, None],
         moves: squares("f5d6c3d3c4"),
         ..Record::new(Variant::Full, Setup::standard(Shape::STANDARD))
     }
@@ -351,6 +352,17 @@ fn ggf_from_a_mid_game_position_with_lower_case_moves_times_and_escapes() {
     assert_eq!(
         record.players,
         ["Saio]1200".to_owned(), "Saio3000".to_owned()]
+    );
+    assert_eq!(record.ratings, [Some(2000), Some(2100)]);
+    assert!(record.to_ggf().unwrap().contains("RB[2000]RW[2100]"));
+    let decimal: Record = text
+        .replace("RB[2000]RW[2100]", "RB[1999.6]RW[n/a]")
+        .parse()
+        .unwrap();
+    assert_eq!(
+        decimal.ratings,
+        [Some(2000), None],
+        "rounded; not a number: left out"
     );
     let game = record.replay_as::<Full>().unwrap();
     assert_eq!(game.moves().count(), 2);
@@ -652,6 +664,7 @@ fn any_record() -> impl Strategy<Value = Record> {
                     },
                     players: [black_player, white_player],
                     date,
+                    ratings: [None, None],
                     moves: moves
                         .into_iter()
                         .map(|(row, column)| Square::new(row % rows, column % columns))

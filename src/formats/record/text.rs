@@ -290,6 +290,7 @@ pub(super) fn parse_record(text: &str) -> Result<(Record, Stated), ParseRecordEr
             text_of(white).unwrap_or_default(),
         ],
         date: text_of(date),
+        ratings: [None, None],
         moves: moves.into_iter().map(|(_, square)| square).collect(),
         ending: None,
         clock: None,

@@ -389,9 +389,15 @@ impl GameCell {
         self.live.lock().await.viewer(secret, user_id)
     }
 
-    /// The game as a record.
+    /// The game as a record, with a rated game's ratings as its table shows them (when
+    /// they have been read: [`Hub::refresh_ratings`](super::live::Hub::refresh_ratings)).
     pub async fn record(&self) -> Record {
-        self.live.lock().await.record()
+        let mut record = self.live.lock().await.record();
+        if let Some(ratings) = self.seat_ratings() {
+            record.ratings =
+                [ratings.black, ratings.white].map(|seat| i32::try_from(seat.rating).ok());
+        }
+        record
     }
 
     /// The game in a listing of games being played.

@@ -257,9 +257,11 @@ struct ExportParams {
 }
 
 async fn export(
+    AxumState(app): AxumState<App>,
     Game(cell): Game,
     Params(params): Params<ExportParams>,
 ) -> Result<Response, ApiError> {
+    app.hub.refresh_ratings(&cell).await;
     let record = cell.record().await;
     let name = params.format.as_deref().unwrap_or("record");
     let format = RecordFormat::from_name(name)
