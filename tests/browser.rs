@@ -267,6 +267,7 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking(db: TestDb) {
     );
     for (control, hidden) in [
         ("#undo-button", true),
+        ("#redo-button", true),
         ("#after-end", true),
         ("#resign-button", false),
     ] {
@@ -658,10 +659,17 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them(db: TestD
         eval(&client, "document.querySelector('#watching').hidden").await,
         true
     );
-    assert_eq!(
-        eval(&client, "document.querySelector('#pause-button').hidden").await,
-        true
-    );
+    for control in ["#pause-button", "#step-button", "#pace-label"] {
+        assert_eq!(
+            eval(
+                &client,
+                &format!("document.querySelector('{control}').hidden")
+            )
+            .await,
+            true,
+            "{control} once over"
+        );
+    }
     let link = eval(&client, "document.querySelector('#invite input').value").await;
     let path = eval(&client, "location.pathname").await;
     assert!(
@@ -1217,6 +1225,17 @@ async fn a_challenge_taken_from_another_browser(servers: &[Server], shots: bool)
     if shots {
         screenshot(&bob, "game-with-clocks.png").await;
     }
+    // Red team (issue 47): back at the lobby, the poster stays there (the taken challenge
+    // led to its game once, not every time).
+    ann.goto(&server.url).await.unwrap();
+    wait_for(
+        &ann,
+        "document.querySelector('#connection').textContent === 'live'",
+        "the lobby again",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(eval(&ann, "location.pathname").await, "/");
 }
 
 /// Registers `name` through the page's dialog; the page comes back signed in.

@@ -122,6 +122,9 @@ async fn the_server_keeps_the_clock_and_adds_the_increment(db: TestDb) {
         json!({"clock": {"minutes": 5}}),
         json!({"black_name": ""}),
         json!({"black_name": "a\u{7}b"}),
+        // A person does not pass for a computer player, or for "human".
+        json!({"black_name": "engine:5"}),
+        json!({"white_name": "Human"}),
     ] {
         let (status, body) = send(client().post(server.api("/games")).json(&bad)).await;
         assert_eq!(status, 400, "{bad}: {body}");
@@ -269,8 +272,10 @@ async fn an_engine_plays_on_its_clock(db: TestDb) {
         .state_where(|state| state["ply"] == 2 || state["status"] == "over")
         .await;
     assert_eq!(replied["status"], "playing", "{replied}");
-    // Its first move costs it nothing: its clock starts after it.
-    assert_eq!(clock(&replied, "W"), 4_000, "{replied}");
+    // An engine's clock runs from its first turn (it is there from the start): its share
+    // of four seconds over some 30 moves, far below its 5 s per move.
+    let white = clock(&replied, "W");
+    assert!((3_000..=4_100).contains(&white), "{white}");
     let square = replied["legal"][0].as_str().unwrap();
     let (status, _) = play(&server, &game_id, &black, square).await;
     assert_eq!(status, 200);
@@ -278,9 +283,9 @@ async fn an_engine_plays_on_its_clock(db: TestDb) {
         .state_where(|state| state["ply"] == 4 || state["status"] == "over")
         .await;
     assert_eq!(replied["status"], "playing", "{replied}");
-    // Its share of four seconds over some 30 moves, far below its 5 s per move.
+    // Two moves of its share, two increments of 0.1 s.
     let white = clock(&replied, "W");
-    assert!((3_000..=4_100).contains(&white), "{white}");
+    assert!((2_000..=4_200).contains(&white), "{white}");
 }
 
 async fn a_game_aborts_only_before_its_second_move(db: TestDb) {
@@ -979,6 +984,11 @@ async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_ratin
     )
     .await;
     assert_eq!(status, 400, "{body}");
+    // Red team (issue 47): a rated game from a pasted position farmed ratings.
+    let mut pasted = rated.clone();
+    pasted["position"] = json!(format!("BW{} B", "-".repeat(62)));
+    let (status, body) = send(as_ann(client().post(server.api("/games"))).json(&pasted)).await;
+    assert_eq!(status, 400, "{body}");
     let (status, game) = send(as_ann(client().post(server.api("/games"))).json(&rated)).await;
     assert_eq!(status, 201, "{game}");
     assert!(
@@ -1004,6 +1014,15 @@ async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_ratin
         (status, error_code(&body)),
         (403, "no_help"),
         "not for spectators either"
+    );
+    // Red team (issue 47): taken back to its start, a lost rated game could be aborted.
+    let (status, body) =
+        send(as_ann(client().post(format!("{path}/undo"))).json(&json!({"action": "request"})))
+            .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "no_undo_when_rated"),
+        "{body}"
     );
     let (status, _) = send(as_ann(client().post(format!("{path}/resign")))).await;
     assert_eq!(status, 200);

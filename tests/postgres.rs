@@ -317,3 +317,53 @@ async fn db_copy_moves_a_sqlite_server_into_postgresql() {
     assert!(migrated.status.success());
     assert!(String::from_utf8_lossy(&migrated.stdout).ends_with("up to date\n"));
 }
+
+/// Red team (issue 47): a flag that falls while the database is down ended the game in
+/// memory but could not store it, and was never tried again: the game stayed "playing"
+/// and listed. Now it is tried again until the database is back, with nobody asking.
+#[tokio::test]
+async fn a_flag_that_falls_during_an_outage_ends_the_game_once_the_database_is_back() {
+    use serde_json::json;
+    use server::{Server, client, create, send};
+    use std::time::{Duration, Instant};
+    let Some(cluster) = Postgres::start() else {
+        return;
+    };
+    let server = Server::start(cluster.url());
+    let game = create(&server, json!({"clock": {"base_ms": 1_500}})).await;
+    let id = game["id"].as_str().unwrap().to_owned();
+    for (seat, square) in [("black", "d3"), ("white", "c5")] {
+        let secret = game["seats"][seat]["secret"].as_str().unwrap();
+        let (status, body) = send(
+            client()
+                .post(server.api(&format!("/games/{id}/moves")))
+                .bearer_auth(secret)
+                .json(&json!({ "square": square })),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // Black's 1.5 s run out while the database is down.
+    cluster.stop();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    cluster.start_server();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, state) = send(client().get(server.api(&format!("/games/{id}")))).await;
+        if status == 200 && state["status"] == "over" {
+            assert_eq!(
+                (&state["ending"], &state["winner"]),
+                (&json!("time"), &json!("W")),
+                "{state}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "still {status}: {state}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Stored: a fresh server on the same database reads it over.
+    drop(server);
+    let again = Server::start(cluster.url());
+    let (_, state) = send(client().get(again.api(&format!("/games/{id}")))).await;
+    assert_eq!(state["status"], "over", "{state}");
+}

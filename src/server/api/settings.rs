@@ -72,6 +72,18 @@ pub fn guest_name(text: Option<String>, field: &str) -> Result<Option<String>, A
              characters, or more than two accents on a letter"
         )));
     }
+    // A person is not to pass for a computer player (`engine:5`), or be called what the
+    // server writes for a seat (`human`).
+    if name
+        .to_ascii_lowercase()
+        .parse::<othello::engine::Occupant>()
+        .is_ok()
+    {
+        return Err(ApiError::BadRequest(format!(
+            "{field} {name:?} is what the server calls a seat or a computer player: choose \
+             another"
+        )));
+    }
     Ok(Some(name.to_owned()))
 }
 

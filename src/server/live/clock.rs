@@ -12,6 +12,9 @@ use super::{
     plan::{Plan, PlannedFlag},
 };
 
+/// How long a flag whose ending could not be stored waits before it is tried again.
+const FLAG_RETRY: Duration = Duration::from_secs(3);
+
 impl Hub {
     /// Ends the game on time when the flag planned at its version falls, if nothing changed
     /// the game meanwhile.
@@ -27,7 +30,7 @@ impl Hub {
             let stakes = match hub.stakes(&cell).await {
                 Ok(stakes) => stakes,
                 Err(error) => {
-                    eprintln!("othello serve: game {}: {error}", cell.id);
+                    hub.retry_flag(&cell, version, &error);
                     return;
                 }
             };
@@ -48,8 +51,14 @@ impl Hub {
                     hub.watch_flag(&cell, flag);
                     return;
                 }
-                // Not again and again: the game waits for the next request.
-                (Err(_), false) => None,
+                // The ending could not be stored (the database fails): tried again a
+                // little later, so that the game ends once the database is back, whoever
+                // asks.
+                (Err(error), false) => {
+                    drop(live);
+                    hub.retry_flag(&cell, version, error);
+                    return;
+                }
             };
             drop(live);
             drop(_ratings);
@@ -58,5 +67,22 @@ impl Hub {
             }
             hub.follow(&cell, plan, None).await;
         });
+    }
+
+    /// The flag planned at `version` could not end the game (`error`: the database fails):
+    /// it is tried again a little later.
+    fn retry_flag(
+        self: &Arc<Hub>,
+        cell: &Arc<GameCell>,
+        version: u64,
+        error: &dyn std::fmt::Display,
+    ) {
+        eprintln!(
+            "othello serve: game {}: its flag: {error}; trying again in {} s",
+            cell.id,
+            FLAG_RETRY.as_secs()
+        );
+        let at = now_ms() + FLAG_RETRY.as_millis() as i64;
+        self.watch_flag(cell, Some(PlannedFlag { version, at }));
     }
 }

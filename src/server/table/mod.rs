@@ -253,6 +253,9 @@ pub enum TableError {
     /// A game is aborted only before its second move.
     #[error("a game can be aborted only before its second move")]
     TooLateToAbort,
+    /// A rated game's moves are not taken back.
+    #[error("a rated game's moves cannot be taken back")]
+    NoUndoWhenRated,
     /// A rematch is for a game that is over.
     #[error("the game is still being played")]
     NotOver,
@@ -290,6 +293,7 @@ impl TableError {
             TableError::OutOfTime(_) => "out_of_time",
             TableError::NoFirstMove(_) => "no_first_move",
             TableError::TooLateToAbort => "too_late_to_abort",
+            TableError::NoUndoWhenRated => "no_undo_when_rated",
             TableError::NotOver => "not_over",
             TableError::RematchMade => "rematch_made",
             TableError::NotAbandoned { .. } => "not_abandoned",
@@ -530,9 +534,25 @@ impl Table {
         self.has_moved(side).then_some(side)
     }
 
-    /// Whether `side` has made a move in this game (a pass counts).
+    /// Whether `side` has made its first move at this table: a move played here, not one
+    /// pasted with the start (a pass counts). An engine always has: it is there from the
+    /// start, and its clock runs from its first turn.
     pub fn has_moved(&self, side: Color) -> bool {
-        self.game.history().iter().any(|ply| ply.side() == side)
+        matches!(self.seats[side].occupant, Occupant::Computer(_))
+            || self
+                .game
+                .history()
+                .iter()
+                .zip(&self.meta)
+                .any(|(ply, meta)| ply.side() == side && meta.played_at > self.created_at)
+    }
+
+    /// Moves played at this table (not pasted with the start).
+    pub fn moves_here(&self) -> usize {
+        self.meta
+            .iter()
+            .filter(|meta| meta.played_at > self.created_at)
+            .count()
     }
 
     /// The time the engine to move may take at `now`: its time per move, or less in a

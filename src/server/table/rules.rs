@@ -206,6 +206,10 @@ impl Table {
         if self.ended.is_some() {
             return Err(TableError::GameOver);
         }
+        // Taken back, a lost rated game could be aborted, or its blunders replayed.
+        if self.rated {
+            return Err(TableError::NoUndoWhenRated);
+        }
         // The turn under way is charged; the one the undo goes back to starts now.
         self.stop_clock(now);
         let against_engine = matches!(self.seats[seat.opponent()].occupant, Occupant::Computer(_));
@@ -355,8 +359,8 @@ impl Table {
         Ok(())
     }
 
-    /// A seat calls the game off: only before its second move (a player who never came,
-    /// a challenge accepted by mistake). No result.
+    /// A seat calls the game off: only before its second move played at the table (a
+    /// player who never came, a challenge accepted by mistake). No result.
     ///
     /// # Errors
     /// [`TableError::GameOver`] if it is over, [`TableError::TooLateToAbort`] from the
@@ -365,7 +369,7 @@ impl Table {
         if self.is_over() {
             return Err(TableError::GameOver);
         }
-        if self.game.history().len() >= 2 {
+        if self.moves_here() >= 2 {
             return Err(TableError::TooLateToAbort);
         }
         self.stop_clock(now);

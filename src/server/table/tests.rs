@@ -372,13 +372,13 @@ fn a_first_move_that_does_not_come_in_time_aborts_the_game_unrated() {
 #[test]
 fn games_abort_only_before_the_second_move_and_endings_read_back() {
     let mut table = table(Occupant::Human, Occupant::Human);
-    play(&mut table, Color::Black, square("d3"), 1, 0).unwrap();
+    play(&mut table, Color::Black, square("d3"), 2, 0).unwrap();
     let mut early = table.clone();
-    abort(&mut early, 2).unwrap();
+    abort(&mut early, 3).unwrap();
     assert_eq!(early.ended, Some(Ended::Aborted));
-    assert_eq!(abort(&mut early, 3), Err(TableError::GameOver));
-    play(&mut table, Color::White, square("c5"), 2, 0).unwrap();
-    assert_eq!(abort(&mut table, 3), Err(TableError::TooLateToAbort));
+    assert_eq!(abort(&mut early, 4), Err(TableError::GameOver));
+    play(&mut table, Color::White, square("c5"), 3, 0).unwrap();
+    assert_eq!(abort(&mut table, 4), Err(TableError::TooLateToAbort));
     for ended in [
         Ended::Resigned(Color::Black),
         Ended::Time(Color::White),
@@ -412,15 +412,51 @@ fn an_engine_on_a_clock_shares_its_time_among_its_moves() {
         },
         0,
     ));
-    // Its first move shares the time left to make it, never more than half of it.
-    assert_eq!(table.engine_budget(&turn, 0), 1_000 + 1_500);
-    assert_eq!(table.engine_budget(&turn, 29_000), 500);
-    // Then its clock: 58 empty squares, about 29 moves of its own; most of the
-    // increment on top.
+    // An engine's clock runs from its first turn (it is there from the start, and is
+    // never aborted for a missing first move): 60 empty squares, about 30 moves of its
+    // own; most of the increment on top.
+    assert_eq!(table.running(), Some(Color::Black));
+    assert_eq!(table.engine_budget(&turn, 0), 2_000 + 1_500);
     engine_plays(&mut table, square("d3"), 1_000, 0).unwrap();
+    assert_eq!(
+        table.clock.unwrap().left_ms.black,
+        61_000,
+        "charged, incremented"
+    );
     play(&mut table, Color::White, square("c5"), 1_000, 0).unwrap();
     let turn = table.engine_turn().unwrap();
-    assert_eq!(table.engine_budget(&turn, 1_000), 60_000 / 29 + 1_500);
+    assert_eq!(table.engine_budget(&turn, 1_000), 61_000 / 29 + 1_500);
     // With a second left it never plans more than half of it.
-    assert_eq!(table.engine_budget(&turn, 60_000), 500);
+    assert_eq!(table.engine_budget(&turn, 61_000), 500);
+}
+
+#[test]
+fn red_team_47_a_rated_game_takes_nothing_back_and_a_pasted_start_waits_for_first_moves() {
+    // Undone to its start, a lost rated game could be aborted, unrated.
+    let engine = Occupant::Computer(PlayerSpec::Engine(1));
+    let mut rated = table(Occupant::Human, engine);
+    rated.rated = true;
+    play(&mut rated, Color::Black, square("d3"), 2, 0).unwrap();
+    engine_plays(&mut rated, square("c5"), 3, 0).unwrap();
+    assert_eq!(
+        undo(&mut rated, Color::Black, UndoAction::Request, 4),
+        Err(TableError::NoUndoWhenRated)
+    );
+    assert_eq!(rated.game.history().len(), 2);
+    // Moves pasted with the start are nobody's first move here: the clock waits for
+    // the side to move's, and the game can still be called off.
+    let game = AnyGame::replay(
+        Variant::Full,
+        Setup::standard(Shape::STANDARD),
+        ["f5", "d6", "c3"].map(square),
+    )
+    .unwrap();
+    let people = ByColor::new(seat(Occupant::Human), seat(Occupant::Human));
+    let mut pasted = Table::new(game, people, 100);
+    pasted.clock = Some(Clock::start(TimeControl::new(5_000, 0), 100));
+    assert_eq!(pasted.running(), None);
+    assert_eq!(pasted.flag_at(), Some(30_100), "White's first move is due");
+    assert!(!flag(&mut pasted, 5_100), "no flag before a first move");
+    abort(&mut pasted, 6_000).unwrap();
+    assert_eq!(pasted.ended, Some(Ended::Aborted));
 }

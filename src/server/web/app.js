@@ -199,7 +199,7 @@ class GameView {
   }
 
   seatName(color, seat) {
-    const who = seat.name || (seat.player === "human" ? "person" : seat.player);
+    const who = seat.name || (seat.player === "human" ? "guest" : seat.player);
     const you = this.state && this.state.you === color ? " (you)" : "";
     const rating = seat.rating === null || seat.rating === undefined ? "" : ` (${seat.rating}${seat.provisional ? "?" : ""})`;
     return `${NAMES[color]}: ${isolated(who)}${rating}${you}`;
@@ -390,11 +390,10 @@ class GameView {
       ? "Help is on for both players: hints on your own turn and the evaluation graph."
       : "No engine help in this game while it is played.";
     const moved = state.moves.some((_, index) => (index % 2 === 0 ? state.first : OTHER[state.first]) === state.you);
-    $("#undo-button").hidden = !seated || !playing || !moved;
+    $("#undo-button").hidden = !seated || !playing || !moved || state.rated;
     $("#undo-button").disabled = Boolean(state.undo_request);
     $("#undo-button").textContent = seated && opponent.kind === "human" ? "Ask to undo" : "Undo";
-    $("#redo-button").hidden = !seated || !playing || opponent.kind === "human";
-    $("#redo-button").disabled = !state.can_redo;
+    $("#redo-button").hidden = !seated || !playing || opponent.kind === "human" || !state.can_redo;
     $("#resign-button").hidden = !seated || !playing;
     // Before the second move a game can be called off, with no result.
     $("#abort-button").hidden = !seated || !playing || state.ply >= 2;
@@ -413,6 +412,7 @@ class GameView {
       $("#pause-button").textContent = state.paused ? "Resume" : "Pause";
       $("#pause-button").hidden = !playing;
       $("#step-button").hidden = !playing;
+      $("#pace-label").hidden = !playing;
       $("#step-button").disabled = !state.paused;
       $("#speed-input").value = state.speed_ms;
       $("#speed-output").textContent = `${state.speed_ms} ms`;

@@ -206,12 +206,16 @@ function connectLobby(retry) {
 }
 
 function renderLobby(lobby) {
-  // One of this browser's challenges was taken: to the game.
+  // One of this browser's challenges was taken: to the game, once (the server lists it
+  // for a while; coming back to the lobby must not lead there again).
   const own = ownSeeks();
+  const gone = JSON.parse(localStorage.getItem("matched") || "[]");
   for (const { seek, game } of lobby.matched) {
+    if (gone.includes(seek)) continue;
     const secret = own[seek];
     delete own[seek];
     localStorage.setItem("seeks", JSON.stringify(own));
+    localStorage.setItem("matched", JSON.stringify([...gone, seek].slice(-50)));
     location.assign(secret ? `/g/${game}#secret=${secret}` : `/g/${game}`);
     return;
   }

@@ -72,6 +72,8 @@ export async function showPlayer(name) {
     player = await api("GET", `/api/users/${encodeURIComponent(name)}`);
   } catch (failure) {
     $("#player-name").textContent = failure.message;
+    // Nobody's page: no empty sections under the message.
+    for (const part of $("#player-page").querySelectorAll("h2, p, table, .graph")) part.hidden = true;
     return;
   }
   $("#player-name").textContent = player.name;

@@ -222,9 +222,11 @@ async fn rate_against_the_computer(
             "a rated game needs a clock: give clock.base_ms".into(),
         ));
     }
-    if !new.moves.is_empty() {
+    let standard = Setup::standard(new.setup.board.shape());
+    if !new.moves.is_empty() || new.setup.board != standard.board {
         return Err(ApiError::BadRequest(
-            "a rated game starts from its start, with no moves pasted".into(),
+            "a rated game starts from the board's own start, with no position or moves pasted"
+                .into(),
         ));
     }
     let people = new
