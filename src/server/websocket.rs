@@ -196,6 +196,10 @@ pub async fn serve(
 /// one update a period, not one per change.
 const LOBBY_GATHER: Duration = Duration::from_millis(100);
 
+/// A watcher's lobby is sent again this often with no change, so that a game left idle
+/// leaves its list of games being played (the lists are made again once a minute).
+const LOBBY_REFRESH: Duration = Duration::from_secs(60);
+
 /// The most guest secrets a lobby hello may name.
 const MAX_SECRETS: usize = 16;
 
@@ -248,6 +252,10 @@ pub async fn serve_lobby<V, F, R>(
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     pings.tick().await;
     let mut heard = tokio::time::Instant::now();
+    // Sent again now and then with no change: a game left idle leaves the list.
+    let mut refresh =
+        tokio::time::interval_at(tokio::time::Instant::now() + LOBBY_REFRESH, LOBBY_REFRESH);
+    refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let [lobby, games] = &mut changes;
     loop {
         lobby.mark_unchanged();
@@ -277,6 +285,7 @@ pub async fn serve_lobby<V, F, R>(
                     tokio::time::sleep(LOBBY_GATHER.saturating_sub(sent.elapsed())).await;
                     break;
                 }
+                _ = refresh.tick() => break,
                 received = socket.recv() => match received {
                     Some(Ok(Message::Close(_)) | Err(_)) | None => return,
                     Some(Ok(_)) => heard = tokio::time::Instant::now(),

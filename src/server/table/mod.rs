@@ -43,7 +43,9 @@ pub struct Seat {
 /// What is known of each move besides its square.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveMeta {
-    /// When, in milliseconds since the Unix epoch.
+    /// When, in milliseconds since the Unix epoch: a move pasted with the game's start is
+    /// dated a millisecond before the game was created (it was not played at the table),
+    /// one played at the table from the game's creation on.
     pub played_at: i64,
     /// How long its side thought, in milliseconds.
     pub think_ms: u64,
@@ -351,12 +353,12 @@ pub struct EngineTurn {
 }
 
 impl Table {
-    /// A table for `game` (with its moves so far, all made `now`).
+    /// A table for `game` created `now`, its moves so far pasted with its start.
     pub fn new(game: AnyGame, seats: ByColor<Seat>, now: i64) -> Table {
         Table {
             meta: vec![
                 MoveMeta {
-                    played_at: now,
+                    played_at: now - 1,
                     think_ms: 0,
                     eval: None,
                 };
@@ -544,14 +546,14 @@ impl Table {
                 .history()
                 .iter()
                 .zip(&self.meta)
-                .any(|(ply, meta)| ply.side() == side && meta.played_at > self.created_at)
+                .any(|(ply, meta)| ply.side() == side && meta.played_at >= self.created_at)
     }
 
     /// Moves played at this table (not pasted with the start).
     pub fn moves_here(&self) -> usize {
         self.meta
             .iter()
-            .filter(|meta| meta.played_at > self.created_at)
+            .filter(|meta| meta.played_at >= self.created_at)
             .count()
     }
 
