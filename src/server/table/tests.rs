@@ -462,7 +462,8 @@ fn red_team_47_a_rated_game_takes_nothing_back_and_a_pasted_start_waits_for_firs
     // A move made in the millisecond the game was created is a first move all the same
     // (a fast machine's test once saw Black's clock never start).
     let mut quick = table(Occupant::Human, Occupant::Human);
-    play(&mut quick, Color::Black, square("d3"), quick.created_at, 0).unwrap();
+    let created = quick.created_at;
+    play(&mut quick, Color::Black, square("d3"), created, 0).unwrap();
     assert!(quick.has_moved(Color::Black) && !quick.has_moved(Color::White));
     assert_eq!(quick.moves_here(), 1);
 }
