@@ -312,6 +312,17 @@ async fn a_game_aborts_only_before_its_second_move(db: TestDb) {
         (409, "too_late_to_abort"),
         "{body}"
     );
+    assert_eq!(state(&server, &game_id).await["can_abort"], false);
+    // Moves pasted with the start are not played at the table (red team, issue 47).
+    let game = create(&server, json!({"position": "f5d6c3"})).await;
+    let (game_id, white) = (id(&game), secret(&game, "white"));
+    assert_eq!(
+        (&game["state"]["ply"], &game["state"]["can_abort"]),
+        (&json!(3), &json!(true))
+    );
+    let (status, aborted) = post(&server, &abort(&game_id), &white, json!({})).await;
+    assert_eq!(status, 200, "{aborted}");
+    assert_eq!(aborted["ending"], "abort");
 }
 
 /// Registers (or logs in with `path` = "/session"): the status, the body, the cookie.

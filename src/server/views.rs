@@ -92,6 +92,9 @@ pub struct GameView {
     pub undo_request: Option<char>,
     /// Moves taken back that redo can play again.
     pub can_redo: bool,
+    /// The game can still be called off: being played, fewer than two moves played at
+    /// the table (moves pasted with its start do not count).
+    pub can_abort: bool,
     /// An engine move is on its way.
     pub thinking: bool,
     /// Games between engines: paused.
@@ -362,6 +365,7 @@ pub fn state(
         spectators: cell.presence.spectators(),
         undo_request: model.undo_request.map(letter),
         can_redo: at_end && model.game.undone().len() > 0,
+        can_abort: at_end && model.to_move().is_some() && model.moves_here() < 2,
         thinking: at_end && (live.thinking || live.engine_elsewhere),
         paused: model.paused,
         speed_ms: model.speed_ms,

@@ -396,7 +396,7 @@ class GameView {
     $("#redo-button").hidden = !seated || !playing || opponent.kind === "human" || !state.can_redo;
     $("#resign-button").hidden = !seated || !playing;
     // Before the second move a game can be called off, with no result.
-    $("#abort-button").hidden = !seated || !playing || state.ply >= 2;
+    $("#abort-button").hidden = !seated || !state.can_abort;
     // An untimed game between people whose other player has left can be claimed.
     $("#claim-button").hidden = !seated || !playing || Boolean(state.clock) || !people || opponent.connected;
     const rematch = $("#rematch-button");
