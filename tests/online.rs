@@ -171,21 +171,13 @@ async fn a_first_move_that_never_comes_aborts_the_game_unrated(db: TestDb) {
     let server = Server::start(&db);
     let ann = member(&server, "ann").await;
     let bob = member(&server, "bob").await;
-    let (status, posted) = post_seek(
+    let (_, game) = seek_taken(
         &server,
-        Auth::Member(&ann.0, &ann.1),
+        &ann,
+        &bob,
         json!({"rated": true, "color": "B", "clock": {"base_ms": 60_000}}),
     )
     .await;
-    assert_eq!(status, 201, "{posted}");
-    let seek = posted["seek"]["id"].as_str().unwrap();
-    let (status, taken) = send(
-        Auth::Member(&bob.0, &bob.1)
-            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
-    )
-    .await;
-    assert_eq!(status, 201, "{taken}");
-    let game = taken["game"].as_str().unwrap().to_owned();
     let move_as = |member: &(String, String), square: &str| {
         send(
             Auth::Member(&member.0, &member.1)
@@ -525,6 +517,27 @@ async fn post_seek(server: &Server, auth: Auth<'_>, body: Value) -> (u16, Value)
     send(auth.apply(client().post(server.api("/seeks"))).json(&body)).await
 }
 
+/// `poster` posts the challenge `body` and `taker` accepts it: the challenge as posted,
+/// and its game's id.
+async fn seek_taken(
+    server: &Server,
+    poster: &(String, String),
+    taker: &(String, String),
+    body: Value,
+) -> (Value, String) {
+    let (status, posted) = post_seek(server, Auth::Member(&poster.0, &poster.1), body).await;
+    assert_eq!(status, 201, "{posted}");
+    let seek = posted["seek"]["id"].as_str().unwrap();
+    let (status, taken) = send(
+        Auth::Member(&taker.0, &taker.1)
+            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
+    )
+    .await;
+    assert_eq!(status, 201, "{taken}");
+    let game = taken["game"].as_str().unwrap().to_owned();
+    (posted, game)
+}
+
 /// How a request says who it is.
 #[derive(Clone, Copy)]
 enum Auth<'a> {
@@ -778,21 +791,13 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     let server = Server::start(&db);
     let ann = member(&server, "ann").await;
     let bob = member(&server, "bob").await;
-    let (status, posted) = post_seek(
+    let (_, game) = seek_taken(
         &server,
-        Auth::Member(&ann.0, &ann.1),
+        &ann,
+        &bob,
         json!({"rated": true, "color": "B", "clock": {"base_ms": 1_500}}),
     )
     .await;
-    assert_eq!(status, 201, "{posted}");
-    let seek = posted["seek"]["id"].as_str().unwrap();
-    let (status, taken) = send(
-        Auth::Member(&bob.0, &bob.1)
-            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
-    )
-    .await;
-    assert_eq!(status, 201, "{taken}");
-    let game = taken["game"].as_str().unwrap().to_owned();
     for (player, square) in [(&ann, "d3"), (&bob, "c5")] {
         let (status, _) = send(
             Auth::Member(&player.0, &player.1)
@@ -871,27 +876,20 @@ async fn a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it(db:
     let (status, body) = page("nobody").await;
     assert_eq!((status, error_code(&body)), (404, "no_such_player"));
     // Their next rated game in the category begins from the ratings this one left.
-    let (status, posted) = post_seek(
+    let (posted, next) = seek_taken(
         &server,
-        Auth::Member(&ann.0, &ann.1),
+        &ann,
+        &bob,
         json!({"rated": true, "color": "W", "clock": {"base_ms": 1_500}}),
     )
     .await;
-    assert_eq!(status, 201, "{posted}");
-    // The lobby shows the poster's rating for the challenge's category.
+    // The lobby showed the poster's rating for the challenge's category.
     assert_eq!(
         (&posted["seek"]["rating"], &posted["seek"]["provisional"]),
         (&ann_page["ratings"][0]["rating"], &json!(true)),
         "{posted}"
     );
-    let seek = posted["seek"]["id"].as_str().unwrap();
-    let (status, taken) = send(
-        Auth::Member(&bob.0, &bob.1)
-            .apply(client().post(server.api(&format!("/seeks/{seek}/accept")))),
-    )
-    .await;
-    assert_eq!(status, 201, "{taken}");
-    let next = state(&server, taken["game"].as_str().unwrap()).await;
+    let next = state(&server, &next).await;
     assert_eq!(
         (
             &next["seats"]["white"]["rating"],
