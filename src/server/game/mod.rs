@@ -21,7 +21,7 @@ use super::{
     client::Client,
     ratings,
     store::StoredPresence,
-    table::{Ended, Help, Table},
+    table::{Ended, Help, Seat, Table},
 };
 use othello::engine::Occupant;
 
@@ -243,8 +243,8 @@ pub struct Listing {
     pub moves: usize,
     /// The side to move, unless over.
     pub to_move: Option<Color>,
-    /// People's names.
-    pub names: ByColor<Option<String>>,
+    /// The names the seats play under ([`Seat::shown_name`]).
+    pub names: ByColor<String>,
     /// Whether each seat is a member's.
     pub members: ByColor<bool>,
     /// The board.
@@ -268,11 +268,7 @@ impl Listing {
     /// The name `color` plays under: a person's (`guest` when they gave none), an engine's
     /// spec.
     pub fn name(&self, color: Color) -> String {
-        match (&self.names[color], self.players[color].as_str()) {
-            (Some(name), _) => name.clone(),
-            (None, "human") => "guest".to_owned(),
-            (None, engine) => engine.to_owned(),
-        }
+        self.names[color].clone()
     }
 }
 
@@ -412,7 +408,7 @@ impl GameCell {
             players: table.seats.as_ref().map(|seat| seat.occupant.to_string()),
             moves: table.game.history().len(),
             to_move: table.to_move(),
-            names: table.seats.as_ref().map(|seat| seat.name.clone()),
+            names: table.seats.as_ref().map(Seat::shown_name),
             members: table.seats.as_ref().map(|seat| seat.user_id.is_some()),
             shape,
             win_rule: table.game.setup().win_rule,

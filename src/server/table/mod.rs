@@ -40,6 +40,18 @@ pub struct Seat {
     pub user_id: Option<i64>,
 }
 
+impl Seat {
+    /// The name the seat plays under, as lists and exports show it: a person's (`guest`
+    /// when they gave none), an engine's spec.
+    pub fn shown_name(&self) -> String {
+        match (&self.name, self.occupant) {
+            (Some(name), _) => name.clone(),
+            (None, Occupant::Human) => "guest".to_owned(),
+            (None, engine) => engine.to_string(),
+        }
+    }
+}
+
 /// What is known of each move besides its square.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveMeta {
@@ -491,15 +503,7 @@ impl Table {
     /// moves, and a resignation.
     pub fn record(&self, date: Option<String>) -> Record {
         let mut record = Record::new(self.game.variant(), *self.game.setup());
-        record.players = self
-            .seats
-            .as_ref()
-            .map(|seat| match (&seat.name, seat.occupant) {
-                (Some(name), _) => name.clone(),
-                (None, Occupant::Human) => "guest".to_owned(),
-                (None, engine) => engine.to_string(),
-            })
-            .into_array();
+        record.players = self.seats.as_ref().map(Seat::shown_name).into_array();
         record.date = date;
         record.moves = self.game.moves().collect();
         record.clock = self.clock.map(|clock| clock.control);
