@@ -8,6 +8,7 @@
 //! input; 3 the grader's input ended before the game was over. A closed stdout ends the
 //! program quietly, with status 0.
 
+mod bot;
 mod cli;
 mod files;
 mod nboard;
@@ -61,6 +62,7 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => args.run(out),
         Some(Command::Nboard(args)) => args.run(out),
         Some(Command::Tournament(args)) => args.run(out),
+        Some(Command::Bot(args)) => args.run(out),
     })
 }
 

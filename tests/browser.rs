@@ -1735,3 +1735,91 @@ async fn a_database_outage_is_said_plainly_and_passes() {
     )
     .await;
 }
+
+/// Issue 47.10: a bot account is marked BOT wherever it is shown: its challenge in the
+/// lobby, its seat at a game's table, its page.
+#[tokio::test]
+async fn bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let db = TestDb::sqlite();
+    let server = Server::start(&db);
+    let http = server::client();
+    let mut tokens = Vec::new();
+    for name in ["annbot", "bobbot"] {
+        let credentials = json!({"name": name, "password": "a good password"});
+        let (status, _) = server::send(http.post(server.api("/accounts")).json(&credentials)).await;
+        assert_eq!(status, 201);
+        let (_, body) = server::send(http.post(server.api("/tokens")).json(&credentials)).await;
+        let token = body["token"].as_str().unwrap().to_owned();
+        let (status, body) = server::send(
+            http.post(server.api("/bot/account/upgrade"))
+                .bearer_auth(&token),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        tokens.push(token);
+    }
+    // An open challenge from a bot, in the lobby.
+    let (status, seek) = server::send(
+        http.post(server.api("/seeks"))
+            .bearer_auth(&tokens[0])
+            .json(&json!({"rows": 6, "columns": 6})),
+    )
+    .await;
+    assert_eq!(status, 201, "{seek}");
+    let person = browser(&driver, "bot-watcher", 1100, 900).await;
+    person.goto(&server.url).await.unwrap();
+    wait_for(
+        &person,
+        "document.querySelectorAll('#seeks tbody tr').length === 1",
+        "the bot's challenge",
+    )
+    .await;
+    let row = text_of(&person, "#seeks tbody tr").await;
+    assert!(row.starts_with("BOT annbot"), "{row}");
+    // Taken by the other bot: its table names both as bots.
+    let id = seek["seek"]["id"].as_str().unwrap();
+    let (status, game) = server::send(
+        http.post(server.api(&format!("/challenge/{id}/accept")))
+            .bearer_auth(&tokens[1]),
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
+    let game = game["game"].as_str().unwrap();
+    person
+        .goto(&format!("{}/g/{game}", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &person,
+        "document.querySelector('#player-W .name').textContent.includes('BOT')",
+        "the seats",
+    )
+    .await;
+    // Names are isolated (U+2068, U+2069) so that a right-to-left name cannot reorder the
+    // line.
+    let plain = |text: String| text.replace(['\u{2068}', '\u{2069}'], "");
+    let black = plain(text_of(&person, "#player-B .name").await);
+    let white = plain(text_of(&person, "#player-W .name").await);
+    assert!(
+        [&black, &white]
+            .iter()
+            .all(|name| name.contains(": BOT annbot") || name.contains(": BOT bobbot")),
+        "{black} / {white}"
+    );
+    screenshot(&person, "bot-game.png").await;
+    person
+        .goto(&format!("{}/u/annbot", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &person,
+        "document.querySelector('#player-since').textContent.startsWith('A bot')",
+        "the bot's page",
+    )
+    .await;
+    assert_eq!(text_of(&person, "#player-name").await, "BOT annbot");
+    person.close().await.unwrap();
+}

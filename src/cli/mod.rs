@@ -18,6 +18,7 @@ use thiserror::Error;
 
 pub mod analyze;
 pub mod book;
+pub mod bot;
 pub mod check;
 pub mod db;
 pub mod generate;
@@ -152,6 +153,13 @@ pub enum Command {
     /// game is saved (GGF and JSON Lines); the same command again resumes the tournament.
     /// 8x8 standard Othello only.
     Tournament(tournament::TournamentArgs),
+    /// Play on a server as a bot: the engine (any player) takes challenges, or challenges
+    /// a member for a series of games, through the server's bot API.
+    ///
+    /// Needs an API token of a bot account (see docs/api.md, "Bots"). Prints a line per
+    /// game as it ends, then the totals; streams broken by a server restart are opened
+    /// again.
+    Bot(bot::BotArgs),
 }
 
 /// A rule set on the command line.

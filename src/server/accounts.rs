@@ -74,7 +74,16 @@ pub struct Member {
     pub name: String,
     /// The session's CSRF token.
     pub csrf: String,
+    /// A bot account (see [`Accounts::make_bot`]).
+    pub bot: bool,
 }
+
+/// What an API token starts with: a bearer secret that names an account rather than a
+/// seat (see [`Accounts::open_token`]).
+pub const TOKEN_PREFIX: &str = "oat_";
+
+/// How long an API token lasts.
+pub const TOKEN_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 /// A session found by its cookie, with when it ends.
 #[derive(Clone, Debug)]
@@ -140,13 +149,14 @@ impl Accounts {
             name: name.to_owned(),
             password_hash,
             created_at: now_ms(),
+            bot: false,
         };
         self.store.commit(vec![Change::NewUser(user)]).await?;
         let user = self
             .read_user(name)
             .await?
             .ok_or_else(|| ApiError::Storage("the account was stored but cannot be read".into()))?;
-        self.open_session(user).await
+        self.open_session(user, "", self.ttl).await
     }
 
     /// Logs in: the member and the session's token.
@@ -182,7 +192,7 @@ impl Accounts {
         match user {
             Some(user) if verified => {
                 self.forget_attempts(&name_key).await?;
-                self.open_session(user).await
+                self.open_session(user, "", self.ttl).await
             }
             _ => {
                 self.record_attempt(&name_key).await?;
@@ -291,6 +301,7 @@ impl Accounts {
                         id: user.id,
                         name: user.name,
                         csrf: session.csrf,
+                        bot: user.bot,
                     },
                     expires_at: session.expires_at,
                 };
@@ -316,20 +327,69 @@ impl Accounts {
         self.store.user(&name).await.map_err(ApiError::from)
     }
 
-    async fn open_session(&self, user: StoredUser) -> Result<(Member, String), ApiError> {
-        let token = new_secret();
+    /// Logs in for a program: an API token (`oat_...`) that lasts [`TOKEN_TTL`], sent as
+    /// `Authorization: Bearer` (no cookie, so no CSRF token either). The same limits as a
+    /// login.
+    ///
+    /// # Errors
+    /// As [`Accounts::login`].
+    pub async fn open_token(
+        &self,
+        name: &str,
+        password: &str,
+        peer: IpAddr,
+    ) -> Result<(Member, String), ApiError> {
+        let (member, session) = self.login(name, password, peer).await?;
+        // The login's own session is not wanted: the token replaces it.
+        self.logout(&session).await?;
+        let user = self
+            .read_user(&member.name)
+            .await?
+            .ok_or(ApiError::WrongLogin)?;
+        self.open_session(user, TOKEN_PREFIX, TOKEN_TTL).await
+    }
+
+    /// Makes `member`'s account a bot account, for good: only an account that has played
+    /// no game may (its games and rating were a person's).
+    ///
+    /// # Errors
+    /// [`ApiError::HasPlayed`], [`ApiError::Storage`].
+    pub async fn make_bot(&self, member: &Member) -> Result<(), ApiError> {
+        let made = self
+            .store
+            .commit(vec![Change::MakeBot { user_id: member.id }])
+            .await;
+        if let Err(error) = made {
+            return Err(match &*error {
+                super::store::StoreError::HasPlayed(_) => ApiError::HasPlayed(member.name.clone()),
+                _ => ApiError::from(error),
+            });
+        }
+        // Sessions read again, with the mark.
+        self.forget(None);
+        Ok(())
+    }
+
+    async fn open_session(
+        &self,
+        user: StoredUser,
+        prefix: &str,
+        ttl: Duration,
+    ) -> Result<(Member, String), ApiError> {
+        let token = format!("{prefix}{}", new_secret());
         let now = now_ms();
         let session = StoredSession {
             token_hash: hash_secret(&token),
             user_id: user.id,
             csrf: new_secret(),
             created_at: now,
-            expires_at: now.saturating_add(i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX)),
+            expires_at: now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
         };
         let member = Member {
             id: user.id,
             name: user.name,
             csrf: session.csrf.clone(),
+            bot: user.bot,
         };
         self.store.commit(vec![Change::NewSession(session)]).await?;
         Ok((member, token))
@@ -361,6 +421,7 @@ impl Accounts {
                 name: name.to_owned(),
                 password_hash: String::new(),
                 created_at: now_ms(),
+                bot: false,
             })])
             .await;
         self.read_user(name)

@@ -71,6 +71,21 @@ pub enum ApiError {
     /// The database cannot be reached for now (a shared one): ask again shortly.
     #[error("the database cannot be reached for now: {0}")]
     Unavailable(String),
+    /// An account that has played cannot become a bot.
+    #[error("{0} has played games: only an account that has never played can become a bot")]
+    HasPlayed(String),
+    /// A bot endpoint asked by an account that is not a bot's.
+    #[error("{0} is not a bot account: upgrade it first (POST /api/bot/account/upgrade)")]
+    NotBot(String),
+    /// An account endpoint asked without an account (no token, no session).
+    #[error("this needs an account: Authorization: Bearer <API token>, or a session")]
+    NoAccount,
+    /// A bearer token that is not (or no longer) valid.
+    #[error("this API token is not valid: it expired or was revoked")]
+    BadToken,
+    /// Too many streams open for one account.
+    #[error("{0}")]
+    TooManyStreams(String),
     /// An account of that name exists.
     #[error("the name {0} is taken")]
     NameTaken(String),
@@ -131,7 +146,10 @@ impl ApiError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::NameTaken(_) => StatusCode::CONFLICT,
+            ApiError::NameTaken(_) | ApiError::HasPlayed(_) => StatusCode::CONFLICT,
+            ApiError::NotBot(_) => StatusCode::FORBIDDEN,
+            ApiError::NoAccount | ApiError::BadToken => StatusCode::UNAUTHORIZED,
+            ApiError::TooManyStreams(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::WrongLogin => StatusCode::UNAUTHORIZED,
             ApiError::TooManyAttempts(_) | ApiError::TooFast(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Csrf => StatusCode::FORBIDDEN,
@@ -167,6 +185,11 @@ impl ApiError {
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Stale => "stale",
             ApiError::NameTaken(_) => "name_taken",
+            ApiError::HasPlayed(_) => "has_played",
+            ApiError::NotBot(_) => "not_bot",
+            ApiError::NoAccount => "no_account",
+            ApiError::BadToken => "bad_token",
+            ApiError::TooManyStreams(_) => "too_many_streams",
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::TooFast(..) => "too_fast",

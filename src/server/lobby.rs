@@ -330,6 +330,15 @@ impl Lobby {
             .collect()
     }
 
+    /// Whether challenge `id` was taken lately (it became a game).
+    pub fn was_taken(&self, id: &str) -> bool {
+        self.matched
+            .lock()
+            .expect("not poisoned")
+            .iter()
+            .any(|matched| matched.seek_id == id)
+    }
+
     /// Posts `seek` (its id and time are made here) and returns it.
     ///
     /// # Errors
@@ -403,13 +412,23 @@ impl Lobby {
     /// # Errors
     /// [`SeekError::Gone`], [`SeekError::NotYours`]; [`ApiError::Storage`].
     pub async fn withdraw(&self, id: &str, person: &Person) -> Result<(), ApiError> {
-        self.catch_up(id).await;
-        let seek = self.take(id, |seek| {
+        self.end(id, |seek| {
             if !seek.poster.is(person) {
                 return Err(SeekError::NotYours.into());
             }
             Ok(())
-        })?;
+        })
+        .await
+    }
+
+    /// Ends challenge `id` without a game, if `check` allows.
+    async fn end(
+        &self,
+        id: &str,
+        check: impl FnOnce(&Seek) -> Result<(), ApiError>,
+    ) -> Result<(), ApiError> {
+        self.catch_up(id).await;
+        let seek = self.take(id, check)?;
         let committed = self
             .store
             .commit(vec![Change::EndSeek { id: id.to_owned() }])
@@ -424,6 +443,19 @@ impl Lobby {
         committed?;
         self.notify();
         Ok(())
+    }
+
+    /// The member named `name` declines challenge `id`, which was addressed to them.
+    ///
+    /// # Errors
+    /// [`SeekError::Gone`], [`SeekError::NotForYou`] for one not addressed to them;
+    /// [`ApiError::Storage`].
+    pub async fn decline(&self, id: &str, name: &str) -> Result<(), ApiError> {
+        self.end(id, |seek| match &seek.to {
+            Some(to) if to.eq_ignore_ascii_case(name) => Ok(()),
+            _ => Err(SeekError::NotForYou(seek.to.clone().unwrap_or_default()).into()),
+        })
+        .await
     }
 
     /// `taker` accepts `id`: the challenge is taken off the lobby at once (a second taker

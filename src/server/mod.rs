@@ -236,6 +236,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             client_timeout: options.client_timeout,
             trusted_proxies: options.trusted_proxies.clone().into(),
             admission: Arc::new(limits::Admission::new(options.games_per_minute)),
+            streams: Default::default(),
         };
         let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
         if let Some(max) = options.max_connections {
@@ -318,6 +319,7 @@ async fn follow(
                 }
             }
             store::Notice::Logout(hash) => accounts.forget(Some(&hash)),
+            store::Notice::Account => accounts.forget(None),
             store::Notice::Presence(id) => {
                 let hub = Arc::clone(&hub);
                 tokio::spawn(async move { hub.refresh_presence(&id).await });

@@ -181,6 +181,8 @@ pub struct SeatView {
     pub name: Option<String>,
     /// Whether that name is an account's (its player page is `/u/NAME`).
     pub account: bool,
+    /// Whether that account is a bot's (played by a program through the bot API).
+    pub bot: bool,
     /// The engine's time per move, in milliseconds.
     pub time_ms: u64,
     /// Whether this seat has a live connection.
@@ -282,6 +284,7 @@ pub fn state(
             time_ms: info.time_ms,
             name: info.name.clone(),
             account: info.user_id.is_some(),
+            bot: cell.is_bot(color),
             connected: cell.presence.seat(color) > 0,
             away_ms: match info.occupant {
                 Occupant::Human => cell

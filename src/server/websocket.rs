@@ -151,7 +151,7 @@ pub async fn serve(
     loop {
         // Marked seen before rendering: a change while rendering wakes the next round.
         changes.mark_unchanged();
-        hub.refresh_ratings(&cell).await;
+        hub.refresh_seats(&cell).await;
         let message = match views::view(&cell, viewer, None).await {
             Ok(state) => text(&ServerMessage::State { state: &state }),
             Err(_) => return,

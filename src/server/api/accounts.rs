@@ -29,6 +29,8 @@ pub(super) struct Credentials {
 pub(super) struct MemberView {
     name: String,
     csrf: String,
+    /// A bot account.
+    bot: bool,
 }
 
 /// `GET /api/me`: the member logged in, or `null`.
@@ -41,6 +43,7 @@ fn view(member: Member) -> MemberView {
     MemberView {
         name: member.name,
         csrf: member.csrf,
+        bot: member.bot,
     }
 }
 
@@ -111,6 +114,54 @@ pub(super) async fn logout(
     }
     let jar = jar.remove(Cookie::build(SESSION_COOKIE).path("/"));
     Ok((StatusCode::NO_CONTENT, jar).into_response())
+}
+
+/// `POST /api/tokens`'s answer: an API token for programs (`Authorization: Bearer`).
+#[derive(Serialize)]
+pub(super) struct TokenView {
+    token: String,
+    name: String,
+    bot: bool,
+    /// When it ends, in milliseconds since the Unix epoch.
+    expires_at: i64,
+}
+
+/// `POST /api/tokens` (`{"name":..., "password":...}`): a new API token for the account,
+/// lasting a year (the limits of a login apply).
+pub(super) async fn new_token(
+    AxumState(app): AxumState<App>,
+    Address(address): Address,
+    Body(credentials): Body<Credentials>,
+) -> Result<(StatusCode, Json<TokenView>), ApiError> {
+    let (member, token) = app
+        .accounts
+        .open_token(&credentials.name, &credentials.password, address)
+        .await?;
+    let ttl = i64::try_from(crate::server::accounts::TOKEN_TTL.as_millis()).unwrap_or(i64::MAX);
+    Ok((
+        StatusCode::CREATED,
+        Json(TokenView {
+            token,
+            name: member.name,
+            bot: member.bot,
+            expires_at: crate::server::game::now_ms().saturating_add(ttl),
+        }),
+    ))
+}
+
+/// `DELETE /api/tokens`: ends the API token the request is made with.
+pub(super) async fn revoke_token(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: axum::http::HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let token = super::bearer(&headers)
+        .filter(|token| token.starts_with(crate::server::accounts::TOKEN_PREFIX))
+        .ok_or(ApiError::NoAccount)?;
+    // The caller was read from it: it is valid.
+    debug_assert!(caller.member.is_some());
+    app.accounts.logout(token).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 pub(super) async fn me(caller: Caller) -> Json<MeView> {

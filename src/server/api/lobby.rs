@@ -17,7 +17,7 @@ use othello::{Color, Setup, Shape, Variant, WinRule};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    App, Body, Caller, ClockRequest, Empty, GameHead, SettingsRequest, guest_name, origin,
+    App, Body, Caller, ClockRequest, Done, Empty, GameHead, SettingsRequest, guest_name, origin,
 };
 use crate::server::{
     error::ApiError,
@@ -74,6 +74,8 @@ pub(super) struct SeekView {
     poster: String,
     /// Whether the poster is a member (their page is `/u/NAME`).
     member: bool,
+    /// Whether that member is a bot account.
+    bot: bool,
     /// A member's rating in the category the challenge is for (a timed one), rounded.
     rating: Option<i64>,
     /// Whether that rating is still uncertain (shown `1338?`).
@@ -172,7 +174,7 @@ pub(super) struct AcceptedView {
     secret: Option<String>,
 }
 
-fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
+pub(super) fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
     clock.map(|clock| ClockView {
         base_ms: clock.base_ms,
         increment_ms: clock.increment_ms,
@@ -181,7 +183,7 @@ fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
 
 /// `seek` as `viewer` sees it, with its poster's rating (read through the hub's short
 /// cache).
-async fn seek_view(app: &App, seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
+pub(super) async fn seek_view(app: &App, seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
     let rating = match (seek.poster.user_id, seek.clock) {
         (Some(user), Some(clock)) => {
             let category = ratings::category(seek.variant, seek.shape, clock);
@@ -189,7 +191,16 @@ async fn seek_view(app: &App, seek: &Seek, viewer: &Viewer, origin: &str) -> See
         }
         _ => None,
     };
+    let bot = match seek.poster.user_id {
+        Some(user) => app
+            .hub
+            .is_bot(user, &seek.poster.name)
+            .await
+            .unwrap_or(false),
+        None => false,
+    };
     SeekView {
+        bot,
         rating: rating.map(|(rating, _)| rating),
         provisional: rating.is_some_and(|(_, provisional)| provisional),
         url: format!("{origin}/s/{}", seek.id),
@@ -344,6 +355,59 @@ pub(super) async fn post_seek(
     headers: HeaderMap,
     Body(request): Body<SeekRequest>,
 ) -> Result<Response, ApiError> {
+    post(&app, &caller, &headers, request).await
+}
+
+/// `POST /api/challenge/{name}` (the bot API's words): a challenge to that member, as
+/// `POST /api/seeks` with `to` (`to` and `private` are not taken here).
+pub(super) async fn challenge(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    Body(request): Body<SeekRequest>,
+) -> Result<Response, ApiError> {
+    if request.to.is_some() || request.private {
+        return Err(ApiError::BadRequest(
+            "a challenge names its member in the path: no `to` or `private` here".into(),
+        ));
+    }
+    let request = SeekRequest {
+        to: Some(name),
+        ..request
+    };
+    post(&app, &caller, &headers, request).await
+}
+
+/// `POST /api/challenge/{id}/decline`: the member a challenge is for turns it down.
+pub(super) async fn decline_seek(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(Empty {}): Body<Empty>,
+) -> Result<Json<Done>, ApiError> {
+    let member = caller.member.as_ref().ok_or(ApiError::NoAccount)?;
+    app.lobby.decline(&id, &member.name).await?;
+    Ok(Json(Done::OK))
+}
+
+/// `POST /api/challenge/{id}/cancel`: the poster withdraws it (as `DELETE /api/seeks/{id}`).
+pub(super) async fn cancel_seek(
+    app: AxumState<App>,
+    caller: Caller,
+    id: Path<String>,
+    body: Body<Empty>,
+) -> Result<Json<Done>, ApiError> {
+    withdraw_seek(app, caller, id, body).await?;
+    Ok(Json(Done::OK))
+}
+
+async fn post(
+    app: &App,
+    caller: &Caller,
+    headers: &HeaderMap,
+    request: SeekRequest,
+) -> Result<Response, ApiError> {
     let settings = SettingsRequest {
         rules: request.rules,
         rows: request.rows,
@@ -367,7 +431,7 @@ pub(super) async fn post_seek(
     if let Some(to) = &request.to {
         crate::server::accounts::check_name(to)?;
     }
-    let (poster, secret) = person(&caller, request.name)?;
+    let (poster, secret) = person(caller, request.name)?;
     app.admission
         .admit(Making::Challenge, &caller.client(), caller.address)?;
     let shape = settings.shape.unwrap_or(Shape::STANDARD);
@@ -389,12 +453,12 @@ pub(super) async fn post_seek(
         address: Some(caller.address),
     };
     let seek = app.lobby.post(seek).await?;
-    let origin = origin(&app, &headers);
-    let viewer = viewer(&caller, secret.as_slice());
+    let origin = origin(app, headers);
+    let viewer = viewer(caller, secret.as_slice());
     Ok((
         StatusCode::CREATED,
         Json(PostedView {
-            seek: seek_view(&app, &seek, &viewer, &origin).await,
+            seek: seek_view(app, &seek, &viewer, &origin).await,
             secret,
         }),
     )

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use axum_extra::extract::cookie::CookieJar;
 
 mod accounts;
+pub mod bot;
 mod games;
 pub mod lobby;
 mod players;
@@ -34,7 +35,7 @@ mod tests;
 pub use settings::{ClockRequest, SettingsRequest, guest_name};
 
 use super::{
-    accounts::{Accounts, Member, SESSION_COOKIE},
+    accounts::{Accounts, Member, SESSION_COOKIE, TOKEN_PREFIX},
     assets,
     client::{self, Client},
     engine_pool::Load,
@@ -85,6 +86,8 @@ pub struct App {
     pub trusted_proxies: Arc<[std::net::IpAddr]>,
     /// How fast games and challenges may be made.
     pub admission: Arc<Admission>,
+    /// The bot API's streams open, per account.
+    pub streams: Arc<bot::Streams>,
 }
 
 /// The router: the page, its assets, the API and the live channel.
@@ -101,7 +104,16 @@ pub fn router(app: App) -> Router {
             get(lobby::show_seek).delete(lobby::withdraw_seek),
         )
         .route("/seeks/{id}/accept", post(lobby::accept_seek))
-        .route("/users/{name}", get(players::show_player));
+        .route("/users/{name}", get(players::show_player))
+        .route(
+            "/tokens",
+            post(accounts::new_token).delete(accounts::revoke_token),
+        )
+        .route("/challenge/{id}", post(lobby::challenge))
+        .route("/challenge/{id}/accept", post(lobby::accept_seek))
+        .route("/challenge/{id}/decline", post(lobby::decline_seek))
+        .route("/challenge/{id}/cancel", post(lobby::cancel_seek))
+        .merge(bot::routes());
     Router::new()
         .route("/", get(assets::page))
         .route("/g/{id}", get(assets::page))
@@ -326,6 +338,20 @@ impl FromRequestParts<App> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, ApiError> {
+        // An API token (a program's) names an account; any other bearer secret opens a
+        // seat.
+        if let Some(token) = bearer(&parts.headers).filter(|b| b.starts_with(TOKEN_PREFIX)) {
+            let member = app
+                .accounts
+                .member(token)
+                .await?
+                .ok_or(ApiError::BadToken)?;
+            return Ok(Caller {
+                secret: None,
+                member: Some(member),
+                address: Address::of(parts, app).0,
+            });
+        }
         let secret = bearer(&parts.headers).map(str::to_owned);
         let jar = CookieJar::from_headers(&parts.headers);
         let member = match jar.get(SESSION_COOKIE) {
@@ -334,7 +360,7 @@ impl FromRequestParts<App> for Caller {
         };
         // A change asked with the cookie alone (a browser sends it to this site whoever
         // made the request) must carry the session's CSRF token, which only this site's
-        // pages can read.
+        // pages can read. (A token is never sent by a browser on its own.)
         if let Some(member) = &member
             && secret.is_none()
             && !reads_only(&parts.method)
@@ -450,6 +476,16 @@ async fn health(AxumState(app): AxumState<App>) -> (StatusCode, Json<Health>) {
             error: checked.err(),
         }),
     )
+}
+
+/// What the bot API's endpoints answer to a change done: `{"ok":true}`, as lichess's.
+#[derive(Serialize)]
+pub struct Done {
+    ok: bool,
+}
+
+impl Done {
+    const OK: Done = Done { ok: true };
 }
 
 /// A body that must be empty (or `{}`).

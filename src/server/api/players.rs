@@ -33,6 +33,8 @@ pub(super) struct PlayerView {
     name: String,
     /// A computer player (`engine:7`): it has a page before its first rated game.
     computer: bool,
+    /// A bot account (played by a program through the bot API).
+    bot: bool,
     /// When the account was made (`null` for a computer player with no games yet).
     member_since: Option<i64>,
     ratings: Vec<RatingView>,
@@ -91,6 +93,7 @@ pub(super) async fn show_player(
             Some(name) => Ok(Json(PlayerView {
                 name,
                 computer: true,
+                bot: false,
                 member_since: None,
                 ratings: Vec::new(),
                 history: Vec::new(),
@@ -145,6 +148,7 @@ pub(super) async fn show_player(
     Ok(Json(PlayerView {
         // Computer players' accounts have no password.
         computer: user.password_hash.is_empty(),
+        bot: user.bot,
         member_since: Some(user.created_at),
         name: user.name,
         ratings: stored_ratings

@@ -291,6 +291,9 @@ pub struct GameCell {
     /// A rated game's players' ratings as its table shows them (see
     /// [`Hub::refresh_ratings`](super::live::Hub::refresh_ratings)).
     pub(super) ratings: std::sync::Mutex<Option<SeatRatings>>,
+    /// Which seats are bot accounts' (read once: an account that has played cannot
+    /// become one).
+    pub(super) bots: std::sync::OnceLock<ByColor<bool>>,
 }
 
 /// A player's rating as a rated game's table shows it: when the game began, and once it
@@ -349,7 +352,13 @@ impl GameCell {
             changed: watch::Sender::new(0),
             presence: Presence::default(),
             ratings: std::sync::Mutex::new(None),
+            bots: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Whether `color`'s seat is a bot account's (false until read).
+    pub fn is_bot(&self, color: Color) -> bool {
+        self.bots.get().is_some_and(|bots| bots[color])
     }
 
     /// A rated game's players' ratings, as last read.

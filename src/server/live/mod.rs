@@ -79,7 +79,12 @@ pub struct Hub {
     /// [`RATINGS_SHOWN_FOR`]: a lobby drawn for every watcher at every change reads the
     /// database once per poster, not once per watcher.
     ratings_shown: Mutex<HashMap<i64, (std::time::Instant, Vec<StoredRating>)>>,
+    /// Accounts read as bots or not, and when.
+    bots_shown: Mutex<HashMap<i64, (std::time::Instant, bool)>>,
 }
+
+/// How long an account read as no bot is believed before it is read again.
+const BOTS_SHOWN_FOR: Duration = Duration::from_secs(30);
 
 /// How long the lobby shows a rating it read before reading it again.
 const RATINGS_SHOWN_FOR: Duration = Duration::from_secs(30);
@@ -100,6 +105,7 @@ impl Hub {
             abandon_after: ABANDON_AFTER,
             presence_changes: std::sync::OnceLock::new(),
             ratings_shown: Mutex::new(HashMap::new()),
+            bots_shown: Mutex::new(HashMap::new()),
         }
     }
 
@@ -337,6 +343,48 @@ impl Hub {
             ));
         }
         Ok(())
+    }
+
+    /// Reads what a game's table shows of its players' accounts: whether they are bots
+    /// (once), and a rated game's ratings (see [`Hub::refresh_ratings`]).
+    pub async fn refresh_seats(&self, cell: &GameCell) {
+        if cell.bots.get().is_none() {
+            let seats = cell.lock().await.table.seats.clone();
+            let mut bots = ByColor::new(false, false);
+            for color in Color::ALL {
+                let seat = &seats[color];
+                if let (Some(user), Some(name)) = (seat.user_id, &seat.name) {
+                    let Some(bot) = self.is_bot(user, name).await else {
+                        return;
+                    };
+                    bots[color] = bot;
+                }
+            }
+            let _ = cell.bots.set(bots);
+        }
+        self.refresh_ratings(cell).await;
+    }
+
+    /// Whether account `user` (named `name`) is a bot's; `None` when the database cannot
+    /// say. A bot stays one, so only a "no" is read again (after [`BOTS_SHOWN_FOR`]).
+    pub async fn is_bot(&self, user: i64, name: &str) -> Option<bool> {
+        if let Some((seen, bot)) = self.bots_shown.lock().expect("not poisoned").get(&user)
+            && (*bot || seen.elapsed() < BOTS_SHOWN_FOR)
+        {
+            return Some(*bot);
+        }
+        let bot = self
+            .store
+            .user(name)
+            .await
+            .ok()?
+            .is_some_and(|stored| stored.id == user && stored.bot);
+        let mut shown = self.bots_shown.lock().expect("not poisoned");
+        if shown.len() >= 100_000 {
+            shown.retain(|_, (seen, bot)| *bot || seen.elapsed() < BOTS_SHOWN_FOR);
+        }
+        shown.insert(user, (std::time::Instant::now(), bot));
+        Some(bot)
     }
 
     /// Reads a rated game's players' ratings for its table: their ratings when it began

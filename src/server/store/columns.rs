@@ -361,7 +361,7 @@ pub(super) fn rating(row: &impl Row, user_id: i64) -> Result<StoredRating, Store
 }
 
 /// The columns [`user`] reads.
-pub(super) const USER_COLUMNS: &str = "id, name, password_hash, created_at";
+pub(super) const USER_COLUMNS: &str = "id, name, password_hash, created_at, bot";
 
 /// A `users` row.
 pub(super) fn user(row: &impl Row) -> Result<StoredUser, StoreError> {
@@ -370,6 +370,7 @@ pub(super) fn user(row: &impl Row) -> Result<StoredUser, StoreError> {
         name: text(row, "name")?,
         password_hash: text(row, "password_hash")?,
         created_at: int(row, "created_at")?,
+        bot: row.flag("bot")?,
     })
 }
 
@@ -379,7 +380,7 @@ pub(super) fn session_query(param: &str) -> String {
     format!(
         "SELECT sessions.token_hash, sessions.user_id, sessions.csrf,
             sessions.created_at AS session_created_at, sessions.expires_at,
-            users.id, users.name, users.password_hash, users.created_at
+            users.id, users.name, users.password_hash, users.created_at, users.bot
          FROM sessions JOIN users ON users.id = sessions.user_id
          WHERE sessions.token_hash = {param}"
     )

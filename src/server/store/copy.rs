@@ -27,6 +27,7 @@ const TABLES: [(&str, &[(&str, Kind)]); 7] = [
             ("name", Text),
             ("password_hash", Text),
             ("created_at", Integer),
+            ("bot", Boolean),
         ],
     ),
     (

@@ -94,6 +94,10 @@ pub enum StoreError {
     /// server changed it): nothing was applied.
     #[error("game {0} changed meanwhile")]
     Conflict(String),
+    /// An account that has played cannot become a bot account (its games and rating
+    /// were a person's).
+    #[error("{0} has played games: only a new account can become a bot")]
+    HasPlayed(String),
     /// A copy's target holds games or accounts already.
     #[error("it holds games or accounts already: copy into an empty database")]
     NotEmpty,
@@ -113,7 +117,7 @@ fn postgres_message(error: &tokio_postgres::Error) -> String {
 impl StoreError {
     /// Whether the change was refused (a name taken), the database working as it should.
     pub fn is_refusal(&self) -> bool {
-        matches!(self, StoreError::NameTaken(_))
+        matches!(self, StoreError::NameTaken(_) | StoreError::HasPlayed(_))
     }
 }
 
@@ -156,6 +160,12 @@ pub trait Backend: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn finished(&self, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// The ids of `user_id`'s games being played, most recently changed first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn playing_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError>;
 
     /// The ids of `user_id`'s games, most recently changed first.
     ///

@@ -18,6 +18,8 @@ pub enum Notice {
     Seeks,
     /// A session was closed (by its hash).
     Logout(String),
+    /// An account changed (made a bot): sessions are read again.
+    Account,
     /// Who is connected to the game `id` changed on some server.
     Presence(String),
     /// The listening connection was made (again): anything may have changed unseen.
@@ -50,6 +52,7 @@ impl Notice {
                 vec![Notice::Seeks]
             }
             Change::EndSession { token_hash } => vec![Notice::Logout(token_hash.clone())],
+            Change::MakeBot { .. } => vec![Notice::Account],
             Change::Move { .. }
             | Change::Truncate { .. }
             | Change::EngineTurn { .. }
@@ -76,6 +79,7 @@ impl Notice {
             "l" => Some(Notice::Lists),
             "s" => Some(Notice::Seeks),
             "x" => Some(Notice::Logout(rest.to_owned())),
+            "a" => Some(Notice::Account),
             "p" => Some(Notice::Presence(rest.to_owned())),
             _ => None,
         }
@@ -90,6 +94,7 @@ impl std::fmt::Display for Notice {
             Notice::Lists => f.write_str("l"),
             Notice::Seeks => f.write_str("s"),
             Notice::Logout(hash) => write!(f, "x:{hash}"),
+            Notice::Account => f.write_str("a"),
             Notice::Presence(id) => write!(f, "p:{id}"),
             Notice::Resync => f.write_str("r"),
         }

@@ -96,6 +96,8 @@ pub struct StoredUser {
     pub password_hash: String,
     /// When it was made, in milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// A bot account (for the bot API; marked BOT wherever it is shown).
+    pub bot: bool,
 }
 
 /// A challenge as stored.
@@ -228,6 +230,12 @@ pub enum Change {
     },
     /// A player's rating after a rated game.
     Rating(StoredRating),
+    /// An account made a bot account, refused ([`super::StoreError::HasPlayed`]) once it
+    /// has played a game.
+    MakeBot {
+        /// The account's id.
+        user_id: i64,
+    },
     /// A session closed by logging out (or found expired).
     EndSession {
         /// The hash of its token.

@@ -202,7 +202,8 @@ class GameView {
     const who = seat.name || (seat.player === "human" ? "guest" : seat.player);
     const you = this.state && this.state.you === color ? " (you)" : "";
     const rating = seat.rating === null || seat.rating === undefined ? "" : ` (${seat.rating}${seat.provisional ? "?" : ""})`;
-    return `${NAMES[color]}: ${isolated(who)}${rating}${you}`;
+    const bot = seat.bot ? "BOT " : "";
+    return `${NAMES[color]}: ${bot}${isolated(who)}${rating}${you}`;
   }
 
   render(state) {

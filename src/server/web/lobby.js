@@ -49,6 +49,7 @@ function person(name, member) {
 /** A challenge's poster, with their rating for it when they have one: "ann (1338?)". */
 function poster(seek) {
   const who = document.createDocumentFragment();
+  if (seek.bot) who.append("BOT ");
   who.append(person(seek.poster, seek.member));
   if (seek.rating !== null && seek.rating !== undefined) who.append(` (${seek.rating}${seek.provisional ? "?" : ""})`);
   return who;

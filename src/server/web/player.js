@@ -76,10 +76,12 @@ export async function showPlayer(name) {
     for (const part of $("#player-page").querySelectorAll("h2, p, table, .graph")) part.hidden = true;
     return;
   }
-  $("#player-name").textContent = player.name;
+  $("#player-name").textContent = player.bot ? `BOT ${player.name}` : player.name;
   $("#player-since").textContent = player.computer
     ? "A computer player: anyone may play it; its rating counts its rated games."
-    : `Member since ${isoDate(player.member_since)}.`;
+    : player.bot
+      ? `A bot: a program playing through the bot API, since ${isoDate(player.member_since)}.`
+      : `Member since ${isoDate(player.member_since)}.`;
   const ratings = $("#player-ratings tbody");
   for (const rating of player.ratings) {
     const row = ratings.insertRow();

@@ -115,7 +115,7 @@ async fn show(
     caller: Caller,
     Params(params): Params<ShowParams>,
 ) -> Result<Json<GameView>, ApiError> {
-    app.hub.refresh_ratings(&cell).await;
+    app.hub.refresh_seats(&cell).await;
     let Some(ply) = params.ply else {
         let state = views::view(&cell, caller.viewer(&cell).await, None).await;
         return Ok(Json(state.expect("the position now is always there")));
@@ -261,7 +261,7 @@ async fn export(
     Game(cell): Game,
     Params(params): Params<ExportParams>,
 ) -> Result<Response, ApiError> {
-    app.hub.refresh_ratings(&cell).await;
+    app.hub.refresh_seats(&cell).await;
     let record = cell.record().await;
     let name = params.format.as_deref().unwrap_or("record");
     let format = RecordFormat::from_name(name)

@@ -569,6 +569,19 @@ impl Backend for Postgres {
     ///
     /// # Errors
     /// [`StoreError`] if the database fails.
+    async fn playing_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.ids(
+            "SELECT id FROM games WHERE (black_user = $2 OR white_user = $2)
+                AND status = 'playing' ORDER BY updated_at DESC LIMIT $1",
+            &[&big(limit as u64), &user_id],
+        )
+        .await
+    }
+
+    /// The ids of `user_id`'s games, most recently changed first.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
     async fn games_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE black_user = $2 OR white_user = $2

@@ -2,7 +2,7 @@
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-pub(super) const MIGRATIONS: [&str; 5] = [
+pub(super) const MIGRATIONS: [&str; 6] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -142,4 +142,6 @@ pub(super) const MIGRATIONS: [&str; 5] = [
         at BIGINT NOT NULL
     );
     CREATE INDEX attempts_by_key ON attempts (key, at);",
+    // Bot accounts (upgraded once, for the bot API).
+    "ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;",
 ];

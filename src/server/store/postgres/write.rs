@@ -251,6 +251,18 @@ impl Postgres {
                         .execute("DELETE FROM sessions WHERE token_hash = $1", &[token_hash])
                         .await?;
                 }
+                Change::MakeBot { user_id } => {
+                    let made = transaction
+                        .execute(
+                            "UPDATE users SET bot = true WHERE id = $1 AND NOT EXISTS (
+                                SELECT 1 FROM games WHERE black_user = $1 OR white_user = $1)",
+                            &[user_id],
+                        )
+                        .await?;
+                    if made == 0 {
+                        return Err(StoreError::HasPlayed(format!("account {user_id}")));
+                    }
+                }
                 Change::Attempt { key, at, window_ms } => {
                     transaction
                         .execute("INSERT INTO attempts (key, at) VALUES ($1, $2)", &[key, at])

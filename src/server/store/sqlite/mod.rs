@@ -141,6 +141,10 @@ impl Backend for SqliteStore {
         self.read(move |db| db.games_of(user_id, limit)).await
     }
 
+    async fn playing_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.read(move |db| db.playing_of(user_id, limit)).await
+    }
+
     async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
         self.read(Sqlite::seeks).await
     }
@@ -463,6 +467,16 @@ impl Sqlite {
                     transaction
                         .execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
                 }
+                Change::MakeBot { user_id } => {
+                    let made = transaction.execute(
+                        "UPDATE users SET bot = 1 WHERE id = ?1 AND NOT EXISTS (
+                            SELECT 1 FROM games WHERE black_user = ?1 OR white_user = ?1)",
+                        [user_id],
+                    )?;
+                    if made == 0 {
+                        return Err(StoreError::HasPlayed(format!("account {user_id}")));
+                    }
+                }
                 // One server per file: its memory knows whose turn it is, which
                 // challenges were taken and who tried to log in.
                 Change::EngineTurn { .. }
@@ -551,6 +565,21 @@ impl Sqlite {
             [user_id],
             |row| columns::rating(row, user_id),
         )
+    }
+
+    pub(super) fn playing_of(
+        &mut self,
+        user_id: i64,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id FROM games WHERE (black_user = ?1 OR white_user = ?1)
+                AND status = 'playing' ORDER BY updated_at DESC LIMIT ?2",
+        )?;
+        let ids = statement
+            .query_map([user_id, limit as i64], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
     }
 
     pub(super) fn games_of(

@@ -1,7 +1,7 @@
 //! The SQLite schema, as the migrations that make it.
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-pub(super) const MIGRATIONS: [&str; 8] = [
+pub(super) const MIGRATIONS: [&str; 9] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -116,4 +116,6 @@ pub(super) const MIGRATIONS: [&str; 8] = [
     // Rematches.
     "ALTER TABLE games ADD COLUMN rematch_offer TEXT;
     ALTER TABLE games ADD COLUMN rematch TEXT;",
+    // Bot accounts (upgraded once, for the bot API).
+    "ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;",
 ];

@@ -1,0 +1,441 @@
+//! The bot API (issue 47, item 10) on a real server: the project's `othello bot` plays the
+//! Python example client of docs/api.md a hundred games through it, across a server
+//! restart; and what the API refuses, and to whom.
+
+#[path = "common/server.rs"]
+mod server;
+
+use std::{
+    io::{BufRead, BufReader, Read},
+    process::{Child, Command, Stdio},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+use server::{Server, client, error_code, send};
+
+/// Registers `name` and returns an API token for it.
+async fn token(server: &Server, name: &str) -> String {
+    let credentials = json!({"name": name, "password": "a good password"});
+    let (status, body) = send(client().post(server.api("/accounts")).json(&credentials)).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = send(client().post(server.api("/tokens")).json(&credentials)).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["name"], name);
+    let token = body["token"].as_str().expect("a token").to_owned();
+    assert!(token.starts_with("oat_"), "{token}");
+    token
+}
+
+async fn post(server: &Server, path: &str, token: &str, body: Value) -> (u16, Value) {
+    send(
+        client()
+            .post(server.api(path))
+            .bearer_auth(token)
+            .json(&body),
+    )
+    .await
+}
+
+async fn get(server: &Server, path: &str, token: &str) -> (u16, Value) {
+    send(client().get(server.api(path)).bearer_auth(token)).await
+}
+
+async fn upgrade(server: &Server, token: &str) {
+    let (status, body) = post(server, "/bot/account/upgrade", token, json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["bot"], true);
+}
+
+/// A newline-delimited JSON stream, read line by line.
+struct Stream {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+}
+
+impl Stream {
+    async fn open(server: &Server, path: &str, token: &str) -> Stream {
+        let response = reqwest::Client::new()
+            .get(server.api(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status().as_u16(), 200, "GET {path}");
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/x-ndjson",
+            "GET {path}"
+        );
+        Stream {
+            response,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// The next line with something in it (keep-alive lines skipped); `None` at the
+    /// stream's end. Fails the test after 20 s of nothing.
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                return Some(serde_json::from_slice(&line).expect("a JSON line"));
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(20), self.response.chunk())
+                .await
+                .expect("a line within 20 s")
+                .expect("the stream reads");
+            match chunk {
+                Some(bytes) => self.buffer.extend_from_slice(&bytes),
+                None => return None,
+            }
+        }
+    }
+
+    /// The next line of type `kind`, skipping others.
+    async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let line = self.next().await.expect("the stream goes on");
+            if line["type"] == kind {
+                return line;
+            }
+        }
+    }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_bots_play_a_hundred_games_through_the_api_across_a_server_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bots.db");
+    // The bots make a challenge and a game every few milliseconds: beyond the limit a
+    // person meets (tested elsewhere), which would make this test wait.
+    let limits = ["--games-per-minute", "0"];
+    let server = Server::start_with(&db, &limits);
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let ours = token(&server, "ourbot").await;
+    let theirs = token(&server, "pybot").await;
+    upgrade(&server, &theirs).await;
+
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/examples/bot.py");
+    let python_errors = dir.path().join("python.err");
+    let python = Killed(
+        Command::new("python3")
+            .args([example, &server.url, &theirs])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&python_errors).unwrap())
+            .spawn()
+            .expect("python3 runs"),
+    );
+    let mut bot = Killed(
+        Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+            .args(["bot", "--server", &server.url, "--upgrade"])
+            .args(["--player", "engine:1", "--time", "10", "--seed", "3"])
+            .args(["--challenge", "pybot", "--games", "100", "--size", "6x6"])
+            .env("OTHELLO_TOKEN", &ours)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts"),
+    );
+    let (sender, lines) = mpsc::channel();
+    let stdout = bot.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let next = |seen: &mut Vec<String>| {
+        let line = lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .unwrap_or_else(|_| panic!("the bot goes on; so far:\n{}", seen.join("\n")));
+        seen.push(line.clone());
+        line
+    };
+    // A crash of the server a third of the way through, games under way.
+    while seen.iter().filter(|line| line.starts_with("game ")).count() < 30 {
+        next(&mut seen);
+    }
+    server.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    let server = Server::start_command(Server::command_at(&db, &address, &limits));
+    while !seen.last().is_some_and(|line| line.starts_with("games ")) {
+        next(&mut seen);
+    }
+    let status = bot.0.wait().unwrap();
+    let mut errors = String::new();
+    bot.0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    assert!(status.success(), "{errors}\n{}", seen.join("\n"));
+    drop(python);
+
+    let games: Vec<&String> = seen
+        .iter()
+        .filter(|line| line.starts_with("game "))
+        .collect();
+    assert_eq!(games.len(), 100, "{}", seen.join("\n"));
+    let totals = seen.last().unwrap();
+    assert!(
+        totals.starts_with("games 100: ")
+            && totals.ends_with("0 aborted; illegal moves 0, desyncs 0"),
+        "{totals}"
+    );
+    // The bot saw the restart, and came back.
+    assert!(
+        seen.iter().any(|line| line.starts_with("event stream: ")),
+        "{}",
+        seen.join("\n")
+    );
+    // The Python client came back too, and never had a move refused.
+    let python_errors = std::fs::read_to_string(&python_errors).unwrap();
+    assert!(python_errors.contains("reconnecting:"), "{python_errors}");
+    assert!(!python_errors.contains(" 422 "), "{python_errors}");
+    assert!(!python_errors.contains(" 409 "), "{python_errors}");
+
+    // What each bot line says is what the server has: the game over by play (no flag, no
+    // abandon), the same discs, the same winner.
+    for line in games {
+        assert!(line.contains("; illegal moves 0, desyncs 0, "), "{line}");
+        let id = line["game ".len()..].split(':').next().unwrap();
+        let (status, state) = send(client().get(server.api(&format!("/games/{id}")))).await;
+        assert_eq!(status, 200, "{state}");
+        assert_eq!(state["status"], "over", "{state}");
+        assert_eq!(state["ending"], Value::Null, "{state}");
+        let score = format!("{}-{}", state["counts"]["B"], state["counts"]["W"]);
+        assert!(
+            line.contains(&format!(" {score} against pybot")),
+            "{line}: {score}"
+        );
+        let names = [&state["seats"]["black"], &state["seats"]["white"]];
+        assert!(names.iter().all(|seat| seat["bot"] == true), "{state}");
+        let ours_is = if names[0]["name"] == "ourbot" {
+            "B"
+        } else {
+            "W"
+        };
+        let result = match state["winner"].as_str() {
+            Some("none") => "drawn",
+            Some(winner) if winner == ours_is => "won",
+            _ => "lost",
+        };
+        assert!(line.contains(&format!(": {result} ")), "{line}: {state}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what_it_should() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path().join("api.db"));
+    let ann = token(&server, "annbot").await;
+    let bob = token(&server, "bobbot").await;
+    let person = token(&server, "carol").await;
+
+    // Not a bot yet: the bot endpoints say so; a made-up token is no one's.
+    let (status, body) = post(&server, "/bot/game/x/resign", &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (403, "not_bot"), "{body}");
+    let (status, body) = get(&server, "/stream/event", "oat_0123").await;
+    assert_eq!((status, error_code(&body)), (401, "bad_token"), "{body}");
+    let (status, body) = post(&server, "/bot/account/upgrade", "", json!({})).await;
+    assert_eq!((status, error_code(&body)), (401, "no_account"), "{body}");
+    upgrade(&server, &ann).await;
+    upgrade(&server, &bob).await;
+    // Upgrading twice is harmless; /api/me says it.
+    upgrade(&server, &ann).await;
+    let (_, me) = get(&server, "/me", &ann).await;
+    assert_eq!(me["user"]["bot"], true, "{me}");
+
+    // Bob follows his events; Ann challenges him; he sees it, from a bot.
+    let mut bob_events = Stream::open(&server, "/stream/event", &bob).await;
+    let settings = json!({"rows": 6, "columns": 6, "color": "B", "clock": {"base_ms": 60000}});
+    let (status, posted) = post(&server, "/challenge/bobbot", &ann, settings.clone()).await;
+    assert_eq!(status, 201, "{posted}");
+    let challenge = bob_events.next_of("challenge").await;
+    assert_eq!(challenge["challenge"]["poster"], "annbot");
+    assert_eq!(challenge["challenge"]["bot"], true);
+    assert_eq!(challenge["challenge"]["mine"], false);
+    let challenge_id = challenge["challenge"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(posted["seek"]["id"], challenge_id.as_str());
+    // Only Bob may decline or take it.
+    let path = format!("/challenge/{challenge_id}/decline");
+    let (status, body) = post(&server, &path, &person, json!({})).await;
+    assert_eq!((status, error_code(&body)), (403, "not_for_you"), "{body}");
+
+    // Declined: Ann hears it is gone.
+    let mut ann_events = Stream::open(&server, "/stream/event", &ann).await;
+    let own = ann_events.next_of("challenge").await;
+    assert_eq!(own["challenge"]["mine"], true);
+    let (status, body) = post(&server, &path, &bob, json!({})).await;
+    assert_eq!((status, body.clone()), (200, json!({"ok": true})), "{body}");
+    let gone = ann_events.next_of("challengeCanceled").await;
+    assert_eq!(gone["challenge"]["id"], challenge_id.as_str());
+
+    // Again, accepted: both hear the game start, each with its colour.
+    let (status, posted) = post(&server, "/challenge/bobbot", &ann, settings).await;
+    assert_eq!(status, 201, "{posted}");
+    let id = bob_events.next_of("challenge").await["challenge"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, body) = post(&server, &format!("/challenge/{id}/accept"), &bob, json!({})).await;
+    assert_eq!(status, 201, "{body}");
+    let start = bob_events.next_of("gameStart").await;
+    assert_eq!(start["game"]["color"], "W", "{start}");
+    assert_eq!(start["game"]["opponent"]["name"], "annbot");
+    assert_eq!(start["game"]["opponent"]["bot"], true);
+    let game = start["game"]["id"].as_str().unwrap().to_owned();
+    let ann_start = ann_events.next_of("gameStart").await;
+    assert_eq!(ann_start["game"]["id"], game.as_str());
+    assert_eq!(ann_start["game"]["color"], "B");
+
+    // The game's stream: the full game first (Ann's seat, the BOT marks), then a state per
+    // move; a person may not open it, nor a bot of another game.
+    let stream_path = format!("/bot/game/stream/{game}");
+    let (status, body) = get(&server, &stream_path, &person).await;
+    assert_eq!((status, error_code(&body)), (403, "not_bot"), "{body}");
+    let mut ann_game = Stream::open(&server, &stream_path, &ann).await;
+    let full = ann_game.next().await.unwrap();
+    assert_eq!(full["type"], "gameFull", "{full}");
+    assert_eq!(full["you"], "B");
+    assert_eq!(full["seats"]["white"]["bot"], true, "{full}");
+    assert_eq!(full["state"]["to_move"], "B");
+    assert_eq!(full["state"]["moves"], json!([]));
+    let legal = full["state"]["legal"].clone();
+    assert_eq!(legal, json!(["c2", "b3", "e4", "d5"]), "{full}");
+
+    // A move that is not legal is refused with the legal ones; one out of turn too.
+    let (status, body) = post(
+        &server,
+        &format!("/bot/game/{game}/move/a1"),
+        &ann,
+        json!({}),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (422, "illegal_move"), "{body}");
+    assert_eq!(body["error"]["legal"], legal);
+    let (status, body) = post(
+        &server,
+        &format!("/bot/game/{game}/move/c2"),
+        &bob,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 409, "{body}");
+    let (status, body) = post(
+        &server,
+        &format!("/bot/game/{game}/move/c2"),
+        &ann,
+        json!({}),
+    )
+    .await;
+    assert_eq!((status, body.clone()), (200, json!({"ok": true})), "{body}");
+    let state = ann_game.next().await.unwrap();
+    assert_eq!(state["type"], "gameState", "{state}");
+    assert_eq!(state["moves"], json!(["c2"]));
+    assert_eq!(state["to_move"], "W");
+    // Black's clock runs from its first move's end (White's first move is still to come).
+    assert!(state["clock"]["B"].as_u64().unwrap() <= 60_000, "{state}");
+
+    // Bob resigns: the state says over, the stream ends, the event streams say finished.
+    let (status, body) = post(
+        &server,
+        &format!("/bot/game/{game}/resign"),
+        &bob,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let last = ann_game.next().await.unwrap();
+    assert_eq!(last["status"], "over", "{last}");
+    assert_eq!(last["winner"], "B");
+    assert_eq!(last["ending"], "resign");
+    assert!(
+        ann_game.next().await.is_none(),
+        "the stream ends with the game"
+    );
+    let finish = ann_events.next_of("gameFinish").await;
+    assert_eq!(finish["game"]["id"], game.as_str());
+    assert_eq!(finish["game"]["winner"], "B");
+    assert_eq!(finish["game"]["ending"], "resign");
+
+    // An account that has played cannot become a bot.
+    let dave = token(&server, "dave").await;
+    let seek = post(
+        &server,
+        "/challenge/dave",
+        &ann,
+        json!({"rows": 4, "columns": 4}),
+    )
+    .await
+    .1;
+    let seek_id = seek["seek"]["id"].as_str().unwrap().to_owned();
+    let (status, body) = post(
+        &server,
+        &format!("/challenge/{seek_id}/accept"),
+        &dave,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = post(&server, "/bot/account/upgrade", &dave, json!({})).await;
+    assert_eq!((status, error_code(&body)), (409, "has_played"), "{body}");
+
+    // Two event streams an account, no more; a third is refused until one closes.
+    let second = Stream::open(&server, "/stream/event", &ann).await;
+    let (status, body) = get(&server, "/stream/event", &ann).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (429, "too_many_streams"),
+        "{body}"
+    );
+    drop(second);
+    drop(ann_events);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let response = reqwest::Client::new()
+            .get(server.api("/stream/event"))
+            .bearer_auth(&ann)
+            .send()
+            .await
+            .unwrap();
+        if response.status().as_u16() == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a closed stream's place is given back"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // A token ends when its holder says so.
+    let response = client()
+        .delete(server.api("/tokens"))
+        .bearer_auth(&bob)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 204);
+    let (status, body) = get(&server, "/me", &bob).await;
+    assert_eq!((status, error_code(&body)), (401, "bad_token"), "{body}");
+}
