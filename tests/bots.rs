@@ -428,6 +428,20 @@ async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
+    // A bot that has lost track, sending moves to a game over, is refused; after sixty
+    // refusals in a minute it is told to wait.
+    let path = format!("/bot/game/{game}/move/c2");
+    // (Its illegal a1 above was the first refusal.)
+    for _ in 1..60 {
+        let (status, body) = post(&server, &path, &ann, json!({})).await;
+        assert_eq!(status, 409, "{body}");
+    }
+    let (status, body) = post(&server, &path, &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (429, "too_fast"), "{body}");
+    // Another bot is not held back by it.
+    let (status, body) = post(&server, &path, &bob, json!({})).await;
+    assert_eq!(status, 409, "{body}");
+
     // A token ends when its holder says so.
     let response = client()
         .delete(server.api("/tokens"))

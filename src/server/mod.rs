@@ -236,7 +236,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             client_timeout: options.client_timeout,
             trusted_proxies: options.trusted_proxies.clone().into(),
             admission: Arc::new(limits::Admission::new(options.games_per_minute)),
-            streams: Default::default(),
+            bots: Default::default(),
         };
         let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
         if let Some(max) = options.max_connections {

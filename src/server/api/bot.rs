@@ -29,7 +29,8 @@ use super::{App, Body, Caller, Done, Empty, GameHead, origin};
 use crate::server::{
     accounts::Member,
     error::ApiError,
-    game::{GameCell, Viewer},
+    game::{GameCell, Viewer, now_ms},
+    limits::{Limit, RateLimiter},
     lobby,
     table::{Action, Ended},
     views::{self, ClockView, Counts, GameView},
@@ -60,11 +61,21 @@ pub fn routes() -> Router<App> {
         .route("/bot/game/{id}/abort", post(abort))
 }
 
-/// The streams each account has open on this server (an account holds at most
-/// [`MAX_EVENT_STREAMS`] and [`MAX_GAME_STREAMS`]).
+/// Refused actions (an illegal move, a move out of turn, a game not its own) one account
+/// may have in a minute before its actions are refused for a while: a bot that has lost
+/// track of a game does not hammer the server. A bot in step is never refused.
+pub const REFUSALS: Limit = Limit::Rate {
+    events: 60,
+    per: Duration::from_secs(60),
+};
+
+/// What the server keeps for the bot API, per account: the streams open here (at most
+/// [`MAX_EVENT_STREAMS`] and [`MAX_GAME_STREAMS`]) and the actions refused lately
+/// ([`REFUSALS`]). Counted per server.
 #[derive(Debug, Default)]
-pub struct Streams {
+pub struct Bots {
     open: Mutex<HashMap<(i64, StreamKind), usize>>,
+    refused: RateLimiter,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,12 +86,12 @@ enum StreamKind {
 
 /// One open stream, counted until it is dropped.
 struct Slot {
-    streams: Arc<Streams>,
+    streams: Arc<Bots>,
     key: (i64, StreamKind),
 }
 
-impl Streams {
-    fn open(self: &Arc<Streams>, user: i64, kind: StreamKind) -> Result<Slot, ApiError> {
+impl Bots {
+    fn open(self: &Arc<Bots>, user: i64, kind: StreamKind) -> Result<Slot, ApiError> {
         let (most, what) = match kind {
             StreamKind::Events => (MAX_EVENT_STREAMS, "event streams"),
             StreamKind::Game => (MAX_GAME_STREAMS, "game streams"),
@@ -253,7 +264,7 @@ async fn event_stream(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let member = caller.member.clone().ok_or(ApiError::NoAccount)?;
-    let slot = app.streams.open(member.id, StreamKind::Events)?;
+    let slot = app.bots.open(member.id, StreamKind::Events)?;
     let origin = origin(&app, &headers);
     let (sender, receiver) = mpsc::channel(16);
     tokio::spawn(async move {
@@ -425,7 +436,7 @@ async fn game_stream(
             member.name
         )));
     }
-    let slot = app.streams.open(member.id, StreamKind::Game)?;
+    let slot = app.bots.open(member.id, StreamKind::Game)?;
     let (sender, receiver) = mpsc::channel(16);
     tokio::spawn(async move {
         let _slot = slot;
@@ -480,12 +491,30 @@ async fn follow_game(app: App, cell: Arc<GameCell>, viewer: Viewer, lines: mpsc:
     }
 }
 
-/// A bot's action on game `id`, through the hub's one act path.
+/// A bot's action on game `id`, through the hub's one act path; refused at once after
+/// too many refusals ([`REFUSALS`]).
 async fn act(app: &App, caller: &Caller, id: &str, action: Action) -> Result<Json<Done>, ApiError> {
-    bot(caller)?;
-    let cell = app.hub.get(id).await?;
-    app.hub.act(&cell, caller.credentials(), action).await?;
-    Ok(Json(Done::OK))
+    let member = bot(caller)?;
+    let key = member.id.to_string();
+    let now = now_ms();
+    let since = now - REFUSALS.window().as_millis() as i64;
+    if let Some(seconds) = REFUSALS.wait(app.bots.refused.attempts(&key, since), now) {
+        return Err(ApiError::TooFast("refused actions", seconds));
+    }
+    let done = match app.hub.get(id).await {
+        Ok(cell) => app.hub.act(&cell, caller.credentials(), action).await,
+        Err(error) => Err(error),
+    };
+    match done {
+        Ok(_) => Ok(Json(Done::OK)),
+        Err(error) => {
+            // The server's own trouble is not the bot's.
+            if !matches!(error.status().as_u16(), 500..=599) {
+                app.bots.refused.record(&key);
+            }
+            Err(error)
+        }
+    }
 }
 
 /// `POST /api/bot/game/{id}/move/{square}`.

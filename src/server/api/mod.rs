@@ -86,8 +86,8 @@ pub struct App {
     pub trusted_proxies: Arc<[std::net::IpAddr]>,
     /// How fast games and challenges may be made.
     pub admission: Arc<Admission>,
-    /// The bot API's streams open, per account.
-    pub streams: Arc<bot::Streams>,
+    /// The bot API's streams and refusals, per account.
+    pub bots: Arc<bot::Bots>,
 }
 
 /// The router: the page, its assets, the API and the live channel.

@@ -32,7 +32,7 @@ impl Fixture {
             client_timeout: Duration::from_secs(5),
             trusted_proxies: Arc::from([]),
             admission: Arc::new(Admission::new(30)),
-            streams: Default::default(),
+            bots: Default::default(),
         };
         Fixture {
             router: router(app),
