@@ -136,12 +136,18 @@ async fn browser(driver: &Driver, name: &str, width: u32, height: u32) -> Client
         .expect("a browser session")
 }
 
-/// Waits until `script` (a JavaScript expression) is true on the page.
+/// Waits until `script` (a JavaScript expression) is true on the page. A script that
+/// throws (an element not drawn yet, a page still loading) is not true yet.
 async fn wait_for(client: &Client, script: &str, what: &str) {
     let start = Instant::now();
     loop {
         let value = client
-            .execute(&format!("return Boolean({script});"), vec![])
+            .execute(
+                &format!(
+                    "try {{ return Boolean({script}); }} catch (error) {{ return String(error); }}"
+                ),
+                vec![],
+            )
             .await
             .expect("the script runs");
         if value == Value::Bool(true) {
@@ -160,7 +166,10 @@ async fn wait_for(client: &Client, script: &str, what: &str) {
                 )
                 .await
                 .ok();
-            panic!("never: {what} (see target/screenshots/{name}); the game: {state:?}");
+            panic!(
+                "never: {what} (see target/screenshots/{name}); the script's last answer: \
+                 {value}; the game: {state:?}"
+            );
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

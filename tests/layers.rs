@@ -83,7 +83,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         ],
         "bin::files" | "bin::words" => LIBRARY,
         // The seats' `Occupant` is the engine's: the server no longer needs the console game.
-        "bin::play" | "bin::nboard" | "bin::tournament" | "bin::server" => FRONT_END,
+        "bin::play" | "bin::nboard" | "bin::tournament" | "bin::server" | "bin::bot" => FRONT_END,
         "bin::cli" => &["*"],
         _ => return None,
     })
