@@ -13,20 +13,7 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use server::{Server, client, error_code, send};
-
-/// Registers `name` and returns an API token for it.
-async fn token(server: &Server, name: &str) -> String {
-    let credentials = json!({"name": name, "password": "a good password"});
-    let (status, body) = send(client().post(server.api("/accounts")).json(&credentials)).await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = send(client().post(server.api("/tokens")).json(&credentials)).await;
-    assert_eq!(status, 201, "{body}");
-    assert_eq!(body["name"], name);
-    let token = body["token"].as_str().expect("a token").to_owned();
-    assert!(token.starts_with("oat_"), "{token}");
-    token
-}
+use server::{Server, Stream, client, error_code, send, token};
 
 async fn post(server: &Server, path: &str, token: &str, body: Value) -> (u16, Value) {
     send(
@@ -46,65 +33,6 @@ async fn upgrade(server: &Server, token: &str) {
     let (status, body) = post(server, "/bot/account/upgrade", token, json!({})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["bot"], true);
-}
-
-/// A newline-delimited JSON stream, read line by line.
-struct Stream {
-    response: reqwest::Response,
-    buffer: Vec<u8>,
-}
-
-impl Stream {
-    async fn open(server: &Server, path: &str, token: &str) -> Stream {
-        let response = reqwest::Client::new()
-            .get(server.api(path))
-            .bearer_auth(token)
-            .send()
-            .await
-            .expect("the server answers");
-        assert_eq!(response.status().as_u16(), 200, "GET {path}");
-        assert_eq!(
-            response.headers()["content-type"],
-            "application/x-ndjson",
-            "GET {path}"
-        );
-        Stream {
-            response,
-            buffer: Vec::new(),
-        }
-    }
-
-    /// The next line with something in it (keep-alive lines skipped); `None` at the
-    /// stream's end. Fails the test after 20 s of nothing.
-    async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = self.buffer.drain(..=end).collect();
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                return Some(serde_json::from_slice(&line).expect("a JSON line"));
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(20), self.response.chunk())
-                .await
-                .expect("a line within 20 s")
-                .expect("the stream reads");
-            match chunk {
-                Some(bytes) => self.buffer.extend_from_slice(&bytes),
-                None => return None,
-            }
-        }
-    }
-
-    /// The next line of type `kind`, skipping others.
-    async fn next_of(&mut self, kind: &str) -> Value {
-        loop {
-            let line = self.next().await.expect("the stream goes on");
-            if line["type"] == kind {
-                return line;
-            }
-        }
-    }
 }
 
 /// A child process killed when the test ends, however it ends.

@@ -768,3 +768,85 @@ async fn two_rated_games_ending_at_once_on_two_instances_both_count() {
         "both games in her history: {page}"
     );
 }
+
+/// The bot API across instances (issue 47.10): an account made a bot on one instance is a
+/// bot on the others at once; a bot following its events on one instance hears of a
+/// challenge posted and a game started on another, and its game's stream on the first
+/// carries the moves made on the second.
+#[tokio::test]
+async fn a_bot_on_one_instance_plays_a_game_made_and_moved_on_another() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let first = Server::start(&db);
+    let second = Server::start(&db);
+    let ann = server::token(&first, "annbot").await;
+    let bob = server::token(&second, "bobbot").await;
+    let post = |server: &Server, path: &str, token: &str| {
+        client()
+            .post(server.api(path))
+            .bearer_auth(token)
+            .json(&json!({}))
+    };
+    // Seen as no bot on the second (its session read and kept there), then made one on
+    // the first: the second knows at once.
+    let (status, body) = send(post(&second, "/bot/game/x/resign", &ann)).await;
+    assert_eq!((status, error_code(&body)), (403, "not_bot"), "{body}");
+    for (server, token) in [(&first, &ann), (&second, &bob)] {
+        let (status, body) = send(post(server, "/bot/account/upgrade", token)).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, body) = send(post(&second, "/bot/game/x/resign", &ann)).await;
+        if status == 404 {
+            break;
+        }
+        assert_eq!(error_code(&body), "not_bot", "{body}");
+        assert!(
+            Instant::now() < deadline,
+            "the upgrade reaches the second instance"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut events = server::Stream::open(&first, "/stream/event", &ann).await;
+    let (status, posted) = send(
+        client()
+            .post(second.api("/challenge/annbot"))
+            .bearer_auth(&bob)
+            .json(&json!({"rows": 4, "columns": 4, "color": "W"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{posted}");
+    let challenge = events.next_of("challenge").await;
+    assert_eq!(challenge["challenge"]["poster"], "bobbot", "{challenge}");
+    let id = challenge["challenge"]["id"].as_str().unwrap();
+    let (status, body) = send(post(&second, &format!("/challenge/{id}/accept"), &ann)).await;
+    assert_eq!(status, 201, "{body}");
+    let start = events.next_of("gameStart").await;
+    assert_eq!(start["game"]["color"], "B", "{start}");
+    let game = start["game"]["id"].as_str().unwrap().to_owned();
+    let mut stream = server::Stream::open(&first, &format!("/bot/game/stream/{game}"), &ann).await;
+    let full = stream.next().await.unwrap();
+    assert_eq!(full["type"], "gameFull", "{full}");
+    let square = full["state"]["legal"][0].as_str().unwrap().to_owned();
+    let (status, body) = send(post(
+        &second,
+        &format!("/bot/game/{game}/move/{square}"),
+        &ann,
+    ))
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let moved = stream.next().await.unwrap();
+    assert_eq!(moved["moves"], json!([square]), "{moved}");
+    let (status, body) = send(post(&second, &format!("/bot/game/{game}/resign"), &bob)).await;
+    assert_eq!(status, 200, "{body}");
+    let last = stream.next().await.unwrap();
+    assert_eq!(
+        (&last["status"], &last["winner"]),
+        (&json!("over"), &json!("B")),
+        "{last}"
+    );
+    let finish = events.next_of("gameFinish").await;
+    assert_eq!(finish["game"]["id"], game.as_str(), "{finish}");
+}
