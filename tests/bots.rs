@@ -2,6 +2,8 @@
 //! Python example client of docs/api.md a hundred games through it, across a server
 //! restart; and what the API refuses, and to whom.
 
+#[path = "common/postgres.rs"]
+mod postgres;
 #[path = "common/server.rs"]
 mod server;
 
@@ -12,6 +14,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use postgres::TestDb;
 use serde_json::{Value, json};
 use server::{Server, Stream, client, error_code, send, token};
 
@@ -45,10 +48,8 @@ impl Drop for Killed {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn two_bots_play_a_hundred_games_through_the_api_across_a_server_restart() {
+async fn two_bots_play_a_hundred_games_through_the_api_across_a_server_restart(db: TestDb) {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("bots.db");
     // The bots make a challenge and a game every few milliseconds: beyond the limit a
     // person meets (tested elsewhere), which would make this test wait.
     let limits = ["--games-per-minute", "0"];
@@ -171,10 +172,10 @@ async fn two_bots_play_a_hundred_games_through_the_api_across_a_server_restart()
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what_it_should() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path().join("api.db"));
+async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what_it_should(
+    db: TestDb,
+) {
+    let server = Server::start(&db);
     let ann = token(&server, "annbot").await;
     let bob = token(&server, "bobbot").await;
     let person = token(&server, "carol").await;
@@ -381,3 +382,8 @@ async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what
     let (status, body) = get(&server, "/me", &bob).await;
     assert_eq!((status, error_code(&body)), (401, "bad_token"), "{body}");
 }
+
+crate::on_both_databases!(
+    two_bots_play_a_hundred_games_through_the_api_across_a_server_restart,
+    the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what_it_should,
+);

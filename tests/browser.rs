@@ -1594,6 +1594,7 @@ crate::on_both_databases!(
     between_two_browsers_an_undo_waits_for_the_other_player,
     members_play_a_rated_timed_game_and_their_pages_show_it,
     regression_21_11_and_12_the_page_between_people,
+    bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page,
 );
 
 /// Issue 47.7: a guest's "by link only" challenge stays in its poster's lobby after a
@@ -1747,12 +1748,10 @@ async fn a_database_outage_is_said_plainly_and_passes() {
 
 /// Issue 47.10: a bot account is marked BOT wherever it is shown: its challenge in the
 /// lobby, its seat at a game's table, its page.
-#[tokio::test]
-async fn bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page() {
+async fn bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let db = TestDb::sqlite();
     let server = Server::start(&db);
     let http = server::client();
     let mut tokens = Vec::new();
