@@ -194,6 +194,12 @@ async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what
     let (_, me) = get(&server, "/me", &ann).await;
     assert_eq!(me["user"]["bot"], true, "{me}");
 
+    // A challenge to nobody, or to oneself, is refused at once.
+    let (status, body) = post(&server, "/challenge/nobody", &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (404, "no_such_player"), "{body}");
+    let (status, body) = post(&server, "/challenge/ANNBOT", &ann, json!({})).await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
+
     // Bob follows his events; Ann challenges him; he sees it, from a bot.
     let mut bob_events = Stream::open(&server, "/stream/event", &bob).await;
     let settings = json!({"rows": 6, "columns": 6, "color": "B", "clock": {"base_ms": 60000}});

@@ -372,8 +372,20 @@ pub(super) async fn challenge(
             "a challenge names its member in the path: no `to` or `private` here".into(),
         ));
     }
+    // A name mistyped is said at once, not left open for nobody.
+    crate::server::accounts::check_name(&name)?;
+    let Some(member) = app.hub.store().user(&name).await? else {
+        return Err(ApiError::NoSuchPlayer(name));
+    };
+    if caller
+        .member
+        .as_ref()
+        .is_some_and(|caller| caller.id == member.id)
+    {
+        return Err(ApiError::BadRequest("a challenge to oneself".into()));
+    }
     let request = SeekRequest {
-        to: Some(name),
+        to: Some(member.name),
         ..request
     };
     post(&app, &caller, &headers, request).await
