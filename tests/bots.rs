@@ -196,7 +196,11 @@ async fn the_bot_api_streams_a_challenge_its_game_and_each_move_and_refuses_what
 
     // A challenge to nobody, or to oneself, is refused at once.
     let (status, body) = post(&server, "/challenge/nobody", &ann, json!({})).await;
-    assert_eq!((status, error_code(&body)), (404, "no_such_player"), "{body}");
+    assert_eq!(
+        (status, error_code(&body)),
+        (404, "no_such_player"),
+        "{body}"
+    );
     let (status, body) = post(&server, "/challenge/ANNBOT", &ann, json!({})).await;
     assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
 

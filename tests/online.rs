@@ -1046,6 +1046,30 @@ async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_ratin
         "{ann_page}"
     );
     assert_eq!(engine["ratings"][0]["category"], "full-8x8-bullet");
+    // Fewest discs winning is another game, rated in a pool of its own (issue 47.16): a
+    // loss there leaves her most-discs rating as it was.
+    let most = ann_page["ratings"][0]["rating"].clone();
+    let mut fewest = rated.clone();
+    fewest["win"] = json!("fewest");
+    let (status, game) = send(as_ann(client().post(server.api("/games"))).json(&fewest)).await;
+    assert_eq!(status, 201, "{game}");
+    let resign = server.api(&format!("/games/{}/resign", id(&game)));
+    let (status, _) = send(as_ann(client().post(resign))).await;
+    assert_eq!(status, 200);
+    let (_, ann_page) = send(client().get(server.api("/users/ann"))).await;
+    let ratings = ann_page["ratings"].as_array().unwrap();
+    let rating_in = |category: &str| {
+        ratings
+            .iter()
+            .find(|rating| rating["category"] == category)
+            .unwrap_or_else(|| panic!("a {category} rating: {ann_page}"))["rating"]
+            .clone()
+    };
+    assert_eq!(rating_in("full-8x8-bullet"), most, "{ann_page}");
+    assert!(
+        rating_in("full-fewest-8x8-bullet").as_i64().unwrap() < 1500,
+        "{ann_page}"
+    );
     // Nobody logs in as the engine.
     let (status, body, _) = account(&server, "/session", "engine:1", "").await;
     assert_eq!((status, error_code(&body)), (401, "wrong_login"));

@@ -8,7 +8,7 @@
 //! Each rated game is a rating period of its own, as on the Othello and chess sites: both
 //! ratings move as soon as it ends, in the same commit as its ending.
 
-use othello::{Color, Shape, Variant};
+use othello::{Color, Shape, Variant, WinRule};
 use skillratings::{
     Outcomes,
     glicko2::{Glicko2Config, Glicko2Rating, glicko2},
@@ -80,11 +80,14 @@ pub fn speed(clock: TimeControl) -> &'static str {
 /// The speeds [`speed`] names, fastest first.
 const SPEEDS: [&str; 4] = ["bullet", "blitz", "rapid", "classical"];
 
-/// A rating category: the rules, the board and the speed, as `full-8x8-blitz`.
+/// A rating category: the rules, the win rule, the board and the speed, as
+/// `full-8x8-blitz` (most discs win) or `full-fewest-8x8-blitz`: each is its own pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Category {
     /// The rule set.
     pub variant: Variant,
+    /// Which discs win.
+    pub win: WinRule,
     /// The board.
     pub shape: Shape,
     /// One of [`speed`]'s names.
@@ -93,9 +96,13 @@ pub struct Category {
 
 impl std::fmt::Display for Category {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let win = match self.win {
+            WinRule::MostDiscs => "",
+            WinRule::FewestDiscs => "fewest-",
+        };
         write!(
             f,
-            "{}-{}x{}-{}",
+            "{}-{win}{}x{}-{}",
             self.variant.name(),
             self.shape.rows(),
             self.shape.columns(),
@@ -108,6 +115,10 @@ impl std::str::FromStr for Category {
     type Err = ();
 
     fn from_str(text: &str) -> Result<Category, ()> {
+        let (text, win) = match text.split_once("-fewest-") {
+            Some((rules, rest)) => (format!("{rules}-{rest}"), WinRule::FewestDiscs),
+            None => (text.to_owned(), WinRule::MostDiscs),
+        };
         let mut parts = text.split('-');
         let (Some(rules), Some(board), Some(speed), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -117,6 +128,7 @@ impl std::str::FromStr for Category {
         let (rows, columns) = board.split_once('x').ok_or(())?;
         Ok(Category {
             variant: rules.parse().map_err(|_| ())?,
+            win,
             shape: Shape::new(
                 rows.parse().map_err(|_| ())?,
                 columns.parse().map_err(|_| ())?,
@@ -128,9 +140,10 @@ impl std::str::FromStr for Category {
 }
 
 /// The category of a game.
-pub fn category(variant: Variant, shape: Shape, clock: TimeControl) -> Category {
+pub fn category(variant: Variant, shape: Shape, win: WinRule, clock: TimeControl) -> Category {
     Category {
         variant,
+        win,
         shape,
         speed: speed(clock),
     }
@@ -181,10 +194,20 @@ mod tests {
         assert_eq!(speed(control(10, 5)), "rapid");
         assert_eq!(speed(control(5, 0)), "blitz");
         assert_eq!(speed(control(30, 0)), "classical");
-        let category = category(Variant::Simple, Shape::new(6, 10).unwrap(), control(3, 2));
+        let shape = Shape::new(6, 10).unwrap();
+        let category = category(Variant::Simple, shape, WinRule::MostDiscs, control(3, 2));
         assert_eq!(category.to_string(), "simple-6x10-blitz");
         assert_eq!("simple-6x10-blitz".parse(), Ok(category), "read back");
         assert!("simple-6x10-slow".parse::<Category>().is_err());
+        // Fewest discs winning is another game: a pool of its own.
+        let fewest = super::category(Variant::Full, shape, WinRule::FewestDiscs, control(3, 2));
+        assert_eq!(fewest.to_string(), "full-fewest-6x10-blitz");
+        assert_eq!("full-fewest-6x10-blitz".parse(), Ok(fewest), "read back");
+        assert_ne!(
+            fewest,
+            super::category(Variant::Full, shape, WinRule::MostDiscs, control(3, 2))
+        );
+        assert!("full-fewest-6x10".parse::<Category>().is_err());
     }
 
     #[test]

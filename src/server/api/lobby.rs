@@ -186,7 +186,7 @@ pub(super) fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockVie
 pub(super) async fn seek_view(app: &App, seek: &Seek, viewer: &Viewer, origin: &str) -> SeekView {
     let rating = match (seek.poster.user_id, seek.clock) {
         (Some(user), Some(clock)) => {
-            let category = ratings::category(seek.variant, seek.shape, clock);
+            let category = ratings::category(seek.variant, seek.shape, seek.win, clock);
             app.hub.shown_rating(user, category).await
         }
         _ => None,

@@ -138,9 +138,10 @@ pub(super) async fn show_player(
             result,
             ending: listing.ended.map(Ended::code),
             rated: listing.rated,
-            category: listing
-                .clock
-                .map(|clock| ratings::category(listing.variant, listing.shape, clock).to_string()),
+            category: listing.clock.map(|clock| {
+                ratings::category(listing.variant, listing.shape, listing.win_rule, clock)
+                    .to_string()
+            }),
             moves: listing.moves,
             at: listing.updated_at,
         });

@@ -335,6 +335,7 @@ impl Rated {
             category: ratings::category(
                 table.game.variant(),
                 table.game.board().shape(),
+                table.game.setup().win_rule,
                 clock.control,
             ),
         })
