@@ -1618,8 +1618,14 @@ async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
         .await;
     }
     set_value(&ann, "#seek-form input[name='name']", "Ann").await;
+    // Any shape and rule (issue 47.16).
+    set_value(&ann, "#seek-form input[name='rows']", "10").await;
+    set_value(&ann, "#seek-form input[name='columns']", "6").await;
     ann.execute(
-        "document.querySelector(\"#seek-form input[name='private']\").checked = true;",
+        "document.querySelector(\"#seek-form input[name='private']\").checked = true; \
+         document.querySelector(\"#seek-form select[name='rules']\").value = 'simple'; \
+         document.querySelector(\"#seek-form select[name='win']\").value = 'fewest'; \
+         document.querySelector(\"#seek-form select[name='first']\").value = 'W';",
         vec![],
     )
     .await
@@ -1648,6 +1654,10 @@ async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
     .await;
     let row = text_of(&ann, "#seeks tbody tr").await;
     assert!(row.contains("by link") && row.contains("Withdraw"), "{row}");
+    assert!(
+        row.contains("SIMPLE") && row.contains("fewest discs wins") && row.contains("10×6"),
+        "{row}"
+    );
     let shown = eval(
         &ann,
         "document.querySelector('#seeks tbody tr input.seek-url').value",

@@ -148,8 +148,10 @@ async function postSeek(form) {
   error.hidden = true;
   const body = {
     rules: form.elements.rules.value,
-    rows: Number(form.elements.size.value),
-    columns: Number(form.elements.size.value),
+    rows: Number(form.elements.rows.value),
+    columns: Number(form.elements.columns.value),
+    first: form.elements.first.value,
+    win: form.elements.win.value,
     color: form.elements.color.value,
     rated: form.elements.rated.checked,
     help: form.elements.help.checked,
