@@ -185,9 +185,10 @@ enum Message {
     Done(Box<Played>),
 }
 
-/// Plays on the server as `options` say until `options.games` games have finished (or for
-/// ever), calling `report` with each game's line, as it finishes, and with notices (it
-/// answers false to stop: the totals so far are returned).
+/// Plays on the server as `options` say until `options.games` games have finished, `stop`
+/// is set (Ctrl-C) or `report` answers false (its output closed), calling `report` with
+/// each game's line as it finishes, and with notices. On the way out it withdraws its
+/// open challenge (games being played are left to their clocks).
 ///
 /// # Errors
 /// [`BotError`] when the account cannot play as a bot (a refused stream, a challenge
@@ -195,119 +196,196 @@ enum Message {
 pub fn run(
     client: &Client,
     options: &BotOptions,
+    stop: &std::sync::atomic::AtomicBool,
     report: &mut dyn FnMut(&str) -> bool,
 ) -> Result<Totals, BotError> {
     let (sender, receiver) = mpsc::channel();
     follow_events(client.clone(), sender.clone())?;
-    let mut totals = Totals::default();
-    let mut playing = HashSet::<String>::new();
-    let mut finished = HashSet::<String>::new();
-    // The open challenge of the series, and whether one is to be posted.
-    let mut posted: Option<String> = None;
-    let mut started = 0;
-    let wanted = options.games.unwrap_or(u32::MAX);
-    let mut post_next = options.series.is_some();
-    // When the series' challenge left the lobby with no game seen yet.
-    let mut canceled_at: Option<Instant> = None;
-    loop {
-        if post_next
-            && posted.is_none()
-            && playing.is_empty()
-            && started < wanted
-            && let Some(series) = &options.series
-        {
-            posted = post_challenge(client, series, report)?;
-            if posted.is_none() {
-                return Ok(totals);
+    let mut session = Session {
+        client,
+        options,
+        sender,
+        totals: Totals::default(),
+        playing: HashSet::new(),
+        finished: HashSet::new(),
+        posted: None,
+        started: 0,
+        wanted: options.games.unwrap_or(u32::MAX),
+        post_next: options.series.is_some(),
+        canceled_at: None,
+        accepts: Vec::new(),
+    };
+    let result = session.go(&receiver, stop, report);
+    if let Some(id) = session.posted.take() {
+        let _ = client.post(&format!("/challenge/{id}/cancel"), None);
+    }
+    result.map(|()| session.totals)
+}
+
+/// What the bot's main loop keeps.
+struct Session<'a> {
+    client: &'a Client,
+    options: &'a BotOptions,
+    sender: mpsc::Sender<Message>,
+    totals: Totals,
+    playing: HashSet<String>,
+    finished: HashSet<String>,
+    /// The series' open challenge.
+    posted: Option<String>,
+    started: u32,
+    wanted: u32,
+    /// Whether the series' next challenge is to be posted.
+    post_next: bool,
+    /// When the series' challenge left the lobby with no game seen yet.
+    canceled_at: Option<Instant>,
+    /// Challenges to accept once the server allows (it said to wait): when, and which.
+    accepts: Vec<(Instant, wire::Challenge)>,
+}
+
+impl Session<'_> {
+    /// The loop: `Ok` when done or stopped.
+    fn go(
+        &mut self,
+        receiver: &mpsc::Receiver<Message>,
+        stop: &std::sync::atomic::AtomicBool,
+        report: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(), BotError> {
+        loop {
+            if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                return Ok(());
             }
-            post_next = false;
-        }
-        let message = match receiver.recv_timeout(Duration::from_secs(1)) {
-            Ok(message) => message,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if let (Some(at), Some(series)) = (canceled_at, &options.series)
-                    && at.elapsed() > DECLINED_AFTER
-                    && playing.is_empty()
-                {
-                    return Err(BotError::Refused(format!(
-                        "{} declined the challenge (or it was withdrawn)",
-                        series.opponent
-                    )));
+            if self.post_next
+                && self.posted.is_none()
+                && self.playing.is_empty()
+                && self.started < self.wanted
+                && let Some(series) = &self.options.series
+            {
+                self.posted = post_challenge(self.client, series, stop, report)?;
+                if self.posted.is_none() {
+                    return Ok(());
                 }
-                continue;
+                self.post_next = false;
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(BotError::Http("the event stream's reader stopped".into()));
+            let due: Vec<wire::Challenge> = {
+                let now = Instant::now();
+                let (due, later) = std::mem::take(&mut self.accepts)
+                    .into_iter()
+                    .partition(|(at, _)| *at <= now);
+                self.accepts = later;
+                due.into_iter().map(|(_, challenge)| challenge).collect()
+            };
+            for challenge in due {
+                if !self.answer(challenge, report)? {
+                    return Ok(());
+                }
             }
-        };
-        match message {
-            Message::Event(Event::Challenge { challenge }) if !challenge.mine => {
-                let take = match options.accept {
-                    Accept::All => true,
-                    Accept::Bots => challenge.bot,
-                    Accept::None => false,
-                } && started < wanted;
-                let verb = if take { "accept" } else { "decline" };
-                let (status, answer) =
-                    client.post(&format!("/challenge/{}/{verb}", challenge.id), None)?;
-                let going = report(&format!(
-                    "challenge {} from {} ({} {}x{}{}): {verb} -> {status}{}",
-                    challenge.id,
-                    challenge.poster,
-                    challenge.rules,
-                    challenge.rows,
-                    challenge.columns,
-                    if challenge.rated { ", rated" } else { "" },
-                    if status < 300 {
-                        String::new()
-                    } else {
-                        format!(" {answer}")
+            let message = match receiver.recv_timeout(Duration::from_secs(1)) {
+                Ok(message) => message,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let (Some(at), Some(series)) = (self.canceled_at, &self.options.series)
+                        && at.elapsed() > DECLINED_AFTER
+                        && self.playing.is_empty()
+                    {
+                        return Err(BotError::Refused(format!(
+                            "{} declined the challenge (or it was withdrawn)",
+                            series.opponent
+                        )));
                     }
-                ));
-                if !going {
-                    return Ok(totals);
-                }
-            }
-            Message::Event(Event::ChallengeCanceled { challenge }) => {
-                if posted.as_deref() == Some(challenge.id.as_str()) {
-                    // Taken (its game is on its way) or declined: a game start says which.
-                    posted = None;
-                    canceled_at = Some(Instant::now());
-                }
-            }
-            Message::Event(Event::GameStart { game }) => {
-                if finished.contains(&game.id) || !playing.insert(game.id.clone()) {
                     continue;
                 }
-                started += 1;
-                if options.series.is_some() {
-                    posted = None;
-                    canceled_at = None;
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(BotError::Http("the event stream's reader stopped".into()));
                 }
-                let client = client.clone();
-                let sender = sender.clone();
-                let options = options.clone();
-                thread::spawn(move || {
-                    let played = play_game(&client, &options, game);
-                    let _ = sender.send(Message::Done(Box::new(played)));
-                });
-            }
-            Message::Event(_) => {}
-            Message::Lost(why) => {
-                if !report(&format!("event stream: {why}; connecting again")) {
-                    return Ok(totals);
+            };
+            let going = match message {
+                Message::Event(Event::Challenge { challenge }) if !challenge.mine => {
+                    self.answer(challenge, report)?
                 }
-            }
-            Message::Done(played) => {
-                playing.remove(&played.id);
-                finished.insert(played.id.clone());
-                totals.add(&played);
-                if !report(&played.line()) || totals.games >= wanted {
-                    return Ok(totals);
+                Message::Event(Event::ChallengeCanceled { challenge }) => {
+                    if self.posted.as_deref() == Some(challenge.id.as_str()) {
+                        // Taken (its game is on its way) or declined: a game start says
+                        // which.
+                        self.posted = None;
+                        self.canceled_at = Some(Instant::now());
+                    }
+                    self.accepts
+                        .retain(|(_, waiting)| waiting.id != challenge.id);
+                    true
                 }
-                post_next = options.series.is_some();
+                Message::Event(Event::GameStart { game }) => {
+                    self.start(game);
+                    true
+                }
+                Message::Event(_) => true,
+                Message::Lost(why) => report(&format!("event stream: {why}; connecting again")),
+                Message::Done(played) => {
+                    self.playing.remove(&played.id);
+                    self.finished.insert(played.id.clone());
+                    self.totals.add(&played);
+                    self.post_next = self.options.series.is_some();
+                    report(&played.line()) && self.totals.games < self.wanted
+                }
+            };
+            if !going {
+                return Ok(());
             }
         }
+    }
+
+    /// Accepts or declines `challenge` as the options say; a refusal to wait is kept for
+    /// later. False when `report` says to stop.
+    fn answer(
+        &mut self,
+        challenge: wire::Challenge,
+        report: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<bool, BotError> {
+        let take = match self.options.accept {
+            Accept::All => true,
+            Accept::Bots => challenge.bot,
+            Accept::None => false,
+        } && self.started < self.wanted;
+        let verb = if take { "accept" } else { "decline" };
+        let (status, answer) = self
+            .client
+            .post(&format!("/challenge/{}/{verb}", challenge.id), None)?;
+        let mut line = format!(
+            "challenge {} from {} ({} {}x{}{}): {verb} -> {status}",
+            challenge.id,
+            challenge.poster,
+            challenge.rules,
+            challenge.rows,
+            challenge.columns,
+            if challenge.rated { ", rated" } else { "" },
+        );
+        if status >= 300 {
+            line.push_str(&format!(" {}", answer["error"]["message"]));
+        }
+        if matches!(status, 429 | 503) {
+            let seconds = answer["retry_after"].as_u64().unwrap_or(1).clamp(1, 900);
+            line.push_str(&format!("; trying again in {seconds} s"));
+            self.accepts
+                .push((Instant::now() + Duration::from_secs(seconds), challenge));
+        }
+        Ok(report(&line))
+    }
+
+    /// Plays `game` on a thread of its own (once).
+    fn start(&mut self, game: wire::GameEvent) {
+        if self.finished.contains(&game.id) || !self.playing.insert(game.id.clone()) {
+            return;
+        }
+        self.started += 1;
+        if self.options.series.is_some() {
+            self.posted = None;
+            self.canceled_at = None;
+        }
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let options = self.options.clone();
+        thread::spawn(move || {
+            let played = play_game(&client, &options, game);
+            let _ = sender.send(Message::Done(Box::new(played)));
+        });
     }
 }
 
@@ -316,10 +394,14 @@ pub fn run(
 fn post_challenge(
     client: &Client,
     series: &Series,
+    stop: &std::sync::atomic::AtomicBool,
     report: &mut dyn FnMut(&str) -> bool,
 ) -> Result<Option<String>, BotError> {
     let mut tries = 0;
     loop {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(None);
+        }
         let wait = match client.post(
             &format!("/challenge/{}", series.opponent),
             Some(&series.settings),
@@ -350,7 +432,15 @@ fn post_challenge(
             Err(error) => return Err(error),
         };
         tries += 1;
-        thread::sleep(wait);
+        // Asleep a second at a time, so that Ctrl-C is heard.
+        let until = Instant::now() + wait;
+        while Instant::now() < until && !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            thread::sleep(
+                until
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_secs(1)),
+            );
+        }
     }
 }
 
@@ -519,17 +609,20 @@ fn play_game(client: &Client, options: &BotOptions, game: wire::GameEvent) -> Pl
                     _ => clock.black_ms,
                 })
             });
-            let Some(square) = choose(&game, options, left) else {
+            let Some(square) = choose(&game, options, &played.id, left) else {
                 continue;
             };
-            moved_at = Some(version);
             match client.post(&format!("/bot/game/{}/move/{square}", played.id), None) {
-                Ok((200, _)) => {}
+                Ok((200, _)) => moved_at = Some(version),
                 Ok((_, answer)) if answer["error"]["code"] == "illegal_move" => {
                     played.illegal += 1;
+                    moved_at = Some(version);
                 }
-                // Not its turn after all (the game moved on meanwhile), or the server
-                // gone: the next state says what to do.
+                // Refused as the game stands (it moved on meanwhile): the next state says
+                // what to do.
+                Ok((400..=499, _)) => moved_at = Some(version),
+                // The server gone or failing (a restart): not played, so the same state,
+                // when it comes again, is moved in again.
                 Ok(_) | Err(_) => {}
             }
         }
@@ -571,6 +664,10 @@ fn replay(seen: &Seen, state: &State) -> Option<AnyGame> {
             }
         }
     }
+    // A game ended by resignation, time or abort has moves left but none to play.
+    if state.status != "playing" {
+        return (state.board.len() == usize::from(shape.rows())).then_some(game);
+    }
     let mut legal: Vec<String> = on_rules!(game = &game, |inner, R| inner
         .legal_moves()
         .iter()
@@ -583,14 +680,18 @@ fn replay(seen: &Seen, state: &State) -> Option<AnyGame> {
 }
 
 /// The player's move in `game`, within its time (a share of `left` on a clock).
-fn choose(game: &AnyGame, options: &BotOptions, left: Option<u64>) -> Option<Square> {
+fn choose(game: &AnyGame, options: &BotOptions, id: &str, left: Option<u64>) -> Option<Square> {
     let empties = game.board().empty_squares().count() as u64;
     let mut time = options.move_time;
     if let Some(left) = left {
         let share = Duration::from_millis(left / (empties / 2 + 4));
         time = time.min(share).max(Duration::from_millis(5));
     }
-    let seed = options.seed ^ empties;
+    // Another game, other random choices.
+    let game_seed = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let seed = options.seed ^ game_seed ^ empties;
     on_rules!(game = game, |game, R| {
         let mut player = new_player_with::<R>(options.player, seed, None, &options.engine);
         player.choose(game, &Limits::time(time), &mut |_| {})

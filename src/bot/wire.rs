@@ -44,7 +44,7 @@ pub enum Event {
 }
 
 /// A challenge, as the event stream shows it.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct Challenge {
     /// Its id.
     pub id: String,
@@ -240,6 +240,25 @@ impl Client {
             object.insert("retry_after".into(), seconds.into());
         }
         Ok((status, value))
+    }
+
+    /// `GET /api{path}`: the status and the answer.
+    ///
+    /// # Errors
+    /// [`BotError::Http`] when the server cannot be reached.
+    pub fn get(&self, path: &str) -> Result<(u16, Value), BotError> {
+        let response = self
+            .agent
+            .get(self.url(path))
+            .header("Authorization", self.bearer())
+            .call()
+            .map_err(|error| BotError::Http(format!("GET {path}: {error}")))?;
+        let status = response.status().as_u16();
+        let text = response
+            .into_body()
+            .read_to_string()
+            .map_err(|error| BotError::Http(format!("GET {path}: {error}")))?;
+        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
     }
 
     /// Opens the stream `GET /api{path}`: its lines arrive on the receiver as they come

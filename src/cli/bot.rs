@@ -41,8 +41,9 @@ pub struct BotArgs {
     /// Challenges from others to accept: all, bots (from bot accounts only) or none.
     #[arg(long, value_enum, default_value_t = AcceptArg::All)]
     accept: AcceptArg,
-    /// Challenge this member, again after each game, until --games have been played.
-    #[arg(long, value_name = "NAME", requires = "games")]
+    /// Challenge this member, again after each game, until --games have been played (or
+    /// until stopped).
+    #[arg(long, value_name = "NAME")]
     challenge: Option<String>,
     /// Stop after this many games (default: play until stopped).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -120,6 +121,16 @@ impl BotArgs {
                 });
             }
         }
+        // Only a bot account may play through the bot API: said now, not after a
+        // challenge is taken and its game cannot be played.
+        let (status, me) = client.get("/me").map_err(refused)?;
+        if status != 200 || me["user"]["bot"] != true {
+            let who = me["user"]["name"].as_str().map_or_else(
+                || format!("the token is refused ({status} {})", me["error"]["message"]),
+                |name| format!("{name} is not a bot account: add --upgrade (for good)"),
+            );
+            return Err(CliError::Usage { message: who });
+        }
         let options = BotOptions {
             player: self.player,
             engine: EngineSettings::default(),
@@ -142,8 +153,10 @@ impl BotArgs {
             games: self.games,
             seed: self.seed,
         };
+        super::progress::catch_interrupts();
+        let stop = super::progress::interrupt_flag();
         let mut failed = None;
-        let totals = bot::run(&client, &options, &mut |line| {
+        let totals = bot::run(&client, &options, stop, &mut |line| {
             if failed.is_none()
                 && let Err(error) = writeln!(out, "{line}").and_then(|()| out.flush())
             {
@@ -156,6 +169,9 @@ impl BotArgs {
         }
         let totals = totals.map_err(refused)?;
         writeln!(out, "{}", totals.line())?;
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(CliError::Interrupted);
+        }
         Ok(())
     }
 }

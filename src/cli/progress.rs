@@ -38,6 +38,11 @@ pub fn catch_interrupts() {
     });
 }
 
+/// The flag the first Ctrl-C (or SIGTERM) sets, for work that watches it itself.
+pub fn interrupt_flag() -> &'static AtomicBool {
+    &INTERRUPTED
+}
+
 /// Whether Ctrl-C was pressed since [`catch_interrupts`].
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)

@@ -83,6 +83,9 @@ pub enum ApiError {
     /// A bearer token that is not (or no longer) valid.
     #[error("this API token is not valid: it expired or was revoked")]
     BadToken,
+    /// Too many actions of one account refused lately: wait this many seconds.
+    #[error("too many refused actions by this account in the last minute: try again in {0} s")]
+    TooManyRefusals(u64),
     /// Too many streams open for one account.
     #[error("{0}")]
     TooManyStreams(String),
@@ -149,7 +152,9 @@ impl ApiError {
             ApiError::NameTaken(_) | ApiError::HasPlayed(_) => StatusCode::CONFLICT,
             ApiError::NotBot(_) => StatusCode::FORBIDDEN,
             ApiError::NoAccount | ApiError::BadToken => StatusCode::UNAUTHORIZED,
-            ApiError::TooManyStreams(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyStreams(_) | ApiError::TooManyRefusals(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             ApiError::WrongLogin => StatusCode::UNAUTHORIZED,
             ApiError::TooManyAttempts(_) | ApiError::TooFast(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Csrf => StatusCode::FORBIDDEN,
@@ -190,6 +195,7 @@ impl ApiError {
             ApiError::NoAccount => "no_account",
             ApiError::BadToken => "bad_token",
             ApiError::TooManyStreams(_) => "too_many_streams",
+            ApiError::TooManyRefusals(_) => "too_fast",
             ApiError::WrongLogin => "wrong_login",
             ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::TooFast(..) => "too_fast",
@@ -248,7 +254,9 @@ impl IntoResponse for ApiError {
             ApiError::Busy => Some(HeaderValue::from_static("2")),
             // A restarting database is usually back within a second or two.
             ApiError::Unavailable(_) | ApiError::StoreBusy => Some(HeaderValue::from_static("1")),
-            ApiError::TooManyAttempts(seconds) | ApiError::TooFast(_, seconds) => {
+            ApiError::TooManyAttempts(seconds)
+            | ApiError::TooFast(_, seconds)
+            | ApiError::TooManyRefusals(seconds) => {
                 HeaderValue::from_str(&seconds.to_string()).ok()
             }
             _ => None,

@@ -453,7 +453,10 @@ impl Lobby {
     pub async fn decline(&self, id: &str, name: &str) -> Result<(), ApiError> {
         self.end(id, |seek| match &seek.to {
             Some(to) if to.eq_ignore_ascii_case(name) => Ok(()),
-            _ => Err(SeekError::NotForYou(seek.to.clone().unwrap_or_default()).into()),
+            Some(to) => Err(SeekError::NotForYou(to.clone()).into()),
+            None => Err(ApiError::Forbidden(
+                "only a challenge addressed to one is declined: this one is open to all".into(),
+            )),
         })
         .await
     }

@@ -29,7 +29,7 @@ use super::{App, Body, Caller, Done, Empty, GameHead, origin};
 use crate::server::{
     accounts::Member,
     error::ApiError,
-    game::{GameCell, Viewer, now_ms},
+    game::{GameCell, Viewer},
     limits::{Limit, RateLimiter},
     lobby,
     table::{Action, Ended},
@@ -75,7 +75,7 @@ pub const REFUSALS: Limit = Limit::Rate {
 #[derive(Debug, Default)]
 pub struct Bots {
     open: Mutex<HashMap<(i64, StreamKind), usize>>,
-    refused: RateLimiter,
+    pub(super) refused: RateLimiter,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,6 +148,7 @@ async fn upgrade(
     let member = caller.member.as_ref().ok_or(ApiError::NoAccount)?;
     if !member.bot {
         app.accounts.make_bot(member).await?;
+        app.hub.forget_bot(member.id);
     }
     Ok(Json(Upgraded {
         name: member.name.clone(),
@@ -267,14 +268,21 @@ async fn event_stream(
     let slot = app.bots.open(member.id, StreamKind::Events)?;
     let origin = origin(&app, &headers);
     let (sender, receiver) = mpsc::channel(16);
+    let token = caller.token.clone();
     tokio::spawn(async move {
         let _slot = slot;
-        follow_events(app, member, origin, sender).await;
+        follow_events(app, member, token, origin, sender).await;
     });
     Ok(ndjson(receiver))
 }
 
-async fn follow_events(app: App, member: Member, origin: String, lines: mpsc::Sender<Bytes>) {
+async fn follow_events(
+    app: App,
+    member: Member,
+    token: Option<String>,
+    origin: String,
+    lines: mpsc::Sender<Bytes>,
+) {
     let viewer = lobby::Viewer {
         member: Some(member.id),
         member_name: Some(member.name.clone()),
@@ -346,12 +354,26 @@ async fn follow_events(app: App, member: Member, origin: String, lines: mpsc::Se
             changed = seeks_changed.changed() => if changed.is_err() { return },
             changed = games_changed.changed() => if changed.is_err() { return },
             _ = keepalive.tick() => {
-                if !send(&lines, Bytes::from_static(b"\n"), limit).await {
+                if !still_valid(&app, token.as_deref()).await
+                    || !send(&lines, Bytes::from_static(b"\n"), limit).await
+                {
                     return;
                 }
             }
+            // The client went: its place is given back at once.
+            () = lines.closed() => return,
             _ = stopping.changed() => return,
         }
+    }
+}
+
+/// Whether the API token a stream was opened with still holds (a revoked one ends its
+/// streams within [`KEEPALIVE`]); a stream opened otherwise, or a database that cannot
+/// say, goes on.
+async fn still_valid(app: &App, token: Option<&str>) -> bool {
+    match token {
+        Some(token) => !matches!(app.accounts.member(token).await, Ok(None)),
+        None => true,
     }
 }
 
@@ -438,14 +460,21 @@ async fn game_stream(
     }
     let slot = app.bots.open(member.id, StreamKind::Game)?;
     let (sender, receiver) = mpsc::channel(16);
+    let token = caller.token.clone();
     tokio::spawn(async move {
         let _slot = slot;
-        follow_game(app, cell, viewer, sender).await;
+        follow_game(app, cell, viewer, token, sender).await;
     });
     Ok(ndjson(receiver))
 }
 
-async fn follow_game(app: App, cell: Arc<GameCell>, viewer: Viewer, lines: mpsc::Sender<Bytes>) {
+async fn follow_game(
+    app: App,
+    cell: Arc<GameCell>,
+    viewer: Viewer,
+    token: Option<String>,
+    lines: mpsc::Sender<Bytes>,
+) {
     let limit = app.client_timeout;
     let mut changes = cell.watch();
     let _attendance = app.hub.attend(&cell, viewer.seat).await;
@@ -482,10 +511,13 @@ async fn follow_game(app: App, cell: Arc<GameCell>, viewer: Viewer, lines: mpsc:
         tokio::select! {
             changed = changes.changed() => if changed.is_err() { return },
             _ = keepalive.tick() => {
-                if !send(&lines, Bytes::from_static(b"\n"), limit).await {
+                if !still_valid(&app, token.as_deref()).await
+                    || !send(&lines, Bytes::from_static(b"\n"), limit).await
+                {
                     return;
                 }
             }
+            () = lines.closed() => return,
             _ = stopping.changed() => return,
         }
     }
@@ -494,13 +526,8 @@ async fn follow_game(app: App, cell: Arc<GameCell>, viewer: Viewer, lines: mpsc:
 /// A bot's action on game `id`, through the hub's one act path; refused at once after
 /// too many refusals ([`REFUSALS`]).
 async fn act(app: &App, caller: &Caller, id: &str, action: Action) -> Result<Json<Done>, ApiError> {
-    let member = bot(caller)?;
-    let key = member.id.to_string();
-    let now = now_ms();
-    let since = now - REFUSALS.window().as_millis() as i64;
-    if let Some(seconds) = REFUSALS.wait(app.bots.refused.attempts(&key, since), now) {
-        return Err(ApiError::TooFast("refused actions", seconds));
-    }
+    bot(caller)?;
+    app.check_refusals(caller)?;
     let done = match app.hub.get(id).await {
         Ok(cell) => app.hub.act(&cell, caller.credentials(), action).await,
         Err(error) => Err(error),
@@ -508,10 +535,7 @@ async fn act(app: &App, caller: &Caller, id: &str, action: Action) -> Result<Jso
     match done {
         Ok(_) => Ok(Json(Done::OK)),
         Err(error) => {
-            // The server's own trouble is not the bot's.
-            if !matches!(error.status().as_u16(), 500..=599) {
-                app.bots.refused.record(&key);
-            }
+            app.count_refusal(caller, &error);
             Err(error)
         }
     }

@@ -274,6 +274,8 @@ pub struct Caller {
     pub secret: Option<String>,
     /// The member logged in, if any.
     pub member: Option<Member>,
+    /// The API token the member was named by (a stream checks it is still valid).
+    pub token: Option<String>,
     /// The client's address (see [`client::address`]).
     pub address: IpAddr,
 }
@@ -340,7 +342,7 @@ impl FromRequestParts<App> for Caller {
     async fn from_request_parts(parts: &mut Parts, app: &App) -> Result<Self, ApiError> {
         // An API token (a program's) names an account; any other bearer secret opens a
         // seat.
-        if let Some(token) = bearer(&parts.headers).filter(|b| b.starts_with(TOKEN_PREFIX)) {
+        if let Some(token) = bearer(&parts.headers).filter(|b| is_token(b)) {
             let member = app
                 .accounts
                 .member(token)
@@ -349,14 +351,18 @@ impl FromRequestParts<App> for Caller {
             return Ok(Caller {
                 secret: None,
                 member: Some(member),
+                token: Some(token.to_owned()),
                 address: Address::of(parts, app).0,
             });
         }
         let secret = bearer(&parts.headers).map(str::to_owned);
         let jar = CookieJar::from_headers(&parts.headers);
         let member = match jar.get(SESSION_COOKIE) {
-            Some(cookie) => app.accounts.member(cookie.value()).await?,
-            None => None,
+            // A token is a program's: never a browser's session.
+            Some(cookie) if !is_token(cookie.value()) => {
+                app.accounts.member(cookie.value()).await?
+            }
+            _ => None,
         };
         // A change asked with the cookie alone (a browser sends it to this site whoever
         // made the request) must carry the session's CSRF token, which only this site's
@@ -376,8 +382,47 @@ impl FromRequestParts<App> for Caller {
         Ok(Caller {
             secret,
             member,
+            token: None,
             address: Address::of(parts, app).0,
         })
+    }
+}
+
+/// Whether `secret` is an API token (`oat_…`, any case).
+fn is_token(secret: &str) -> bool {
+    secret
+        .get(..TOKEN_PREFIX.len())
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case(TOKEN_PREFIX))
+}
+
+impl App {
+    /// Refuses an account's action at once when it has had too many refused lately (see
+    /// [`bot::REFUSALS`]): a program that lost track of its game does not hammer the
+    /// server, whichever endpoint it uses.
+    ///
+    /// # Errors
+    /// [`ApiError::TooManyRefusals`].
+    pub fn check_refusals(&self, caller: &Caller) -> Result<(), ApiError> {
+        let Some(member) = &caller.member else {
+            return Ok(());
+        };
+        let now = super::game::now_ms();
+        let since = now - bot::REFUSALS.window().as_millis() as i64;
+        let attempts = self.bots.refused.attempts(&member.id.to_string(), since);
+        match bot::REFUSALS.wait(attempts, now) {
+            Some(seconds) => Err(ApiError::TooManyRefusals(seconds)),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts `error` against the caller's account if it was the caller's doing (not the
+    /// server's trouble).
+    pub fn count_refusal(&self, caller: &Caller, error: &ApiError) {
+        if let Some(member) = &caller.member
+            && error.status().is_client_error()
+        {
+            self.bots.refused.record(&member.id.to_string());
+        }
     }
 }
 

@@ -365,6 +365,11 @@ impl Hub {
         self.refresh_ratings(cell).await;
     }
 
+    /// Forgets what was read of account `user` being a bot (it just became one).
+    pub fn forget_bot(&self, user: i64) {
+        self.bots_shown.lock().expect("not poisoned").remove(&user);
+    }
+
     /// Whether account `user` (named `name`) is a bot's; `None` when the database cannot
     /// say. A bot stays one, so only a "no" is read again (after [`BOTS_SHOWN_FOR`]).
     pub async fn is_bot(&self, user: i64, name: &str) -> Option<bool> {

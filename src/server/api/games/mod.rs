@@ -143,10 +143,13 @@ async fn act(
     caller: &Caller,
     action: Action,
 ) -> Result<Json<GameView>, ApiError> {
+    // An account's refusals count the same here as through the bot API.
+    app.check_refusals(caller)?;
     app.hub
         .act(cell, caller.credentials(), action)
         .await
         .map(Json)
+        .inspect_err(|error| app.count_refusal(caller, error))
 }
 
 /// `POST /api/games/{id}/moves`.
