@@ -322,13 +322,19 @@ impl Stream {
         }
     }
 
-    /// The next line of type `kind`, skipping others.
+    /// The next line of type `kind`, skipping others; fails the test after 30 s without
+    /// one.
     pub async fn next_of(&mut self, kind: &str) -> Value {
-        loop {
-            let line = self.next().await.expect("the stream goes on");
-            if line["type"] == kind {
-                return line;
+        let wait = async {
+            loop {
+                let line = self.next().await.expect("the stream goes on");
+                if line["type"] == kind {
+                    return line;
+                }
             }
-        }
+        };
+        tokio::time::timeout(Duration::from_secs(30), wait)
+            .await
+            .unwrap_or_else(|_| panic!("no {kind} line within 30 s"))
     }
 }
