@@ -243,7 +243,9 @@ async fn a_person_plays_the_engine_to_the_end_by_clicking(db: TestDb) {
         ("white-time", "50"),
     ] {
         let input = client
-            .find(Locator::Css(&format!("#new-game-form input[name='{name}']")))
+            .find(Locator::Css(&format!(
+                "#new-game-form input[name='{name}']"
+            )))
             .await
             .unwrap();
         input.clear().await.unwrap();
@@ -556,7 +558,9 @@ async fn engines_play_each_other_and_the_watcher_pauses_and_steps_them(db: TestD
         ("speed", "300"),
     ] {
         let input = client
-            .find(Locator::Css(&format!("#new-game-form input[name='{name}']")))
+            .find(Locator::Css(&format!(
+                "#new-game-form input[name='{name}']"
+            )))
             .await
             .unwrap();
         input.clear().await.unwrap();
