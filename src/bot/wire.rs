@@ -225,21 +225,7 @@ impl Client {
             None => request.send_empty(),
         }
         .map_err(|error| BotError::Http(format!("POST {path}: {error}")))?;
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.trim().parse::<u64>().ok());
-        let text = response
-            .into_body()
-            .read_to_string()
-            .map_err(|error| BotError::Http(format!("POST {path}: {error}")))?;
-        let mut value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        if let (Some(seconds), Some(object)) = (retry_after, value.as_object_mut()) {
-            object.insert("retry_after".into(), seconds.into());
-        }
-        Ok((status, value))
+        answer(&format!("POST {path}"), response)
     }
 
     /// `GET /api{path}`: the status and the answer.
@@ -253,12 +239,7 @@ impl Client {
             .header("Authorization", self.bearer())
             .call()
             .map_err(|error| BotError::Http(format!("GET {path}: {error}")))?;
-        let status = response.status().as_u16();
-        let text = response
-            .into_body()
-            .read_to_string()
-            .map_err(|error| BotError::Http(format!("GET {path}: {error}")))?;
-        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+        answer(&format!("GET {path}"), response)
     }
 
     /// Opens the stream `GET /api{path}`: its lines arrive on the receiver as they come
@@ -300,6 +281,29 @@ impl Client {
         });
         Ok(Lines { receiver })
     }
+}
+
+/// A response's status and JSON (`null` when it is not JSON), with the `Retry-After`
+/// header's seconds as `retry_after`, when sent.
+fn answer(
+    what: &str,
+    response: ureq::http::Response<ureq::Body>,
+) -> Result<(u16, Value), BotError> {
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    let text = response
+        .into_body()
+        .read_to_string()
+        .map_err(|error| BotError::Http(format!("{what}: {error}")))?;
+    let mut value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    if let (Some(seconds), Some(object)) = (retry_after, value.as_object_mut()) {
+        object.insert("retry_after".into(), seconds.into());
+    }
+    Ok((status, value))
 }
 
 /// A stream's lines.

@@ -229,6 +229,21 @@ fn line<T: Serialize>(kind: &'static str, body: &T) -> Bytes {
     Bytes::from(text)
 }
 
+/// A streamed answer whose lines `follow` sends, on a task of its own that holds `slot`
+/// until it ends.
+fn streamed<F>(slot: Slot, follow: impl FnOnce(mpsc::Sender<Bytes>) -> F) -> Response
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (sender, receiver) = mpsc::channel(16);
+    let follow = follow(sender);
+    tokio::spawn(async move {
+        let _slot = slot;
+        follow.await;
+    });
+    ndjson(receiver)
+}
+
 /// A streamed answer: newline-delimited JSON from `lines`, which ends when the client goes
 /// (its sends fail) or the sender is done.
 fn ndjson(lines: mpsc::Receiver<Bytes>) -> Response {
@@ -267,13 +282,10 @@ async fn event_stream(
     let member = caller.member.clone().ok_or(ApiError::NoAccount)?;
     let slot = app.bots.open(member.id, StreamKind::Events)?;
     let origin = origin(&app, &headers);
-    let (sender, receiver) = mpsc::channel(16);
     let token = caller.token.clone();
-    tokio::spawn(async move {
-        let _slot = slot;
-        follow_events(app, member, token, origin, sender).await;
-    });
-    Ok(ndjson(receiver))
+    Ok(streamed(slot, |lines| {
+        follow_events(app, member, token, origin, lines)
+    }))
 }
 
 async fn follow_events(
@@ -354,9 +366,7 @@ async fn follow_events(
             changed = seeks_changed.changed() => if changed.is_err() { return },
             changed = games_changed.changed() => if changed.is_err() { return },
             _ = keepalive.tick() => {
-                if !still_valid(&app, token.as_deref()).await
-                    || !send(&lines, Bytes::from_static(b"\n"), limit).await
-                {
+                if !keep_alive(&app, token.as_deref(), &lines, limit).await {
                     return;
                 }
             }
@@ -365,6 +375,17 @@ async fn follow_events(
             _ = stopping.changed() => return,
         }
     }
+}
+
+/// A quiet stream's empty line, if its token still holds: false when the stream is to
+/// end.
+async fn keep_alive(
+    app: &App,
+    token: Option<&str>,
+    lines: &mpsc::Sender<Bytes>,
+    limit: Duration,
+) -> bool {
+    still_valid(app, token).await && send(lines, Bytes::from_static(b"\n"), limit).await
 }
 
 /// Whether the API token a stream was opened with still holds (a revoked one ends its
@@ -459,13 +480,10 @@ async fn game_stream(
         )));
     }
     let slot = app.bots.open(member.id, StreamKind::Game)?;
-    let (sender, receiver) = mpsc::channel(16);
     let token = caller.token.clone();
-    tokio::spawn(async move {
-        let _slot = slot;
-        follow_game(app, cell, viewer, token, sender).await;
-    });
-    Ok(ndjson(receiver))
+    Ok(streamed(slot, |lines| {
+        follow_game(app, cell, viewer, token, lines)
+    }))
 }
 
 async fn follow_game(
@@ -511,9 +529,7 @@ async fn follow_game(
         tokio::select! {
             changed = changes.changed() => if changed.is_err() { return },
             _ = keepalive.tick() => {
-                if !still_valid(&app, token.as_deref()).await
-                    || !send(&lines, Bytes::from_static(b"\n"), limit).await
-                {
+                if !keep_alive(&app, token.as_deref(), &lines, limit).await {
                     return;
                 }
             }
