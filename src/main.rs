@@ -63,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Nboard(args)) => args.run(out),
         Some(Command::Tournament(args)) => args.run(out),
         Some(Command::Bot(args)) => args.run(out),
+        Some(Command::Puzzles(args)) => args.run(out),
     })
 }
 

@@ -31,6 +31,7 @@ pub mod output;
 pub mod perft;
 pub mod play;
 pub mod progress;
+pub mod puzzles;
 pub mod serve;
 pub mod solve;
 pub mod tournament;
@@ -160,6 +161,10 @@ pub enum Command {
     /// game as it ends, then the totals; streams broken by a server restart are opened
     /// again.
     Bot(bot::BotArgs),
+    /// Puzzles: positions where one move alone keeps the result (proved by the solver), made
+    /// from self-play or a server's finished games; a puzzles file checked by solving a
+    /// sample again. The server's puzzle page uses them.
+    Puzzles(puzzles::PuzzlesArgs),
 }
 
 /// A rule set on the command line.

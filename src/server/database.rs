@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use othello::{Full, Game, Setup, Shape, Variant, WinRule, analysis::puzzle};
+
 use super::{
     ServeError, game, lock_database,
     store::{Change, Postgres, Sqlite, Store, StoreError, Target},
@@ -82,6 +84,77 @@ pub fn copy(from: &Path, to: &str) -> Result<Vec<(&'static str, u64)>, ServeErro
             }
         }
         Ok(copied)
+    })
+}
+
+/// The latest `limit` finished games of standard Othello (8 × 8, FULL rules, most discs
+/// wins) in `target` (a SQLite file no server is using, or PostgreSQL, live), each with
+/// its positions between [`puzzle::EMPTIES`] empty squares where a move was played, for
+/// `othello puzzles make --from-db`.
+///
+/// # Errors
+/// [`ServeError`] if the database cannot be opened or read.
+pub fn finished_standard_games(
+    target: &Target,
+    limit: usize,
+) -> Result<Vec<(String, Vec<Setup>)>, ServeError> {
+    let failed = |source| ServeError::Store {
+        target: target.clone(),
+        source,
+    };
+    let _lock = match target {
+        Target::Sqlite(path) => Some(lock_database(path)?),
+        Target::Postgres(_) => None,
+    };
+    runtime()?.block_on(async {
+        let (store, writer) = match target {
+            Target::Sqlite(path) => {
+                let (store, writer) = Store::sqlite(path).map_err(failed)?;
+                (store, Some(writer))
+            }
+            Target::Postgres(url) => (Store::postgres(url, 2).await.map_err(failed)?, None),
+        };
+        let mut games = Vec::new();
+        for id in store.finished(limit).await.map_err(failed)? {
+            let Some(stored) = store.load(&id).await.map_err(failed)? else {
+                continue;
+            };
+            let setup = Setup {
+                board: stored.board,
+                first_mover: stored.first,
+                win_rule: stored.win,
+            };
+            if stored.rules != Variant::Full
+                || stored.board.shape() != Shape::STANDARD
+                || stored.win != WinRule::MostDiscs
+            {
+                continue;
+            }
+            let mut game = Game::<Full>::new(setup);
+            let mut setups = Vec::new();
+            for mv in &stored.moves {
+                let Some(side) = game.side_to_move() else {
+                    break;
+                };
+                let empties = game.board().empty_squares().count();
+                if puzzle::EMPTIES.contains(&empties) {
+                    setups.push(Setup {
+                        board: *game.board(),
+                        first_mover: side,
+                        win_rule: WinRule::MostDiscs,
+                    });
+                }
+                if game.play(mv.square).is_err() {
+                    break;
+                }
+            }
+            games.push((id, setups));
+        }
+        drop(store);
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
+        Ok(games)
     })
 }
 

@@ -35,7 +35,7 @@ pub struct SelfPlayOptions {
 impl SelfPlayOptions {
     /// Defaults: standard Othello, openings of 4 to 20 random moves, depth 6, one move in
     /// ten random, one game in ten random throughout, the engine's own evaluation.
-    pub(crate) fn new(seed: u64) -> SelfPlayOptions {
+    pub fn new(seed: u64) -> SelfPlayOptions {
         SelfPlayOptions {
             kind: GameKind::STANDARD,
             seed,
