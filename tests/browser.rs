@@ -1599,6 +1599,7 @@ crate::on_both_databases!(
     members_play_a_rated_timed_game_and_their_pages_show_it,
     regression_21_11_and_12_the_page_between_people,
     bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page,
+    a_member_solves_puzzles_and_sees_every_move_scored_and_the_rating_move,
 );
 
 /// Issue 47.7: a guest's "by link only" challenge stays in its poster's lobby after a
@@ -1844,4 +1845,146 @@ async fn bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page(db: Tes
     .await;
     assert_eq!(text_of(&person, "#player-name").await, "BOT annbot");
     person.close().await.unwrap();
+}
+
+/// Issue 47, item 14: the puzzle page. A member misses one puzzle (the answer and every
+/// move's exact score appear on the board, the rating goes down), then solves the next
+/// (up); a shared link opens the same puzzle; the scores are the shipped file's.
+async fn a_member_solves_puzzles_and_sees_every_move_scored_and_the_rating_move(db: TestDb) {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let shipped: std::collections::HashMap<String, Value> = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles.jsonl"),
+    )
+    .unwrap()
+    .lines()
+    .map(|line| serde_json::from_str::<Value>(line).unwrap())
+    .map(|record| (record["id"].as_str().unwrap().to_owned(), record))
+    .collect();
+    let server = Server::start(&db);
+    let client = browser(&driver, "puzzler", 1100, 800).await;
+    client.goto(&server.url).await.unwrap();
+    register(&client, "puzzler").await;
+    client
+        .find(Locator::Css("#puzzles-link"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "location.pathname.startsWith('/p/') && document.querySelector('#puzzle-task').textContent.includes('to move')",
+        "a puzzle",
+    )
+    .await;
+    let id = eval(&client, "location.pathname.slice(3)").await;
+    let record = &shipped[id.as_str().unwrap()];
+    let answer = record["answer"].as_str().unwrap();
+    let moves = record["moves"].as_array().unwrap();
+    let wrong = &moves[1];
+    let you = text_of(&client, "#puzzle-you").await;
+    assert!(you.contains("Your puzzle rating: 1500?"), "{you}");
+    click_square(&client, wrong["square"].as_str().unwrap()).await;
+    wait_for(
+        &client,
+        "!document.querySelector('#puzzle-result').hidden",
+        "the verdict",
+    )
+    .await;
+    let verdict = text_of(&client, "#puzzle-result").await;
+    let words = |score: i64| match score {
+        0 => "draws".to_owned(),
+        s if s > 0 => format!("wins by {s}"),
+        s => format!("loses by {}", -s),
+    };
+    let best = moves[0]["score"].as_i64().unwrap();
+    assert!(
+        verdict.starts_with(&format!(
+            "Not this one: {} {}; {answer} {}.",
+            wrong["square"].as_str().unwrap(),
+            words(wrong["score"].as_i64().unwrap()),
+            words(best)
+        )),
+        "{verdict}"
+    );
+    assert!(
+        verdict.contains("Your rating: 1500 \u{2192} 1"),
+        "{verdict}"
+    );
+    // Every legal move's exact score is on its square, the answer's first.
+    for scored in moves {
+        let square = scored["square"].as_str().unwrap();
+        let score = scored["score"].as_i64().unwrap();
+        let shown = eval(
+            &client,
+            &format!(
+                "document.querySelector(\"g.cell[data-square='{square}'] .hint-text\").textContent"
+            ),
+        )
+        .await;
+        let expected = match score {
+            0 => "\u{b1}0".to_owned(),
+            s if s > 0 => format!("+{s}"),
+            s => format!("\u{2212}{}", -s),
+        };
+        assert_eq!(shown, expected, "{square}");
+    }
+    assert_eq!(
+        text_of(&client, "#puzzle-moves li:first-child").await,
+        format!("{answer}: {} (the answer)", words(best))
+    );
+    screenshot(&client, "puzzle-missed.png").await;
+    // The next one, solved.
+    client
+        .find(Locator::Css("#puzzle-next"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        &format!(
+            "location.pathname !== '/p/{}' && document.querySelector('#puzzle-result').hidden",
+            id.as_str().unwrap()
+        ),
+        "the next puzzle",
+    )
+    .await;
+    let next = eval(&client, "location.pathname.slice(3)").await;
+    let next_record = &shipped[next.as_str().unwrap()];
+    let you = text_of(&client, "#puzzle-you").await;
+    assert!(you.contains("(1 answered, 0 right)"), "{you}");
+    click_square(&client, next_record["answer"].as_str().unwrap()).await;
+    wait_for(
+        &client,
+        "!document.querySelector('#puzzle-result').hidden",
+        "the second verdict",
+    )
+    .await;
+    let verdict = text_of(&client, "#puzzle-result").await;
+    assert!(verdict.starts_with("Right: "), "{verdict}");
+    let numbers: Vec<i64> = verdict
+        .split("Your rating: ")
+        .nth(1)
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse().unwrap())
+        .collect();
+    assert!(numbers[1] > numbers[0] && numbers[0] < 1500, "{verdict}");
+    screenshot(&client, "puzzle.png").await;
+    // The shared link opens the first puzzle; it says it was answered.
+    client
+        .goto(&format!("{}/p/{}", server.url, id.as_str().unwrap()))
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('#puzzle-you').textContent.includes('answered this one before')",
+        "the shared puzzle",
+    )
+    .await;
 }

@@ -1091,4 +1091,176 @@ on_both_databases!(
     a_rated_game_lost_on_time_moves_both_ratings_and_both_pages_show_it,
     a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed,
     a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating,
+    puzzles_are_served_judged_and_rated_once_per_account,
 );
+
+/// The shipped puzzles, by id (`data/puzzles.jsonl`).
+fn shipped_puzzles() -> std::collections::HashMap<String, Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .map(|record| (record["id"].as_str().unwrap().to_owned(), record))
+        .collect()
+}
+
+/// A served puzzle's board and side to move, in OBF as the puzzles file writes them.
+fn served_obf(puzzle: &Value) -> String {
+    let cells: String = puzzle["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|row| row.as_str().unwrap().chars().collect::<Vec<_>>())
+        .map(|cell| match cell {
+            'B' => 'X',
+            'W' => 'O',
+            _ => '-',
+        })
+        .collect();
+    let side = if puzzle["to_move"] == "B" { 'X' } else { 'O' };
+    format!("{cells} {side}")
+}
+
+/// Issue 47, item 14: a puzzle is served without its answer, as shipped; an answer is
+/// judged with every move's exact score; an account's first answer moves its rating and
+/// the puzzle's the opposite way, a second answer moves nothing, an answered puzzle is not
+/// served to it again, and all of it survives a restart.
+async fn puzzles_are_served_judged_and_rated_once_per_account(db: TestDb) {
+    let shipped = shipped_puzzles();
+    let server = Server::start(&db);
+    let http = client();
+    // A guest's puzzle: as shipped, without its answer.
+    let (status, puzzle) = send(http.get(server.api("/puzzles/next"))).await;
+    assert_eq!(status, 200, "{puzzle}");
+    let id = puzzle["id"].as_str().unwrap().to_owned();
+    let record = &shipped[&id];
+    assert_eq!(served_obf(&puzzle), record["position"].as_str().unwrap());
+    assert!(
+        puzzle.get("answer").is_none() && puzzle.get("moves").is_none(),
+        "{puzzle}"
+    );
+    assert_eq!(puzzle["you"], Value::Null);
+    let mut legal: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|scored| scored["square"].as_str().unwrap())
+        .collect();
+    legal.sort_unstable();
+    assert_eq!(puzzle["legal"], json!(legal));
+    let answer = record["answer"].as_str().unwrap();
+    let wrong = legal
+        .iter()
+        .find(|&&square| square != answer)
+        .unwrap()
+        .to_owned();
+    let answer_path = |id: &str| format!("{}/puzzles/{id}/answer", server.api(""));
+    let (status, judged) = send(http.post(answer_path(&id)).json(&json!({"square": wrong}))).await;
+    assert_eq!(status, 200, "{judged}");
+    assert_eq!(judged["correct"], false);
+    assert_eq!(judged["rated"], false);
+    assert_eq!(judged["answer"], answer);
+    assert_eq!(judged["moves"], record["moves"]);
+    // A member's first answer is rated; without the CSRF token it is refused.
+    let (cookie, csrf) = member(&server, "solver").await;
+    let as_member = |request: reqwest::RequestBuilder| {
+        request
+            .header("cookie", cookie.clone())
+            .header("x-csrf-token", csrf.clone())
+    };
+    let (status, body) = send(
+        http.post(answer_path(&id))
+            .header("cookie", cookie.clone())
+            .json(&json!({"square": answer})),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (403, "csrf"), "{body}");
+    let start = 1100 + 100 * record["depth"].as_i64().unwrap_or(11);
+    let (_, before) = send(as_member(http.get(server.api(&format!("/puzzles/{id}"))))).await;
+    assert_eq!(before["rating"], start);
+    assert_eq!(before["you"]["rating"], 1500);
+    assert_eq!(before["you"]["answered"], Value::Null);
+    let (status, judged) =
+        send(as_member(http.post(answer_path(&id))).json(&json!({"square": wrong}))).await;
+    assert_eq!(status, 200, "{judged}");
+    assert_eq!(
+        (&judged["correct"], &judged["rated"]),
+        (&json!(false), &json!(true))
+    );
+    assert_eq!(judged["before"], 1500);
+    let after = judged["after"].as_i64().unwrap();
+    assert!(after < 1500, "{judged}");
+    let puzzle_rating = judged["puzzle_rating"].as_i64().unwrap();
+    assert!(puzzle_rating > start, "{judged}");
+    // Answered again, right this time: judged, not rated.
+    let (_, again) =
+        send(as_member(http.post(answer_path(&id))).json(&json!({"square": answer}))).await;
+    assert_eq!(
+        (&again["correct"], &again["rated"]),
+        (&json!(true), &json!(false))
+    );
+    assert_eq!(again["puzzle_rating"], puzzle_rating);
+    // Another puzzle, solved: the rating goes up from where it was.
+    let (_, next) = send(as_member(
+        http.get(server.api(&format!("/puzzles/next?after={id}"))),
+    ))
+    .await;
+    let next_id = next["id"].as_str().unwrap().to_owned();
+    assert_ne!(next_id, id);
+    assert_eq!(next["you"]["rating"], after);
+    assert_eq!(next["you"]["attempts"], 1);
+    let next_answer = shipped[&next_id]["answer"].as_str().unwrap();
+    let (_, solved) =
+        send(as_member(http.post(answer_path(&next_id))).json(&json!({"square": next_answer})))
+            .await;
+    assert_eq!(
+        (&solved["correct"], &solved["rated"]),
+        (&json!(true), &json!(true))
+    );
+    assert_eq!(solved["before"], after);
+    let rating = solved["after"].as_i64().unwrap();
+    assert!(rating > after, "{solved}");
+    // Neither is served to the member again.
+    for _ in 0..8 {
+        let (_, other) = send(as_member(http.get(server.api("/puzzles/next")))).await;
+        let other = other["id"].as_str().unwrap();
+        assert!(other != id && other != next_id, "{other} served again");
+    }
+    // Bad answers.
+    for (body, status, code) in [
+        (json!({"square": "zz"}), 400, "bad_request"),
+        (json!({"square": "a1", "extra": 1}), 400, "invalid_json"),
+    ] {
+        let (got, error) = send(as_member(http.post(answer_path(&next_id))).json(&body)).await;
+        assert_eq!((got, error_code(&error)), (status, code), "{error}");
+    }
+    let occupied = ["a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "d4", "e4"]
+        .into_iter()
+        .find(|square| !legal.contains(square))
+        .unwrap();
+    let (got, error) = send(
+        http.post(answer_path(&id))
+            .json(&json!({"square": occupied})),
+    )
+    .await;
+    assert_eq!((got, error_code(&error)), (400, "bad_request"), "{error}");
+    let (got, error) = send(http.get(server.api("/puzzles/0000000000"))).await;
+    assert_eq!(
+        (got, error_code(&error)),
+        (404, "no_such_puzzle"),
+        "{error}"
+    );
+    // After a restart: the same ratings, the same counts.
+    server.terminate();
+    let server = Server::start(&db);
+    let (_, kept) = send(as_member(http.get(server.api(&format!("/puzzles/{id}"))))).await;
+    assert_eq!(kept["rating"], puzzle_rating);
+    assert_eq!((&kept["attempts"], &kept["solved"]), (&json!(1), &json!(0)));
+    assert_eq!(kept["you"]["rating"], rating);
+    assert_eq!(kept["you"]["answered"], false);
+    assert_eq!(
+        (&kept["you"]["attempts"], &kept["you"]["solved"]),
+        (&json!(2), &json!(1))
+    );
+}

@@ -247,7 +247,7 @@ pub fn find(
         variant = Variant::Full,
         &setup.board,
         setup.first_mover,
-        |node| { find_at(&node, setup, tt, limits, signal) }
+        |node| find_at(&node, setup, tt, limits, signal)
     )
 }
 

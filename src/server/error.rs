@@ -115,6 +115,9 @@ pub enum ApiError {
     /// No account of that name.
     #[error("no player is called {0}")]
     NoSuchPlayer(String),
+    /// No such puzzle (or none left to answer).
+    #[error("no puzzle: {0}")]
+    NoSuchPuzzle(String),
     /// A challenge cannot be taken, withdrawn or posted.
     #[error(transparent)]
     Seek(#[from] SeekError),
@@ -128,9 +131,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::InState(error, _) => error.status(),
-            ApiError::NotFound | ApiError::NoRoute(_) | ApiError::NoSuchPlayer(_) => {
-                StatusCode::NOT_FOUND
-            }
+            ApiError::NotFound
+            | ApiError::NoRoute(_)
+            | ApiError::NoSuchPlayer(_)
+            | ApiError::NoSuchPuzzle(_) => StatusCode::NOT_FOUND,
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::NoHelp(_) => StatusCode::FORBIDDEN,
@@ -201,6 +205,7 @@ impl ApiError {
             ApiError::TooFast(..) => "too_fast",
             ApiError::Csrf => "csrf",
             ApiError::NoSuchPlayer(_) => "no_such_player",
+            ApiError::NoSuchPuzzle(_) => "no_such_puzzle",
             ApiError::Seek(SeekError::MembersOnly) => "login_needed",
             ApiError::Seek(SeekError::Gone) => "seek_gone",
             ApiError::Seek(SeekError::Own) => "own_seek",

@@ -24,6 +24,7 @@ pub mod http;
 pub mod limits;
 pub mod live;
 pub mod lobby;
+pub mod puzzles;
 pub mod ratings;
 pub mod store;
 pub mod table;
@@ -183,6 +184,12 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
                         source: StoreError::Damaged(error.to_string()),
                     })?,
             );
+        puzzles::stock_shipped(&store)
+            .await
+            .map_err(|source| ServeError::Store {
+                target: options.db.clone(),
+                source,
+            })?;
         // The store moves into the hub: once the hub and the accounts are gone, the writer
         // commits what it has and ends.
         let hub = Arc::new(Hub::new(store, pool).abandon_after(options.abandon_after));

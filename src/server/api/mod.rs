@@ -28,6 +28,7 @@ pub mod bot;
 mod games;
 pub mod lobby;
 mod players;
+mod puzzles;
 mod settings;
 #[cfg(test)]
 mod tests;
@@ -113,12 +114,17 @@ pub fn router(app: App) -> Router {
         .route("/challenge/{id}/accept", post(lobby::accept_seek))
         .route("/challenge/{id}/decline", post(lobby::decline_seek))
         .route("/challenge/{id}/cancel", post(lobby::cancel_seek))
+        .route("/puzzles/next", get(puzzles::next_puzzle))
+        .route("/puzzles/{id}", get(puzzles::show_puzzle))
+        .route("/puzzles/{id}/answer", post(puzzles::answer_puzzle))
         .merge(bot::routes());
     Router::new()
         .route("/", get(assets::page))
         .route("/g/{id}", get(assets::page))
         .route("/s/{id}", get(assets::page))
         .route("/u/{name}", get(assets::page))
+        .route("/puzzles", get(assets::page))
+        .route("/p/{id}", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
         .route("/favicon.ico", get(assets::icon))
         .route("/healthz", get(health))

@@ -5,9 +5,11 @@
 use othello::{Board, Clock, Color, Shape, Square, TimeControl, Variant, WinRule};
 
 use super::{
-    Category, ColorChoice, Ended, GameStatus, StoreError, StoredGame, StoredMove, StoredRating,
-    StoredSeat, StoredSeek, StoredSession, StoredUser,
+    Category, ColorChoice, Ended, GameStatus, StoreError, StoredGame, StoredMove, StoredPuzzle,
+    StoredPuzzleRating, StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser,
 };
+use crate::server::ratings::Rating;
+use othello::analysis::puzzle::Puzzle;
 use othello::engine::Occupant;
 
 /// A row of either database, read by column name.
@@ -422,4 +424,67 @@ mod tests {
         }
         assert_eq!(color_of("b"), None);
     }
+}
+
+/// A puzzle's moves and their scores: `d3:+4 c4:-2`, best first.
+pub(super) fn scored_moves_text(moves: &[(Square, i32)]) -> String {
+    let words: Vec<String> = moves
+        .iter()
+        .map(|(square, score)| format!("{square}:{score:+}"))
+        .collect();
+    words.join(" ")
+}
+
+fn scored_moves(text: &str) -> Option<Vec<(Square, i32)>> {
+    text.split_whitespace()
+        .map(|word| {
+            let (square, score) = word.split_once(':')?;
+            Some((square.parse().ok()?, score.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The columns [`puzzle`] reads.
+pub(super) const PUZZLE_COLUMNS: &str = "id, position, answer, moves, depth, source, rating, \
+     deviation, volatility, attempts, solved";
+
+/// A `puzzles` row.
+pub(super) fn puzzle(row: &impl Row) -> Result<StoredPuzzle, StoreError> {
+    let setup = word(row, "position", |text| {
+        text.parse::<othello::Obf>().ok().map(|obf| obf.setup)
+    })?;
+    Ok(StoredPuzzle {
+        puzzle: Puzzle {
+            setup,
+            answer: word(row, "answer", |text| text.parse().ok())?,
+            moves: word(row, "moves", scored_moves)?,
+            depth: row
+                .int("depth")?
+                .and_then(|depth| u32::try_from(depth).ok()),
+        },
+        source: text(row, "source")?,
+        rating: rating_of(row, "attempts")?,
+        solved: u32::try_from(count(row, "solved")?).unwrap_or(u32::MAX),
+    })
+}
+
+/// The columns [`puzzle_rating`] reads.
+pub(super) const PUZZLE_RATING_COLUMNS: &str = "rating, deviation, volatility, attempts, solved";
+
+/// A `puzzle_ratings` row.
+pub(super) fn puzzle_rating(row: &impl Row) -> Result<StoredPuzzleRating, StoreError> {
+    Ok(StoredPuzzleRating {
+        rating: rating_of(row, "attempts")?,
+        solved: u32::try_from(count(row, "solved")?).unwrap_or(u32::MAX),
+    })
+}
+
+/// A rating's three columns, and its games in `games`.
+fn rating_of(row: &impl Row, games: &str) -> Result<Rating, StoreError> {
+    Ok(Rating {
+        rating: real(row, "rating")?,
+        deviation: real(row, "deviation")?,
+        volatility: real(row, "volatility")?,
+        games: u32::try_from(count(row, games)?).unwrap_or(u32::MAX),
+    })
 }

@@ -19,7 +19,7 @@ use Kind::{Boolean, Integer, Real, Text};
 
 /// Every table, parents first, with its columns (PostgreSQL's names and kinds; SQLite has
 /// the same names).
-const TABLES: [(&str, &[(&str, Kind)]); 7] = [
+const TABLES: [(&str, &[(&str, Kind)]); 10] = [
     (
         "users",
         &[
@@ -137,6 +137,43 @@ const TABLES: [(&str, &[(&str, Kind)]); 7] = [
             ("at", Integer),
         ],
     ),
+    (
+        "puzzles",
+        &[
+            ("id", Text),
+            ("position", Text),
+            ("answer", Text),
+            ("moves", Text),
+            ("depth", Integer),
+            ("source", Text),
+            ("rating", Real),
+            ("deviation", Real),
+            ("volatility", Real),
+            ("attempts", Integer),
+            ("solved", Integer),
+        ],
+    ),
+    (
+        "puzzle_ratings",
+        &[
+            ("user_id", Integer),
+            ("rating", Real),
+            ("deviation", Real),
+            ("volatility", Real),
+            ("attempts", Integer),
+            ("solved", Integer),
+            ("updated_at", Integer),
+        ],
+    ),
+    (
+        "puzzle_attempts",
+        &[
+            ("user_id", Integer),
+            ("puzzle_id", Text),
+            ("solved", Boolean),
+            ("at", Integer),
+        ],
+    ),
 ];
 
 /// One value as PostgreSQL takes it.
@@ -178,6 +215,8 @@ impl Postgres {
         if held > 0 {
             return Err(StoreError::NotEmpty);
         }
+        // The puzzles a server put in at its start are the file's, as played there.
+        transaction.execute("DELETE FROM puzzles", &[]).await?;
         let mut copied = Vec::new();
         for (table, columns) in TABLES {
             let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();

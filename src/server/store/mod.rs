@@ -34,8 +34,9 @@ mod sqlite;
 pub use notice::Notice;
 pub use postgres::Postgres;
 pub use rows::{
-    Attempts, Change, GameMeta, StoredGame, StoredMatch, StoredMove, StoredPresence, StoredRating,
-    StoredSeat, StoredSeek, StoredSession, StoredUser,
+    Attempts, Change, GameMeta, StoredAnswer, StoredGame, StoredMatch, StoredMove, StoredPresence,
+    StoredPuzzle, StoredPuzzleRating, StoredRating, StoredSeat, StoredSeek, StoredSession,
+    StoredUser,
 };
 pub use sqlite::{Sqlite, SqliteStore};
 
@@ -205,6 +206,46 @@ pub trait Backend: Send + Sync + 'static {
         &self,
         token_hash: &str,
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError>;
+
+    /// The puzzle `id`.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn puzzle(&self, id: &str) -> Result<Option<StoredPuzzle>, StoreError>;
+
+    /// Up to `count` puzzles whose ratings are nearest `rating`, nearest first, leaving out
+    /// those `user_id` has answered.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn puzzles_near(
+        &self,
+        rating: f64,
+        user_id: Option<i64>,
+        count: usize,
+    ) -> Result<Vec<StoredPuzzle>, StoreError>;
+
+    /// How many puzzles there are.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn puzzle_count(&self) -> Result<u64, StoreError>;
+
+    /// `user_id`'s puzzle rating (`None` before a first answer).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn puzzle_rating(&self, user_id: i64) -> Result<Option<StoredPuzzleRating>, StoreError>;
+
+    /// Whether `user_id` solved `puzzle_id` at the first answer (`None`: not answered).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn puzzle_answered(
+        &self,
+        user_id: i64,
+        puzzle_id: &str,
+    ) -> Result<Option<bool>, StoreError>;
 
     // ------------------------------------------------------ several servers, one database
 

@@ -61,7 +61,9 @@ impl Notice {
             | Change::Eval { .. }
             | Change::NewUser(_)
             | Change::NewSession(_)
-            | Change::Rating(_) => Vec::new(),
+            | Change::Rating(_)
+            | Change::AddPuzzles(_)
+            | Change::PuzzleAnswer(_) => Vec::new(),
         }
     }
 

@@ -5,6 +5,8 @@
 use othello::{Board, Clock, Color, Shape, Square, TimeControl, Variant, WinRule};
 
 use super::{Category, ColorChoice, Ended, GameStatus};
+use crate::server::ratings::Rating;
+use othello::analysis::puzzle::Puzzle;
 use othello::engine::Occupant;
 
 /// A key's attempts within a window: how many, the oldest and the newest (milliseconds
@@ -230,6 +232,12 @@ pub enum Change {
     },
     /// A player's rating after a rated game.
     Rating(StoredRating),
+    /// Puzzles added (those already there, by id, are left as they are).
+    AddPuzzles(Vec<StoredPuzzle>),
+    /// An account's first answer to a puzzle, with both ratings after it; refused
+    /// ([`super::StoreError::Conflict`]) unless both ratings are still those it was computed
+    /// from and the account has not answered the puzzle before.
+    PuzzleAnswer(StoredAnswer),
     /// An account made a bot account, refused ([`super::StoreError::HasPlayed`]) once it
     /// has played a game.
     MakeBot {
@@ -336,4 +344,43 @@ pub struct GameMeta {
     pub updated_at: i64,
     /// The game's version after this change.
     pub version: u64,
+}
+
+/// A puzzle as kept, with its rating among the people who tried it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredPuzzle {
+    /// The position, its answer and every move's exact score.
+    pub puzzle: Puzzle,
+    /// Where it comes from (`self-play 11:42`, `game ID`).
+    pub source: String,
+    /// Its rating; `games` counts the rated answers.
+    pub rating: Rating,
+    /// Rated answers that were right.
+    pub solved: u32,
+}
+
+/// An account's first answer to a puzzle and both ratings after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredAnswer {
+    /// Whose.
+    pub user_id: i64,
+    /// The puzzle.
+    pub puzzle_id: String,
+    /// Whether it was the answer.
+    pub solved: bool,
+    /// When, in milliseconds since the Unix epoch.
+    pub at: i64,
+    /// The account's puzzle rating after it (`games`: its answers).
+    pub player: Rating,
+    /// The puzzle's after it.
+    pub puzzle: Rating,
+}
+
+/// An account's puzzle rating, and how many it solved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StoredPuzzleRating {
+    /// The rating; `games` counts its rated answers.
+    pub rating: Rating,
+    /// Answers that were right.
+    pub solved: u32,
 }

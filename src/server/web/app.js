@@ -9,6 +9,7 @@ import { isolated, showAccount, showLobby, showSeek } from "./lobby.js";
 import { Clocks } from "./clock.js";
 import { describeGame } from "./words.js";
 import { showPlayer } from "./player.js";
+import { showPuzzles } from "./puzzle.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
@@ -638,12 +639,15 @@ async function start() {
   const game = location.pathname.match(/^\/g\/([0-9a-zA-Z]+)$/);
   const seek = location.pathname.match(/^\/s\/([0-9a-zA-Z]+)$/);
   const player = location.pathname.match(/^\/u\/([^/]+)$/);
+  const puzzle = location.pathname.match(/^\/p\/([0-9a-f]+)$/);
   if (game) {
     new GameView(game[1], secretsFromHash()).start();
   } else if (seek) {
     showSeek(seek[1]);
   } else if (player) {
     showPlayer(decodeURIComponent(player[1]));
+  } else if (puzzle || location.pathname === "/puzzles") {
+    showPuzzles(puzzle ? puzzle[1] : null);
   } else {
     showLobby();
     showForm();

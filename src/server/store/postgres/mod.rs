@@ -13,10 +13,12 @@ use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 
 use super::{
     Attempts, Backend, Change, Ended, Notice, StoreError, StoredGame, StoredMatch, StoredMove,
-    StoredPresence, StoredRating, StoredSeek, StoredSession, StoredUser,
+    StoredPresence, StoredPuzzle, StoredPuzzleRating, StoredRating, StoredSeek, StoredSession,
+    StoredUser,
     columns::{
-        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, RATING_COLUMNS, RATING_HISTORY_COLUMNS,
-        SEEK_COLUMNS, USER_COLUMNS, board_text, color_text, squares_text,
+        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, PUZZLE_COLUMNS, PUZZLE_RATING_COLUMNS,
+        RATING_COLUMNS, RATING_HISTORY_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text, color_text,
+        squares_text,
     },
 };
 
@@ -653,6 +655,60 @@ impl Backend for Postgres {
         let query = columns::session_query("$1");
         let read = |row: &Row| Ok((columns::session(row)?, columns::user(row)?));
         Ok(self.all(&query, &[&token_hash], read).await?.pop())
+    }
+
+    async fn puzzle(&self, id: &str) -> Result<Option<StoredPuzzle>, StoreError> {
+        let query = format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = $1");
+        Ok(self.all(&query, &[&id], columns::puzzle).await?.pop())
+    }
+
+    async fn puzzles_near(
+        &self,
+        rating: f64,
+        user_id: Option<i64>,
+        count: usize,
+    ) -> Result<Vec<StoredPuzzle>, StoreError> {
+        let query = format!(
+            "SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id NOT IN (
+                SELECT puzzle_id FROM puzzle_attempts WHERE user_id = $2)
+             ORDER BY abs(rating - $1), id LIMIT $3"
+        );
+        let (user_id, count) = (user_id.unwrap_or(-1), count as i64);
+        self.all(&query, &[&rating, &user_id, &count], columns::puzzle)
+            .await
+    }
+
+    async fn puzzle_count(&self) -> Result<u64, StoreError> {
+        let counts = self
+            .all("SELECT count(*) FROM puzzles", &[], |row| {
+                Ok(row.try_get::<_, i64>(0)?)
+            })
+            .await?;
+        Ok(counts.first().copied().unwrap_or(0).max(0) as u64)
+    }
+
+    async fn puzzle_rating(&self, user_id: i64) -> Result<Option<StoredPuzzleRating>, StoreError> {
+        let query =
+            format!("SELECT {PUZZLE_RATING_COLUMNS} FROM puzzle_ratings WHERE user_id = $1");
+        Ok(self
+            .all(&query, &[&user_id], columns::puzzle_rating)
+            .await?
+            .pop())
+    }
+
+    async fn puzzle_answered(
+        &self,
+        user_id: i64,
+        puzzle_id: &str,
+    ) -> Result<Option<bool>, StoreError> {
+        Ok(self
+            .all(
+                "SELECT solved FROM puzzle_attempts WHERE user_id = $1 AND puzzle_id = $2",
+                &[&user_id, &puzzle_id],
+                |row| Ok(row.try_get::<_, bool>(0)?),
+            )
+            .await?
+            .pop())
     }
 
     /// Whether the database answers, within a second.

@@ -2,7 +2,7 @@
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-pub(super) const MIGRATIONS: [&str; 6] = [
+pub(super) const MIGRATIONS: [&str; 7] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -144,4 +144,35 @@ pub(super) const MIGRATIONS: [&str; 6] = [
     CREATE INDEX attempts_by_key ON attempts (key, at);",
     // Bot accounts (upgraded once, for the bot API).
     "ALTER TABLE users ADD COLUMN bot BOOLEAN NOT NULL DEFAULT false;",
+    // Puzzles, their ratings and the accounts' (with every account's answers).
+    "CREATE TABLE puzzles (
+        id TEXT PRIMARY KEY,
+        position TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        moves TEXT NOT NULL,
+        depth BIGINT,
+        source TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        attempts BIGINT NOT NULL,
+        solved BIGINT NOT NULL
+    );
+    CREATE INDEX puzzles_by_rating ON puzzles (rating);
+    CREATE TABLE puzzle_ratings (
+        user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        attempts BIGINT NOT NULL,
+        solved BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE puzzle_attempts (
+        user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        puzzle_id TEXT NOT NULL REFERENCES puzzles(id) ON DELETE CASCADE,
+        solved BOOLEAN NOT NULL,
+        at BIGINT NOT NULL,
+        PRIMARY KEY (user_id, puzzle_id)
+    );",
 ];

@@ -251,6 +251,91 @@ impl Postgres {
                         .execute("DELETE FROM sessions WHERE token_hash = $1", &[token_hash])
                         .await?;
                 }
+                Change::AddPuzzles(puzzles) => {
+                    for stored in puzzles {
+                        let depth = stored.puzzle.depth.map(i64::from);
+                        transaction
+                            .execute(
+                                "INSERT INTO puzzles (id, position, answer, moves, depth,
+                                    source, rating, deviation, volatility, attempts, solved)
+                                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                                 ON CONFLICT (id) DO NOTHING",
+                                &[
+                                    &stored.puzzle.id(),
+                                    &stored.puzzle.obf(),
+                                    &stored.puzzle.answer.to_string(),
+                                    &columns::scored_moves_text(&stored.puzzle.moves),
+                                    &depth,
+                                    &stored.source,
+                                    &stored.rating.rating,
+                                    &stored.rating.deviation,
+                                    &stored.rating.volatility,
+                                    &i64::from(stored.rating.games),
+                                    &i64::from(stored.solved),
+                                ],
+                            )
+                            .await?;
+                    }
+                }
+                Change::PuzzleAnswer(answer) => {
+                    // Only over the ratings it was computed from (one answer fewer each),
+                    // and once per account and puzzle: two servers cannot both count one.
+                    let player = &answer.player;
+                    let solved = i64::from(answer.solved);
+                    let updated = transaction
+                        .execute(
+                            "INSERT INTO puzzle_ratings (user_id, rating, deviation, volatility,
+                                attempts, solved, updated_at)
+                             VALUES ($1, $2, $3, $4, $5::bigint, $6::bigint, $7)
+                             ON CONFLICT (user_id) DO UPDATE SET rating = $2, deviation = $3,
+                                volatility = $4, attempts = $5::bigint,
+                                solved = puzzle_ratings.solved + $6::bigint, updated_at = $7
+                             WHERE puzzle_ratings.attempts = $5::bigint - 1",
+                            &[
+                                &answer.user_id,
+                                &player.rating,
+                                &player.deviation,
+                                &player.volatility,
+                                &i64::from(player.games),
+                                &solved,
+                                &answer.at,
+                            ],
+                        )
+                        .await?
+                        + transaction
+                            .execute(
+                                "UPDATE puzzles SET rating = $2, deviation = $3, volatility = $4,
+                                    attempts = $5::bigint, solved = solved + $6::bigint
+                                 WHERE id = $1 AND attempts = $5::bigint - 1",
+                                &[
+                                    &answer.puzzle_id,
+                                    &answer.puzzle.rating,
+                                    &answer.puzzle.deviation,
+                                    &answer.puzzle.volatility,
+                                    &i64::from(answer.puzzle.games),
+                                    &solved,
+                                ],
+                            )
+                            .await?
+                        + transaction
+                            .execute(
+                                "INSERT INTO puzzle_attempts (user_id, puzzle_id, solved, at)
+                                 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                                &[
+                                    &answer.user_id,
+                                    &answer.puzzle_id,
+                                    &answer.solved,
+                                    &answer.at,
+                                ],
+                            )
+                            .await?;
+                    if updated != 3 {
+                        return Err(StoreError::Conflict(format!(
+                            "puzzle {} answered by {}",
+                            answer.puzzle_id, answer.user_id
+                        )));
+                    }
+                }
                 Change::MakeBot { user_id } => {
                     let made = transaction
                         .execute(

@@ -10,11 +10,12 @@ use rusqlite::{Connection, params};
 use tokio::sync::oneshot;
 
 use super::{
-    Backend, Change, Ended, StoreError, StoredGame, StoredMove, StoredRating, StoredSeek,
-    StoredSession, StoredUser,
+    Backend, Change, Ended, StoreError, StoredGame, StoredMove, StoredPuzzle, StoredPuzzleRating,
+    StoredRating, StoredSeek, StoredSession, StoredUser,
     columns::{
-        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, RATING_COLUMNS, RATING_HISTORY_COLUMNS,
-        SEEK_COLUMNS, USER_COLUMNS, board_text, color_text, squares_text,
+        self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, PUZZLE_COLUMNS, PUZZLE_RATING_COLUMNS,
+        RATING_COLUMNS, RATING_HISTORY_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text, color_text,
+        squares_text,
     },
 };
 
@@ -168,6 +169,75 @@ impl Backend for SqliteStore {
     ) -> Result<Option<(StoredSession, StoredUser)>, StoreError> {
         let token_hash = token_hash.to_owned();
         self.read(move |db| db.session(&token_hash)).await
+    }
+
+    async fn puzzle(&self, id: &str) -> Result<Option<StoredPuzzle>, StoreError> {
+        let id = id.to_owned();
+        self.read(move |db| {
+            let query = format!("SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id = ?1");
+            Ok(db.all(&query, [id], |row| columns::puzzle(row))?.pop())
+        })
+        .await
+    }
+
+    async fn puzzles_near(
+        &self,
+        rating: f64,
+        user_id: Option<i64>,
+        count: usize,
+    ) -> Result<Vec<StoredPuzzle>, StoreError> {
+        self.read(move |db| {
+            let query = format!(
+                "SELECT {PUZZLE_COLUMNS} FROM puzzles WHERE id NOT IN (
+                    SELECT puzzle_id FROM puzzle_attempts WHERE user_id = ?2)
+                 ORDER BY abs(rating - ?1), id LIMIT ?3"
+            );
+            db.all(
+                &query,
+                params![rating, user_id.unwrap_or(-1), count as i64],
+                |row| columns::puzzle(row),
+            )
+        })
+        .await
+    }
+
+    async fn puzzle_count(&self) -> Result<u64, StoreError> {
+        self.read(|db| {
+            let count: i64 =
+                db.connection
+                    .query_row("SELECT count(*) FROM puzzles", [], |row| row.get(0))?;
+            Ok(count.max(0) as u64)
+        })
+        .await
+    }
+
+    async fn puzzle_rating(&self, user_id: i64) -> Result<Option<StoredPuzzleRating>, StoreError> {
+        self.read(move |db| {
+            let query =
+                format!("SELECT {PUZZLE_RATING_COLUMNS} FROM puzzle_ratings WHERE user_id = ?1");
+            Ok(db
+                .all(&query, [user_id], |row| columns::puzzle_rating(row))?
+                .pop())
+        })
+        .await
+    }
+
+    async fn puzzle_answered(
+        &self,
+        user_id: i64,
+        puzzle_id: &str,
+    ) -> Result<Option<bool>, StoreError> {
+        let puzzle_id = puzzle_id.to_owned();
+        self.read(move |db| {
+            Ok(db
+                .all(
+                    "SELECT solved FROM puzzle_attempts WHERE user_id = ?1 AND puzzle_id = ?2",
+                    params![user_id, puzzle_id],
+                    |row| Ok(row.get::<_, bool>(0)?),
+                )?
+                .pop())
+        })
+        .await
     }
 }
 
@@ -466,6 +536,74 @@ impl Sqlite {
                 Change::EndSession { token_hash } => {
                     transaction
                         .execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
+                }
+                Change::AddPuzzles(puzzles) => {
+                    for stored in puzzles {
+                        transaction.execute(
+                            "INSERT INTO puzzles (id, position, answer, moves, depth, source,
+                                rating, deviation, volatility, attempts, solved)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                             ON CONFLICT (id) DO NOTHING",
+                            params![
+                                stored.puzzle.id(),
+                                stored.puzzle.obf(),
+                                stored.puzzle.answer.to_string(),
+                                columns::scored_moves_text(&stored.puzzle.moves),
+                                stored.puzzle.depth,
+                                stored.source,
+                                stored.rating.rating,
+                                stored.rating.deviation,
+                                stored.rating.volatility,
+                                stored.rating.games,
+                                stored.solved,
+                            ],
+                        )?;
+                    }
+                }
+                Change::PuzzleAnswer(answer) => {
+                    // Only over the ratings it was computed from (one answer fewer each),
+                    // and once per account and puzzle.
+                    let player = &answer.player;
+                    let updated = transaction.execute(
+                        "INSERT INTO puzzle_ratings (user_id, rating, deviation, volatility,
+                            attempts, solved, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                         ON CONFLICT (user_id) DO UPDATE SET rating = ?2, deviation = ?3,
+                            volatility = ?4, attempts = ?5,
+                            solved = puzzle_ratings.solved + ?6, updated_at = ?7
+                         WHERE puzzle_ratings.attempts = ?5 - 1",
+                        params![
+                            answer.user_id,
+                            player.rating,
+                            player.deviation,
+                            player.volatility,
+                            player.games,
+                            u32::from(answer.solved),
+                            answer.at
+                        ],
+                    )? + transaction.execute(
+                        "UPDATE puzzles SET rating = ?2, deviation = ?3, volatility = ?4,
+                            attempts = ?5, solved = solved + ?6
+                         WHERE id = ?1 AND attempts = ?5 - 1",
+                        params![
+                            answer.puzzle_id,
+                            answer.puzzle.rating,
+                            answer.puzzle.deviation,
+                            answer.puzzle.volatility,
+                            answer.puzzle.games,
+                            u32::from(answer.solved)
+                        ],
+                    )? + transaction.execute(
+                        "INSERT INTO puzzle_attempts (user_id, puzzle_id, solved, at)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+                        params![answer.user_id, answer.puzzle_id, answer.solved, answer.at],
+                    )?;
+                    if updated != 3 {
+                        return Err(StoreError::Conflict(format!(
+                            "puzzle {} answered by {}",
+                            answer.puzzle_id, answer.user_id
+                        )));
+                    }
                 }
                 Change::MakeBot { user_id } => {
                     let made = transaction.execute(

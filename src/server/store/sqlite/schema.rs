@@ -1,7 +1,7 @@
 //! The SQLite schema, as the migrations that make it.
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-pub(super) const MIGRATIONS: [&str; 9] = [
+pub(super) const MIGRATIONS: [&str; 10] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -118,4 +118,35 @@ pub(super) const MIGRATIONS: [&str; 9] = [
     ALTER TABLE games ADD COLUMN rematch TEXT;",
     // Bot accounts (upgraded once, for the bot API).
     "ALTER TABLE users ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;",
+    // Puzzles, their ratings and the accounts' (with every account's answers).
+    "CREATE TABLE puzzles (
+        id TEXT PRIMARY KEY,
+        position TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        moves TEXT NOT NULL,
+        depth INTEGER,
+        source TEXT NOT NULL,
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        volatility REAL NOT NULL,
+        attempts INTEGER NOT NULL,
+        solved INTEGER NOT NULL
+    );
+    CREATE INDEX puzzles_by_rating ON puzzles (rating);
+    CREATE TABLE puzzle_ratings (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        volatility REAL NOT NULL,
+        attempts INTEGER NOT NULL,
+        solved INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE puzzle_attempts (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        puzzle_id TEXT NOT NULL REFERENCES puzzles(id) ON DELETE CASCADE,
+        solved INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, puzzle_id)
+    );",
 ];
