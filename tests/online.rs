@@ -1092,6 +1092,7 @@ on_both_databases!(
     a_rematch_swaps_colours_when_both_want_it_and_a_left_game_can_be_claimed,
     a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating,
     puzzles_are_served_judged_and_rated_once_per_account,
+    puzzles_are_made_from_the_servers_finished_games,
 );
 
 /// The shipped puzzles, by id (`data/puzzles.jsonl`).
@@ -1263,4 +1264,71 @@ async fn puzzles_are_served_judged_and_rated_once_per_account(db: TestDb) {
         (&kept["you"]["attempts"], &kept["you"]["solved"]),
         (&json!(2), &json!(1))
     );
+}
+
+/// Issue 47, item 14: `othello puzzles make --from-db` looks in the server's own finished
+/// games (PostgreSQL while the server runs; SQLite once it has stopped), and what it makes
+/// holds when solved again and goes into the database with `othello db puzzles`.
+async fn puzzles_are_made_from_the_servers_finished_games(db: TestDb) {
+    let server = Server::start(&db);
+    let game = create(
+        &server,
+        json!({"black": "engine:1", "white": "engine:1", "speed_ms": 0}),
+    )
+    .await;
+    let id = id(&game);
+    // A game between engines goes on while watched.
+    let mut watcher = Live::connect(&server, &id, None).await;
+    watcher.state_where(|state| state["status"] == "over").await;
+    drop(watcher);
+    server.terminate();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ours.jsonl");
+    let program = env!("CARGO_BIN_EXE_othello");
+    let made = std::process::Command::new(program)
+        .args(["puzzles", "make", "--threads", "2", "--from-db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        made.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(
+        stdout.starts_with("1 finished standard games in "),
+        "{stdout}"
+    );
+    let lines = std::fs::read_to_string(&out).unwrap_or_default();
+    for line in lines.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(record["source"], format!("game {id}"));
+    }
+    if !lines.is_empty() {
+        let checked = std::process::Command::new(program)
+            .args(["puzzles", "check", "--sample", "10"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            checked.status.success(),
+            "{}",
+            String::from_utf8_lossy(&checked.stdout)
+        );
+        let added = std::process::Command::new(program)
+            .args(["db", "puzzles"])
+            .arg(&out)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&added.stdout);
+        assert!(
+            added.status.success() && said.contains("has 1055"),
+            "{said}"
+        );
+    }
 }

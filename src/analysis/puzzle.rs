@@ -357,7 +357,7 @@ pub fn verify(puzzle: &Puzzle, limits: &Limits) -> Result<(), String> {
 pub fn oriented(board: &Board) -> Setup {
     let discs = board.count(Color::Black) + board.count(Color::White);
     let mut shown = *board;
-    let mover = if discs % 2 == 0 {
+    let mover = if discs.is_multiple_of(2) {
         Color::Black
     } else {
         shown.swap_colors();

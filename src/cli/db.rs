@@ -6,7 +6,7 @@ use std::{io::Write, path::PathBuf};
 use clap::{Args, Subcommand};
 
 use super::CliError;
-use crate::server::{database, store::Target};
+use crate::server::{database, puzzles, store::Target};
 
 /// `othello db`.
 #[derive(Debug, Args)]
@@ -40,6 +40,21 @@ enum Action {
         #[arg(long, value_name = "URL")]
         to: Target,
     },
+    /// Add the puzzles of a file (from `othello puzzles make`) to a database, each checked
+    /// first (its moves the position's, its answer alone keeping the result); those the
+    /// database has keep their ratings. A SQLite file no server is using, or PostgreSQL.
+    Puzzles {
+        /// The puzzles file.
+        file: PathBuf,
+        /// The database: a file, or postgres://user:password@host:port/name.
+        #[arg(
+            long,
+            value_name = "PATH|URL",
+            env = "DATABASE_URL",
+            default_value = "othello.db"
+        )]
+        db: Target,
+    },
 }
 
 impl DbArgs {
@@ -52,6 +67,27 @@ impl DbArgs {
             Action::Migrate { db } => {
                 database::migrate(&db)?;
                 writeln!(out, "{db}: up to date")?;
+            }
+            Action::Puzzles { file, db } => {
+                let records = super::puzzles::read_records(&file)?;
+                let puzzles = records
+                    .iter()
+                    .map(|record| {
+                        record
+                            .puzzle()
+                            .map(|puzzle| puzzles::new_puzzle(puzzle, record.source.clone()))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|error| CliError::Usage {
+                        message: format!("{}: {error}", file.display()),
+                    })?;
+                let read = puzzles.len();
+                let count = database::add_puzzles(&db, puzzles)?;
+                writeln!(
+                    out,
+                    "{}: {read} puzzles read; {db} has {count}",
+                    file.display()
+                )?;
             }
             Action::Copy { from, to } => {
                 let Target::Postgres(url) = &to else {

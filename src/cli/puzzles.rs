@@ -254,7 +254,7 @@ impl MakeArgs {
                         || (game_table(), solve_table()),
                         |(game, solve), number| {
                             let setups = candidates(number, &options, &empties, game);
-                            first_puzzle(&setups, solve, &limits)
+                            first_puzzle(&setups, solve, limits)
                                 .map(|puzzle| (format!("self-play {}:{number}", self.seed), puzzle))
                         },
                     )

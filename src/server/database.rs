@@ -107,13 +107,7 @@ pub fn finished_standard_games(
         Target::Postgres(_) => None,
     };
     runtime()?.block_on(async {
-        let (store, writer) = match target {
-            Target::Sqlite(path) => {
-                let (store, writer) = Store::sqlite(path).map_err(failed)?;
-                (store, Some(writer))
-            }
-            Target::Postgres(url) => (Store::postgres(url, 2).await.map_err(failed)?, None),
-        };
+        let (store, writer) = open(target).await.map_err(failed)?;
         let mut games = Vec::new();
         for id in store.finished(limit).await.map_err(failed)? {
             let Some(stored) = store.load(&id).await.map_err(failed)? else {
@@ -150,12 +144,56 @@ pub fn finished_standard_games(
             }
             games.push((id, setups));
         }
-        drop(store);
-        if let Some(writer) = writer {
-            let _ = writer.join();
-        }
+        close(store, writer);
         Ok(games)
     })
+}
+
+/// Adds `puzzles` to `target` (a SQLite file no server is using, or PostgreSQL); those it
+/// has stay as they are. Returns how many it has now.
+///
+/// # Errors
+/// [`ServeError`] if the database cannot be opened or written.
+pub fn add_puzzles(
+    target: &Target,
+    puzzles: Vec<super::store::StoredPuzzle>,
+) -> Result<u64, ServeError> {
+    let failed = |source| ServeError::Store {
+        target: target.clone(),
+        source,
+    };
+    let _lock = match target {
+        Target::Sqlite(path) => Some(lock_database(path)?),
+        Target::Postgres(_) => None,
+    };
+    runtime()?.block_on(async {
+        let (store, writer) = open(target).await.map_err(failed)?;
+        let count = super::puzzles::stock(&store, puzzles)
+            .await
+            .map_err(failed)?;
+        close(store, writer);
+        Ok(count)
+    })
+}
+
+/// A store on `target` for a command (a SQLite file's lock taken by the caller), and the
+/// SQLite writer to wait for.
+async fn open(target: &Target) -> Result<(Store, Option<std::thread::JoinHandle<()>>), StoreError> {
+    Ok(match target {
+        Target::Sqlite(path) => {
+            let (store, writer) = Store::sqlite(path)?;
+            (store, Some(writer))
+        }
+        Target::Postgres(url) => (Store::postgres(url, 2).await?, None),
+    })
+}
+
+/// Lets go of a store from [`open`], once its writer has committed everything.
+fn close(store: Store, writer: Option<std::thread::JoinHandle<()>>) {
+    drop(store);
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {

@@ -399,33 +399,6 @@ pub(super) fn session(row: &impl Row) -> Result<StoredSession, StoreError> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn boards_round_trip_as_text() {
-        let board = Board::standard(Shape::new(4, 6).unwrap());
-        let text = board_text(&board);
-        assert_eq!(text, "....../..WB../..BW../......");
-        assert_eq!(board_of(&text), Some(board));
-        assert_eq!(board_of("..X./..../..../...."), None);
-        assert_eq!(board_of("..."), None);
-    }
-
-    #[test]
-    fn words_read_back_as_they_are_written() {
-        let squares: Vec<Square> = ["c5", "p16", "a1"].map(|s| s.parse().unwrap()).to_vec();
-        assert_eq!(squares_of(&squares_text(&squares)), Some(squares));
-        assert_eq!(squares_of(""), Some(Vec::new()));
-        assert_eq!(squares_of("c5 zz"), None);
-        for color in Color::ALL {
-            assert_eq!(color_of(color_text(color)), Some(color));
-        }
-        assert_eq!(color_of("b"), None);
-    }
-}
-
 /// A puzzle's moves and their scores: `d3:+4 c4:-2`, best first.
 pub(super) fn scored_moves_text(moves: &[(Square, i32)]) -> String {
     let words: Vec<String> = moves
@@ -487,4 +460,31 @@ fn rating_of(row: &impl Row, games: &str) -> Result<Rating, StoreError> {
         volatility: real(row, "volatility")?,
         games: u32::try_from(count(row, games)?).unwrap_or(u32::MAX),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boards_round_trip_as_text() {
+        let board = Board::standard(Shape::new(4, 6).unwrap());
+        let text = board_text(&board);
+        assert_eq!(text, "....../..WB../..BW../......");
+        assert_eq!(board_of(&text), Some(board));
+        assert_eq!(board_of("..X./..../..../...."), None);
+        assert_eq!(board_of("..."), None);
+    }
+
+    #[test]
+    fn words_read_back_as_they_are_written() {
+        let squares: Vec<Square> = ["c5", "p16", "a1"].map(|s| s.parse().unwrap()).to_vec();
+        assert_eq!(squares_of(&squares_text(&squares)), Some(squares));
+        assert_eq!(squares_of(""), Some(Vec::new()));
+        assert_eq!(squares_of("c5 zz"), None);
+        for color in Color::ALL {
+            assert_eq!(color_of(color_text(color)), Some(color));
+        }
+        assert_eq!(color_of("b"), None);
+    }
 }
