@@ -369,3 +369,61 @@ pub fn oriented(board: &Board) -> Setup {
         win_rule: WinRule::MostDiscs,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first shipped puzzle's record.
+    fn shipped() -> PuzzleRecord {
+        let line = include_str!("../../data/puzzles.jsonl")
+            .lines()
+            .next()
+            .unwrap();
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[test]
+    fn a_position_outside_the_range_or_with_one_move_is_no_puzzle() {
+        let mut tt = TranspositionTable::new(1);
+        let start = Setup::standard(Shape::STANDARD);
+        assert!(matches!(
+            find(&start, &mut tt, &Limits::NONE, None),
+            Ok(None)
+        ));
+        let other = Setup::standard(Shape::new(6, 6).unwrap());
+        assert!(matches!(
+            find(&other, &mut tt, &Limits::NONE, None),
+            Ok(None)
+        ));
+    }
+
+    #[test]
+    fn a_record_whose_other_move_also_wins_or_whose_moves_are_not_legal_is_refused() {
+        let record = shipped();
+        let puzzle = record.puzzle().unwrap();
+        assert_eq!(puzzle.record(&record.source), record);
+        let mut two_wins = record.clone();
+        two_wins.moves[1].score = two_wins.moves[0].score;
+        assert!(two_wins.moves[1].score > 0 || two_wins.goal == PuzzleGoal::Draw);
+        let error = two_wins.puzzle().unwrap_err();
+        assert_eq!(error.reason, "another move keeps the result");
+        let mut missing = record.clone();
+        missing.moves.pop();
+        let error = missing.puzzle().unwrap_err();
+        assert!(error.reason.contains("legal moves"), "{error}");
+        let mut renamed = record;
+        renamed.id = "0000000000".into();
+        assert!(renamed.puzzle().unwrap_err().reason.contains("id is"));
+    }
+
+    #[test]
+    fn the_side_to_move_is_coloured_by_parity() {
+        let mut board = Board::standard(Shape::STANDARD);
+        assert_eq!(oriented(&board).first_mover, Color::Black);
+        board.set(Square::new(0, 0), Some(Color::Black));
+        let setup = oriented(&board);
+        assert_eq!(setup.first_mover, Color::White);
+        assert_eq!(setup.board.at(Square::new(0, 0)), Some(Color::White));
+    }
+}
