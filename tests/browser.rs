@@ -1987,4 +1987,20 @@ async fn a_member_solves_puzzles_and_sees_every_move_scored_and_the_rating_move(
         "the shared puzzle",
     )
     .await;
+    // The player's page lists the puzzle rating with the others.
+    client
+        .goto(&format!("{}/u/puzzler", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "!document.querySelector('#player-ratings').hidden",
+        "the ratings table",
+    )
+    .await;
+    let row = text_of(&client, "#player-ratings tbody tr").await;
+    assert!(
+        row.starts_with(&format!("puzzles {}?", numbers[1])) && row.ends_with("2 (1 right)"),
+        "{row}"
+    );
 }

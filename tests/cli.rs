@@ -2266,6 +2266,61 @@ mod puzzles {
     }
 
     #[test]
+    fn a_missing_file_an_empty_one_or_an_opening_position_fails_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        othello()
+            .args(["puzzles", "check"])
+            .arg(dir.path().join("typo.jsonl"))
+            .assert()
+            .failure()
+            .code(1)
+            .stderr(predicate::str::contains("cannot read"));
+        let empty = dir.path().join("empty.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        othello()
+            .args(["puzzles", "check"])
+            .arg(&empty)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("no puzzles in it"));
+        // The start: 60 empty squares, whatever the scores say.
+        let start = "---------------------------OX------XO--------------------------- X";
+        let setup = start.parse::<othello::Obf>().unwrap().setup;
+        let record = serde_json::json!({
+            "id": othello::analysis::puzzle::position_id(&setup), "position": start,
+            "answer": "d3", "goal": "win",
+            "moves": [{"square": "d3", "score": 2}, {"square": "c4", "score": -2},
+                {"square": "f5", "score": -2}, {"square": "e6", "score": -2}],
+            "depth": 1, "source": "made up"});
+        let path = dir.path().join("start.jsonl");
+        std::fs::write(&path, format!("{record}\n")).unwrap();
+        othello()
+            .args(["puzzles", "check"])
+            .arg(&path)
+            .assert()
+            .failure()
+            .stdout(predicate::str::contains("60 empty squares, not 14 to 24"));
+        othello()
+            .args(["puzzles", "make", "--threads", "1000", "--out"])
+            .arg(dir.path().join("x.jsonl"))
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("--threads"));
+        othello()
+            .args(["puzzles", "make", "--from-db"])
+            .arg(dir.path().join("nope.db"))
+            .arg("--out")
+            .arg(dir.path().join("x.jsonl"))
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("no such file"));
+        assert!(
+            !dir.path().join("nope.db").exists(),
+            "a database made where one was only read"
+        );
+    }
+
+    #[test]
     fn puzzles_are_made_from_self_play_resumed_and_hold() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("made.jsonl");

@@ -1093,6 +1093,7 @@ on_both_databases!(
     a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_rating,
     puzzles_are_served_judged_and_rated_once_per_account,
     puzzles_are_made_from_the_servers_finished_games,
+    a_crowd_answering_one_puzzle_at_once_is_rated_one_by_one,
 );
 
 /// The shipped puzzles, by id (`data/puzzles.jsonl`).
@@ -1240,12 +1241,23 @@ async fn puzzles_are_served_judged_and_rated_once_per_account(db: TestDb) {
         .into_iter()
         .find(|square| !legal.contains(square))
         .unwrap();
+    // Refused as the game endpoints refuse one, the legal moves in square order (the
+    // puzzle's own order, best first, would give the answer away).
     let (got, error) = send(
         http.post(answer_path(&id))
             .json(&json!({"square": occupied})),
     )
     .await;
-    assert_eq!((got, error_code(&error)), (400, "bad_request"), "{error}");
+    assert_eq!((got, error_code(&error)), (422, "illegal_move"), "{error}");
+    let listed: Vec<&str> = error["error"]["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|square| square.as_str().unwrap())
+        .collect();
+    let mut by_row = legal.clone();
+    by_row.sort_by_key(|square| (&square[1..], &square[..1]));
+    assert_eq!(listed, by_row, "not in square order (row by row)");
     let (got, error) = send(http.get(server.api("/puzzles/0000000000"))).await;
     assert_eq!(
         (got, error_code(&error)),
@@ -1331,4 +1343,65 @@ async fn puzzles_are_made_from_the_servers_finished_games(db: TestDb) {
             "{said}"
         );
     }
+}
+
+/// Found by the red team of item 14: a dozen accounts answering one puzzle at the same
+/// moment were refused `stale`; each is rated, one after another, over the ratings the
+/// others left.
+async fn a_crowd_answering_one_puzzle_at_once_is_rated_one_by_one(db: TestDb) {
+    let shipped = shipped_puzzles();
+    let server = Server::start(&db);
+    let (_, puzzle) = send(client().get(server.api("/puzzles/next"))).await;
+    let id = puzzle["id"].as_str().unwrap().to_owned();
+    let record = &shipped[&id];
+    let answer = record["answer"].as_str().unwrap().to_owned();
+    let wrong = record["moves"][1]["square"].as_str().unwrap().to_owned();
+    let mut members = Vec::new();
+    for n in 0..8 {
+        let http = server::client_from("127.0.0.2");
+        let credentials = json!({"name": format!("crowd{n}"), "password": "a good password"});
+        let response = http
+            .post(server.api("/accounts"))
+            .json(&credentials)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 201);
+        let cookie = session_cookie(&response).0;
+        let body: Value = response.json().await.unwrap();
+        members.push((cookie, body["csrf"].as_str().unwrap().to_owned()));
+    }
+    let answers: Vec<_> = members
+        .into_iter()
+        .enumerate()
+        .map(|(n, (cookie, csrf))| {
+            let url = server.api(&format!("/puzzles/{id}/answer"));
+            let square = if n % 2 == 0 {
+                answer.clone()
+            } else {
+                wrong.clone()
+            };
+            tokio::spawn(async move {
+                send(
+                    client()
+                        .post(url)
+                        .header("cookie", cookie)
+                        .header("x-csrf-token", csrf)
+                        .json(&json!({"square": square})),
+                )
+                .await
+            })
+        })
+        .collect();
+    for answer in answers {
+        let (status, body) = answer.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["rated"], true, "{body}");
+    }
+    let (_, after) = send(client().get(server.api(&format!("/puzzles/{id}")))).await;
+    assert_eq!(
+        (&after["attempts"], &after["solved"]),
+        (&json!(8), &json!(4)),
+        "{after}"
+    );
 }

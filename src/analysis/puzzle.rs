@@ -193,6 +193,17 @@ impl PuzzleRecord {
         if !is_unique(&puzzle.moves) {
             return Err(bad("another move keeps the result".into()));
         }
+        if puzzle.moves.windows(2).any(|pair| pair[0].1 < pair[1].1) {
+            return Err(bad("its moves are not listed best first".into()));
+        }
+        let empties = puzzle.setup.board.empty_squares().count();
+        if !EMPTIES.contains(&empties) {
+            return Err(bad(format!(
+                "{empties} empty squares, not {} to {}",
+                EMPTIES.start(),
+                EMPTIES.end()
+            )));
+        }
         Ok(puzzle)
     }
 }

@@ -69,7 +69,7 @@ impl DbArgs {
                 writeln!(out, "{db}: up to date")?;
             }
             Action::Puzzles { file, db } => {
-                let records = super::puzzles::read_records(&file)?;
+                let records = super::puzzles::read_records(&file, false)?;
                 let puzzles = records
                     .iter()
                     .map(|record| {

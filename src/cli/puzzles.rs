@@ -62,15 +62,15 @@ struct MakeArgs {
     /// With --from-db: the most recent games to look in.
     #[arg(long, default_value_t = 1000)]
     limit: usize,
-    /// Threads (default: every core).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Threads, 1 to 256 (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
     /// Positions with this many empty squares are tried (within 14-24: the more, the
     /// longer each proof takes).
     #[arg(long, value_name = "MIN-MAX", default_value = "14-22", value_parser = parse_empties)]
     empties: RangeInclusive<u32>,
     /// A position whose proof takes longer than this (milliseconds) is passed over.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     time: u64,
 }
 
@@ -136,15 +136,17 @@ impl PuzzlesArgs {
     }
 }
 
-/// The records of a puzzles file (none if it does not exist).
-pub fn read_records(path: &Path) -> Result<Vec<PuzzleRecord>, CliError> {
+/// The records of a puzzles file (none if it does not exist and `may_be_new`).
+pub fn read_records(path: &Path, may_be_new: bool) -> Result<Vec<PuzzleRecord>, CliError> {
     let read = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
     let file = match crate::files::open_regular(path) {
         Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) if may_be_new && error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Vec::new());
+        }
         Err(error) => return Err(read(error)),
     };
     let mut records = Vec::new();
@@ -165,7 +167,7 @@ impl MakeArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let threads = self
             .threads
-            .unwrap_or_else(othello::engine::all_cores)
+            .map_or_else(othello::engine::all_cores, usize::from)
             .max(1);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -173,7 +175,7 @@ impl MakeArgs {
             .map_err(|error| CliError::Usage {
                 message: format!("threads: {error}"),
             })?;
-        let mut known: HashSet<String> = read_records(&self.out)?
+        let mut known: HashSet<String> = read_records(&self.out, true)?
             .into_iter()
             .map(|record| record.id)
             .collect();
@@ -350,7 +352,12 @@ fn append(
 
 impl CheckArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
-        let records = read_records(&self.file)?;
+        let records = read_records(&self.file, false)?;
+        if records.is_empty() {
+            return Err(CliError::Usage {
+                message: format!("{}: no puzzles in it", self.file.display()),
+            });
+        }
         let mut wrong = 0;
         let mut puzzles = Vec::new();
         let mut ids = HashSet::new();
@@ -397,9 +404,12 @@ impl CheckArgs {
             start.elapsed().as_secs_f64()
         )?;
         if wrong > 0 {
-            return Err(CliError::WrongScores {
-                wrong,
-                positions: records.len(),
+            return Err(CliError::Usage {
+                message: format!(
+                    "{}: {wrong} of {} puzzles wrong (see above)",
+                    self.file.display(),
+                    records.len()
+                ),
             });
         }
         Ok(())

@@ -102,6 +102,12 @@ pub fn finished_standard_games(
         target: target.clone(),
         source,
     };
+    // Only read: a name that is no file is a mistake, not a new database.
+    if let Target::Sqlite(path) = target
+        && !path.is_file()
+    {
+        return Err(failed(StoreError::Damaged("no such file".into())));
+    }
     let _lock = match target {
         Target::Sqlite(path) => Some(lock_database(path)?),
         Target::Postgres(_) => None,

@@ -15,6 +15,7 @@ use super::{
     game::now_ms,
     ratings::{self, Rating},
     store::{Change, Store, StoreError, StoredAnswer, StoredPuzzle, StoredPuzzleRating},
+    table::TableError,
 };
 
 /// The puzzles every server has: made by `othello puzzles make` (see docs/server.md).
@@ -24,12 +25,23 @@ const SHIPPED: &str = include_str!("../../data/puzzles.jsonl");
 /// two solvers of one rating do not always get the same.
 const NEAREST: usize = 12;
 
+/// Puzzles a guest's next one is drawn from.
+const GUEST_NEAREST: usize = 200;
+
 /// How unsure a new puzzle's starting rating is: the engine's guess is a guess.
 const STARTING_DEVIATION: f64 = 250.0;
 
 /// Commits that meet another answer's (another solver's, or another server's) before
-/// giving up.
-const TRIES: usize = 3;
+/// giving up: each try reads the ratings again, after a pause of up to
+/// [`RETRY_PAUSE_MS`] (a crowd answering one puzzle at once gets through one by one).
+const TRIES: usize = 20;
+
+/// The longest pause before trying again, in milliseconds.
+const RETRY_PAUSE_MS: u64 = 25;
+
+/// The lowest rating a solver or a puzzle is given: a run of wrong answers does not go on
+/// down for ever.
+const FLOOR: f64 = 400.0;
 
 /// The shipped puzzles as stored before anyone answered them.
 ///
@@ -122,7 +134,14 @@ pub async fn next(
         Some(user_id) => rating_of(store, user_id).await?.rating.rating,
         None => Rating::default().rating,
     };
-    let near = store.puzzles_near(rating, user_id, NEAREST).await?;
+    // Guests share one rating: they draw from many more, so that they do not all see the
+    // same dozen.
+    let count = if user_id.is_some() {
+        NEAREST
+    } else {
+        GUEST_NEAREST
+    };
+    let near = store.puzzles_near(rating, user_id, count).await?;
     let others: Vec<&StoredPuzzle> = near
         .iter()
         .filter(|stored| Some(stored.puzzle.id().as_str()) != after)
@@ -150,7 +169,8 @@ pub struct Judged {
 /// (another answer, or a guest's, only judged).
 ///
 /// # Errors
-/// [`ApiError::NoSuchPuzzle`], an illegal square ([`ApiError::BadRequest`]), the store's.
+/// [`ApiError::NoSuchPuzzle`], an illegal square (`illegal_move`, the legal ones in square
+/// order), [`ApiError::StoreBusy`] when other answers kept moving the ratings, the store's.
 pub async fn answer(
     store: &Store,
     id: &str,
@@ -161,22 +181,16 @@ pub async fn answer(
         let Some(mut stored) = store.puzzle(id).await? else {
             return Err(ApiError::NoSuchPuzzle(id.chars().take(40).collect()));
         };
-        if !stored
+        let mut legal: Vec<Square> = stored
             .puzzle
             .moves
             .iter()
-            .any(|&(legal, _)| legal == square)
-        {
-            let legal: Vec<String> = stored
-                .puzzle
-                .moves
-                .iter()
-                .map(|(square, _)| square.to_string())
-                .collect();
-            return Err(ApiError::BadRequest(format!(
-                "{square} is not a legal move here (legal: {})",
-                legal.join(", ")
-            )));
+            .map(|&(legal, _)| legal)
+            .collect();
+        if !legal.contains(&square) {
+            // In square order: the puzzle's own order (best first) would give the answer.
+            legal.sort();
+            return Err(ApiError::Rule(TableError::IllegalMove { square, legal }));
         }
         let solved = square == stored.puzzle.answer;
         let Some(user_id) = user_id else {
@@ -201,6 +215,11 @@ pub async fn answer(
             othello::Color::White
         };
         let (player, puzzle_rating) = ratings::update(before, stored.rating, Some(winner));
+        let floored = |rating: Rating| Rating {
+            rating: rating.rating.max(FLOOR),
+            ..rating
+        };
+        let (player, puzzle_rating) = (floored(player), floored(puzzle_rating));
         let change = Change::PuzzleAnswer(StoredAnswer {
             user_id,
             puzzle_id: id.to_owned(),
@@ -220,9 +239,12 @@ pub async fn answer(
                 });
             }
             // Another answer moved a rating first: judge again from the new ones.
-            Err(error) if matches!(*error, StoreError::Conflict(_)) => continue,
+            Err(error) if matches!(*error, StoreError::Conflict(_)) => {
+                let pause = rand::random_range(1..=RETRY_PAUSE_MS);
+                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+            }
             Err(error) => return Err(error.into()),
         }
     }
-    Err(ApiError::Stale)
+    Err(ApiError::StoreBusy)
 }

@@ -40,6 +40,18 @@ pub(super) struct PlayerView {
     ratings: Vec<RatingView>,
     history: Vec<HistoryView>,
     games: Vec<PlayedView>,
+    /// The puzzle rating (`null` before a first rated answer).
+    puzzles: Option<PuzzleRatingView>,
+}
+
+#[derive(Serialize)]
+struct PuzzleRatingView {
+    rating: i64,
+    deviation: i64,
+    provisional: bool,
+    /// Rated answers, and how many were right.
+    attempts: u32,
+    solved: u32,
 }
 
 #[derive(Serialize)]
@@ -98,15 +110,17 @@ pub(super) async fn show_player(
                 ratings: Vec::new(),
                 history: Vec::new(),
                 games: Vec::new(),
+                puzzles: None,
             })),
             None => Err(ApiError::NoSuchPlayer(name.chars().take(40).collect())),
         };
     };
     let id = user.id;
-    let (stored_ratings, history, game_ids) = (
+    let (stored_ratings, history, game_ids, puzzles) = (
         store.ratings(id).await?,
         store.rating_history(id).await?,
         store.games_of(id, GAMES).await?,
+        store.puzzle_rating(id).await?,
     );
     let origin = origin(&app, &headers);
     let mut games = Vec::new();
@@ -180,5 +194,12 @@ pub(super) async fn show_player(
             })
             .collect(),
         games,
+        puzzles: puzzles.map(|stored| PuzzleRatingView {
+            rating: stored.rating.rating.round() as i64,
+            deviation: stored.rating.deviation.round() as i64,
+            provisional: stored.rating.provisional(),
+            attempts: stored.rating.games,
+            solved: stored.solved,
+        }),
     }))
 }

@@ -90,8 +90,20 @@ export async function showPlayer(name) {
     row.insertCell().textContent = `±${2 * rating.deviation}`;
     row.insertCell().textContent = rating.games;
   }
-  $("#player-ratings").hidden = player.ratings.length === 0;
-  $("#player-unrated").hidden = player.ratings.length > 0;
+  if (player.puzzles) {
+    const row = ratings.insertRow();
+    const puzzles = player.puzzles;
+    const link = document.createElement("a");
+    link.href = "/puzzles";
+    link.textContent = "puzzles";
+    row.insertCell().append(link);
+    row.insertCell().textContent = `${puzzles.rating}${puzzles.provisional ? "?" : ""}`;
+    row.insertCell().textContent = `±${2 * puzzles.deviation}`;
+    row.insertCell().textContent = `${puzzles.attempts} (${puzzles.solved} right)`;
+  }
+  const rated = player.ratings.length > 0 || Boolean(player.puzzles);
+  $("#player-ratings").hidden = !rated;
+  $("#player-unrated").hidden = rated;
   if (player.ratings.length > 0) drawHistory($("#player-graph"), player.history, player.ratings[0].category);
   const games = $("#player-games tbody");
   for (const game of player.games) {

@@ -39,6 +39,8 @@ class PuzzlePage {
       this.show(puzzle);
     } catch (failure) {
       $("#puzzle-task").textContent = failure.message;
+      // No puzzle to answer: the board shown is no longer one.
+      if (this.board.state) this.board.render({ ...this.board.state, interactive: false }, false);
     }
   }
 
