@@ -1463,6 +1463,35 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
         "a game against the engine",
     )
     .await;
+    // Another board and rule from the same box (issue 47.16): 10 x 10, fewest discs 6 x 6.
+    for (game, cells, rule) in [
+        ("full:10:10:most", 100, "most discs"),
+        ("full:6:6:fewest", 36, "fewest discs"),
+    ] {
+        guest.goto(&server.url).await.unwrap();
+        wait_for(
+            &guest,
+            "document.querySelector('#computer-game')",
+            "the lobby again",
+        )
+        .await;
+        set_value(&guest, "#computer-game", game).await;
+        guest
+            .find(Locator::Css("#play-computer"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_for(
+            &guest,
+            &format!("location.pathname.startsWith('/g/') && document.querySelectorAll('#board g.cell').length === {cells}"),
+            "a game on another board",
+        )
+        .await;
+        let line = text_of(&guest, "#game-line").await;
+        assert!(line.contains(rule), "{line}");
+    }
     // Every computer level has a page, rated games or not (issue 44.8).
     guest
         .goto(&format!("{}/u/engine:9", server.url))

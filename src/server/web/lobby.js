@@ -126,7 +126,10 @@ export function showLobby() {
 
 async function playComputer() {
   const level = Number($("#computer-level").value);
-  const body = { white: `engine:${level}`, time_ms: 1000 };
+  // Each board and rule its own game (and rating pool); the engine's learned evaluation
+  // where one was trained for it.
+  const [rules, rows, columns, win] = $("#computer-game").value.split(":");
+  const body = { white: `engine:${level}`, time_ms: 1000, rules, rows: Number(rows), columns: Number(columns), win };
   const name = session.user ? session.user.name : guestName();
   if (name) body.black_name = name;
   if (session.user && $("#computer-rated").checked) {
