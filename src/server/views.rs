@@ -235,16 +235,7 @@ pub fn state(
     let model = &live.table;
     let board = game.board();
     let shape = board.shape();
-    let rows = (0..shape.rows())
-        .map(|row| {
-            (0..shape.columns())
-                .map(|column| match board.at(Square::new(row, column)) {
-                    Some(color) => color.letter(),
-                    None => '.',
-                })
-                .collect()
-        })
-        .collect();
+    let rows = board_rows(board);
     let at_end = review.is_none();
     let ended = model.ended.filter(|_| at_end);
     let over = ended.is_some() || game.is_over();
@@ -386,4 +377,19 @@ pub fn state(
             .collect(),
         version: live.version,
     }
+}
+
+/// A board as the page draws it: rows of `B`, `W` and `.`, top first.
+pub fn board_rows(board: &othello::Board) -> Vec<String> {
+    let shape = board.shape();
+    (0..shape.rows())
+        .map(|row| {
+            (0..shape.columns())
+                .map(|column| match board.at(Square::new(row, column)) {
+                    Some(color) => color.letter(),
+                    None => '.',
+                })
+                .collect()
+        })
+        .collect()
 }

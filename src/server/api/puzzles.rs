@@ -8,7 +8,7 @@ use axum::{
     extract::{Path, Query, State as AxumState},
     http::HeaderMap,
 };
-use othello::Square;
+use othello::{Square, analysis::puzzle::PuzzleGoal};
 use serde::{Deserialize, Serialize};
 
 use super::{App, Body, Caller, origin};
@@ -17,6 +17,7 @@ use crate::server::{
     puzzles::{self, Judged},
     ratings::Rating,
     store::StoredPuzzle,
+    views,
 };
 
 /// A puzzle as the page shows it (its answer kept back).
@@ -30,7 +31,7 @@ pub(super) struct PuzzleView {
     /// `B` or `W`: whose move it is.
     to_move: char,
     /// `win` (the only winning move) or `draw` (the only move that does not lose).
-    goal: &'static str,
+    goal: PuzzleGoal,
     /// The legal moves, for the page to mark.
     legal: Vec<String>,
     empties: u32,
@@ -113,16 +114,7 @@ async fn view(
         None => None,
     };
     let setup = stored.puzzle.setup;
-    let board = (0..8)
-        .map(|row| {
-            (0..8)
-                .map(|column| match setup.board.at(Square::new(row, column)) {
-                    Some(color) => color.letter(),
-                    None => '.',
-                })
-                .collect()
-        })
-        .collect();
+    let board = views::board_rows(&setup.board);
     let mut legal: Vec<String> = stored
         .puzzle
         .moves
@@ -135,10 +127,7 @@ async fn view(
         id,
         board,
         to_move: setup.first_mover.letter(),
-        goal: match stored.puzzle.goal() {
-            othello::analysis::puzzle::PuzzleGoal::Win => "win",
-            othello::analysis::puzzle::PuzzleGoal::Draw => "draw",
-        },
+        goal: stored.puzzle.goal(),
         legal,
         empties: setup.board.empty_squares().count(),
         rating: stored.rating.rating.round() as i64,
