@@ -791,8 +791,8 @@ async fn regression_21_9_and_10_boards_fit_the_window_and_hints_sit_on_the_board
         wait_for(&client, "document.querySelector('.board svg')", "the board").await;
         let fits = eval(
             &client,
-            "(() => { const board = document.querySelector('.board svg').getBoundingClientRect(); \
-             const column = document.querySelector('.board-wrap').getBoundingClientRect(); \
+            "(() => { const board = document.querySelector('#game .board svg').getBoundingClientRect(); \
+             const column = document.querySelector('#game .board-wrap').getBoundingClientRect(); \
              return [board.width, board.height, board.bottom, window.innerHeight, \
                      board.right <= column.right + 1, board.width > 100]; })()",
         )
