@@ -63,9 +63,14 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         "othello::core" => &["othello"],
         "othello::formats" | "othello::engine" => &["othello", "othello::core"],
         // Beside the engine: matches and Elo ratings, analysis for people, training.
-        "othello::arena" | "othello::analysis" | "othello::training" => {
-            &["othello", "othello::core", "othello::engine"]
-        }
+        "othello::arena" | "othello::training" => &["othello", "othello::core", "othello::engine"],
+        // Analysis for people also writes and reads their positions (a puzzle's OBF).
+        "othello::analysis" => &[
+            "othello",
+            "othello::core",
+            "othello::formats",
+            "othello::engine",
+        ],
         "othello::process" => &["othello", "othello::formats"],
         "othello::protocol" => &[
             "othello",
