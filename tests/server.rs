@@ -1350,12 +1350,12 @@ async fn regression_21_12_health_tells_a_failing_database() {
     // SAFETY: async-signal-safe calls between fork and exec, on the child's own limits.
     unsafe {
         command.pre_exec(|| {
-            // Writes past 256 KiB (room for the schema's migrations, not for many games)
-            // fail (EFBIG) instead of killing the process.
+            // Writes past 1 MiB (room for the schema's migrations and the shipped puzzles,
+            // not for many games) fail (EFBIG) instead of killing the process.
             libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
             let limit = libc::rlimit {
-                rlim_cur: 256 * 1024,
-                rlim_max: 256 * 1024,
+                rlim_cur: 1024 * 1024,
+                rlim_max: 1024 * 1024,
             };
             libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
             Ok(())
