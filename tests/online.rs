@@ -1356,20 +1356,10 @@ async fn a_crowd_answering_one_puzzle_at_once_is_rated_one_by_one(db: TestDb) {
     let record = &shipped[&id];
     let answer = record["answer"].as_str().unwrap().to_owned();
     let wrong = record["moves"][1]["square"].as_str().unwrap().to_owned();
+    let http = server::client_from("127.0.0.2");
     let mut members = Vec::new();
     for n in 0..8 {
-        let http = server::client_from("127.0.0.2");
-        let credentials = json!({"name": format!("crowd{n}"), "password": "a good password"});
-        let response = http
-            .post(server.api("/accounts"))
-            .json(&credentials)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 201);
-        let cookie = session_cookie(&response).0;
-        let body: Value = response.json().await.unwrap();
-        members.push((cookie, body["csrf"].as_str().unwrap().to_owned()));
+        members.push(server::member_with(&http, &server, &format!("crowd{n}")).await);
     }
     let answers: Vec<_> = members
         .into_iter()

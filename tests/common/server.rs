@@ -147,7 +147,12 @@ pub fn session_cookie(response: &reqwest::Response) -> (String, String) {
 
 /// Registers `name`: its cookie and CSRF token.
 pub async fn member(server: &Server, name: &str) -> (String, String) {
-    let response = client()
+    member_with(&client(), server, name).await
+}
+
+/// Registers `name` through `http` (from another address, say): its cookie and CSRF token.
+pub async fn member_with(http: &reqwest::Client, server: &Server, name: &str) -> (String, String) {
+    let response = http
         .post(server.api("/accounts"))
         .json(&json!({"name": name, "password": "a good password"}))
         .send()
