@@ -206,7 +206,7 @@ async fn a_first_move_that_never_comes_aborts_the_game_unrated(db: TestDb) {
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("White did not make a first move within 30 s"),
+            .contains("White did not make a first move in the time given for it"),
         "{body}"
     );
     for name in ["ann", "bob"] {
@@ -1094,7 +1094,206 @@ on_both_databases!(
     puzzles_are_served_judged_and_rated_once_per_account,
     puzzles_are_made_from_the_servers_finished_games,
     a_crowd_answering_one_puzzle_at_once_is_rated_one_by_one,
+    a_correspondence_game_waits_days_for_each_move_across_restarts,
+    a_flag_falls_after_a_restart_though_nobody_opens_the_game,
 );
+
+/// A member's move through their session.
+async fn member_plays(
+    server: &Server,
+    player: &(String, String),
+    game: &str,
+    square: &str,
+) -> (u16, Value) {
+    send(
+        Auth::Member(&player.0, &player.1)
+            .apply(client().post(server.api(&format!("/games/{game}/moves"))))
+            .json(&json!({ "square": square })),
+    )
+    .await
+}
+
+/// The games waiting for `player`'s move, as the home page's "Your turn" lists them.
+async fn turn(server: &Server, player: &(String, String)) -> Vec<Value> {
+    let (status, body) =
+        send(Auth::Member(&player.0, &player.1).apply(client().get(server.api("/me/turn")))).await;
+    assert_eq!(status, 200, "{body}");
+    body["games"].as_array().unwrap().clone()
+}
+
+/// The server stopped and started again on the same address and database.
+fn restart(server: Server, db: &TestDb) -> Server {
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    assert!(server.terminate().success());
+    Server::start_command(Server::command_at(db, &addr, &[]))
+}
+
+/// Issue 47.11: days a move between members: each side's list of games waiting for its
+/// move, moves across restarts, the move's days given back whole, a rated result in the
+/// correspondence pool, and a rematch agreed while the other player was away.
+async fn a_correspondence_game_waits_days_for_each_move_across_restarts(db: TestDb) {
+    const DAY: i64 = 86_400_000;
+    let server = Server::start(&db);
+    let ann = member(&server, "ann").await;
+    let bob = member(&server, "bob").await;
+    // Guests neither post nor take one: their games would be nowhere to find again.
+    let daily = json!({"color": "B", "rated": true, "clock": {"days": 2}});
+    let (status, body) = post_seek(&server, Auth::Nobody, json!({"clock": {"days": 2}})).await;
+    assert_eq!((status, error_code(&body)), (401, "login_needed"), "{body}");
+    for bad in [
+        json!({"days": 0}),
+        json!({"days": 15}),
+        json!({"days": 2, "base_ms": 60_000}),
+        json!({"days": 2, "increment_ms": 1_000}),
+    ] {
+        let (status, body) = post_seek(
+            &server,
+            Auth::Member(&ann.0, &ann.1),
+            json!({ "clock": bad }),
+        )
+        .await;
+        assert_eq!((status, error_code(&body)), (400, "bad_request"), "{bad}");
+    }
+    let (posted, game) = seek_taken(&server, &ann, &bob, daily).await;
+    assert_eq!(posted["seek"]["clock"]["days"], 2, "{posted}");
+    let started = state(&server, &game).await;
+    assert_eq!(started["clock"]["days"], 2, "{started}");
+    let first = started["clock"]["first_move_ms"].as_i64().unwrap();
+    assert!(
+        first > 2 * DAY - 60_000,
+        "two days for the first move: {first}"
+    );
+    // Ann's turn: in her list, not in Bob's; a guest has no list.
+    let listed = turn(&server, &ann).await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(
+        (
+            &listed[0]["id"],
+            &listed[0]["opponent"],
+            &listed[0]["color"]
+        ),
+        (&json!(game), &json!("bob"), &json!("B"))
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let left = listed[0]["deadline"].as_i64().unwrap() - now;
+    assert!(
+        (2 * DAY - 60_000..=2 * DAY).contains(&left),
+        "two days ahead: {listed:?}"
+    );
+    assert!(turn(&server, &bob).await.is_empty());
+    let (status, body) = send(client().get(server.api("/me/turn"))).await;
+    assert_eq!((status, error_code(&body)), (401, "no_account"));
+    let (status, body) = member_plays(&server, &ann, &game, "d3").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(turn(&server, &ann).await.is_empty());
+    assert_eq!(turn(&server, &bob).await.len(), 1);
+    // The server stops; Bob moves whenever he comes back.
+    let server = restart(server, &db);
+    assert_eq!(turn(&server, &bob).await[0]["id"], game.as_str());
+    let (status, body) = member_plays(&server, &bob, &game, "c5").await;
+    assert_eq!(status, 200, "{body}");
+    // Ann's page says the game waits for her, to anyone.
+    let (_, page) = send(client().get(server.api("/users/ann"))).await;
+    assert_eq!(page["turn"][0]["id"], game.as_str(), "{page}");
+    let (status, _) = member_plays(&server, &ann, &game, "d6").await;
+    assert_eq!(status, 200);
+    let after = state(&server, &game).await;
+    assert_eq!(
+        after["clock"]["B"],
+        2 * DAY,
+        "the move's days back whole: {after}"
+    );
+    assert_eq!(after["clock"]["running"], "W");
+    // Bob resigns: rated, in the correspondence pool.
+    let (status, _) = send(
+        Auth::Member(&bob.0, &bob.1)
+            .apply(client().post(server.api(&format!("/games/{game}/resign")))),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (_, page) = send(client().get(server.api("/users/ann"))).await;
+    assert_eq!(page["ratings"][0]["category"], "full-8x8-correspondence");
+    assert!(page["turn"].as_array().unwrap().is_empty(), "{page}");
+    // Ann offers a rematch and leaves; Bob takes it up after a restart.
+    let rematch = format!("/games/{game}/rematch");
+    let (status, offered) =
+        send(Auth::Member(&ann.0, &ann.1).apply(client().post(server.api(&rematch)))).await;
+    assert_eq!((status, &offered["rematch_offer"]), (200, &json!("B")));
+    let server = restart(server, &db);
+    let (status, agreed) =
+        send(Auth::Member(&bob.0, &bob.1).apply(client().post(server.api(&rematch)))).await;
+    assert_eq!(status, 200, "{agreed}");
+    let next = agreed["rematch"].as_str().unwrap();
+    let next = state(&server, next).await;
+    assert_eq!(
+        (&next["clock"]["days"], &next["seats"]["black"]["name"]),
+        (&json!(2), &json!("bob")),
+        "{next}"
+    );
+    assert_eq!(turn(&server, &bob).await[0]["id"], next["id"]);
+}
+
+/// Issue 47.11: a game whose flag falls while nobody has it open, not even after a
+/// restart, still ends on time (the server looks for games coming due).
+async fn a_flag_falls_after_a_restart_though_nobody_opens_the_game(db: TestDb) {
+    let server = Server::start(&db);
+    let ann = member(&server, "ann").await;
+    let bob = member(&server, "bob").await;
+    let (_, game) = seek_taken(
+        &server,
+        &ann,
+        &bob,
+        json!({"color": "B", "clock": {"base_ms": 2_000}}),
+    )
+    .await;
+    for (player, square) in [(&ann, "d3"), (&bob, "c5")] {
+        let (status, body) = member_plays(&server, player, &game, square).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let server = restart(server, &db);
+    // Nothing asks the server anything: the database is read behind its back.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, ending) = stored_ending(&db, &game).await;
+        if status == "over" {
+            assert_eq!(ending.as_deref(), Some("time:B"));
+            break;
+        }
+        assert!(Instant::now() < deadline, "not ended: {status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let over = state(&server, &game).await;
+    assert_eq!(
+        (&over["winner"], &over["ending"]),
+        (&json!("W"), &json!("time"))
+    );
+}
+
+/// A game's status and ending as stored, read straight from the database.
+async fn stored_ending(db: &TestDb, game: &str) -> (String, Option<String>) {
+    const QUERY: &str = "SELECT status, ending FROM games WHERE id = $1";
+    match db {
+        TestDb::Sqlite(..) => {
+            let connection = rusqlite::Connection::open(db.path()).unwrap();
+            connection
+                .query_row(&QUERY.replace('$', "?"), [game], |row| {
+                    Ok((row.get(0)?, row.get(1)?))
+                })
+                .unwrap()
+        }
+        TestDb::Postgres(url) => {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            tokio::spawn(connection);
+            let row = client.query_one(QUERY, &[&game]).await.unwrap();
+            (row.get(0), row.get(1))
+        }
+    }
+}
 
 /// The shipped puzzles, by id (`data/puzzles.jsonl`).
 fn shipped_puzzles() -> std::collections::HashMap<String, Value> {

@@ -4,21 +4,29 @@
 
 use crate::{ByColor, Color};
 
-/// A time control: each side's time for the game, and what each move it makes adds.
+/// A time control: each side's time for the game and what each move it makes adds, or
+/// (correspondence) a time for each move, given back whole after every move.
 ///
 /// ```
 /// use othello::TimeControl;
 ///
 /// let blitz = TimeControl::new(180_000, 2_000);
 /// assert_eq!(blitz.to_string(), "3+2");
+/// assert_eq!(TimeControl::correspondence(3).to_string(), "3 days a move");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TimeControl {
-    /// Each side's time at the start, in milliseconds.
+    /// Each side's time at the start, in milliseconds (per move: each move's time).
     pub base_ms: u64,
     /// Added to a side's time after each of its moves, in milliseconds.
     pub increment_ms: u64,
+    /// Correspondence: `base_ms` is each move's time, and a move gives the mover's whole
+    /// time back instead of adding an increment (nothing is banked).
+    pub per_move: bool,
 }
+
+/// A day, in milliseconds.
+const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 
 impl TimeControl {
     /// `base_ms` a side, `increment_ms` more after each of its moves.
@@ -26,6 +34,25 @@ impl TimeControl {
         TimeControl {
             base_ms,
             increment_ms,
+            per_move: false,
+        }
+    }
+
+    /// Correspondence: `days` for each move.
+    pub const fn correspondence(days: u64) -> TimeControl {
+        TimeControl {
+            base_ms: days * DAY_MS,
+            increment_ms: 0,
+            per_move: true,
+        }
+    }
+
+    /// A correspondence control's days a move (`None` for a clock of the game's time).
+    pub const fn days_per_move(self) -> Option<u64> {
+        if self.per_move {
+            Some(self.base_ms.div_ceil(DAY_MS))
+        } else {
+            None
         }
     }
 
@@ -40,9 +67,15 @@ impl TimeControl {
     }
 }
 
-/// As people write it: minutes, then the increment in seconds (`5+0`, `1+2`, `0.5+0`).
+/// As people write it: minutes, then the increment in seconds (`5+0`, `1+2`, `0.5+0`);
+/// correspondence as its days (`3 days a move`).
 impl std::fmt::Display for TimeControl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.days_per_move() {
+            Some(1) => return f.write_str("1 day a move"),
+            Some(days) => return write!(f, "{days} days a move"),
+            None => {}
+        }
         let minutes = self.base_ms as f64 / 60_000.0;
         let seconds = self.increment_ms as f64 / 1000.0;
         write!(f, "{minutes}+{seconds}")
@@ -102,11 +135,22 @@ impl Clock {
     }
 
     /// Charges the turn under way to `running` (if any side's) and starts the next one
-    /// `now`; `increment` adds the control's increment (a move was made).
+    /// `now`; `increment` adds the control's increment (a move was made), or under a
+    /// correspondence control gives the mover its whole time back.
+    ///
+    /// ```
+    /// use othello::{Clock, Color, TimeControl};
+    ///
+    /// let mut clock = Clock::start(TimeControl::correspondence(2), 0);
+    /// clock.charge(Some(Color::Black), 36 * 3_600_000, true);
+    /// assert_eq!(clock.left_ms.black, 2 * 86_400_000);
+    /// ```
     pub fn charge(&mut self, running: Option<Color>, now: i64, increment: bool) {
         if let Some(color) = running {
             let left = self.left_at(color, running, now);
-            self.left_ms[color] = if increment {
+            self.left_ms[color] = if increment && self.control.per_move {
+                self.control.base_ms
+            } else if increment {
                 left + self.control.increment_ms
             } else {
                 left

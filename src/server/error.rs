@@ -311,8 +311,9 @@ pub enum SeekError {
     /// For someone else.
     #[error("this challenge is for {0}")]
     NotForYou(String),
-    /// Rated games are between members.
-    #[error("a rated game is between two members: log in first")]
+    /// Rated and correspondence games are between members (a correspondence game is
+    /// found again in one's own list of games whose turn it is).
+    #[error("a rated or correspondence game is between two members: log in first")]
     MembersOnly,
     /// Not the poster's.
     #[error("only its poster may withdraw a challenge")]

@@ -101,6 +101,12 @@ pub struct Seek {
 }
 
 impl Seek {
+    /// Whether only members may post or accept it: rated, or days a move (a
+    /// correspondence game is found again in one's list of games to move in).
+    pub fn members_only(&self) -> bool {
+        self.rated || self.clock.is_some_and(|clock| clock.per_move)
+    }
+
     /// Whether `viewer` sees it in the lobby: a listed challenge, or one posted by them or
     /// to them.
     pub fn visible_to(&self, viewer: &Viewer) -> bool {
@@ -345,7 +351,7 @@ impl Lobby {
     /// [`SeekError::MembersOnly`] for a rated one from a guest, [`SeekError::TooMany`];
     /// [`ApiError::Storage`].
     pub async fn post(&self, mut seek: Seek) -> Result<Seek, ApiError> {
-        if seek.rated && seek.poster.user_id.is_none() {
+        if seek.members_only() && seek.poster.user_id.is_none() {
             return Err(SeekError::MembersOnly.into());
         }
         seek.id = new_id();
@@ -477,7 +483,7 @@ impl Lobby {
             if seek.poster.is(&taker) {
                 return Err(SeekError::Own.into());
             }
-            if seek.rated && taker.user_id.is_none() {
+            if seek.members_only() && taker.user_id.is_none() {
                 return Err(SeekError::MembersOnly.into());
             }
             if let Some(to) = &seek.to

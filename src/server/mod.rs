@@ -119,6 +119,11 @@ const TAKE_OVER_EVERY: Duration = Duration::from_millis(500);
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 const IDLE: Duration = Duration::from_secs(15 * 60);
 
+/// How often the games whose flag falls soon are looked for in the store (those nobody
+/// opened since this server started: days-a-move games), and how far ahead.
+const DUE_EVERY: Duration = Duration::from_secs(30);
+const DUE_AHEAD: Duration = Duration::from_secs(60);
+
 /// How long the runtime waits for its tasks once serving has stopped.
 const GRACE: Duration = Duration::from_secs(10);
 
@@ -273,13 +278,19 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             crate::words::count(engines as u64, "engine thread")
         );
         let _ = out.flush();
-        // Games nobody has used for a while leave memory (the store keeps them).
+        // Games nobody has used for a while leave memory (the store keeps them); games
+        // whose flag falls soon come back to it, to fall on time.
         let sweeper = {
             let hub = Arc::clone(&hub);
             tokio::spawn(async move {
+                let mut evicted = tokio::time::Instant::now();
                 loop {
-                    tokio::time::sleep(SWEEP_EVERY).await;
-                    hub.evict_idle(IDLE);
+                    hub.watch_due(DUE_AHEAD).await;
+                    tokio::time::sleep(DUE_EVERY).await;
+                    if evicted.elapsed() >= SWEEP_EVERY {
+                        hub.evict_idle(IDLE);
+                        evicted = tokio::time::Instant::now();
+                    }
                 }
             })
         };

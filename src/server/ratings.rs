@@ -66,8 +66,12 @@ impl Rating {
     }
 }
 
-/// `bullet`, `blitz`, `rapid` or `classical`, by the time a game with `clock` takes.
+/// `bullet`, `blitz`, `rapid` or `classical`, by the time a game with `clock` takes;
+/// `correspondence` for days a move.
 pub fn speed(clock: TimeControl) -> &'static str {
+    if clock.per_move {
+        return SPEEDS[4];
+    }
     let expected_ms = clock.base_ms + 30 * clock.increment_ms;
     SPEEDS[match expected_ms / 60_000 {
         0..3 => 0,
@@ -78,7 +82,7 @@ pub fn speed(clock: TimeControl) -> &'static str {
 }
 
 /// The speeds [`speed`] names, fastest first.
-const SPEEDS: [&str; 4] = ["bullet", "blitz", "rapid", "classical"];
+const SPEEDS: [&str; 5] = ["bullet", "blitz", "rapid", "classical", "correspondence"];
 
 /// A rating category: the rules, the win rule, the board and the speed, as
 /// `full-8x8-blitz` (most discs win) or `full-fewest-8x8-blitz`: each is its own pool.
@@ -171,10 +175,7 @@ mod tests {
     use super::*;
 
     fn control(minutes: u64, increment_s: u64) -> TimeControl {
-        TimeControl {
-            base_ms: minutes * 60_000,
-            increment_ms: increment_s * 1000,
-        }
+        TimeControl::new(minutes * 60_000, increment_s * 1000)
     }
 
     #[test]
@@ -194,6 +195,18 @@ mod tests {
         assert_eq!(speed(control(10, 5)), "rapid");
         assert_eq!(speed(control(5, 0)), "blitz");
         assert_eq!(speed(control(30, 0)), "classical");
+        assert_eq!(speed(control(180, 60)), "classical");
+        // Days a move are a pool of their own, however many days.
+        assert_eq!(speed(TimeControl::correspondence(1)), "correspondence");
+        assert_eq!(speed(TimeControl::correspondence(14)), "correspondence");
+        let daily = category(
+            Variant::Full,
+            Shape::STANDARD,
+            WinRule::MostDiscs,
+            TimeControl::correspondence(3),
+        );
+        assert_eq!(daily.to_string(), "full-8x8-correspondence");
+        assert_eq!("full-8x8-correspondence".parse(), Ok(daily), "read back");
         let shape = Shape::new(6, 10).unwrap();
         let category = category(Variant::Simple, shape, WinRule::MostDiscs, control(3, 2));
         assert_eq!(category.to_string(), "simple-6x10-blitz");

@@ -127,6 +127,9 @@ pub struct ClockView {
     pub base_ms: u64,
     /// Added after each move, in milliseconds.
     pub increment_ms: u64,
+    /// Correspondence: the days each move is given (`base_ms`, given back whole after
+    /// every move); `null` for a clock of the game's time.
+    pub days: Option<u64>,
     /// Black's time left now, in milliseconds.
     #[serde(rename = "B")]
     pub black_ms: u64,
@@ -296,6 +299,7 @@ pub fn state(
         ClockView {
             base_ms: clock.control.base_ms,
             increment_ms: clock.control.increment_ms,
+            days: clock.control.days_per_move(),
             black_ms: clock.left_at(Color::Black, running, now),
             white_ms: clock.left_at(Color::White, running, now),
             running: running.map(letter),

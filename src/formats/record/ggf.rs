@@ -279,7 +279,8 @@ pub(super) fn write(record: &Record) -> Result<String, GgfExportError> {
             let _ = write!(out, "{name}[{rating}]");
         }
     }
-    if let Some(clock) = record.clock {
+    // GGF's TI is a bank of time with an increment: days a move have no way to be written.
+    if let Some(clock) = record.clock.filter(|clock| !clock.per_move) {
         let _ = write!(
             out,
             "TI[{}/{}/00:00]",

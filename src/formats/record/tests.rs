@@ -848,4 +848,9 @@ fn ggf_writes_the_time_control_and_each_move_s_time() {
     assert_eq!(ggf.parse::<Record>().unwrap().moves, record.moves);
     record.clock = Some(TimeControl::new((2 * 3600 + 5) * 1000, 0));
     assert!(record.to_ggf().unwrap().contains("TI[2:00:05/00:00/00:00]"));
+    record.clock = Some(TimeControl::correspondence(3));
+    assert!(
+        !record.to_ggf().unwrap().contains("TI["),
+        "no bank of time to write"
+    );
 }

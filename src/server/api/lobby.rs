@@ -97,10 +97,13 @@ pub(super) struct SeekView {
     created_at: i64,
 }
 
+/// A time control as lists show it.
 #[derive(Serialize)]
 pub(super) struct ClockView {
     base_ms: u64,
     increment_ms: u64,
+    /// Correspondence: days a move (`null` for a clock of the game's time).
+    days: Option<u64>,
 }
 
 /// A game in the lobby's lists.
@@ -178,6 +181,7 @@ pub(super) fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockVie
     clock.map(|clock| ClockView {
         base_ms: clock.base_ms,
         increment_ms: clock.increment_ms,
+        days: clock.days_per_move(),
     })
 }
 

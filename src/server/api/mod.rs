@@ -97,6 +97,7 @@ pub fn router(app: App) -> Router {
         .route("/accounts", accounts::entry(true))
         .route("/session", accounts::entry(false).delete(accounts::logout))
         .route("/me", get(accounts::me))
+        .route("/me/turn", get(players::my_turn))
         .route("/lobby", get(lobby::show_lobby))
         .route("/lobby/events", get(lobby::lobby_events))
         .route("/seeks", post(lobby::post_seek))

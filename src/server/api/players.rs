@@ -9,7 +9,7 @@ use axum::{
 use othello::engine::Occupant;
 use serde::Serialize;
 
-use super::{App, origin};
+use super::{App, Caller, GameHead, lobby::ClockView, origin};
 use crate::server::{
     error::ApiError,
     ratings::{self, Rating},
@@ -28,6 +28,87 @@ fn computer_name(name: &str) -> Option<String> {
 /// The games a player page lists.
 const GAMES: usize = 50;
 
+/// The most games being played a list of games waiting for a player's move looks at.
+const TURN_GAMES: usize = 200;
+
+/// A game waiting for a player's move: against whom, what, and how long they have.
+#[derive(Serialize)]
+pub(super) struct TurnView {
+    #[serde(flatten)]
+    head: GameHead,
+    /// The player's colour.
+    color: char,
+    opponent: String,
+    /// Whether the opponent is a member (with a page of their own).
+    opponent_member: bool,
+    clock: Option<ClockView>,
+    rated: bool,
+    moves: usize,
+    /// When the player's time for this move runs out (a timed game), in milliseconds
+    /// since the Unix epoch; `null` in an untimed game.
+    deadline: Option<i64>,
+    /// When the game last changed (the opponent's move).
+    at: i64,
+}
+
+/// `GET /api/me/turn`'s answer.
+#[derive(Serialize)]
+pub(super) struct TurnsView {
+    games: Vec<TurnView>,
+}
+
+/// The games being played that wait for `user`'s move, the most pressing first (the
+/// soonest deadline, then untimed ones by their last change).
+async fn turns_of(app: &App, user: i64, origin: &str) -> Result<Vec<TurnView>, ApiError> {
+    let mut turns = Vec::new();
+    for game in app.hub.store().playing_of(user, TURN_GAMES).await? {
+        let Ok(cell) = app.hub.get(&game).await else {
+            continue;
+        };
+        let (seat, listing) = (
+            cell.viewer(None, Some(user)).await.seat,
+            cell.listing().await,
+        );
+        let Some(color) = seat.filter(|&seat| listing.to_move == Some(seat)) else {
+            continue;
+        };
+        if listing.ended.is_some() {
+            continue;
+        }
+        let other = color.opponent();
+        turns.push(TurnView {
+            color: color.letter(),
+            opponent: listing.name(other),
+            opponent_member: listing.members[other],
+            clock: super::lobby::clock_view(listing.clock),
+            rated: listing.rated,
+            moves: listing.moves,
+            deadline: listing.deadline,
+            at: listing.updated_at,
+            head: GameHead::of(origin, game, &listing),
+        });
+    }
+    turns.sort_by_key(|turn| (turn.deadline.is_none(), turn.deadline, -turn.at));
+    Ok(turns)
+}
+
+/// `GET /api/me/turn`: the caller's games waiting for their move (correspondence games
+/// first among them, by the time left), for the home page's "Your turn".
+///
+/// # Errors
+/// [`ApiError::NoAccount`] for a guest.
+pub(super) async fn my_turn(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Result<Json<TurnsView>, ApiError> {
+    let member = caller.member.as_ref().ok_or(ApiError::NoAccount)?;
+    let origin = origin(&app, &headers);
+    Ok(Json(TurnsView {
+        games: turns_of(&app, member.id, &origin).await?,
+    }))
+}
+
 #[derive(Serialize)]
 pub(super) struct PlayerView {
     name: String,
@@ -40,6 +121,8 @@ pub(super) struct PlayerView {
     ratings: Vec<RatingView>,
     history: Vec<HistoryView>,
     games: Vec<PlayedView>,
+    /// The games being played that wait for this player's move, the most pressing first.
+    turn: Vec<TurnView>,
     /// The puzzle rating (`null` before a first rated answer).
     puzzles: Option<PuzzleRatingView>,
 }
@@ -110,6 +193,7 @@ pub(super) async fn show_player(
                 ratings: Vec::new(),
                 history: Vec::new(),
                 games: Vec::new(),
+                turn: Vec::new(),
                 puzzles: None,
             })),
             None => Err(ApiError::NoSuchPlayer(name.chars().take(40).collect())),
@@ -123,6 +207,7 @@ pub(super) async fn show_player(
         store.puzzle_rating(id).await?,
     );
     let origin = origin(&app, &headers);
+    let turn = turns_of(&app, id, &origin).await?;
     let mut games = Vec::new();
     for game in game_ids {
         let Ok(cell) = app.hub.get(&game).await else {
@@ -194,6 +279,7 @@ pub(super) async fn show_player(
             })
             .collect(),
         games,
+        turn,
         puzzles: puzzles.map(|stored| PuzzleRatingView {
             rating: stored.rating.rating.round() as i64,
             deviation: stored.rating.deviation.round() as i64,

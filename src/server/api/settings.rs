@@ -9,14 +9,19 @@ use othello::TimeControl;
 
 use crate::server::{client::Client, error::ApiError, live::MAX_TIME_MS};
 
-/// A time control asked for: each side's time and the increment per move.
+/// A time control asked for: each side's time and the increment per move, or
+/// (correspondence) days a move.
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClockRequest {
-    base_ms: u64,
+    base_ms: Option<u64>,
     #[serde(default)]
     increment_ms: u64,
+    days: Option<u64>,
 }
+
+/// The most days a correspondence move may be given.
+pub const MAX_DAYS: u64 = 14;
 
 /// The longest time control, in milliseconds: three hours a side.
 pub const MAX_CLOCK_MS: u64 = 3 * 60 * 60 * 1000;
@@ -29,12 +34,29 @@ pub const MAX_NAME_CHARS: usize = 24;
 
 impl ClockRequest {
     /// The time control, if in range: from a second to three hours, increments up to a
-    /// minute.
+    /// minute; or 1 to [`MAX_DAYS`] days a move.
     pub fn control(self) -> Result<TimeControl, ApiError> {
-        if !(1_000..=MAX_CLOCK_MS).contains(&self.base_ms) {
+        let base_ms = match (self.base_ms, self.days) {
+            (None, Some(days)) if self.increment_ms == 0 => {
+                if !(1..=MAX_DAYS).contains(&days) {
+                    return Err(ApiError::BadRequest(format!(
+                        "clock.days must be from 1 to {MAX_DAYS}, not {days}"
+                    )));
+                }
+                return Ok(TimeControl::correspondence(days));
+            }
+            (Some(base_ms), None) => base_ms,
+            _ => {
+                return Err(ApiError::BadRequest(
+                    "a clock is base_ms (with increment_ms if any), or days a move for \
+                     correspondence: not both"
+                        .into(),
+                ));
+            }
+        };
+        if !(1_000..=MAX_CLOCK_MS).contains(&base_ms) {
             return Err(ApiError::BadRequest(format!(
-                "clock.base_ms must be from 1000 to {MAX_CLOCK_MS}, not {}",
-                self.base_ms
+                "clock.base_ms must be from 1000 to {MAX_CLOCK_MS}, not {base_ms}"
             )));
         }
         if self.increment_ms > MAX_INCREMENT_MS {
@@ -43,10 +65,7 @@ impl ClockRequest {
                 self.increment_ms
             )));
         }
-        Ok(TimeControl {
-            base_ms: self.base_ms,
-            increment_ms: self.increment_ms,
-        })
+        Ok(TimeControl::new(base_ms, self.increment_ms))
     }
 }
 

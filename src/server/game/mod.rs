@@ -257,6 +257,9 @@ pub struct Listing {
     pub ended: Option<Ended>,
     /// The time control.
     pub clock: Option<TimeControl>,
+    /// When the side to move runs out of time (a timed game being played), in
+    /// milliseconds since the Unix epoch.
+    pub deadline: Option<i64>,
     /// Whether it is rated.
     pub rated: bool,
     /// When it last changed (for a finished game, when it ended), in milliseconds since
@@ -425,6 +428,7 @@ impl GameCell {
             result: table.result(),
             ended: table.ended,
             clock: table.clock.map(|clock| clock.control),
+            deadline: table.flag_at(),
             rated: table.rated,
             updated_at: table.updated_at,
         }

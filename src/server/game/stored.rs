@@ -51,6 +51,7 @@ pub fn stored(id: &str, table: &Table, version: u64) -> StoredGame {
         status: table.status(),
         ending: table.ended,
         clock: table.clock,
+        deadline: table.flag_at(),
         rated: table.rated,
         rematch_offer: table.rematch_offer,
         rematch: table.rematch.clone(),
@@ -84,6 +85,7 @@ pub fn changes(id: &str, before: (&Table, u64), after: &Table, version: u64) -> 
         status: after.status(),
         ending: after.ended,
         clock: after.clock,
+        deadline: after.flag_at(),
         rematch_offer: after.rematch_offer,
         rematch: after.rematch.clone(),
         undo_request: after.undo_request,
@@ -196,10 +198,7 @@ mod tests {
         table.rated = true;
         table.undo_request = Some(Color::Black);
         table.clock = Some(othello::Clock {
-            control: TimeControl {
-                base_ms: 60_000,
-                increment_ms: 1_000,
-            },
+            control: TimeControl::new(60_000, 1_000),
             left_ms: ByColor::new(50_000, 61_000),
             since: 4,
         });

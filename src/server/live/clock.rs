@@ -15,7 +15,31 @@ use super::{
 /// How long a flag whose ending could not be stored waits before it is tried again.
 const FLAG_RETRY: Duration = Duration::from_secs(3);
 
+/// The most games one look for due flags brings into memory.
+const DUE_AT_ONCE: usize = 500;
+
 impl Hub {
+    /// Brings into memory the games being played whose flag falls within `ahead` (their
+    /// flags are watched from then on): games nobody has opened since this server
+    /// started, such as a days-a-move game both players are away from, still end on
+    /// time. On a shared database every server looks; the game's version check lets
+    /// one ending through.
+    pub async fn watch_due(self: &Arc<Hub>, ahead: Duration) {
+        let before = now_ms() + ahead.as_millis() as i64;
+        let ids = match self.store().due(before, DUE_AT_ONCE).await {
+            Ok(ids) => ids,
+            Err(error) => {
+                eprintln!("othello serve: looking for games due on time: {error}");
+                return;
+            }
+        };
+        for id in ids {
+            if let Err(error) = self.get(&id).await {
+                eprintln!("othello serve: game {id}: {error}");
+            }
+        }
+    }
+
     /// Ends the game on time when the flag planned at its version falls, if nothing changed
     /// the game meanwhile.
     pub(super) fn watch_flag(self: &Arc<Hub>, cell: &Arc<GameCell>, flag: Option<PlannedFlag>) {

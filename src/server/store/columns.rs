@@ -186,6 +186,8 @@ pub(super) struct ClockColumns {
     pub black_ms: Option<i64>,
     pub white_ms: Option<i64>,
     pub since: Option<i64>,
+    /// Days a move (correspondence).
+    pub per_move: bool,
 }
 
 impl ClockColumns {
@@ -200,6 +202,7 @@ impl ClockColumns {
             black_ms: ms(clock.left_ms.black),
             white_ms: ms(clock.left_ms.white),
             since: Some(clock.since),
+            per_move: clock.control.per_move,
         }
     }
 
@@ -219,7 +222,10 @@ impl ClockColumns {
             return Ok(None);
         };
         Ok(Some(Clock {
-            control: TimeControl::new(base_ms, increment_ms),
+            control: TimeControl {
+                per_move: row.flag("clock_per_move")?,
+                ..TimeControl::new(base_ms, increment_ms)
+            },
             left_ms: othello::ByColor::new(black, white),
             since,
         }))
@@ -233,7 +239,7 @@ pub(super) const GAME_COLUMNS: &str = "id, rules, board, first, win, black, blac
     black_secret, white, white_time_ms, white_secret, status, ending, undo_request, undone,
     control_secret, paused, speed_ms, created_at, updated_at, version, help, clock_base_ms,
     clock_increment_ms, black_clock_ms, white_clock_ms, clock_since, black_name, white_name,
-    black_user, white_user, rated, rematch_offer, rematch";
+    black_user, white_user, rated, rematch_offer, rematch, clock_per_move, deadline";
 
 /// A `games` row (its moves are read apart: [`game_move`]).
 pub(super) fn game(row: &impl Row) -> Result<StoredGame, StoreError> {
@@ -258,6 +264,7 @@ pub(super) fn game(row: &impl Row) -> Result<StoredGame, StoreError> {
         status: word(row, "status", GameStatus::from_name)?,
         ending: word_or_none(row, "ending", Ended::from_text)?,
         clock: ClockColumns::read(row)?,
+        deadline: row.int("deadline")?,
         rated: row.flag("rated")?,
         rematch_offer: word_or_none(row, "rematch_offer", color_of)?,
         rematch: row.text("rematch")?,
@@ -290,7 +297,7 @@ pub(super) fn game_move(row: &impl Row) -> Result<StoredMove, StoreError> {
 /// The columns [`seek`] reads.
 pub(super) const SEEK_COLUMNS: &str = "id, poster_name, poster_user, poster_secret, rules,
     \"rows\", \"columns\", first, win, color, clock_base_ms, clock_increment_ms, rated, help,
-    to_name, private, created_at";
+    to_name, private, created_at, clock_per_move";
 
 /// A `seeks` row.
 pub(super) fn seek(row: &impl Row) -> Result<StoredSeek, StoreError> {
@@ -302,10 +309,13 @@ pub(super) fn seek(row: &impl Row) -> Result<StoredSeek, StoreError> {
     let shape = Shape::new(rows, columns)
         .map_err(|_| StoreError::Damaged(format!("a seek's board is {rows}x{columns}")))?;
     let clock = match (row.int("clock_base_ms")?, row.int("clock_increment_ms")?) {
-        (Some(base), Some(increment)) => Some(TimeControl::new(
-            u64::try_from(base).unwrap_or(0),
-            u64::try_from(increment).unwrap_or(0),
-        )),
+        (Some(base), Some(increment)) => Some(TimeControl {
+            per_move: row.flag("clock_per_move")?,
+            ..TimeControl::new(
+                u64::try_from(base).unwrap_or(0),
+                u64::try_from(increment).unwrap_or(0),
+            )
+        }),
         _ => None,
     };
     Ok(StoredSeek {

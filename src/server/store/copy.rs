@@ -77,6 +77,8 @@ const TABLES: [(&str, &[(&str, Kind)]); 10] = [
             ("rated", Boolean),
             ("rematch_offer", Text),
             ("rematch", Text),
+            ("clock_per_move", Boolean),
+            ("deadline", Integer),
         ],
     ),
     (
@@ -112,6 +114,7 @@ const TABLES: [(&str, &[(&str, Kind)]); 10] = [
             ("to_name", Text),
             ("private", Boolean),
             ("created_at", Integer),
+            ("clock_per_move", Boolean),
         ],
     ),
     (

@@ -168,6 +168,15 @@ pub trait Backend: Send + Sync + 'static {
     /// [`StoreError`] if the database fails.
     async fn playing_of(&self, user_id: i64, limit: usize) -> Result<Vec<String>, StoreError>;
 
+    /// The ids of the games being played whose side to move runs out of time at `before`
+    /// (milliseconds since the Unix epoch) or earlier, the soonest first: the games a
+    /// server watches though nobody has opened them since it started (days-a-move games
+    /// end on time while both players are away).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn due(&self, before: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+
     /// The ids of `user_id`'s games, most recently changed first.
     ///
     /// # Errors

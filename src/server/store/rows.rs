@@ -46,6 +46,10 @@ pub struct StoredGame {
     pub ending: Option<Ended>,
     /// The clock of a timed game.
     pub clock: Option<Clock>,
+    /// When the side to move's time runs out (or its first move's), while a timed game is
+    /// being played: what the sweep for correspondence games looks for (the table works
+    /// it out again when the game is revived).
+    pub deadline: Option<i64>,
     /// Whether the result counts for the players' ratings.
     pub rated: bool,
     /// Over: the seat that offered a rematch.
@@ -328,6 +332,8 @@ pub struct GameMeta {
     pub ending: Option<Ended>,
     /// The clock.
     pub clock: Option<Clock>,
+    /// When the side to move's time runs out ([`StoredGame::deadline`]).
+    pub deadline: Option<i64>,
     /// The seat offering a rematch.
     pub rematch_offer: Option<Color>,
     /// The rematch's game.

@@ -150,6 +150,16 @@ pub enum Ended {
 /// lichess: neither side loses time to the other's late arrival).
 pub const FIRST_MOVE_MS: u64 = 30_000;
 
+/// How long a side has for its first move under `control`: [`FIRST_MOVE_MS`], or a
+/// correspondence move's days.
+pub fn first_move_ms(control: othello::TimeControl) -> u64 {
+    if control.per_move {
+        control.base_ms
+    } else {
+        FIRST_MOVE_MS
+    }
+}
+
 impl Ended {
     /// The seat that lost, if the game has a result.
     pub fn loser(self) -> Option<Color> {
@@ -259,9 +269,8 @@ pub enum TableError {
     /// The action came after the game was aborted because this seat's first move did not
     /// come in time.
     #[error(
-        "the game was aborted: {} did not make a first move within {} s",
-        if *.0 == Color::Black { "Black" } else { "White" },
-        FIRST_MOVE_MS / 1000
+        "the game was aborted: {} did not make a first move in the time given for it",
+        if *.0 == Color::Black { "Black" } else { "White" }
     )]
     NoFirstMove(Color),
     /// A game is aborted only before its second move.
@@ -523,14 +532,14 @@ impl Table {
     }
 
     /// When the side to move runs out of time, in a timed game being played: its flag,
-    /// or before its first move the end of [`FIRST_MOVE_MS`] (the game is then aborted).
+    /// or before its first move the end of [`first_move_ms`] (the game is then aborted).
     pub fn flag_at(&self) -> Option<i64> {
         let clock = self.clock?;
         let side = self.to_move()?;
         Some(if self.has_moved(side) {
             clock.flag_at(side)
         } else {
-            clock.since + FIRST_MOVE_MS as i64
+            clock.since + i64::try_from(first_move_ms(clock.control)).unwrap_or(i64::MAX / 2)
         })
     }
 

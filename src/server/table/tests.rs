@@ -244,10 +244,7 @@ fn help_between_people_is_opt_in_and_never_for_spectators_or_the_opponent() {
 #[test]
 fn the_clock_charges_each_turn_adds_increments_and_flags() {
     let mut table = table(Occupant::Human, Occupant::Human);
-    let control = TimeControl {
-        base_ms: 10_000,
-        increment_ms: 1_000,
-    };
+    let control = TimeControl::new(10_000, 1_000);
     table.clock = Some(Clock::start(control, 0));
     // Each side's first move is free (its clock starts after it), within FIRST_MOVE_MS.
     assert_eq!(table.running(), None);
@@ -314,11 +311,43 @@ fn the_clock_charges_each_turn_adds_increments_and_flags() {
 }
 
 #[test]
+fn a_correspondence_move_gets_its_days_back_whole_and_a_missed_one_loses() {
+    const DAY: i64 = 86_400_000;
+    let mut table = table(Occupant::Human, Occupant::Human);
+    table.clock = Some(Clock::start(TimeControl::correspondence(2), 0));
+    // The first move may take the move's days (not the 30 s of a game clock).
+    assert_eq!(table.flag_at(), Some(2 * DAY), "Black's first move is due");
+    play(&mut table, Color::Black, square("d3"), DAY + 5, 0).unwrap();
+    assert_eq!(
+        table.flag_at(),
+        Some(3 * DAY + 5),
+        "White's first, two days on"
+    );
+    play(&mut table, Color::White, square("c5"), 2 * DAY, 0).unwrap();
+    // Black's clock runs: nothing banked, however fast the moves came.
+    assert_eq!(table.flag_at(), Some(4 * DAY));
+    play(&mut table, Color::Black, square("d6"), 2 * DAY + 1_000, 0).unwrap();
+    assert_eq!(table.meta[2].think_ms, 1_000);
+    assert_eq!(
+        table.clock.unwrap().left_ms,
+        ByColor::new(2 * DAY as u64, 2 * DAY as u64),
+        "a move gives the whole two days back"
+    );
+    // White takes a day and a half: two days again for the next move, not a half.
+    play(&mut table, Color::White, square("e3"), 3 * DAY + DAY / 2, 0).unwrap();
+    assert_eq!(table.clock.unwrap().left_ms.white, 2 * DAY as u64);
+    // Black lets the two days pass: lost on time.
+    let due = 5 * DAY + DAY / 2;
+    assert_eq!(table.flag_at(), Some(due));
+    assert!(!flag(&mut table, due - 1));
+    assert!(flag(&mut table, due));
+    assert_eq!(table.ended, Some(Ended::Time(Color::Black)));
+    assert_eq!(table.result(), Some(Some(Color::White)));
+}
+
+#[test]
 fn a_first_move_that_does_not_come_in_time_aborts_the_game_unrated() {
-    let control = TimeControl {
-        base_ms: 60_000,
-        increment_ms: 0,
-    };
+    let control = TimeControl::new(60_000, 0);
     let timed = || {
         let mut table = table(Occupant::Human, Occupant::Human);
         table.rated = true;
@@ -362,7 +391,7 @@ fn a_first_move_that_does_not_come_in_time_aborts_the_game_unrated() {
     assert_eq!(table.ended, Some(Ended::NoFirstMove(Color::White)));
     assert_eq!(
         TableError::NoFirstMove(Color::White).to_string(),
-        "the game was aborted: White did not make a first move within 30 s"
+        "the game was aborted: White did not make a first move in the time given for it"
     );
     // An untimed game waits.
     let mut untimed = self::table(Occupant::Human, Occupant::Human);
@@ -405,13 +434,7 @@ fn an_engine_on_a_clock_shares_its_time_among_its_moves() {
     );
     table.seats.black.time_ms = 30_000;
     let turn = table.engine_turn().unwrap();
-    table.clock = Some(Clock::start(
-        TimeControl {
-            base_ms: 60_000,
-            increment_ms: 2_000,
-        },
-        0,
-    ));
+    table.clock = Some(Clock::start(TimeControl::new(60_000, 2_000), 0));
     // An engine's clock runs from its first turn (it is there from the start, and is
     // never aborted for a missing first move): 60 empty squares, about 30 moves of its
     // own; most of the increment on top.

@@ -3,11 +3,12 @@
 // never more than a state old, whatever the browser's own clock says. Before a side's
 // first move its clock stands, and a line counts down the time left to make that move.
 
-/** A time on a clock: 4:59, 1:02:03, 0:07.3 under ten seconds. */
+/** A time on a clock: 4:59, 1:02:03, 0:07.3 under ten seconds, 2d 23h from a day. */
 export function clockText(ms) {
   const tenths = Math.floor(Math.max(0, ms) / 100);
   const seconds = Math.floor(tenths / 10);
   const hours = Math.floor(seconds / 3600);
+  if (hours >= 24) return `${Math.floor(hours / 24)}d ${hours % 24}h`;
   const minutes = Math.floor(seconds / 60) % 60;
   const rest = seconds % 60;
   if (hours > 0) return `${hours}:${String(minutes).padStart(2, "0")}:${String(rest).padStart(2, "0")}`;
@@ -15,8 +16,9 @@ export function clockText(ms) {
   return `${minutes}:${String(rest).padStart(2, "0")}`;
 }
 
-/** "5+3": minutes and seconds of increment. */
+/** "5+3": minutes and seconds of increment; "3 days a move" for correspondence. */
 export function controlText(clock) {
+  if (clock.days) return `${clock.days} ${clock.days === 1 ? "day" : "days"} a move`;
   const minutes = clock.base_ms / 60000;
   const base = Number.isInteger(minutes) ? minutes : minutes.toFixed(1);
   return `${base}+${Math.round(clock.increment_ms / 1000)}`;

@@ -4,6 +4,7 @@
 // header (log in, register, log out).
 
 import { api, session } from "./api.js";
+import { clockText } from "./clock.js";
 import { describeGame } from "./words.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -122,6 +123,37 @@ export function showLobby() {
   $("#play-computer").addEventListener("click", playComputer);
   $("#computer-rated-label").hidden = !session.user;
   connectLobby(500);
+  if (session.user) {
+    showTurn();
+    setInterval(showTurn, TURN_EVERY_MS);
+  }
+}
+
+/** How often the home page asks again which games wait for the member's move. */
+const TURN_EVERY_MS = 30000;
+
+/** "Your turn": a member's games waiting for their move, the most pressing first. */
+async function showTurn() {
+  let turn;
+  try {
+    turn = await api("GET", "/api/me/turn");
+  } catch {
+    return;
+  }
+  renderTurn($("#turn-list"), turn.games);
+}
+
+/** A list of games waiting for a player's move: opponent, game, and the time left. */
+export function renderTurn(list, games) {
+  list.textContent = "";
+  for (const game of games) {
+    const item = document.createElement("li");
+    let text = `vs ${isolated(game.opponent)}, ${describeGame(game)}, move ${game.moves + 1}`;
+    if (game.deadline !== null) text += `: ${clockText(game.deadline - Date.now())} left`;
+    item.append(link(game.url, text));
+    list.append(item);
+  }
+  list.parentElement.hidden = games.length === 0;
 }
 
 async function playComputer() {
@@ -161,7 +193,9 @@ async function postSeek(form) {
     private: form.elements.private.checked,
   };
   const control = form.elements.control.value;
-  if (control !== "none") {
+  if (control.startsWith("days:")) {
+    body.clock = { days: Number(control.slice(5)) };
+  } else if (control !== "none") {
     const [minutes, increment] = control.split("+").map(Number);
     body.clock = { base_ms: minutes * 60000, increment_ms: increment * 1000 };
   }
@@ -202,7 +236,10 @@ function connectLobby(retry) {
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "lobby") renderLobby(message.lobby);
+    if (message.type === "lobby") {
+      renderLobby(message.lobby);
+      if (session.user) showTurn();
+    }
   });
   socket.addEventListener("close", () => {
     $("#connection").textContent = "reconnecting…";

@@ -1,7 +1,8 @@
 // A player's page (/u/NAME): ratings per category, a graph of the rating over their rated
 // games, and their games with results, each a link to review it.
 
-import { api } from "./api.js";
+import { api, session } from "./api.js";
+import { renderTurn } from "./lobby.js";
 
 const $ = (selector) => document.querySelector(selector);
 const SVG = "http://www.w3.org/2000/svg";
@@ -105,6 +106,9 @@ export async function showPlayer(name) {
   $("#player-ratings").hidden = !rated;
   $("#player-unrated").hidden = rated;
   if (player.ratings.length > 0) drawHistory($("#player-graph"), player.history, player.ratings[0].category);
+  const own = session.user && session.user.name.toLowerCase() === player.name.toLowerCase();
+  $("#player-turn-title").textContent = own ? "Your turn" : `Waiting for ${player.name}'s move`;
+  renderTurn($("#player-turn-list"), player.turn);
   const games = $("#player-games tbody");
   for (const game of player.games) {
     const row = games.insertRow();

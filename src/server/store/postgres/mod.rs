@@ -580,6 +580,15 @@ impl Backend for Postgres {
         .await
     }
 
+    async fn due(&self, before: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.ids(
+            "SELECT id FROM games WHERE deadline <= $2 AND status = 'playing'
+             ORDER BY deadline, id LIMIT $1",
+            &[&big(limit as u64), &before],
+        )
+        .await
+    }
+
     /// The ids of `user_id`'s games, most recently changed first.
     ///
     /// # Errors

@@ -2,7 +2,7 @@
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-pub(super) const MIGRATIONS: [&str; 7] = [
+pub(super) const MIGRATIONS: [&str; 8] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -175,4 +175,10 @@ pub(super) const MIGRATIONS: [&str; 7] = [
         at BIGINT NOT NULL,
         PRIMARY KEY (user_id, puzzle_id)
     );",
+    // Correspondence: days a move (the clock's base given back whole after each move),
+    // and when the side to move's time runs out, for the sweep that ends such games.
+    "ALTER TABLE games ADD COLUMN clock_per_move BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE games ADD COLUMN deadline BIGINT;
+    ALTER TABLE seeks ADD COLUMN clock_per_move BOOLEAN NOT NULL DEFAULT false;
+    CREATE INDEX games_by_deadline ON games (deadline) WHERE deadline IS NOT NULL;",
 ];

@@ -27,10 +27,10 @@ impl Postgres {
                                 version, help, clock_base_ms, clock_increment_ms,
                                 black_clock_ms, white_clock_ms, clock_since, black_name,
                                 white_name, black_user, white_user, rated, rematch_offer,
-                                rematch)
+                                rematch, clock_per_move, deadline)
                              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
                                 $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,
-                                $26, $27, $28, $29, $30, $31, $32, $33, $34)",
+                                $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)",
                             &[
                                 &game.id,
                                 &game.rules.name(),
@@ -66,6 +66,8 @@ impl Postgres {
                                 &game.rated,
                                 &game.rematch_offer.map(color_text),
                                 &game.rematch,
+                                &clock.per_move,
+                                &game.deadline,
                             ],
                         )
                         .await?;
@@ -91,7 +93,8 @@ impl Postgres {
                             "UPDATE games SET status = $2, ending = $3, undo_request = $4,
                                 undone = $5, paused = $6, speed_ms = $7, updated_at = $8,
                                 version = $9, black_clock_ms = $10, white_clock_ms = $11,
-                                clock_since = $12, rematch_offer = $13, rematch = $14
+                                clock_since = $12, rematch_offer = $13, rematch = $14,
+                                deadline = $16
                              WHERE id = $1 AND version = $15",
                             &[
                                 &meta.game,
@@ -109,6 +112,7 @@ impl Postgres {
                                 &meta.rematch_offer.map(color_text),
                                 &meta.rematch,
                                 &big(meta.expected),
+                                &meta.deadline,
                             ],
                         )
                         .await?;
@@ -148,13 +152,15 @@ impl Postgres {
                         .clock
                         .map(|clock| (clock.base_ms, clock.increment_ms))
                         .unzip();
+                    let per_move = seek.clock.is_some_and(|clock| clock.per_move);
                     transaction
                         .execute(
                             "INSERT INTO seeks (id, poster_name, poster_user, poster_secret,
                                 rules, \"rows\", \"columns\", first, win, color, clock_base_ms,
-                                clock_increment_ms, rated, help, to_name, private, created_at)
+                                clock_increment_ms, rated, help, to_name, private, created_at,
+                                clock_per_move)
                              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-                                $14, $15, $16, $17)",
+                                $14, $15, $16, $17, $18)",
                             &[
                                 &seek.id,
                                 &seek.poster_name,
@@ -173,6 +179,7 @@ impl Postgres {
                                 &seek.to_name,
                                 &seek.private,
                                 &seek.created_at,
+                                &per_move,
                             ],
                         )
                         .await?;

@@ -146,6 +146,10 @@ impl Backend for SqliteStore {
         self.read(move |db| db.playing_of(user_id, limit)).await
     }
 
+    async fn due(&self, before: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.read(move |db| db.due(before, limit)).await
+    }
+
     async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
         self.read(Sqlite::seeks).await
     }
@@ -341,10 +345,11 @@ impl Sqlite {
                             undo_request, undone, control_secret, paused, speed_ms, created_at,
                             updated_at, version, help, clock_base_ms, clock_increment_ms,
                             black_clock_ms, white_clock_ms, clock_since, black_name, white_name,
-                            black_user, white_user, rated, rematch_offer, rematch)
+                            black_user, white_user, rated, rematch_offer, rematch,
+                            clock_per_move, deadline)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
                             ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,
-                            ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
+                            ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
                         params![
                             game.id,
                             game.rules.name(),
@@ -380,6 +385,8 @@ impl Sqlite {
                             game.rated,
                             game.rematch_offer.map(color_text),
                             game.rematch,
+                            clock.per_move,
+                            game.deadline,
                         ],
                     )?;
                     for (ply, mv) in game.moves.iter().enumerate() {
@@ -399,7 +406,8 @@ impl Sqlite {
                         "UPDATE games SET status = ?2, ending = ?3, undo_request = ?4,
                             undone = ?5, paused = ?6, speed_ms = ?7, updated_at = ?8,
                             version = ?9, black_clock_ms = ?10, white_clock_ms = ?11,
-                            clock_since = ?12, rematch_offer = ?13, rematch = ?14
+                            clock_since = ?12, rematch_offer = ?13, rematch = ?14,
+                            deadline = ?16
                          WHERE id = ?1 AND version = ?15",
                         params![
                             meta.game,
@@ -417,6 +425,7 @@ impl Sqlite {
                             meta.rematch_offer.map(color_text),
                             meta.rematch,
                             meta.expected as i64,
+                            meta.deadline,
                         ],
                     )?;
                     if updated == 0 {
@@ -452,9 +461,9 @@ impl Sqlite {
                     transaction.execute(
                         "INSERT INTO seeks (id, poster_name, poster_user, poster_secret, rules, rows,
                             columns, first, win, color, clock_base_ms, clock_increment_ms, rated,
-                            help, to_name, private, created_at)
+                            help, to_name, private, created_at, clock_per_move)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                            ?16, ?17)",
+                            ?16, ?17, ?18)",
                         params![
                             seek.id,
                             seek.poster_name,
@@ -472,7 +481,8 @@ impl Sqlite {
                             seek.help,
                             seek.to_name,
                             seek.private,
-                            seek.created_at
+                            seek.created_at,
+                            seek.clock.is_some_and(|clock| clock.per_move),
                         ],
                     )?;
                 }
@@ -716,6 +726,17 @@ impl Sqlite {
         )?;
         let ids = statement
             .query_map([user_id, limit as i64], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    pub(super) fn due(&mut self, before: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT id FROM games WHERE deadline <= ?1 AND status = 'playing'
+             ORDER BY deadline, id LIMIT ?2",
+        )?;
+        let ids = statement
+            .query_map([before, limit as i64], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
     }

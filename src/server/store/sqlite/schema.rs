@@ -1,7 +1,7 @@
 //! The SQLite schema, as the migrations that make it.
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-pub(super) const MIGRATIONS: [&str; 10] = [
+pub(super) const MIGRATIONS: [&str; 11] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -149,4 +149,10 @@ pub(super) const MIGRATIONS: [&str; 10] = [
         at INTEGER NOT NULL,
         PRIMARY KEY (user_id, puzzle_id)
     );",
+    // Correspondence: days a move (the clock's base given back whole after each move),
+    // and when the side to move's time runs out, for the sweep that ends such games.
+    "ALTER TABLE games ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN deadline INTEGER;
+    ALTER TABLE seeks ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX games_by_deadline ON games (deadline) WHERE deadline IS NOT NULL;",
 ];

@@ -57,6 +57,7 @@ fn game(id: &str) -> StoredGame {
             left_ms: ByColor::new(58_000, 60_000),
             since: 5,
         }),
+        deadline: Some(58_005),
         rated: true,
         rematch_offer: None,
         rematch: None,
@@ -69,6 +70,49 @@ fn game(id: &str) -> StoredGame {
         version: 7,
         help: false,
     }
+}
+
+#[test]
+fn days_a_move_read_back_and_games_come_due_by_their_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Sqlite::open(&dir.path().join("games.db")).unwrap();
+    let timed = game("g1");
+    let mut daily = game("g2");
+    daily.clock = Some(Clock::start(TimeControl::correspondence(3), 5));
+    daily.deadline = Some(3 * 86_400_000 + 5);
+    let mut untimed = game("g3");
+    (untimed.clock, untimed.deadline) = (None, None);
+    for game in [&timed, &daily, &untimed] {
+        db.apply(&[Change::Create(Box::new(game.clone()))]).unwrap();
+    }
+    assert_eq!(
+        db.load("g2").unwrap().unwrap(),
+        daily,
+        "per move, and its deadline"
+    );
+    assert!(db.due(58_004, 10).unwrap().is_empty());
+    assert_eq!(db.due(58_005, 10).unwrap(), ["g1"]);
+    assert_eq!(db.due(i64::MAX, 10).unwrap(), ["g1", "g2"], "soonest first");
+    assert_eq!(db.due(i64::MAX, 1).unwrap(), ["g1"]);
+    // Over: no longer due.
+    db.apply(&[Change::Meta(GameMeta {
+        game: "g1".into(),
+        expected: 7,
+        status: GameStatus::Over,
+        ending: Some(Ended::Time(Color::Black)),
+        clock: timed.clock,
+        deadline: None,
+        rematch_offer: None,
+        rematch: None,
+        undo_request: None,
+        undone: Vec::new(),
+        paused: false,
+        speed_ms: 0,
+        updated_at: 58_005,
+        version: 8,
+    })])
+    .unwrap();
+    assert_eq!(db.due(i64::MAX, 10).unwrap(), ["g2"]);
 }
 
 #[test]
@@ -152,6 +196,7 @@ fn games_survive_reopening_and_changes_apply_in_order() {
                 left_ms: ByColor::new(58_000, 41_000),
                 since: 10,
             }),
+            deadline: None,
             rematch_offer: Some(Color::Black),
             rematch: None,
             undo_request: None,
