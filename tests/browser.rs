@@ -1621,6 +1621,132 @@ async fn the_class_reports_open_in_a_browser() {
     client.close().await.unwrap();
 }
 
+/// Issue 47.11: a correspondence challenge from the lobby's form ("3 days a move"), taken
+/// in another browser; each member finds the game under "Your turn" on the home page when
+/// it waits for them (with the days left), plays from there, and the player page lists it.
+async fn members_play_a_correspondence_game_from_their_turn_lists(db: TestDb) {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let server = Server::start(&db);
+    let ann = browser(&driver, "daily-ann", 1100, 900).await;
+    let bob = browser(&driver, "daily-bob", 1100, 900).await;
+    for (client, name) in [(&ann, "ann"), (&bob, "bob")] {
+        client.goto(&server.url).await.unwrap();
+        register(client, name).await;
+        wait_for(
+            client,
+            "document.querySelector('#connection').textContent === 'live'",
+            "the lobby is live",
+        )
+        .await;
+    }
+    set_value(&ann, "#seek-form select[name='control']", "days:3").await;
+    set_value(&ann, "#seek-form select[name='color']", "B").await;
+    ann.find(Locator::Css("#seek-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &bob,
+        "document.querySelectorAll('#seeks tbody tr').length === 1",
+        "the challenge reaches the other lobby",
+    )
+    .await;
+    let row = text_of(&bob, "#seeks tbody tr").await;
+    assert!(row.contains("3 days a move casual"), "{row}");
+    bob.execute(
+        "document.querySelector('#seeks tbody tr button').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "location.pathname.startsWith('/g/') && document.querySelector('#game-line').textContent.includes('3 days a move casual')",
+            "the correspondence game",
+        )
+        .await;
+    }
+    wait_for(
+        &ann,
+        "document.querySelector('#first-move').textContent === \"Black's first move: 2d 23h left, or the game is aborted\"",
+        "the days for the first move",
+    )
+    .await;
+    let game = eval(&ann, "location.pathname")
+        .await
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Before any move: Ann's home page lists the game as waiting for her, three days left.
+    ann.goto(&server.url).await.unwrap();
+    wait_for(
+        &ann,
+        "document.querySelectorAll('#turn-list li').length === 1",
+        "ann's turn list",
+    )
+    .await;
+    let listed = text_of(&ann, "#turn-list li").await;
+    assert!(
+        listed.contains("vs \u{2068}bob\u{2069}")
+            && listed.contains("3 days a move")
+            && listed.contains("move 1")
+            && listed.contains("2d 23h left"),
+        "{listed}"
+    );
+    screenshot(&ann, "your-turn.png").await;
+    ann.execute("document.querySelector('#turn-list a').click();", vec![])
+        .await
+        .unwrap();
+    wait_for(
+        &ann,
+        &format!("location.pathname === '{game}' && document.querySelector('#board')"),
+        "the game from the list",
+    )
+    .await;
+    click_square(&ann, "d3").await;
+    wait_for(
+        &ann,
+        "document.querySelector('#first-move').textContent.includes(\"White's first move\")",
+        "bob's turn",
+    )
+    .await;
+    // Bob was on the game page all along; his home page now lists it, and Ann's is empty.
+    bob.goto(&server.url).await.unwrap();
+    wait_for(
+        &bob,
+        "document.querySelectorAll('#turn-list li').length === 1",
+        "bob's turn list",
+    )
+    .await;
+    assert!(text_of(&bob, "#turn-list li").await.contains("move 2"));
+    ann.goto(&server.url).await.unwrap();
+    wait_for(
+        &ann,
+        "document.querySelector('#connection').textContent === 'live'",
+        "ann's lobby",
+    )
+    .await;
+    assert!(eval(&ann, "document.querySelector('#turn').hidden").await == json!(true));
+    // Anyone sees on Bob's page that the game waits for his move.
+    ann.goto(&format!("{}/u/bob", server.url)).await.unwrap();
+    wait_for(
+        &ann,
+        "document.querySelectorAll('#player-turn-list li').length === 1",
+        "bob's page",
+    )
+    .await;
+    assert_eq!(
+        text_of(&ann, "#player-turn-title").await,
+        "Waiting for bob's move"
+    );
+    screenshot(&ann, "player-turn.png").await;
+}
+
 crate::on_both_databases!(
     a_person_plays_the_engine_to_the_end_by_clicking,
     engines_play_each_other_and_the_watcher_pauses_and_steps_them,
@@ -1629,6 +1755,7 @@ crate::on_both_databases!(
     regression_21_11_and_12_the_page_between_people,
     bots_are_marked_bot_in_the_lobby_at_the_table_and_on_their_page,
     a_member_solves_puzzles_and_sees_every_move_scored_and_the_rating_move,
+    members_play_a_correspondence_game_from_their_turn_lists,
 );
 
 /// Issue 47.7: a guest's "by link only" challenge stays in its poster's lobby after a

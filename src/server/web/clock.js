@@ -80,7 +80,8 @@ export class Clocks {
     }
     if (this.clock.first_move_ms != null) {
       const left = this.firstLeft();
-      this.first.textContent = `${NAMES[this.toMove]}'s first move: ${Math.ceil(left / 1000)} s left, or the game is aborted`;
+      const shown = left >= 60000 ? clockText(left) : `${Math.ceil(left / 1000)} s`;
+      this.first.textContent = `${NAMES[this.toMove]}'s first move: ${shown} left, or the game is aborted`;
       this.first.classList.toggle("low", left < LOW_MS);
     }
   }
