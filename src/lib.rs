@@ -84,6 +84,7 @@ pub use crate::core::{
     rules::{Full, ParseVariantError, RuleSet, Simple, Variant},
     setup::{GameKind, ParseWinRuleError, Setup, WinRule},
 };
+pub use formats::wthor;
 pub use formats::{
     grader::{Excerpt, Expected, SetupError, SetupErrorKind},
     lines::{Line, LineReader, MAX_LINE_LEN, Printable, ReadError, printable},

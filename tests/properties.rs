@@ -1,5 +1,6 @@
 //! Properties of random games on every shape under both rule sets, the grader protocol
-//! against a naive reference implementation, and random bytes thrown at the protocol.
+//! against a naive reference implementation, and random bytes thrown at the protocol and
+//! at the WTHOR readers (their fuzz targets).
 
 mod common;
 mod reference;
@@ -206,6 +207,92 @@ proptest! {
         let mut input = setup.to_string().into_bytes();
         input.extend(tail);
         fuzz(&input, simple)?;
+    }
+}
+
+/// A WTHOR file's bytes as a fuzzer would make them: a header whose board byte and counts
+/// are mostly plausible, then records of random bytes (about the declared number, of
+/// about the right size).
+fn wthor_bytes() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(any::<u8>(), 16),
+        prop_oneof![Just(0u8), Just(8), Just(10), any::<u8>()],
+        0u32..4,
+        prop::collection::vec(any::<u8>(), 0..450),
+        prop::sample::select(vec![20usize, 26, 68, 104]),
+        any::<bool>(),
+    )
+        .prop_map(|(mut header, board, count, body, size, exact)| {
+            header[12] = board;
+            header[4..8].copy_from_slice(&count.to_le_bytes());
+            header[8..10].copy_from_slice(&(count as u16).to_le_bytes());
+            let mut body = body;
+            if exact {
+                body.resize(count as usize * size, 7);
+            }
+            header.extend(body);
+            header
+        })
+}
+
+/// Where a valid game's moves may be spoiled: the move byte and its new value.
+fn spoils() -> impl Strategy<Value = Vec<(usize, u8)>> {
+    prop::collection::vec((0usize..60, any::<u8>()), 0..3)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Issue 47.15: the WTHOR readers never panic; whatever they read, they write back as
+    /// it was, byte for byte; a game's moves replay or say which one does not.
+    #[test]
+    fn wthor_files_read_back_byte_for_byte_or_are_refused(bytes in wthor_bytes()) {
+        use othello::wthor::{PLAYER_BYTES, TOURNAMENT_BYTES, WthorGames, WthorNames};
+        if let Ok(games) = WthorGames::from_bytes(&bytes) {
+            prop_assert_eq!(games.to_bytes(), bytes.clone());
+            let shape = games.shape().unwrap();
+            for game in &games.games {
+                if let Ok(record) = game.record(shape) {
+                    prop_assert!(record.replay().is_ok());
+                }
+            }
+        }
+        for size in [PLAYER_BYTES, TOURNAMENT_BYTES] {
+            if let Ok(names) = WthorNames::from_bytes(&bytes, size) {
+                prop_assert_eq!(names.to_bytes(), bytes.clone());
+                for index in 0..names.records.len() as u16 {
+                    prop_assert!(names.name(index).is_some());
+                }
+            }
+        }
+    }
+
+    /// Random games written and read again come back as they were; a spoiled move byte is
+    /// refused by the replay (never accepted as another game).
+    #[test]
+    fn random_games_go_through_wthor_and_back(
+        choices in choices(),
+        ten in any::<bool>(),
+        spoiled in spoils(),
+    ) {
+        use othello::wthor::WthorGames;
+        let shape = if ten { Shape::new(10, 10).unwrap() } else { Shape::STANDARD };
+        let game = random_game::<Full>(Setup::standard(shape), &choices)?;
+        let record = othello::Record::from_game(&game);
+        let mut games = WthorGames::new(shape, 2026).unwrap();
+        games.push(&record, 1, 2, 3).unwrap();
+        let read = WthorGames::from_bytes(&games.to_bytes()).unwrap();
+        prop_assert_eq!(&read.games[0].record(shape).unwrap(), &record);
+        prop_assert_eq!(u32::from(read.games[0].black_discs), game.board().count(Color::Black));
+        let mut spoilt = read.games[0].clone();
+        let length = spoilt.moves.len();
+        for (at, value) in spoiled {
+            spoilt.moves[at % length] = value;
+        }
+        match spoilt.record(shape) {
+            Ok(again) => prop_assert!(again.replay().is_ok()),
+            Err(error) => prop_assert!(spoilt.moves != read.games[0].moves, "{}", error),
+        }
     }
 }
 
