@@ -64,6 +64,7 @@ fn main() -> ExitCode {
         Some(Command::Tournament(args)) => args.run(out),
         Some(Command::Bot(args)) => args.run(out),
         Some(Command::Puzzles(args)) => args.run(out),
+        Some(Command::Explore(args)) => args.run(out),
     })
 }
 

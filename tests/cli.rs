@@ -2371,3 +2371,98 @@ mod puzzles {
             .stderr(predicate::str::contains("--seed 3"));
     }
 }
+
+/// Issue 47.15: the opening explorer over WTHOR files the test writes.
+mod explore {
+    use super::*;
+    use othello::{MoveList, Record, Setup, Shape, Variant, wthor::WthorGames};
+
+    /// A `.wtb` file of these games (played out as far as given).
+    fn wtb(dir: &Path, name: &str, shape: Shape, games: &[&str]) -> std::path::PathBuf {
+        let mut file = WthorGames::new(shape, 2026).unwrap();
+        for moves in games {
+            let mut record = Record::new(Variant::Full, Setup::standard(shape));
+            record.moves = moves.parse::<MoveList>().unwrap().0;
+            file.push(&record, 0, 0, 1).unwrap();
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, file.to_bytes()).unwrap();
+        path
+    }
+
+    #[test]
+    fn each_next_move_with_its_games_results_and_discs() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two f5 d6 games (one turned: e6 f4), one f5 f6, each stopped early and scored
+        // with the empty squares going to whoever leads: f5 d6 c3 is 5-2 (Black +60),
+        // e6 f4 3-3 (a draw), f5 f6 e6 5-2 (Black +60).
+        let one = wtb(dir.path(), "one.wtb", Shape::STANDARD, &["f5d6c3", "e6f4"]);
+        let two = wtb(dir.path(), "two.wtb", Shape::STANDARD, &["f5f6e6"]);
+        let output = othello()
+            .args(["explore", "--after", "f5"])
+            .arg(&one)
+            .arg(&two)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "after f5: 3 games of 3", "{text}");
+        assert!(lines[1].starts_with("move"), "{text}");
+        let d6: Vec<&str> = lines[2].split_whitespace().collect();
+        assert_eq!(
+            d6,
+            ["d6", "2", "50.0%", "50.0%", "0.0%", "75.0%", "+30.0"],
+            "{text}"
+        );
+        let f6: Vec<&str> = lines[3].split_whitespace().collect();
+        assert_eq!(
+            f6,
+            ["f6", "1", "100.0%", "0.0%", "0.0%", "100.0%", "+60.0"],
+            "{text}"
+        );
+        assert_eq!(lines.len(), 4, "{text}");
+        // The same line asked the other way round answers the other way round.
+        let turned = othello()
+            .args(["explore", "--after", "e6"])
+            .arg(&one)
+            .arg(&two)
+            .output()
+            .unwrap();
+        let turned = String::from_utf8(turned.stdout).unwrap();
+        assert!(
+            turned.lines().nth(2).unwrap().starts_with("f4 "),
+            "{turned}"
+        );
+    }
+
+    #[test]
+    fn files_that_are_not_wthor_or_disagree_are_refused_plainly() {
+        let dir = tempfile::tempdir().unwrap();
+        let eight = wtb(dir.path(), "eight.wtb", Shape::STANDARD, &["f5"]);
+        let ten = wtb(dir.path(), "ten.wtb", Shape::new(10, 10).unwrap(), &["g6"]);
+        let junk = dir.path().join("junk.wtb");
+        std::fs::write(&junk, b"not a database").unwrap();
+        for (args, said) in [
+            (vec![junk.clone()], "16-byte header"),
+            (vec![eight.clone(), ten.clone()], "the files before on 8x8"),
+            (vec![dir.path().to_path_buf()], "cannot read"),
+        ] {
+            othello()
+                .arg("explore")
+                .args(&args)
+                .assert()
+                .failure()
+                .stdout("")
+                .stderr(predicate::str::contains(said));
+        }
+        othello()
+            .args(["explore", "--after", "f5a1"])
+            .arg(&eight)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(
+                "--after: move 2, a1, is not legal there",
+            ));
+    }
+}

@@ -598,7 +598,7 @@ async fn a_challenge_appears_live_and_exactly_one_of_two_takers_gets_the_game(db
     );
     assert_eq!(
         listed["clock"],
-        json!({"base_ms": 300_000, "increment_ms": 2_000})
+        json!({"base_ms": 300_000, "increment_ms": 2_000, "days": null})
     );
     let mut poster = LobbyLive::connect(&server, &[&ann], None).await;
     let mine = poster.lobby_where(|_| true).await;

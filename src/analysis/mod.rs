@@ -2,6 +2,7 @@
 //! ([`rank`]: exact where the solver reaches, else by the search) and its exact solution
 //! ([`solve_setup`]). Nothing here prints: callers render the results.
 
+pub mod explorer;
 pub mod puzzle;
 
 use std::time::{Duration, Instant};

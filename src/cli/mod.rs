@@ -21,6 +21,7 @@ pub mod book;
 pub mod bot;
 pub mod check;
 pub mod db;
+pub mod explore;
 pub mod generate;
 pub mod grade;
 pub mod grader;
@@ -165,6 +166,10 @@ pub enum Command {
     /// from self-play or a server's finished games; a puzzles file checked by solving a
     /// sample again. The server's puzzle page uses them.
     Puzzles(puzzles::PuzzlesArgs),
+    /// An opening explorer over WTHOR game files (the French federation's database): after
+    /// the moves given, each move played next, with its games, Black's wins, draws and
+    /// losses, Black's score and the average disc result.
+    Explore(explore::ExploreArgs),
 }
 
 /// A rule set on the command line.

@@ -33,7 +33,7 @@ pub mod search;
 mod seed;
 mod selectivity;
 mod small;
-mod symmetry;
+pub(crate) mod symmetry;
 mod tt;
 
 pub use search::endgame::{self, Goal};

@@ -232,7 +232,8 @@ pub struct WthorGame {
     pub black: u16,
     /// White's.
     pub white: u16,
-    /// Black's discs at the end.
+    /// Black's discs at the end, the empty squares counted for the winner (halved in a
+    /// draw).
     pub black_discs: u8,
     /// Black's discs with perfect play from the header's depth on.
     pub theoretical: u8,
@@ -326,7 +327,8 @@ impl WthorGames {
 
     /// Adds `record` (standard Othello from the standard start on this file's board,
     /// played to its end or not) as a game of `tournament` between players `black` and
-    /// `white`; its score is Black's discs where it stopped, also as the theoretical score.
+    /// `white`; its score is Black's discs where it stopped (the empty squares counted for
+    /// whoever has more discs), also as the theoretical score.
     ///
     /// # Errors
     /// [`WthorError::NotStandard`] for another game; [`WthorError::Illegal`] for a move
@@ -352,7 +354,14 @@ impl WthorGames {
             .map(|square| 10 * (square.row() + 1) + square.column() + 1)
             .collect();
         moves.resize(move_bytes(shape), 0);
-        let discs = game.count(Color::Black) as u8;
+        // Empty squares go to the winner, halved in a draw (the federation's count).
+        let (mine, theirs) = (game.count(Color::Black), game.count(Color::White));
+        let empty = move_bytes(shape) as u32 + 4 - mine - theirs;
+        let discs = match mine.cmp(&theirs) {
+            std::cmp::Ordering::Greater => mine + empty,
+            std::cmp::Ordering::Less => mine,
+            std::cmp::Ordering::Equal => mine + empty / 2,
+        } as u8;
         let games = u32::try_from(self.games.len() + 1).map_err(|_| WthorError::TooMany {
             count: self.games.len() + 1,
             max: u64::from(u32::MAX),

@@ -1,0 +1,133 @@
+//! `othello explore`: an opening explorer over WTHOR game files: after the moves given, each
+//! move played next with its number of games, how they ended and the average disc result.
+
+use std::{io::Write, path::PathBuf};
+
+use clap::Args;
+use othello::{MoveList, Shape, analysis::explorer::Explorer, wthor::WthorGames};
+
+use super::CliError;
+
+/// The largest WTHOR file read: the federation's yearly files are a few MiB.
+const WTHOR_FILE: u64 = 256 << 20;
+
+/// `othello explore FILE.wtb... [--after MOVES]`.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// WTHOR game files (`.wtb`), all of one board (8x8 or 10x10).
+    #[arg(value_name = "FILE.wtb", required = true)]
+    files: Vec<PathBuf>,
+    /// The moves played so far, as a move list (f5d6c3); the start when not given. Any of
+    /// the four first moves: the games are turned to meet it.
+    #[arg(long, value_name = "MOVES", default_value = "")]
+    after: String,
+}
+
+impl ExploreArgs {
+    /// Reads the files and prints the table.
+    ///
+    /// # Errors
+    /// [`CliError::Read`] for a file that cannot be read, [`CliError::Usage`] for one that
+    /// is no WTHOR game file, files of two boards, or moves that do not replay.
+    pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let after = self
+            .after
+            .parse::<MoveList>()
+            .map_err(|error| CliError::Usage {
+                message: format!("--after: {error}"),
+            })?
+            .0;
+        let mut explorer: Option<(Shape, Explorer)> = None;
+        let mut skipped = 0;
+        for path in &self.files {
+            let bytes =
+                crate::files::read_limited(path, WTHOR_FILE).map_err(|source| CliError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
+            let usage = |message: String| CliError::Usage {
+                message: format!("{}: {message}", path.display()),
+            };
+            let games = WthorGames::from_bytes(&bytes).map_err(|error| usage(error.to_string()))?;
+            let shape = games.shape().map_err(|error| usage(error.to_string()))?;
+            let (known, explorer) = explorer.get_or_insert_with(|| (shape, Explorer::new(shape)));
+            if *known != shape {
+                return Err(usage(format!(
+                    "its games are on {shape}, the files before on {known}"
+                )));
+            }
+            let cells = i32::from(shape.rows()) * i32::from(shape.columns());
+            for game in &games.games {
+                // A game whose moves do not replay is left out (and counted).
+                let Ok(record) = game.record(shape) else {
+                    skipped += 1;
+                    continue;
+                };
+                let black = 2 * i32::from(game.black_discs) - cells;
+                if explorer.add(&record.moves, black).is_err() {
+                    skipped += 1;
+                }
+            }
+        }
+        let Some((shape, mut explorer)) = explorer else {
+            unreachable!("clap requires a file");
+        };
+        let next = explorer.next(&after).map_err(|error| CliError::Usage {
+            message: format!("--after: {error} (on {shape})"),
+        })?;
+        write_table(out, &self.after, &next, explorer.len(), skipped)?;
+        Ok(())
+    }
+}
+
+/// The explorer's answer as a table.
+fn write_table(
+    out: &mut impl Write,
+    after: &str,
+    next: &othello::analysis::explorer::Next,
+    total: usize,
+    skipped: usize,
+) -> std::io::Result<()> {
+    let position = if after.is_empty() {
+        "the start".to_owned()
+    } else {
+        after.to_owned()
+    };
+    write!(
+        out,
+        "after {position}: {} of {}",
+        crate::words::count(next.games, "game"),
+        total
+    )?;
+    if skipped > 0 {
+        write!(
+            out,
+            " ({} left out: their moves do not replay)",
+            crate::words::count(skipped as u64, "game")
+        )?;
+    }
+    writeln!(out)?;
+    if next.moves.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<5} {:>8} {:>7} {:>7} {:>7} {:>7} {:>8}",
+        "move", "games", "black", "draw", "white", "score", "discs"
+    )?;
+    for stats in &next.moves {
+        let share = |count: u64| 100.0 * count as f64 / stats.games as f64;
+        writeln!(
+            out,
+            "{:<5} {:>8} {:>6.1}% {:>6.1}% {:>6.1}% {:>6.1}% {:>+8.1}",
+            stats.square.to_string(),
+            stats.games,
+            share(stats.black_wins),
+            share(stats.draws),
+            share(stats.white_wins),
+            stats.black_score(),
+            stats.average
+        )?;
+    }
+    Ok(())
+}
