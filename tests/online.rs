@@ -1096,6 +1096,7 @@ on_both_databases!(
     a_crowd_answering_one_puzzle_at_once_is_rated_one_by_one,
     a_correspondence_game_waits_days_for_each_move_across_restarts,
     a_flag_falls_after_a_restart_though_nobody_opens_the_game,
+    red_team_47_11_correspondence_games_are_always_someone_s,
 );
 
 /// A member's move through their session.
@@ -1234,6 +1235,78 @@ async fn a_correspondence_game_waits_days_for_each_move_across_restarts(db: Test
         "{next}"
     );
     assert_eq!(turn(&server, &bob).await[0]["id"], next["id"]);
+}
+
+/// Found by the red team of item 47.11: days a move made outside the lobby were tied to
+/// nobody; a challenge to oneself or to nobody held a slot for nothing; an empty clock was
+/// said to be two; a resignation's answer had no rating change.
+async fn red_team_47_11_correspondence_games_are_always_someone_s(db: TestDb) {
+    let server = Server::start(&db);
+    let ann = member(&server, "ann").await;
+    let as_ann = |request: reqwest::RequestBuilder| Auth::Member(&ann.0, &ann.1).apply(request);
+    let daily = json!({"clock": {"days": 2}, "white": "engine:3"});
+    let (status, body) = send(client().post(server.api("/games")).json(&daily)).await;
+    assert_eq!((status, error_code(&body)), (401, "login_needed"), "{body}");
+    let (status, body) =
+        send(as_ann(client().post(server.api("/games"))).json(&json!({"clock": {"days": 2}})))
+            .await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("computer player"),
+        "{body}"
+    );
+    let (status, created) = send(as_ann(client().post(server.api("/games"))).json(&daily)).await;
+    assert_eq!(status, 201, "{created}");
+    let game = created["id"].as_str().unwrap();
+    let (_, seen) = send(as_ann(client().get(server.api(&format!("/games/{game}"))))).await;
+    assert_eq!(
+        (&seen["you"], &seen["seats"]["black"]["name"]),
+        (&json!("B"), &json!("ann"))
+    );
+    assert_eq!(turn(&server, &ann).await[0]["id"], game);
+    // Challenges nobody could take.
+    for (to, code) in [
+        ("ANN", (400, "bad_request")),
+        ("nobody", (404, "no_such_player")),
+    ] {
+        let (status, body) = post_seek(
+            &server,
+            Auth::Member(&ann.0, &ann.1),
+            json!({"clock": {"days": 3}, "to": to}),
+        )
+        .await;
+        assert_eq!((status, error_code(&body)), code, "{to}: {body}");
+    }
+    for clock in [json!({}), json!({"days": null})] {
+        let (status, body) = post_seek(
+            &server,
+            Auth::Member(&ann.0, &ann.1),
+            json!({ "clock": clock }),
+        )
+        .await;
+        assert_eq!(status, 400);
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains("needs base_ms"),
+            "{body}"
+        );
+    }
+    // A rated game's resignation answers with what it changed.
+    let (status, rated) = send(
+        as_ann(client().post(server.api("/games")))
+            .json(&json!({"rated": true, "clock": {"days": 1}, "white": "engine:3"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{rated}");
+    let (status, resigned) = send(as_ann(
+        client().post(server.api(&format!("/games/{}/resign", rated["id"].as_str().unwrap()))),
+    ))
+    .await;
+    assert_eq!(status, 200, "{resigned}");
+    let change = &resigned["seats"]["black"]["rating_change"];
+    assert!(
+        change.as_i64().is_some_and(|change| change < 0),
+        "{resigned}"
+    );
 }
 
 /// Issue 47.11: a game whose flag falls while nobody has it open, not even after a

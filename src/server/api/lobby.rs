@@ -446,6 +446,18 @@ async fn post(
     }
     if let Some(to) = &request.to {
         crate::server::accounts::check_name(to)?;
+        // One nobody could accept would hold one of the poster's open challenges for
+        // nothing (found by the red team of item 47.11).
+        let Some(member) = app.hub.store().user(to).await? else {
+            return Err(ApiError::NoSuchPlayer(to.clone()));
+        };
+        if caller
+            .member
+            .as_ref()
+            .is_some_and(|caller| caller.id == member.id)
+        {
+            return Err(ApiError::BadRequest("a challenge to oneself".into()));
+        }
     }
     let (poster, secret) = person(caller, request.name)?;
     app.admission

@@ -46,10 +46,17 @@ impl ClockRequest {
                 return Ok(TimeControl::correspondence(days));
             }
             (Some(base_ms), None) => base_ms,
+            (None, None) => {
+                return Err(ApiError::BadRequest(
+                    "a clock needs base_ms (with increment_ms if any), or days a move for \
+                     correspondence"
+                        .into(),
+                ));
+            }
             _ => {
                 return Err(ApiError::BadRequest(
                     "a clock is base_ms (with increment_ms if any), or days a move for \
-                     correspondence: not both"
+                     correspondence (no increment): not both"
                         .into(),
                 ));
             }

@@ -139,9 +139,18 @@ impl Hub {
         // Planned first: the answer to a move says that the engine is thinking.
         let plan = settled.touched.then(|| Plan::of(cell, &mut live));
         let view = views::state(cell, &live, &live.table.game, viewer, None);
+        // A rated game this action ended: its answer shows what it changed (found by the
+        // red team of item 47.11: a resignation's answer had no rating change).
+        let rated_end = settled.result.is_ok() && cell.rated.is_some() && live.table.is_over();
         drop(live);
         drop(_ratings);
         self.follow(cell, plan, settled.rematch).await;
+        let view = if rated_end {
+            self.refresh_ratings(cell).await;
+            views::view(cell, viewer, None).await.unwrap_or(view)
+        } else {
+            view
+        };
         match settled.result {
             Ok(_) => Ok(view),
             Err(error @ (ApiError::Rule(_) | ApiError::Stale)) => {

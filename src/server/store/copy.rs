@@ -19,7 +19,7 @@ use Kind::{Boolean, Integer, Real, Text};
 
 /// Every table, parents first, with its columns (PostgreSQL's names and kinds; SQLite has
 /// the same names).
-const TABLES: [(&str, &[(&str, Kind)]); 10] = [
+const TABLES: [(&str, &[(&str, Kind)]); 11] = [
     (
         "users",
         &[
@@ -175,6 +175,20 @@ const TABLES: [(&str, &[(&str, Kind)]); 10] = [
             ("puzzle_id", Text),
             ("solved", Boolean),
             ("at", Integer),
+        ],
+    ),
+    (
+        "library_games",
+        &[
+            ("key", Text),
+            ("source", Text),
+            ("tournament", Text),
+            ("black", Text),
+            ("white", Text),
+            ("year", Integer),
+            ("size", Integer),
+            ("moves", Text),
+            ("result", Integer),
         ],
     ),
 ];

@@ -34,9 +34,9 @@ mod sqlite;
 pub use notice::Notice;
 pub use postgres::Postgres;
 pub use rows::{
-    Attempts, Change, GameMeta, StoredAnswer, StoredGame, StoredMatch, StoredMove, StoredPresence,
-    StoredPuzzle, StoredPuzzleRating, StoredRating, StoredSeat, StoredSeek, StoredSession,
-    StoredUser,
+    Attempts, Change, GameMeta, LibraryGame, StoredAnswer, StoredGame, StoredMatch, StoredMove,
+    StoredPresence, StoredPuzzle, StoredPuzzleRating, StoredRating, StoredSeat, StoredSeek,
+    StoredSession, StoredUser,
 };
 pub use sqlite::{Sqlite, SqliteStore};
 
@@ -176,6 +176,13 @@ pub trait Backend: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn due(&self, before: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// Every game of the game database on a `size` × `size` board: its moves (a move
+    /// list) and Black's disc difference at its end.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn library_games(&self, size: u8) -> Result<Vec<(String, i32)>, StoreError>;
 
     /// The ids of `user_id`'s games, most recently changed first.
     ///

@@ -63,6 +63,7 @@ impl Notice {
             | Change::NewSession(_)
             | Change::Rating(_)
             | Change::AddPuzzles(_)
+            | Change::AddLibraryGames(_)
             | Change::PuzzleAnswer(_) => Vec::new(),
         }
     }

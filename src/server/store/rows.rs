@@ -238,6 +238,9 @@ pub enum Change {
     Rating(StoredRating),
     /// Puzzles added (those already there, by id, are left as they are).
     AddPuzzles(Vec<StoredPuzzle>),
+    /// Games added to the game database the opening explorer reads (those already there,
+    /// by key, are left as they are).
+    AddLibraryGames(Vec<LibraryGame>),
     /// An account's first answer to a puzzle, with both ratings after it; refused
     /// ([`super::StoreError::Conflict`]) unless both ratings are still those it was computed
     /// from and the account has not answered the puzzle before.
@@ -389,4 +392,29 @@ pub struct StoredPuzzleRating {
     pub rating: Rating,
     /// Answers that were right.
     pub solved: u32,
+}
+
+/// A game of the game database (imported from WTHOR files): what the opening explorer
+/// needs, and who played it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryGame {
+    /// What makes it the same game when imported again: a digest of its year,
+    /// tournament, players and moves.
+    pub key: String,
+    /// Where it comes from (`WTH_2001.wtb`).
+    pub source: String,
+    /// Its tournament's name.
+    pub tournament: String,
+    /// Black's name.
+    pub black: String,
+    /// White's.
+    pub white: String,
+    /// The year it was played.
+    pub year: i64,
+    /// The board's side (8 or 10).
+    pub size: u8,
+    /// Its moves, as a move list (`f5d6c3`).
+    pub moves: String,
+    /// Black's disc difference at its end (the empty squares for the winner).
+    pub result: i32,
 }

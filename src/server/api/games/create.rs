@@ -165,6 +165,9 @@ pub(super) async fn create(
     let rated = request.rated;
     let client = caller.client();
     let mut new = request.into_new_game(max_time(&client))?;
+    if new.clock.is_some_and(|clock| clock.per_move) {
+        take_the_person_s_seat(&caller, &mut new, "a correspondence game")?;
+    }
     if rated {
         rate_against_the_computer(&app, &caller, &mut new).await?;
     }
@@ -209,6 +212,31 @@ pub(super) async fn create(
     Ok((StatusCode::CREATED, Json(view)).into_response())
 }
 
+/// Makes `new`, `what` (a rated or correspondence game), a game between the member asking
+/// and a computer player, the person's seat the member's (so that it is theirs from any
+/// browser, and listed in their "Your turn"); two people play such games from the lobby.
+fn take_the_person_s_seat(caller: &Caller, new: &mut NewGame, what: &str) -> Result<(), ApiError> {
+    let member = caller.member.as_ref().ok_or(SeekError::MembersOnly)?;
+    let people = new
+        .seats
+        .iter()
+        .filter(|seat| seat.occupant == Occupant::Human)
+        .count();
+    if people != 1 {
+        return Err(ApiError::BadRequest(format!(
+            "{what} made here is between you and a computer player: one seat human, the \
+             other an engine; play people from the lobby"
+        )));
+    }
+    for seat in &mut new.seats {
+        if seat.occupant == Occupant::Human {
+            seat.name = Some(member.name.clone());
+            seat.user_id = Some(member.id);
+        }
+    }
+    Ok(())
+}
+
 /// Makes `new` a rated game between the member asking and a computer player, whose
 /// account (named by its player spec, `engine:7`) holds its rating: a timed game, no help.
 async fn rate_against_the_computer(
@@ -216,7 +244,7 @@ async fn rate_against_the_computer(
     caller: &Caller,
     new: &mut NewGame,
 ) -> Result<(), ApiError> {
-    let member = caller.member.as_ref().ok_or(SeekError::MembersOnly)?;
+    caller.member.as_ref().ok_or(SeekError::MembersOnly)?;
     if new.clock.is_none() {
         return Err(ApiError::BadRequest(
             "a rated game needs a clock: give clock.base_ms".into(),
@@ -229,27 +257,10 @@ async fn rate_against_the_computer(
                 .into(),
         ));
     }
-    let people = new
-        .seats
-        .iter()
-        .filter(|seat| seat.occupant == Occupant::Human)
-        .count();
-    if people != 1 {
-        return Err(ApiError::BadRequest(
-            "a rated game made here is between you and a computer player: one seat human, \
-             the other an engine; play people from the lobby"
-                .into(),
-        ));
-    }
+    take_the_person_s_seat(caller, new, "a rated game")?;
     for seat in &mut new.seats {
-        match seat.occupant {
-            Occupant::Human => {
-                seat.name = Some(member.name.clone());
-                seat.user_id = Some(member.id);
-            }
-            Occupant::Computer(spec) => {
-                seat.user_id = Some(app.accounts.computer_account(&spec.to_string()).await?);
-            }
+        if let Occupant::Computer(spec) = seat.occupant {
+            seat.user_id = Some(app.accounts.computer_account(&spec.to_string()).await?);
         }
     }
     new.rated = true;

@@ -580,6 +580,22 @@ impl Backend for Postgres {
         .await
     }
 
+    async fn library_games(&self, size: u8) -> Result<Vec<(String, i32)>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query(
+                "SELECT moves, result FROM library_games WHERE size = $1",
+                &[&i64::from(size)],
+            )
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let result: i64 = row.try_get(1)?;
+                Ok((row.try_get(0)?, result as i32))
+            })
+            .collect()
+    }
+
     async fn due(&self, before: i64, limit: usize) -> Result<Vec<String>, StoreError> {
         self.ids(
             "SELECT id FROM games WHERE deadline <= $2 AND status = 'playing'

@@ -2,7 +2,7 @@
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-pub(super) const MIGRATIONS: [&str; 8] = [
+pub(super) const MIGRATIONS: [&str; 9] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -181,4 +181,17 @@ pub(super) const MIGRATIONS: [&str; 8] = [
     ALTER TABLE games ADD COLUMN deadline BIGINT;
     ALTER TABLE seeks ADD COLUMN clock_per_move BOOLEAN NOT NULL DEFAULT false;
     CREATE INDEX games_by_deadline ON games (deadline) WHERE deadline IS NOT NULL;",
+    // The game database the opening explorer reads (imported WTHOR files).
+    "CREATE TABLE library_games (
+        key TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        tournament TEXT NOT NULL,
+        black TEXT NOT NULL,
+        white TEXT NOT NULL,
+        year BIGINT NOT NULL,
+        size BIGINT NOT NULL,
+        moves TEXT NOT NULL,
+        result BIGINT NOT NULL
+    );
+    CREATE INDEX library_games_by_size ON library_games (size);",
 ];

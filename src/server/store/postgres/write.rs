@@ -284,6 +284,29 @@ impl Postgres {
                             .await?;
                     }
                 }
+                Change::AddLibraryGames(games) => {
+                    for game in games {
+                        transaction
+                            .execute(
+                                "INSERT INTO library_games (key, source, tournament, black,
+                                    white, year, size, moves, result)
+                                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                 ON CONFLICT (key) DO NOTHING",
+                                &[
+                                    &game.key,
+                                    &game.source,
+                                    &game.tournament,
+                                    &game.black,
+                                    &game.white,
+                                    &game.year,
+                                    &i64::from(game.size),
+                                    &game.moves,
+                                    &i64::from(game.result),
+                                ],
+                            )
+                            .await?;
+                    }
+                }
                 Change::PuzzleAnswer(answer) => {
                     // Only over the ratings it was computed from (one answer fewer each),
                     // and once per account and puzzle: two servers cannot both count one.

@@ -150,6 +150,10 @@ impl Backend for SqliteStore {
         self.read(move |db| db.due(before, limit)).await
     }
 
+    async fn library_games(&self, size: u8) -> Result<Vec<(String, i32)>, StoreError> {
+        self.read(move |db| db.library_games(size)).await
+    }
+
     async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
         self.read(Sqlite::seeks).await
     }
@@ -570,6 +574,27 @@ impl Sqlite {
                         )?;
                     }
                 }
+                Change::AddLibraryGames(games) => {
+                    for game in games {
+                        transaction.execute(
+                            "INSERT INTO library_games (key, source, tournament, black, white,
+                                year, size, moves, result)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                             ON CONFLICT (key) DO NOTHING",
+                            params![
+                                game.key,
+                                game.source,
+                                game.tournament,
+                                game.black,
+                                game.white,
+                                game.year,
+                                game.size,
+                                game.moves,
+                                game.result,
+                            ],
+                        )?;
+                    }
+                }
                 Change::PuzzleAnswer(answer) => {
                     // Only over the ratings it was computed from (one answer fewer each),
                     // and once per account and puzzle.
@@ -728,6 +753,16 @@ impl Sqlite {
             .query_map([user_id, limit as i64], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
+    }
+
+    pub(super) fn library_games(&mut self, size: u8) -> Result<Vec<(String, i32)>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT moves, result FROM library_games WHERE size = ?1")?;
+        let games = statement
+            .query_map([size], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(games)
     }
 
     pub(super) fn due(&mut self, before: i64, limit: usize) -> Result<Vec<String>, StoreError> {

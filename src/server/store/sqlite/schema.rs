@@ -1,7 +1,7 @@
 //! The SQLite schema, as the migrations that make it.
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-pub(super) const MIGRATIONS: [&str; 11] = [
+pub(super) const MIGRATIONS: [&str; 12] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -155,4 +155,17 @@ pub(super) const MIGRATIONS: [&str; 11] = [
     ALTER TABLE games ADD COLUMN deadline INTEGER;
     ALTER TABLE seeks ADD COLUMN clock_per_move INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX games_by_deadline ON games (deadline) WHERE deadline IS NOT NULL;",
+    // The game database the opening explorer reads (imported WTHOR files).
+    "CREATE TABLE library_games (
+        key TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        tournament TEXT NOT NULL,
+        black TEXT NOT NULL,
+        white TEXT NOT NULL,
+        year INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        moves TEXT NOT NULL,
+        result INTEGER NOT NULL
+    );
+    CREATE INDEX library_games_by_size ON library_games (size);",
 ];
