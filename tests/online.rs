@@ -1097,6 +1097,7 @@ on_both_databases!(
     a_correspondence_game_waits_days_for_each_move_across_restarts,
     a_flag_falls_after_a_restart_though_nobody_opens_the_game,
     red_team_47_11_correspondence_games_are_always_someone_s,
+    wthor_games_imported_feed_the_opening_explorer,
 );
 
 /// A member's move through their session.
@@ -1252,7 +1253,10 @@ async fn red_team_47_11_correspondence_games_are_always_someone_s(db: TestDb) {
             .await;
     assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
     assert!(
-        body["error"]["message"].as_str().unwrap().contains("computer player"),
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("computer player"),
         "{body}"
     );
     let (status, created) = send(as_ann(client().post(server.api("/games"))).json(&daily)).await;
@@ -1286,7 +1290,10 @@ async fn red_team_47_11_correspondence_games_are_always_someone_s(db: TestDb) {
         .await;
         assert_eq!(status, 400);
         assert!(
-            body["error"]["message"].as_str().unwrap().contains("needs base_ms"),
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("needs base_ms"),
             "{body}"
         );
     }
@@ -1366,6 +1373,82 @@ async fn stored_ending(db: &TestDb, game: &str) -> (String, Option<String>) {
             (row.get(0), row.get(1))
         }
     }
+}
+
+/// Issue 47.15: WTHOR files imported into the game database (players named by the `.JOU`
+/// file; a game that does not replay left out; imported again, nothing doubled) and the
+/// opening explorer's answers over HTTP.
+async fn wthor_games_imported_feed_the_opening_explorer(db: TestDb) {
+    use othello::{
+        MoveList, Record, Setup, Shape, Variant,
+        wthor::{WthorGames, WthorNames},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut games = WthorGames::new(Shape::STANDARD, 2025).unwrap();
+    for (moves, black, white) in [("f5d6c3", 0, 1), ("e6f4", 1, 0), ("f5f6e6", 0, 1)] {
+        let mut record = Record::new(Variant::Full, Setup::standard(Shape::STANDARD));
+        record.moves = moves.parse::<MoveList>().unwrap().0;
+        games.push(&record, 0, black, white).unwrap();
+    }
+    let mut broken = games.games[0].clone();
+    broken.moves[1] = 11;
+    games.games.push(broken);
+    let wtb = dir.path().join("WTH_2025.wtb");
+    std::fs::write(&wtb, games.to_bytes()).unwrap();
+    let jou = dir.path().join("WTHOR.JOU");
+    std::fs::write(
+        &jou,
+        WthorNames::players(["Ann", "Bob"]).unwrap().to_bytes(),
+    )
+    .unwrap();
+    let import = || {
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+            .args(["db", "import"])
+            .arg(&wtb)
+            .arg("--players")
+            .arg(&jou)
+            .arg("--db")
+            .arg(&db)
+            .env_remove("DATABASE_URL")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let said = import();
+    assert!(
+        said.starts_with("3 games read, 3 added (0 there already), 1 left out")
+            && said.trim_end().ends_with("has 3"),
+        "{said}"
+    );
+    let said = import();
+    assert!(
+        said.starts_with("3 games read, 0 added (3 there already)"),
+        "{said}"
+    );
+    let server = Server::start(&db);
+    let (status, after) = send(client().get(server.api("/explorer?moves=e6"))).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!((&after["total"], &after["games"]), (&json!(3), &json!(3)));
+    // Asked from e6, answered from e6: f4 (the two f5 d6 games), then f6 (f5 f6 turned).
+    let next = after["next"].as_array().unwrap();
+    assert_eq!(
+        (
+            &next[0]["move"],
+            &next[0]["games"],
+            &next[0]["black_score"],
+            &next[0]["average"]
+        ),
+        (&json!("f4"), &json!(2), &json!(75.0), &json!(30.0)),
+        "{after}"
+    );
+    assert_eq!((next.len(), &next[1]["move"]), (2, &json!("f6")), "{after}");
+    let (status, body) = send(client().get(server.api("/explorer?moves=a1"))).await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
+    let (status, body) = send(client().get(server.api("/explorer?size=6"))).await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
+    let (_, ten) = send(client().get(server.api("/explorer?size=10"))).await;
+    assert_eq!((&ten["total"], &ten["next"]), (&json!(0), &json!([])));
 }
 
 /// The shipped puzzles, by id (`data/puzzles.jsonl`).

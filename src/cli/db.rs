@@ -40,6 +40,29 @@ enum Action {
         #[arg(long, value_name = "URL")]
         to: Target,
     },
+    /// Add the games of WTHOR files (the French federation's database: `.wtb` games, with
+    /// the `.JOU` players and `.TRN` tournaments they name) to the game database the
+    /// server's opening explorer reads. A game whose moves do not replay is left out; one
+    /// already there is kept once.
+    Import {
+        /// WTHOR game files.
+        #[arg(value_name = "FILE.wtb", required = true)]
+        files: Vec<PathBuf>,
+        /// The players file the games name (WTHOR.JOU); without it, players are numbers.
+        #[arg(long, value_name = "FILE.JOU")]
+        players: Option<PathBuf>,
+        /// The tournaments file (WTHOR.TRN); without it, tournaments are numbers.
+        #[arg(long, value_name = "FILE.TRN")]
+        tournaments: Option<PathBuf>,
+        /// The database: a file, or postgres://user:password@host:port/name.
+        #[arg(
+            long,
+            value_name = "PATH|URL",
+            env = "DATABASE_URL",
+            default_value = "othello.db"
+        )]
+        db: Target,
+    },
     /// Add the puzzles of a file (from `othello puzzles make`) to a database, each checked
     /// first (its moves the position's, its answer alone keeping the result); those the
     /// database has keep their ratings. A SQLite file no server is using, or PostgreSQL.
@@ -89,6 +112,77 @@ impl DbArgs {
                     file.display()
                 )?;
             }
+            Action::Import {
+                files,
+                players,
+                tournaments,
+                db,
+            } => {
+                use othello::wthor::{PLAYER_BYTES, TOURNAMENT_BYTES};
+                let players = players
+                    .map(|path| super::explore::read_names(&path, PLAYER_BYTES))
+                    .transpose()?;
+                let tournaments = tournaments
+                    .map(|path| super::explore::read_names(&path, TOURNAMENT_BYTES))
+                    .transpose()?;
+                let name = |names: &Option<othello::wthor::WthorNames>, index: u16| {
+                    names
+                        .as_ref()
+                        .and_then(|names| names.name(index))
+                        .unwrap_or_else(|| format!("#{index}"))
+                };
+                let mut games = Vec::new();
+                let mut left_out = 0;
+                for path in &files {
+                    let (file, shape) = super::explore::read_games(path)?;
+                    let source = path
+                        .file_name()
+                        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+                    let cells = i32::from(shape.rows()) * i32::from(shape.columns());
+                    for game in &file.games {
+                        let Ok(record) = game.record(shape) else {
+                            left_out += 1;
+                            continue;
+                        };
+                        let moves = othello::MoveList(record.moves).to_string();
+                        let (tournament, black, white) = (
+                            name(&tournaments, game.tournament),
+                            name(&players, game.black),
+                            name(&players, game.white),
+                        );
+                        let year = i64::from(file.header.year);
+                        games.push(crate::server::store::LibraryGame {
+                            key: library_key(&[
+                                &year.to_string(),
+                                &tournament,
+                                &black,
+                                &white,
+                                &moves,
+                            ]),
+                            source: source.clone(),
+                            tournament,
+                            black,
+                            white,
+                            year,
+                            size: shape.rows(),
+                            moves,
+                            result: 2 * i32::from(game.black_discs) - cells,
+                        });
+                    }
+                }
+                let read = games.len();
+                let (before, after) = database::import_library(&db, games)?;
+                write!(
+                    out,
+                    "{read} games read, {} added ({} there already)",
+                    after - before,
+                    read as u64 - (after - before)
+                )?;
+                if left_out > 0 {
+                    write!(out, ", {left_out} left out (their moves do not replay)")?;
+                }
+                writeln!(out, "; {db} has {after}")?;
+            }
             Action::Copy { from, to } => {
                 let Target::Postgres(url) = &to else {
                     return Err(CliError::Usage {
@@ -110,4 +204,19 @@ impl DbArgs {
         }
         Ok(())
     }
+}
+
+/// What makes a game the same when imported again: a digest of its fields, each ended by a
+/// zero byte (so that no two lists of fields run together alike).
+fn library_key(fields: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    for field in fields {
+        digest.update(field.as_bytes());
+        digest.update([0]);
+    }
+    digest.finalize()[..16]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }

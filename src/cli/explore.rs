@@ -11,6 +11,43 @@ use super::CliError;
 /// The largest WTHOR file read: the federation's yearly files are a few MiB.
 const WTHOR_FILE: u64 = 256 << 20;
 
+/// The bytes of the WTHOR file at `path`.
+fn wthor_bytes(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
+    crate::files::read_limited(path, WTHOR_FILE).map_err(|source| CliError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// What a WTHOR file does not fit, said with its name.
+fn not_wthor(path: &std::path::Path, error: impl std::fmt::Display) -> CliError {
+    CliError::Usage {
+        message: format!("{}: {error}", path.display()),
+    }
+}
+
+/// The WTHOR game file at `path` and its board.
+///
+/// # Errors
+/// [`CliError::Read`] or [`CliError::Usage`] (no WTHOR game file).
+pub(super) fn read_games(path: &std::path::Path) -> Result<(WthorGames, Shape), CliError> {
+    let games = WthorGames::from_bytes(&wthor_bytes(path)?).map_err(|e| not_wthor(path, e))?;
+    let shape = games.shape().map_err(|error| not_wthor(path, error))?;
+    Ok((games, shape))
+}
+
+/// The WTHOR names file (players or tournaments) at `path`, of `size`-byte records.
+///
+/// # Errors
+/// [`CliError::Read`] or [`CliError::Usage`].
+pub(super) fn read_names(
+    path: &std::path::Path,
+    size: usize,
+) -> Result<othello::wthor::WthorNames, CliError> {
+    othello::wthor::WthorNames::from_bytes(&wthor_bytes(path)?, size)
+        .map_err(|error| not_wthor(path, error))
+}
+
 /// `othello explore FILE.wtb... [--after MOVES]`.
 #[derive(Debug, Args)]
 pub struct ExploreArgs {
@@ -40,21 +77,13 @@ impl ExploreArgs {
         let mut explorer: Option<(Shape, Explorer)> = None;
         let mut skipped = 0;
         for path in &self.files {
-            let bytes =
-                crate::files::read_limited(path, WTHOR_FILE).map_err(|source| CliError::Read {
-                    path: path.clone(),
-                    source,
-                })?;
-            let usage = |message: String| CliError::Usage {
-                message: format!("{}: {message}", path.display()),
-            };
-            let games = WthorGames::from_bytes(&bytes).map_err(|error| usage(error.to_string()))?;
-            let shape = games.shape().map_err(|error| usage(error.to_string()))?;
+            let (games, shape) = read_games(path)?;
             let (known, explorer) = explorer.get_or_insert_with(|| (shape, Explorer::new(shape)));
             if *known != shape {
-                return Err(usage(format!(
-                    "its games are on {shape}, the files before on {known}"
-                )));
+                return Err(not_wthor(
+                    path,
+                    format!("its games are on {shape}, the files before on {known}"),
+                ));
             }
             let cells = i32::from(shape.rows()) * i32::from(shape.columns());
             for game in &games.games {

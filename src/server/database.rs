@@ -182,6 +182,45 @@ pub fn add_puzzles(
     })
 }
 
+/// Adds `games` to the game database the opening explorer reads (those already there, by
+/// key, are kept once); returns how many games it had before and has after.
+///
+/// # Errors
+/// [`ServeError`] if the database cannot be opened or written.
+pub fn import_library(
+    target: &Target,
+    games: Vec<super::store::LibraryGame>,
+) -> Result<(u64, u64), ServeError> {
+    let failed = |source| ServeError::Store {
+        target: target.clone(),
+        source,
+    };
+    let _lock = match target {
+        Target::Sqlite(path) => Some(lock_database(path)?),
+        Target::Postgres(_) => None,
+    };
+    runtime()?.block_on(async {
+        let (store, writer) = open(target).await.map_err(failed)?;
+        let count = async || -> Result<u64, StoreError> {
+            let mut count = 0;
+            for size in [8, 10] {
+                count += store.library_games(size).await?.len() as u64;
+            }
+            Ok(count)
+        };
+        let before = count().await.map_err(failed)?;
+        for chunk in games.chunks(2_000) {
+            store
+                .commit(vec![Change::AddLibraryGames(chunk.to_vec())])
+                .await
+                .map_err(|error| failed(StoreError::Failing(error.to_string())))?;
+        }
+        let after = count().await.map_err(failed)?;
+        close(store, writer);
+        Ok((before, after))
+    })
+}
+
 /// A store on `target` for a command (a SQLite file's lock taken by the caller), and the
 /// SQLite writer to wait for.
 async fn open(target: &Target) -> Result<(Store, Option<std::thread::JoinHandle<()>>), StoreError> {

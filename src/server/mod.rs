@@ -249,6 +249,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             trusted_proxies: options.trusted_proxies.clone().into(),
             admission: Arc::new(limits::Admission::new(options.games_per_minute)),
             bots: Default::default(),
+            explorers: Default::default(),
         };
         let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
         if let Some(max) = options.max_connections {

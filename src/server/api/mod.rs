@@ -25,6 +25,7 @@ use axum_extra::extract::cookie::CookieJar;
 
 mod accounts;
 pub mod bot;
+pub mod explorer;
 mod games;
 pub mod lobby;
 mod players;
@@ -89,6 +90,8 @@ pub struct App {
     pub admission: Arc<Admission>,
     /// The bot API's streams and refusals, per account.
     pub bots: Arc<bot::Bots>,
+    /// The opening explorer's game database, per board.
+    pub explorers: Arc<explorer::Explorers>,
 }
 
 /// The router: the page, its assets, the API and the live channel.
@@ -115,6 +118,7 @@ pub fn router(app: App) -> Router {
         .route("/challenge/{id}/accept", post(lobby::accept_seek))
         .route("/challenge/{id}/decline", post(lobby::decline_seek))
         .route("/challenge/{id}/cancel", post(lobby::cancel_seek))
+        .route("/explorer", get(explorer::explore))
         .route("/puzzles/next", get(puzzles::next_puzzle))
         .route("/puzzles/{id}", get(puzzles::show_puzzle))
         .route("/puzzles/{id}/answer", post(puzzles::answer_puzzle))

@@ -33,6 +33,7 @@ impl Fixture {
             trusted_proxies: Arc::from([]),
             admission: Arc::new(Admission::new(30)),
             bots: Default::default(),
+            explorers: Default::default(),
         };
         Fixture {
             router: router(app),
