@@ -1290,16 +1290,15 @@ async fn register(client: &Client, name: &str) {
     .await;
 }
 
-/// Issue 25: two members in two browsers; one posts a rated timed challenge, the other
-/// takes it from the lobby; the game is lost on time; both ratings move and both player
-/// pages show the game. A guest plays the computer from the lobby in one click.
-async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
-    let Some(driver) = driver() else {
-        return;
-    };
-    let server = Server::start(&db);
-    let ann = browser(&driver, "member-ann", 1100, 900).await;
-    let bob = browser(&driver, "member-bob", 1100, 900).await;
+/// Two browsers (profiles `PREFIX-ann` and `PREFIX-bob`) registered as ann and bob, each
+/// on the lobby with its live channel up.
+async fn ann_and_bob_in_the_lobby(
+    driver: &Driver,
+    server: &Server,
+    prefix: &str,
+) -> (Client, Client) {
+    let ann = browser(driver, &format!("{prefix}-ann"), 1100, 900).await;
+    let bob = browser(driver, &format!("{prefix}-bob"), 1100, 900).await;
     for (client, name) in [(&ann, "ann"), (&bob, "bob")] {
         client.goto(&server.url).await.unwrap();
         register(client, name).await;
@@ -1310,6 +1309,18 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
         )
         .await;
     }
+    (ann, bob)
+}
+
+/// Issue 25: two members in two browsers; one posts a rated timed challenge, the other
+/// takes it from the lobby; the game is lost on time; both ratings move and both player
+/// pages show the game. A guest plays the computer from the lobby in one click.
+async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let server = Server::start(&db);
+    let (ann, bob) = ann_and_bob_in_the_lobby(&driver, &server, "member").await;
     // A three-second game: a time control the form does not offer, added to its list.
     ann.execute(
         "const control = document.querySelector(\"#seek-form select[name='control']\"); \
@@ -1629,18 +1640,7 @@ async fn members_play_a_correspondence_game_from_their_turn_lists(db: TestDb) {
         return;
     };
     let server = Server::start(&db);
-    let ann = browser(&driver, "daily-ann", 1100, 900).await;
-    let bob = browser(&driver, "daily-bob", 1100, 900).await;
-    for (client, name) in [(&ann, "ann"), (&bob, "bob")] {
-        client.goto(&server.url).await.unwrap();
-        register(client, name).await;
-        wait_for(
-            client,
-            "document.querySelector('#connection').textContent === 'live'",
-            "the lobby is live",
-        )
-        .await;
-    }
+    let (ann, bob) = ann_and_bob_in_the_lobby(&driver, &server, "daily").await;
     set_value(&ann, "#seek-form select[name='control']", "days:3").await;
     set_value(&ann, "#seek-form select[name='color']", "B").await;
     ann.find(Locator::Css("#seek-form button[type='submit']"))

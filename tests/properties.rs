@@ -283,7 +283,15 @@ proptest! {
         games.push(&record, 1, 2, 3).unwrap();
         let read = WthorGames::from_bytes(&games.to_bytes()).unwrap();
         prop_assert_eq!(&read.games[0].record(shape).unwrap(), &record);
-        prop_assert_eq!(u32::from(read.games[0].black_discs), game.board().count(Color::Black));
+        // Black's discs, the empty squares counted for the winner (halved in a draw).
+        let (black, white) = (game.board().count(Color::Black), game.board().count(Color::White));
+        let empty = shape.cells() as u32 - black - white;
+        let scored = match black.cmp(&white) {
+            std::cmp::Ordering::Greater => black + empty,
+            std::cmp::Ordering::Less => black,
+            std::cmp::Ordering::Equal => black + empty / 2,
+        };
+        prop_assert_eq!(u32::from(read.games[0].black_discs), scored);
         let mut spoilt = read.games[0].clone();
         let length = spoilt.moves.len();
         for (at, value) in spoiled {
