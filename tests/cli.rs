@@ -2434,6 +2434,17 @@ mod explore {
             turned.lines().nth(2).unwrap().starts_with("f4 "),
             "{turned}"
         );
+        // The same file twice counts its games once (as an import keeps them once), and
+        // the line is written as moves are (found by the red team of item 47.15).
+        othello()
+            .args(["explore", "--after", " F5 "])
+            .arg(&one)
+            .arg(&one)
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with(
+                "after f5: 2 games of 2 (2 games given again, counted once)\n",
+            ));
     }
 
     #[test]

@@ -1426,6 +1426,21 @@ async fn wthor_games_imported_feed_the_opening_explorer(db: TestDb) {
         said.starts_with("3 games read, 0 added (3 there already)"),
         "{said}"
     );
+    // Without the names (or with names corrected), the same games: none added (found by
+    // the red team of item 47.15: they were added again under their numbers).
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
+        .args(["db", "import"])
+        .arg(&wtb)
+        .arg("--db")
+        .arg(&db)
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    let said = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        said.starts_with("3 games read, 0 added (3 there already)"),
+        "{said}"
+    );
     let server = Server::start(&db);
     let (status, after) = send(client().get(server.api("/explorer?moves=e6"))).await;
     assert_eq!(status, 200, "{after}");

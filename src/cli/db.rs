@@ -138,12 +138,12 @@ impl DbArgs {
                     let source = path
                         .file_name()
                         .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
-                    let cells = i32::from(shape.rows()) * i32::from(shape.columns());
                     for game in &file.games {
-                        let Ok(record) = game.record(shape) else {
+                        let Ok((record, result)) = game.result(shape) else {
                             left_out += 1;
                             continue;
                         };
+                        let key = super::explore::game_key(file.header.year, game, &record.moves);
                         let moves = othello::MoveList(record.moves).to_string();
                         let (tournament, black, white) = (
                             name(&tournaments, game.tournament),
@@ -152,13 +152,7 @@ impl DbArgs {
                         );
                         let year = i64::from(file.header.year);
                         games.push(crate::server::store::LibraryGame {
-                            key: library_key(&[
-                                &year.to_string(),
-                                &tournament,
-                                &black,
-                                &white,
-                                &moves,
-                            ]),
+                            key,
                             source: source.clone(),
                             tournament,
                             black,
@@ -166,7 +160,7 @@ impl DbArgs {
                             year,
                             size: shape.rows(),
                             moves,
-                            result: 2 * i32::from(game.black_discs) - cells,
+                            result,
                         });
                     }
                 }
@@ -204,19 +198,4 @@ impl DbArgs {
         }
         Ok(())
     }
-}
-
-/// What makes a game the same when imported again: a digest of its fields, each ended by a
-/// zero byte (so that no two lists of fields run together alike).
-fn library_key(fields: &[&str]) -> String {
-    use sha2::{Digest, Sha256};
-    let mut digest = Sha256::new();
-    for field in fields {
-        digest.update(field.as_bytes());
-        digest.update([0]);
-    }
-    digest.finalize()[..16]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
 }

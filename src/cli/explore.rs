@@ -76,6 +76,8 @@ impl ExploreArgs {
             .0;
         let mut explorer: Option<(Shape, Explorer)> = None;
         let mut skipped = 0;
+        let mut repeated = 0;
+        let mut seen = std::collections::HashSet::new();
         for path in &self.files {
             let (games, shape) = read_games(path)?;
             let (known, explorer) = explorer.get_or_insert_with(|| (shape, Explorer::new(shape)));
@@ -85,26 +87,28 @@ impl ExploreArgs {
                     format!("its games are on {shape}, the files before on {known}"),
                 ));
             }
-            let cells = i32::from(shape.rows()) * i32::from(shape.columns());
             for game in &games.games {
-                // A game whose moves do not replay is left out (and counted).
-                let Ok(record) = game.record(shape) else {
+                // A game whose moves do not replay, or whose score cannot be, is left out
+                // (and counted); one given twice (the same file twice) counts once.
+                let Ok((record, black)) = game.result(shape) else {
                     skipped += 1;
                     continue;
                 };
-                let black = 2 * i32::from(game.black_discs) - cells;
-                if explorer.add(&record.moves, black).is_err() {
+                if !seen.insert(game_key(games.header.year, game, &record.moves)) {
+                    repeated += 1;
+                } else if explorer.add(&record.moves, black).is_err() {
                     skipped += 1;
                 }
             }
         }
-        let Some((shape, mut explorer)) = explorer else {
+        let Some((_, mut explorer)) = explorer else {
             unreachable!("clap requires a file");
         };
         let next = explorer.next(&after).map_err(|error| CliError::Usage {
-            message: format!("--after: {error} (on {shape})"),
+            message: format!("--after: {error}"),
         })?;
-        write_table(out, &self.after, &next, explorer.len(), skipped)?;
+        let after = othello::MoveList(after).to_string();
+        write_table(out, &after, &next, explorer.len(), (skipped, repeated))?;
         Ok(())
     }
 }
@@ -115,7 +119,7 @@ fn write_table(
     after: &str,
     next: &othello::analysis::explorer::Next,
     total: usize,
-    skipped: usize,
+    (skipped, repeated): (usize, usize),
 ) -> std::io::Result<()> {
     let position = if after.is_empty() {
         "the start".to_owned()
@@ -133,6 +137,13 @@ fn write_table(
             out,
             " ({} left out: their moves do not replay)",
             crate::words::count(skipped as u64, "game")
+        )?;
+    }
+    if repeated > 0 {
+        write!(
+            out,
+            " ({} given again, counted once)",
+            crate::words::count(repeated as u64, "game")
         )?;
     }
     writeln!(out)?;
@@ -155,8 +166,31 @@ fn write_table(
             share(stats.draws),
             share(stats.white_wins),
             stats.black_score(),
-            stats.average
+            // 0.0, not -0.0, for an average that rounds to nothing.
+            stats.average + 0.0
         )?;
     }
     Ok(())
+}
+
+/// What makes a WTHOR game the same game in two files or two imports: a digest of its year,
+/// its tournament's and players' numbers and its moves (not their names: a players file
+/// with a name corrected names the same games).
+pub(super) fn game_key(
+    year: u16,
+    game: &othello::wthor::WthorGame,
+    moves: &[othello::Square],
+) -> String {
+    use sha2::{Digest, Sha256};
+    let text = format!(
+        "{year} {} {} {} {}",
+        game.tournament,
+        game.black,
+        game.white,
+        othello::MoveList(moves.to_vec())
+    );
+    Sha256::digest(text.as_bytes())[..16]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }

@@ -54,7 +54,10 @@ pub enum WthorError {
     #[error("a WTHOR game file is for 8 x 8 (0 or 8) or 10 x 10 (10), not board size {0}")]
     BoardSize(u8),
     /// The records are not the number the header says.
-    #[error("the header says {declared} records of {size} bytes, but {bytes} bytes follow it")]
+    #[error(
+        "the header says {declared} record{} of {size} bytes, but {bytes} bytes follow it",
+        if *declared == 1 { "" } else { "s" }
+    )]
     Records {
         /// The header's count.
         declared: u64,
@@ -94,6 +97,16 @@ pub enum WthorError {
         code: u8,
         /// The board.
         shape: Shape,
+    },
+    /// A score byte more than the board's squares.
+    #[error("a score of {discs} discs on {shape}, which has {cells} squares")]
+    Score {
+        /// The byte.
+        discs: u8,
+        /// The board.
+        shape: Shape,
+        /// Its squares.
+        cells: usize,
     },
     /// A move that is not legal when it comes.
     #[error("game move {ply}: {square} is not legal")]
@@ -354,14 +367,7 @@ impl WthorGames {
             .map(|square| 10 * (square.row() + 1) + square.column() + 1)
             .collect();
         moves.resize(move_bytes(shape), 0);
-        // Empty squares go to the winner, halved in a draw (the federation's count).
-        let (mine, theirs) = (game.count(Color::Black), game.count(Color::White));
-        let empty = move_bytes(shape) as u32 + 4 - mine - theirs;
-        let discs = match mine.cmp(&theirs) {
-            std::cmp::Ordering::Greater => mine + empty,
-            std::cmp::Ordering::Less => mine,
-            std::cmp::Ordering::Equal => mine + empty / 2,
-        } as u8;
+        let discs = black_score(&game) as u8;
         let games = u32::try_from(self.games.len() + 1).map_err(|_| WthorError::TooMany {
             count: self.games.len() + 1,
             max: u64::from(u32::MAX),
@@ -376,6 +382,18 @@ impl WthorGames {
         });
         self.header.games = games;
         Ok(())
+    }
+}
+
+/// Black's discs in `game` as the federation counts them: the empty squares go to whoever
+/// has more discs, halved in a draw.
+fn black_score(game: &crate::AnyGame) -> u32 {
+    let (black, white) = (game.count(Color::Black), game.count(Color::White));
+    let empty = game.board().shape().cells() as u32 - black - white;
+    match black.cmp(&white) {
+        std::cmp::Ordering::Greater => black + empty,
+        std::cmp::Ordering::Less => black,
+        std::cmp::Ordering::Equal => black + empty / 2,
     }
 }
 
@@ -419,6 +437,32 @@ impl WthorGame {
         }
         replay(&record, shape)?;
         Ok(record)
+    }
+
+    /// The game as a record (see [`WthorGame::record`]) and Black's disc difference at its
+    /// end: the board's (the empty squares for the winner) when the moves play it to the
+    /// end, else its score byte's (a game resigned or lost on time).
+    ///
+    /// # Errors
+    /// Those of [`WthorGame::record`]; [`WthorError::Score`] for a score byte of more
+    /// discs than the board has squares.
+    pub fn result(&self, shape: Shape) -> Result<(Record, i32), WthorError> {
+        let record = self.record(shape)?;
+        let cells = shape.cells();
+        if usize::from(self.black_discs) > cells {
+            return Err(WthorError::Score {
+                discs: self.black_discs,
+                shape,
+                cells,
+            });
+        }
+        let game = replay(&record, shape)?;
+        let black = if game.is_over() {
+            black_score(&game) as i32
+        } else {
+            i32::from(self.black_discs)
+        };
+        Ok((record, 2 * black - cells as i32))
     }
 }
 
@@ -657,6 +701,40 @@ mod tests {
             games.push(&illegal, 0, 0, 0),
             Err(WthorError::Illegal { ply: 1, .. })
         ));
+    }
+
+    #[test]
+    fn a_result_is_the_board_s_at_the_end_else_the_score_byte_s_within_the_board() {
+        let mut games = WthorGames::new(Shape::STANDARD, 2000).unwrap();
+        // A game played to its end: the first legal move each turn.
+        let mut played = crate::AnyGame::new(Variant::Full, Setup::standard(Shape::STANDARD));
+        while let Some(square) = played.legal_moves().iter().next() {
+            played.play(square).unwrap();
+        }
+        let mut whole = Record::new(Variant::Full, Setup::standard(Shape::STANDARD));
+        whole.moves = played.moves().collect();
+        games.push(&whole, 0, 0, 0).unwrap();
+        let mut game = games.games[0].clone();
+        let board = 2 * i32::from(game.black_discs) - 64;
+        assert_eq!(game.result(Shape::STANDARD).unwrap().1, board);
+        for byte in [0, 20, 64] {
+            game.black_discs = byte;
+            assert_eq!(
+                game.result(Shape::STANDARD).unwrap().1,
+                board,
+                "the board decides"
+            );
+        }
+        game.black_discs = 65;
+        assert!(matches!(
+            game.result(Shape::STANDARD),
+            Err(WthorError::Score { discs: 65, .. })
+        ));
+        // Stopped early (resigned): its byte, 2 x discs - 64.
+        let mut stopped = games.games[0].clone();
+        stopped.moves[2..].fill(0);
+        stopped.black_discs = 20;
+        assert_eq!(stopped.result(Shape::STANDARD).unwrap().1, -24);
     }
 
     #[test]
