@@ -1401,12 +1401,12 @@ async fn wthor_games_imported_feed_the_opening_explorer(db: TestDb) {
         WthorNames::players(["Ann", "Bob"]).unwrap().to_bytes(),
     )
     .unwrap();
-    let import = || {
+    // `othello db import` of the file, with `extra` arguments: what it says.
+    let import = |extra: &[&std::path::Path]| {
         let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
             .args(["db", "import"])
             .arg(&wtb)
-            .arg("--players")
-            .arg(&jou)
+            .args(extra)
             .arg("--db")
             .arg(&db)
             .env_remove("DATABASE_URL")
@@ -1415,28 +1415,21 @@ async fn wthor_games_imported_feed_the_opening_explorer(db: TestDb) {
         assert!(output.status.success(), "{output:?}");
         String::from_utf8(output.stdout).unwrap()
     };
-    let said = import();
+    let with_names = [std::path::Path::new("--players"), &jou];
+    let said = import(&with_names);
     assert!(
         said.starts_with("3 games read, 3 added (0 there already), 1 left out")
             && said.trim_end().ends_with("has 3"),
         "{said}"
     );
-    let said = import();
+    let said = import(&with_names);
     assert!(
         said.starts_with("3 games read, 0 added (3 there already)"),
         "{said}"
     );
     // Without the names (or with names corrected), the same games: none added (found by
     // the red team of item 47.15: they were added again under their numbers).
-    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("othello"))
-        .args(["db", "import"])
-        .arg(&wtb)
-        .arg("--db")
-        .arg(&db)
-        .env_remove("DATABASE_URL")
-        .output()
-        .unwrap();
-    let said = String::from_utf8(output.stdout).unwrap();
+    let said = import(&[]);
     assert!(
         said.starts_with("3 games read, 0 added (3 there already)"),
         "{said}"

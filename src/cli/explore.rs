@@ -132,19 +132,17 @@ fn write_table(
         crate::words::count(next.games, "game"),
         total
     )?;
-    if skipped > 0 {
-        write!(
-            out,
-            " ({} left out: their moves do not replay)",
-            crate::words::count(skipped as u64, "game")
-        )?;
-    }
-    if repeated > 0 {
-        write!(
-            out,
-            " ({} given again, counted once)",
-            crate::words::count(repeated as u64, "game")
-        )?;
+    for (count, why) in [
+        (skipped, "left out: their moves do not replay"),
+        (repeated, "given again, counted once"),
+    ] {
+        if count > 0 {
+            write!(
+                out,
+                " ({} {why})",
+                crate::words::count(count as u64, "game")
+            )?;
+        }
     }
     writeln!(out)?;
     if next.moves.is_empty() {
