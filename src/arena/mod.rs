@@ -5,6 +5,7 @@
 //! here prints: each finished game goes out through a callback.
 
 pub mod elo;
+pub mod pairing;
 
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 

@@ -118,6 +118,9 @@ pub enum ApiError {
     /// No such puzzle (or none left to answer).
     #[error("no puzzle: {0}")]
     NoSuchPuzzle(String),
+    /// No tournament has that id.
+    #[error("no tournament {0}")]
+    NoSuchTournament(String),
     /// A challenge cannot be taken, withdrawn or posted.
     #[error(transparent)]
     Seek(#[from] SeekError),
@@ -134,7 +137,8 @@ impl ApiError {
             ApiError::NotFound
             | ApiError::NoRoute(_)
             | ApiError::NoSuchPlayer(_)
-            | ApiError::NoSuchPuzzle(_) => StatusCode::NOT_FOUND,
+            | ApiError::NoSuchPuzzle(_)
+            | ApiError::NoSuchTournament(_) => StatusCode::NOT_FOUND,
             ApiError::Method => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) | ApiError::NoHelp(_) => StatusCode::FORBIDDEN,
@@ -206,6 +210,7 @@ impl ApiError {
             ApiError::Csrf => "csrf",
             ApiError::NoSuchPlayer(_) => "no_such_player",
             ApiError::NoSuchPuzzle(_) => "no_such_puzzle",
+            ApiError::NoSuchTournament(_) => "no_such_tournament",
             ApiError::Seek(SeekError::MembersOnly) => "login_needed",
             ApiError::Seek(SeekError::Gone) => "seek_gone",
             ApiError::Seek(SeekError::Own) => "own_seek",

@@ -28,6 +28,7 @@ pub mod puzzles;
 pub mod ratings;
 pub mod store;
 pub mod table;
+pub mod tournaments;
 pub mod views;
 pub mod websocket;
 
@@ -198,6 +199,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         // The store moves into the hub: once the hub and the accounts are gone, the writer
         // commits what it has and ends.
         let hub = Arc::new(Hub::new(store, pool).abandon_after(options.abandon_after));
+        let director = tournaments::director::Director::new(Arc::clone(&hub));
         // On a shared database: what the other servers change, as they change it.
         if let Some(notices) = store_notices {
             tokio::spawn(follow(
@@ -205,6 +207,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
                 Arc::clone(&hub),
                 Arc::clone(&lobby),
                 Arc::clone(&accounts),
+                Arc::clone(&director),
             ));
         }
         if store_shared {
@@ -226,6 +229,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             tokio::spawn(async move { hub.resume(RESUMED_GAMES).await })
         };
         let (stop, stopping) = tokio::sync::watch::channel(false);
+        let directing = tokio::spawn(Arc::clone(&director).run(stopping.clone()));
         // An address to open: on all interfaces, this machine's own (loopback) one.
         let local = if addr.ip().is_unspecified() {
             let loopback: std::net::IpAddr = if addr.is_ipv4() {
@@ -250,6 +254,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
             admission: Arc::new(limits::Admission::new(options.games_per_minute)),
             bots: Default::default(),
             explorers: Default::default(),
+            tournaments: Arc::clone(&director),
         };
         let mut limits = http::ConnectionLimits::for_files(options.client_timeout, open_files);
         if let Some(max) = options.max_connections {
@@ -303,6 +308,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         http::serve(listener, router, limits, shutdown).await;
         sweeper.abort();
         engine_sweeper.abort();
+        directing.abort();
         hub.release_engine_turns().await;
         hub.withdraw_presence().await;
         drop(hub);
@@ -324,6 +330,7 @@ async fn follow(
     hub: Arc<Hub>,
     lobby: Arc<Lobby>,
     accounts: Arc<Accounts>,
+    director: Arc<tournaments::director::Director>,
 ) {
     while let Some(notice) = notices.recv().await {
         match notice {
@@ -343,7 +350,9 @@ async fn follow(
                 let hub = Arc::clone(&hub);
                 tokio::spawn(async move { hub.refresh_presence(&id).await });
             }
+            store::Notice::Tournament(_) => director.changed(),
             store::Notice::Resync => {
+                director.changed();
                 accounts.forget(None);
                 let _ = lobby.reload().await;
                 let hub = Arc::clone(&hub);

@@ -218,16 +218,28 @@ enum LobbyHello {
 #[serde(tag = "type", rename_all = "lowercase")]
 enum LobbyMessage<'a, V> {
     Lobby { lobby: &'a V },
+    Tournament { tournament: &'a V },
 }
 
-/// Serves one connection to the lobby's live channel (`/api/lobby/events`): after the
-/// hello (`{"type":"hello","secrets":[...]}`, optional), the lobby as `render` makes it
-/// for that viewer, and again whenever one of `changes` fires (a challenge posted, taken
-/// or withdrawn; a game started or ended).
+/// What a channel served by [`serve_lobby`] carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// The lobby (`{"type":"lobby","lobby":...}`).
+    Lobby,
+    /// A tournament (`{"type":"tournament","tournament":...}`).
+    Tournament,
+}
+
+/// Serves one connection to the lobby's live channel (`/api/lobby/events`), or a
+/// tournament's (`channel`): after the hello (`{"type":"hello","secrets":[...]}`,
+/// optional), the view as `render` makes it for that viewer, and again whenever one of
+/// `changes` fires (a challenge posted, taken or withdrawn; a game started or ended; the
+/// tournament changed).
 pub async fn serve_lobby<V, F, R>(
     mut socket: WebSocket,
+    channel: Channel,
     render: R,
-    mut changes: [watch::Receiver<u64>; 2],
+    mut changes: Vec<watch::Receiver<u64>>,
     mut stopping: watch::Receiver<bool>,
     silence: Duration,
 ) where
@@ -256,29 +268,25 @@ pub async fn serve_lobby<V, F, R>(
     let mut refresh =
         tokio::time::interval_at(tokio::time::Instant::now() + LOBBY_REFRESH, LOBBY_REFRESH);
     refresh.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let [lobby, games] = &mut changes;
     loop {
-        lobby.mark_unchanged();
-        games.mark_unchanged();
+        for change in &mut changes {
+            change.mark_unchanged();
+        }
         let Some(view) = render(secrets.clone()).await else {
             return;
         };
-        let json = serde_json::to_string(&LobbyMessage::Lobby { lobby: &view })
-            .expect("the lobby serializes");
+        let message = match channel {
+            Channel::Lobby => LobbyMessage::Lobby { lobby: &view },
+            Channel::Tournament => LobbyMessage::Tournament { tournament: &view },
+        };
+        let json = serde_json::to_string(&message).expect("the lobby serializes");
         if !send(&mut socket, Message::Text(Utf8Bytes::from(json)), silence).await {
             return;
         }
         let sent = tokio::time::Instant::now();
         loop {
             tokio::select! {
-                changed = lobby.changed() => {
-                    if changed.is_err() {
-                        return;
-                    }
-                    tokio::time::sleep(LOBBY_GATHER.saturating_sub(sent.elapsed())).await;
-                    break;
-                }
-                changed = games.changed() => {
+                changed = any_changed(&mut changes) => {
                     if changed.is_err() {
                         return;
                     }
@@ -306,4 +314,10 @@ pub async fn serve_lobby<V, F, R>(
             }
         }
     }
+}
+
+/// Waits until one of `changes` changes (an error once one's sender is gone).
+async fn any_changed(changes: &mut [watch::Receiver<u64>]) -> Result<(), watch::error::RecvError> {
+    let waits = changes.iter_mut().map(|change| Box::pin(change.changed()));
+    futures_util::future::select_all(waits).await.0
 }

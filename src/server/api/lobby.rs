@@ -131,6 +131,8 @@ pub(super) struct MatchedView {
 #[derive(Serialize)]
 pub(super) struct LobbyView {
     seeks: Vec<SeekView>,
+    /// Tournaments to come and being played, then the latest finished.
+    tournaments: Vec<super::tournaments::SummaryView>,
     #[serde(flatten)]
     lists: Arc<Lists>,
     matched: Vec<MatchedView>,
@@ -307,6 +309,7 @@ pub(super) async fn lobby_view(
     }
     Ok(LobbyView {
         seeks,
+        tournaments: super::tournaments::summaries(app, viewer.member, origin).await?,
         lists,
         matched: app
             .lobby
@@ -581,7 +584,11 @@ pub(super) async fn lobby_events(
         ..caller
     };
     let origin = origin(&app, &headers);
-    let (lobby, games) = (app.lobby.watch(), app.hub.watch_starts_and_ends());
+    let changes = vec![
+        app.lobby.watch(),
+        app.hub.watch_starts_and_ends(),
+        app.tournaments.watch(),
+    ];
     let (stopping, silence) = (app.stopping.clone(), app.client_timeout);
     let render = move |secrets: Vec<String>| {
         let app = app.clone();
@@ -590,6 +597,7 @@ pub(super) async fn lobby_events(
         async move { lobby_view(&app, &viewer, &origin).await.ok() }
     };
     Ok(upgrade.on_upgrade(move |socket| {
-        websocket::serve_lobby(socket, render, [lobby, games], stopping, silence)
+        let channel = websocket::Channel::Lobby;
+        websocket::serve_lobby(socket, channel, render, changes, stopping, silence)
     }))
 }

@@ -33,6 +33,7 @@ mod puzzles;
 mod settings;
 #[cfg(test)]
 mod tests;
+pub mod tournaments;
 
 pub use settings::{ClockRequest, SettingsRequest, guest_name};
 
@@ -92,6 +93,8 @@ pub struct App {
     pub bots: Arc<bot::Bots>,
     /// The opening explorer's game database, per board.
     pub explorers: Arc<explorer::Explorers>,
+    /// The tournaments' director.
+    pub tournaments: tournaments::Tournaments,
 }
 
 /// The router: the page, its assets, the API and the live channel.
@@ -119,6 +122,15 @@ pub fn router(app: App) -> Router {
         .route("/challenge/{id}/decline", post(lobby::decline_seek))
         .route("/challenge/{id}/cancel", post(lobby::cancel_seek))
         .route("/explorer", get(explorer::explore))
+        .route(
+            "/tournaments",
+            get(tournaments::list).post(tournaments::create),
+        )
+        .route("/tournaments/{id}", get(tournaments::show))
+        .route("/tournaments/{id}/join", post(tournaments::join))
+        .route("/tournaments/{id}/withdraw", post(tournaments::withdraw))
+        .route("/tournaments/{id}/start", post(tournaments::start))
+        .route("/tournaments/{id}/events", get(tournaments::events))
         .route("/puzzles/next", get(puzzles::next_puzzle))
         .route("/puzzles/{id}", get(puzzles::show_puzzle))
         .route("/puzzles/{id}/answer", post(puzzles::answer_puzzle))
@@ -130,6 +142,7 @@ pub fn router(app: App) -> Router {
         .route("/u/{name}", get(assets::page))
         .route("/puzzles", get(assets::page))
         .route("/p/{id}", get(assets::page))
+        .route("/t/{id}", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
         .route("/favicon.ico", get(assets::icon))
         .route("/healthz", get(health))

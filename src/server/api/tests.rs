@@ -22,11 +22,13 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
         let (_stop, stopping) = tokio::sync::watch::channel(false);
+        let hub = Arc::new(Hub::new(store.clone(), EnginePool::new(1)));
         let app = App {
             accounts: Arc::new(Accounts::new(store.clone(), Duration::from_secs(60))),
-            lobby: Arc::new(Lobby::open(store.clone()).await.unwrap()),
+            lobby: Arc::new(Lobby::open(store).await.unwrap()),
             lobby_lists: Arc::default(),
-            hub: Arc::new(Hub::new(store, EnginePool::new(1))),
+            tournaments: crate::server::tournaments::director::Director::new(Arc::clone(&hub)),
+            hub,
             origin: "http://127.0.0.1:1".into(),
             stopping,
             client_timeout: Duration::from_secs(5),

@@ -588,7 +588,7 @@ pub fn new_secret() -> String {
 }
 
 /// 64 random bits, as 16 hexadecimal digits: a game's id (not a secret).
-pub(super) fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     format!("{:016x}", rand::rng().random::<u64>())
 }
 

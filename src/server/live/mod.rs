@@ -288,6 +288,35 @@ impl Hub {
         Ok(self.open(prepared).await)
     }
 
+    /// Games made in one commit with what `with` writes given their ids (a tournament's
+    /// round and its record): all of them or none.
+    ///
+    /// # Errors
+    /// As [`Hub::create`]; nothing is made when the commit fails.
+    pub async fn create_with(
+        self: &Arc<Hub>,
+        games: Vec<NewGame>,
+        with: impl FnOnce(&[String]) -> Vec<Change>,
+    ) -> Result<Vec<Created>, ApiError> {
+        let prepared = games
+            .into_iter()
+            .map(Prepared::of)
+            .collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<String> = prepared.iter().map(|game| game.id.clone()).collect();
+        let shared = self.store.is_shared();
+        let mut changes: Vec<Change> = prepared
+            .iter()
+            .flat_map(|game| game.changes(shared))
+            .collect();
+        changes.extend(with(&ids));
+        self.commit(changes).await?;
+        let mut created = Vec::with_capacity(prepared.len());
+        for game in prepared {
+            created.push(self.open(game).await);
+        }
+        Ok(created)
+    }
+
     /// A game made and committed ([`Prepared`]) comes into memory: its engine's turn and
     /// its flag are planned.
     async fn open(self: &Arc<Hub>, prepared: Prepared) -> Created {

@@ -8,7 +8,7 @@ use super::{
     Category, ColorChoice, Ended, GameStatus, StoreError, StoredGame, StoredMove, StoredPuzzle,
     StoredPuzzleRating, StoredRating, StoredSeat, StoredSeek, StoredSession, StoredUser,
 };
-use crate::server::ratings::Rating;
+use crate::server::{ratings::Rating, tournaments::Tournament};
 use othello::analysis::puzzle::Puzzle;
 use othello::engine::Occupant;
 
@@ -470,6 +470,17 @@ fn rating_of(row: &impl Row, games: &str) -> Result<Rating, StoreError> {
         volatility: real(row, "volatility")?,
         games: u32::try_from(count(row, games)?).unwrap_or(u32::MAX),
     })
+}
+
+/// A tournament's record as its `body` column holds it (JSON).
+pub(super) fn tournament_text(tournament: &Tournament) -> String {
+    serde_json::to_string(tournament).expect("a tournament always serializes")
+}
+
+/// A tournament read back from its `body` column.
+pub(super) fn tournament(row: &impl Row) -> Result<Tournament, StoreError> {
+    let body = text(row, "body")?;
+    serde_json::from_str(&body).map_err(|error| unreadable("body", &error))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use Kind::{Boolean, Integer, Real, Text};
 
 /// Every table, parents first, with its columns (PostgreSQL's names and kinds; SQLite has
 /// the same names).
-const TABLES: [(&str, &[(&str, Kind)]); 11] = [
+const TABLES: [(&str, &[(&str, Kind)]); 12] = [
     (
         "users",
         &[
@@ -175,6 +175,17 @@ const TABLES: [(&str, &[(&str, Kind)]); 11] = [
             ("puzzle_id", Text),
             ("solved", Boolean),
             ("at", Integer),
+        ],
+    ),
+    (
+        "tournaments",
+        &[
+            ("id", Text),
+            ("stage", Text),
+            ("starts_at", Integer),
+            ("version", Integer),
+            ("updated_at", Integer),
+            ("body", Text),
         ],
     ),
     (

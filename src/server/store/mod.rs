@@ -22,6 +22,7 @@ use thiserror::Error;
 pub use super::{
     ratings::Category,
     table::{ColorChoice, Ended, GameStatus},
+    tournaments::Tournament,
 };
 
 mod columns;
@@ -183,6 +184,19 @@ pub trait Backend: Send + Sync + 'static {
     /// # Errors
     /// [`StoreError`] if the database fails.
     async fn library_games(&self, size: u8) -> Result<Vec<(String, i32)>, StoreError>;
+
+    /// A tournament's record.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn tournament(&self, id: &str) -> Result<Option<Tournament>, StoreError>;
+
+    /// Tournaments: those not finished (the soonest to start first), then up to `limit`
+    /// finished ones (the latest first).
+    ///
+    /// # Errors
+    /// [`StoreError`] if the database fails.
+    async fn tournaments(&self, limit: usize) -> Result<Vec<Tournament>, StoreError>;
 
     /// The ids of `user_id`'s games, most recently changed first.
     ///

@@ -22,6 +22,8 @@ pub enum Notice {
     Account,
     /// Who is connected to the game `id` changed on some server.
     Presence(String),
+    /// The tournament `id` changed.
+    Tournament(String),
     /// The listening connection was made (again): anything may have changed unseen.
     Resync,
 }
@@ -65,6 +67,9 @@ impl Notice {
             | Change::AddPuzzles(_)
             | Change::AddLibraryGames(_)
             | Change::PuzzleAnswer(_) => Vec::new(),
+            Change::Tournament { tournament, .. } => {
+                vec![Notice::Tournament(tournament.id.clone())]
+            }
         }
     }
 
@@ -84,6 +89,7 @@ impl Notice {
             "x" => Some(Notice::Logout(rest.to_owned())),
             "a" => Some(Notice::Account),
             "p" => Some(Notice::Presence(rest.to_owned())),
+            "t" => Some(Notice::Tournament(rest.to_owned())),
             _ => None,
         }
     }
@@ -99,6 +105,7 @@ impl std::fmt::Display for Notice {
             Notice::Logout(hash) => write!(f, "x:{hash}"),
             Notice::Account => f.write_str("a"),
             Notice::Presence(id) => write!(f, "p:{id}"),
+            Notice::Tournament(id) => write!(f, "t:{id}"),
             Notice::Resync => f.write_str("r"),
         }
     }

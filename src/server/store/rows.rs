@@ -5,7 +5,7 @@
 use othello::{Board, Clock, Color, Shape, Square, TimeControl, Variant, WinRule};
 
 use super::{Category, ColorChoice, Ended, GameStatus};
-use crate::server::ratings::Rating;
+use crate::server::{ratings::Rating, tournaments::Tournament};
 use othello::analysis::puzzle::Puzzle;
 use othello::engine::Occupant;
 
@@ -241,6 +241,15 @@ pub enum Change {
     /// Games added to the game database the opening explorer reads (those already there,
     /// by key, are left as they are).
     AddLibraryGames(Vec<LibraryGame>),
+    /// A tournament's record: a new one (`expected` is `None`), or one changed from the
+    /// version `expected` (else the whole commit fails with
+    /// [`StoreError::Conflict`](super::StoreError::Conflict): another server changed it).
+    Tournament {
+        /// The record, at its new version.
+        tournament: Box<Tournament>,
+        /// The version it was changed from.
+        expected: Option<u64>,
+    },
     /// An account's first answer to a puzzle, with both ratings after it; refused
     /// ([`super::StoreError::Conflict`]) unless both ratings are still those it was computed
     /// from and the account has not answered the puzzle before.

@@ -14,7 +14,7 @@ use tokio_postgres::{AsyncMessage, NoTls, Row, error::SqlState};
 use super::{
     Attempts, Backend, Change, Ended, Notice, StoreError, StoredGame, StoredMatch, StoredMove,
     StoredPresence, StoredPuzzle, StoredPuzzleRating, StoredRating, StoredSeek, StoredSession,
-    StoredUser,
+    StoredUser, Tournament,
     columns::{
         self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, PUZZLE_COLUMNS, PUZZLE_RATING_COLUMNS,
         RATING_COLUMNS, RATING_HISTORY_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text, color_text,
@@ -578,6 +578,29 @@ impl Backend for Postgres {
             &[&big(limit as u64), &user_id],
         )
         .await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<Tournament>, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt("SELECT body FROM tournaments WHERE id = $1", &[&id])
+            .await?;
+        row.as_ref().map(columns::tournament).transpose()
+    }
+
+    async fn tournaments(&self, limit: usize) -> Result<Vec<Tournament>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query(
+                "(SELECT body, 0 AS part, starts_at AS at FROM tournaments
+                    WHERE stage <> 'finished')
+                 UNION ALL (SELECT body, 1, -updated_at FROM tournaments
+                    WHERE stage = 'finished' ORDER BY updated_at DESC LIMIT $1)
+                 ORDER BY part, at",
+                &[&big(limit as u64)],
+            )
+            .await?;
+        rows.iter().map(columns::tournament).collect()
     }
 
     async fn library_games(&self, size: u8) -> Result<Vec<(String, i32)>, StoreError> {

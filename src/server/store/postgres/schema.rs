@@ -2,7 +2,7 @@
 
 /// The schema, one migration a step, each in a transaction; `othello_schema` says how
 /// many ran. (It starts at the SQLite schema's eighth step: no older one ever ran here.)
-pub(super) const MIGRATIONS: [&str; 9] = [
+pub(super) const MIGRATIONS: [&str; 10] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -194,4 +194,15 @@ pub(super) const MIGRATIONS: [&str; 9] = [
         result BIGINT NOT NULL
     );
     CREATE INDEX library_games_by_size ON library_games (size);",
+    // Tournaments: each one's record (players, pairings, results) as one document under
+    // a version, changed whole.
+    "CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        stage TEXT NOT NULL,
+        starts_at BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX tournaments_by_stage ON tournaments (stage, starts_at);",
 ];

@@ -2,6 +2,7 @@
 //! servers when it commits.
 
 use super::*;
+use crate::server::game::now_ms;
 
 impl Postgres {
     /// Applies `changes` in one transaction: all of them or none.
@@ -305,6 +306,57 @@ impl Postgres {
                                 ],
                             )
                             .await?;
+                    }
+                }
+                Change::Tournament {
+                    tournament,
+                    expected,
+                } => {
+                    let body = columns::tournament_text(tournament);
+                    let version = big(tournament.version);
+                    let now = now_ms();
+                    match expected {
+                        None => {
+                            transaction
+                                .execute(
+                                    "INSERT INTO tournaments (id, stage, starts_at, version,
+                                        updated_at, body)
+                                     VALUES ($1, $2, $3, $4, $5, $6)",
+                                    &[
+                                        &tournament.id,
+                                        &tournament.stage.name(),
+                                        &tournament.starts_at,
+                                        &version,
+                                        &now,
+                                        &body,
+                                    ],
+                                )
+                                .await?;
+                        }
+                        Some(expected) => {
+                            let updated = transaction
+                                .execute(
+                                    "UPDATE tournaments SET stage = $2, starts_at = $3,
+                                        version = $4, updated_at = $5, body = $6
+                                     WHERE id = $1 AND version = $7",
+                                    &[
+                                        &tournament.id,
+                                        &tournament.stage.name(),
+                                        &tournament.starts_at,
+                                        &version,
+                                        &now,
+                                        &body,
+                                        &big(*expected),
+                                    ],
+                                )
+                                .await?;
+                            if updated == 0 {
+                                return Err(StoreError::Conflict(format!(
+                                    "tournament {}",
+                                    tournament.id
+                                )));
+                            }
+                        }
                     }
                 }
                 Change::PuzzleAnswer(answer) => {

@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use super::{
     Backend, Change, Ended, StoreError, StoredGame, StoredMove, StoredPuzzle, StoredPuzzleRating,
-    StoredRating, StoredSeek, StoredSession, StoredUser,
+    StoredRating, StoredSeek, StoredSession, StoredUser, Tournament,
     columns::{
         self, ClockColumns, GAME_COLUMNS, MOVE_COLUMNS, PUZZLE_COLUMNS, PUZZLE_RATING_COLUMNS,
         RATING_COLUMNS, RATING_HISTORY_COLUMNS, SEEK_COLUMNS, USER_COLUMNS, board_text, color_text,
@@ -22,6 +22,8 @@ use super::{
 mod schema;
 
 use schema::MIGRATIONS;
+
+use crate::server::game::now_ms;
 
 /// A batch of changes waiting for the writer, and who waits for its commit.
 type Pending = (Vec<Change>, oneshot::Sender<Result<(), Arc<StoreError>>>);
@@ -156,6 +158,15 @@ impl Backend for SqliteStore {
 
     async fn seeks(&self) -> Result<Vec<StoredSeek>, StoreError> {
         self.read(Sqlite::seeks).await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<Tournament>, StoreError> {
+        let id = id.to_owned();
+        self.read(move |db| db.tournament(&id)).await
+    }
+
+    async fn tournaments(&self, limit: usize) -> Result<Vec<Tournament>, StoreError> {
+        self.read(move |db| db.tournaments(limit)).await
     }
 
     async fn ratings(&self, user_id: i64) -> Result<Vec<StoredRating>, StoreError> {
@@ -595,6 +606,52 @@ impl Sqlite {
                         )?;
                     }
                 }
+                Change::Tournament {
+                    tournament,
+                    expected,
+                } => {
+                    let body = columns::tournament_text(tournament);
+                    let now = now_ms();
+                    match expected {
+                        None => {
+                            transaction.execute(
+                                "INSERT INTO tournaments (id, stage, starts_at, version,
+                                    updated_at, body)
+                                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                params![
+                                    tournament.id,
+                                    tournament.stage.name(),
+                                    tournament.starts_at,
+                                    tournament.version as i64,
+                                    now,
+                                    body
+                                ],
+                            )?;
+                        }
+                        Some(expected) => {
+                            let updated = transaction.execute(
+                                "UPDATE tournaments SET stage = ?2, starts_at = ?3,
+                                    version = ?4, updated_at = ?5, body = ?6
+                                 WHERE id = ?1 AND version = ?7",
+                                params![
+                                    tournament.id,
+                                    tournament.stage.name(),
+                                    tournament.starts_at,
+                                    tournament.version as i64,
+                                    now,
+                                    body,
+                                    *expected as i64
+                                ],
+                            )?;
+                            if updated == 0 {
+                                return Err(StoreError::Conflict(format!(
+                                    "tournament {}",
+                                    tournament.id
+                                )));
+                            }
+                        }
+                    }
+                }
                 Change::PuzzleAnswer(answer) => {
                     // Only over the ratings it was computed from (one answer fewer each),
                     // and once per account and puzzle.
@@ -753,6 +810,33 @@ impl Sqlite {
             .query_map([user_id, limit as i64], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         Ok(ids)
+    }
+
+    pub(super) fn tournament(&mut self, id: &str) -> Result<Option<Tournament>, StoreError> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT body FROM tournaments WHERE id = ?1")?;
+        let mut rows = statement.query([id])?;
+        match rows.next()? {
+            Some(row) => Ok(Some(columns::tournament(row)?)),
+            None => Ok(None),
+        }
+    }
+
+    pub(super) fn tournaments(&mut self, limit: usize) -> Result<Vec<Tournament>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT body FROM (SELECT body, 0 AS part, starts_at AS at FROM tournaments
+                WHERE stage <> 'finished'
+             UNION ALL SELECT * FROM (SELECT body, 1, -updated_at FROM tournaments
+                WHERE stage = 'finished' ORDER BY updated_at DESC LIMIT ?1))
+             ORDER BY part, at",
+        )?;
+        let mut rows = statement.query([limit as i64])?;
+        let mut tournaments = Vec::new();
+        while let Some(row) = rows.next()? {
+            tournaments.push(columns::tournament(row)?);
+        }
+        Ok(tournaments)
     }
 
     pub(super) fn library_games(&mut self, size: u8) -> Result<Vec<(String, i32)>, StoreError> {

@@ -1,7 +1,7 @@
 //! The SQLite schema, as the migrations that make it.
 
 /// The schema, one migration a step: the database's `user_version` says how many ran.
-pub(super) const MIGRATIONS: [&str; 12] = [
+pub(super) const MIGRATIONS: [&str; 13] = [
     "CREATE TABLE games (
         id TEXT PRIMARY KEY,
         rules TEXT NOT NULL,
@@ -168,4 +168,15 @@ pub(super) const MIGRATIONS: [&str; 12] = [
         result INTEGER NOT NULL
     );
     CREATE INDEX library_games_by_size ON library_games (size);",
+    // Tournaments: each one's record (players, pairings, results) as one document under
+    // a version, changed whole.
+    "CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        stage TEXT NOT NULL,
+        starts_at INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        body TEXT NOT NULL
+    );
+    CREATE INDEX tournaments_by_stage ON tournaments (stage, starts_at);",
 ];
