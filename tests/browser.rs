@@ -1747,7 +1747,136 @@ async fn members_play_a_correspondence_game_from_their_turn_lists(db: TestDb) {
     screenshot(&ann, "player-turn.png").await;
 }
 
+/// Issue 47.12: a member makes a Swiss from the lobby's form; another sees it in their
+/// lobby, opens it and joins; its maker starts it; both pages show round 1 and the game
+/// being played, live; one resigns; both pages show it over with the standings.
+async fn members_make_join_and_play_a_tournament_from_the_lobby(db: TestDb) {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let server = Server::start(&db);
+    let (ann, bob) = ann_and_bob_in_the_lobby(&driver, &server, "swiss").await;
+    ann.execute(
+        "document.querySelector('#tournament-new').open = true;",
+        vec![],
+    )
+    .await
+    .unwrap();
+    set_value(&ann, "#tournament-form input[name='name']", "Friday Swiss").await;
+    set_value(&ann, "#tournament-form input[name='rounds']", "1").await;
+    set_value(&ann, "#tournament-form input[name='rows']", "6").await;
+    set_value(&ann, "#tournament-form input[name='columns']", "6").await;
+    set_value(&ann, "#tournament-form input[name='starts']", "60").await;
+    ann.find(Locator::Css("#tournament-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &ann,
+        "location.pathname.startsWith('/t/') && document.querySelector('#tournament-name').textContent === 'Friday Swiss'",
+        "the tournament's page",
+    )
+    .await;
+    let about = text_of(&ann, "#tournament-about").await;
+    assert!(
+        about.contains("Swiss, 1 round") && about.contains("6×6") && about.contains("3+2 rated"),
+        "{about}"
+    );
+    let state = text_of(&ann, "#tournament-state").await;
+    assert!(
+        state.contains("starts in 59:5") && state.contains("1 player"),
+        "{state}"
+    );
+    // Bob's lobby lists it, live; he opens it and joins.
+    wait_for(
+        &bob,
+        "document.querySelector('#tournament-list').textContent.includes('Friday Swiss')",
+        "the tournament in the other lobby",
+    )
+    .await;
+    bob.execute(
+        "document.querySelector('#tournament-list a').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_for(
+        &bob,
+        "location.pathname.startsWith('/t/') && !document.querySelector('#tournament-join').hidden",
+        "the join button",
+    )
+    .await;
+    assert!(
+        eval(&bob, "document.querySelector('#tournament-start').hidden").await == Value::Bool(true)
+    );
+    bob.execute(
+        "document.querySelector('#tournament-join').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_for(
+        &ann,
+        "document.querySelectorAll('#tournament-standings tbody tr').length === 2",
+        "bob in ann's standings, live",
+    )
+    .await;
+    ann.execute(
+        "document.querySelector('#tournament-start').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "document.querySelector('#tournament-state').textContent.startsWith('round 1 of 1') && document.querySelector('#tournament-rounds').textContent.includes('playing')",
+            "round 1 being played",
+        )
+        .await;
+    }
+    screenshot(&ann, "tournament-running.png").await;
+    // Bob goes to his game from the standings and resigns.
+    bob.execute(
+        "document.querySelector('#tournament-standings a[href^=\"/g/\"]').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_for(
+        &bob,
+        "location.pathname.startsWith('/g/') && document.querySelector('#resign-button') && !document.querySelector('#resign-button').hidden",
+        "bob's tournament game",
+    )
+    .await;
+    bob.execute(
+        "window.confirm = () => true; document.querySelector('#resign-button').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    wait_for(
+        &ann,
+        "document.querySelector('#tournament-state').textContent.startsWith('over')",
+        "the tournament over, on ann's page",
+    )
+    .await;
+    let first = text_of(&ann, "#tournament-standings tbody tr").await;
+    assert!(first.contains("ann") && first.contains("1–0–0"), "{first}");
+    let rounds = text_of(&ann, "#tournament-rounds").await;
+    // Bob resigned at the start: ann has the empty squares too (34 of 36).
+    assert!(
+        rounds.contains("Round 1")
+            && (rounds.contains("1-0 (34–2)") || rounds.contains("0-1 (2–34)")),
+        "{rounds}"
+    );
+    screenshot(&ann, "tournament.png").await;
+}
+
 crate::on_both_databases!(
+    members_make_join_and_play_a_tournament_from_the_lobby,
     a_person_plays_the_engine_to_the_end_by_clicking,
     engines_play_each_other_and_the_watcher_pauses_and_steps_them,
     between_two_browsers_an_undo_waits_for_the_other_player,

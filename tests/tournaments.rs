@@ -423,6 +423,120 @@ async fn an_arena_pairs_whoever_is_free_until_its_end(db: TestDb) {
     assert_eq!(total, games.len() as f64, "a point a game");
 }
 
+/// What making, joining and leaving refuse, and to whom.
+#[tokio::test]
+async fn tournaments_refuse_what_they_should() {
+    let db = TestDb::sqlite();
+    let server = Server::start_with(&db, &["--games-per-minute", "0"]);
+    let ann = bot(&server, "127.0.0.5", "ann").await;
+    let bob = bot(&server, "127.0.0.5", "bob").await;
+    let swiss = json!({"system": "swiss", "rounds": 3, "clock": {"base_ms": 60000}});
+    let (status, body) = send(
+        server::client()
+            .post(server.api("/tournaments"))
+            .json(&swiss),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (401, "no_account"), "{body}");
+    for (request, words) in [
+        (
+            json!({"system": "knockout", "rounds": 3, "clock": {"base_ms": 60000}}),
+            "swiss or arena",
+        ),
+        (
+            json!({"system": "swiss", "clock": {"base_ms": 60000}}),
+            "needs rounds",
+        ),
+        (
+            json!({"system": "swiss", "rounds": 16, "clock": {"base_ms": 60000}}),
+            "from 1 to 15",
+        ),
+        (
+            json!({"system": "arena", "rounds": 3, "clock": {"base_ms": 60000}}),
+            "needs minutes",
+        ),
+        (
+            json!({"system": "swiss", "rounds": 3, "clock": {"days": 3}}),
+            "not days",
+        ),
+        (
+            json!({"system": "swiss", "rounds": 3, "clock": {"base_ms": 60000}, "starts_in_s": 700000}),
+            "a week",
+        ),
+        (
+            json!({"system": "swiss", "rounds": 3, "clock": {"base_ms": 60000}, "name": "engine:5"}),
+            "name",
+        ),
+        (
+            json!({"system": "swiss", "rounds": 3, "clock": {"base_ms": 60000}, "rows": 17}),
+            "rows",
+        ),
+    ] {
+        let (status, body) = post(&server, "/tournaments", &ann, request.clone()).await;
+        assert_eq!(status, 400, "{request}: {body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(words),
+            "{request}: {body}"
+        );
+    }
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let (status, body) = post(&server, "/tournaments", &ann, swiss.clone()).await;
+        assert_eq!(status, 201, "{body}");
+        ids.push(body["id"].as_str().unwrap().to_owned());
+    }
+    let (status, body) = post(&server, "/tournaments", &ann, swiss.clone()).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("3 tournaments"),
+        "{body}"
+    );
+    let (status, body) = post(
+        &server,
+        "/tournaments/0123456789abcdef/join",
+        &bob,
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (404, "no_such_tournament"),
+        "{body}"
+    );
+    let (status, body) = get(&server, "/tournaments/nothing", None).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (404, "no_such_tournament"),
+        "{body}"
+    );
+    let join = format!("/tournaments/{}/join", ids[0]);
+    let leave = format!("/tournaments/{}/withdraw", ids[0]);
+    let (status, body) = post(&server, &leave, &bob, json!({})).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not in"),
+        "{body}"
+    );
+    // Before the start: out and in again, as often as one likes.
+    for path in [&join, &leave, &join] {
+        let (status, body) = post(&server, path, &bob, json!({})).await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    let (_, view) = get(&server, &format!("/tournaments/{}", ids[0]), Some(&bob)).await;
+    assert_eq!(view["players"], 2, "{view}");
+    assert_eq!(view["joined"], true);
+    assert_eq!(view["mine"], false);
+    // Unknown fields are refused (a typo does not pass unseen).
+    let (status, body) = post(&server, &join, &bob, json!({"color": "B"})).await;
+    assert_eq!(status, 400, "{body}");
+}
+
 on_both_databases!(
     sixteen_bots_play_a_rated_swiss_with_the_right_pairings_and_standings,
     an_arena_pairs_whoever_is_free_until_its_end,

@@ -95,7 +95,12 @@ fn write_numbers(page: &mut String, indent: &str, seat: &str, kinds: &[&PlayerKi
 }
 
 /// The other files: name, content type, content.
-const ASSETS: [(&str, &str, &str); 10] = [
+const ASSETS: [(&str, &str, &str); 11] = [
+    (
+        "tournament.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/tournament.js"),
+    ),
     (
         "puzzle.js",
         "text/javascript; charset=utf-8",

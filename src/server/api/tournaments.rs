@@ -36,6 +36,13 @@ const MAX_START_S: u64 = 7 * 24 * 3600;
 /// When a tournament starts if its maker does not say: in five minutes.
 const DEFAULT_START_S: u64 = 300;
 
+/// Tournaments a member may have made that are not over yet.
+const OPEN_PER_MEMBER: usize = 3;
+
+/// Tournaments not over yet, on the whole server: the lobby lists them all, and the
+/// director looks at each every second.
+const OPEN_AT_MOST: usize = 100;
+
 /// `POST /api/tournaments`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -386,6 +393,28 @@ pub(super) async fn create(
             }
         )
     });
+    let open: Vec<Tournament> = app
+        .tournaments
+        .list()
+        .await?
+        .into_iter()
+        .filter(|tournament| tournament.stage != Stage::Finished)
+        .collect();
+    if open
+        .iter()
+        .filter(|tournament| tournament.created_by == member.name)
+        .count()
+        >= OPEN_PER_MEMBER
+    {
+        return Err(ApiError::BadRequest(format!(
+            "you have {OPEN_PER_MEMBER} tournaments to come or being played: wait for one to end"
+        )));
+    }
+    if open.len() >= OPEN_AT_MOST {
+        return Err(ApiError::BadRequest(format!(
+            "the server has {OPEN_AT_MOST} tournaments to come or being played: wait for one to end"
+        )));
+    }
     app.admission
         .admit(Making::Challenge, &caller.client(), caller.address)?;
     let shape = settings.shape.unwrap_or(Shape::STANDARD);

@@ -478,8 +478,10 @@ impl Tournament {
 
     /// `game`'s result recorded: `result` the winner (`None` a draw; no result at all for a
     /// game called off), `discs` Black's and White's, `ended` how it ended if not by play.
-    /// A player whose first move never came is withdrawn (absent, they would lose every
-    /// game the tournament gave them). Returns whether anything changed.
+    /// A game won before its end (resigned, lost on time, left) gives the winner the empty
+    /// squares too, as game databases score it (WTHOR). A player whose first move never
+    /// came is withdrawn (absent, they would lose every game the tournament gave them).
+    /// Returns whether anything changed.
     pub fn record(
         &mut self,
         game: &str,
@@ -499,12 +501,20 @@ impl Tournament {
             Some(Ended::NoFirstMove(color)) => Some(color),
             _ => None,
         };
+        let cells = self.shape.cells() as u32;
         let outcome = match (result, absent) {
-            (Some(winner), _) => Outcome {
-                winner,
-                discs,
-                both_lost: false,
-            },
+            (Some(winner), _) => {
+                let mut discs = discs;
+                if let (Some(color), Some(_)) = (winner, ended) {
+                    let empties = cells.saturating_sub(discs[0] + discs[1]);
+                    discs[usize::from(color == Color::White)] += empties;
+                }
+                Outcome {
+                    winner,
+                    discs,
+                    both_lost: false,
+                }
+            }
             // The side that never moved loses by forfeit.
             (None, Some(color)) => {
                 let mut discs = [0, 0];

@@ -105,6 +105,26 @@ fn a_first_move_that_never_comes_forfeits_and_withdraws_the_absent() {
 }
 
 #[test]
+fn a_game_won_before_its_end_gives_the_winner_the_empty_squares() {
+    let mut t = swiss(1);
+    t.join(entrant(1), 0).unwrap();
+    t.join(entrant(2), 0).unwrap();
+    t.paired(1, &[(ByColor::new(1, 2), "g".into())], None);
+    // Black resigned at 3 - 3 on a 36-square board: White 3 + 30 empties.
+    t.record(
+        "g",
+        Some(Some(Color::White)),
+        [3, 3],
+        Some(Ended::Resigned(Color::Black)),
+    );
+    let outcome = t.pairings[0].outcome.unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.discs),
+        (Some(Color::White), [3, 33])
+    );
+}
+
+#[test]
 fn a_game_called_off_counts_for_neither() {
     let mut t = swiss(1);
     t.join(entrant(1), 0).unwrap();

@@ -10,6 +10,7 @@ import { Clocks } from "./clock.js";
 import { describeGame } from "./words.js";
 import { showPlayer } from "./player.js";
 import { showPuzzles } from "./puzzle.js";
+import { showTournament } from "./tournament.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
@@ -640,12 +641,15 @@ async function start() {
   const seek = location.pathname.match(/^\/s\/([0-9a-zA-Z]+)$/);
   const player = location.pathname.match(/^\/u\/([^/]+)$/);
   const puzzle = location.pathname.match(/^\/p\/([0-9a-f]+)$/);
+  const tournament = location.pathname.match(/^\/t\/([0-9a-zA-Z]+)$/);
   if (game) {
     new GameView(game[1], secretsFromHash()).start();
   } else if (seek) {
     showSeek(seek[1]);
   } else if (player) {
     showPlayer(decodeURIComponent(player[1]));
+  } else if (tournament) {
+    showTournament(tournament[1]);
   } else if (puzzle || location.pathname === "/puzzles") {
     showPuzzles(puzzle ? puzzle[1] : null);
   } else {

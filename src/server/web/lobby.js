@@ -6,6 +6,7 @@
 import { api, session } from "./api.js";
 import { clockText } from "./clock.js";
 import { describeGame } from "./words.js";
+import { renderTournaments, showTournamentForm } from "./tournament.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White", random: "random colour" };
@@ -121,6 +122,7 @@ export function showLobby() {
     postSeek(form);
   });
   $("#play-computer").addEventListener("click", playComputer);
+  showTournamentForm();
   $("#computer-rated-label").hidden = !session.user;
   connectLobby(500);
   if (session.user) {
@@ -300,6 +302,8 @@ function renderLobby(lobby) {
     action.append(button);
   }
   $("#no-seeks").hidden = lobby.seeks.length > 0;
+  renderTournaments($("#tournament-list"), lobby.tournaments);
+  $("#no-tournaments").hidden = lobby.tournaments.length > 0;
   renderGames($("#playing-list"), lobby.playing, false);
   renderGames($("#finished-list"), lobby.finished, true);
 }
