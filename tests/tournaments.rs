@@ -63,8 +63,14 @@ fn pick(seed: &mut u64, n: usize) -> usize {
 
 /// Each bot plays a move in each game waiting for it. Returns how many moves were made.
 async fn play_turns(server: &Server, tokens: &[(String, String)], seed: &mut u64) -> usize {
+    play_turns_on(&[server], tokens, seed).await
+}
+
+/// As [`play_turns`], the `i`-th bot through the `i % n`-th of `servers`.
+async fn play_turns_on(servers: &[&Server], tokens: &[(String, String)], seed: &mut u64) -> usize {
     let mut moves = 0;
-    for (_, token) in tokens {
+    for (i, (_, token)) in tokens.iter().enumerate() {
+        let server = servers[i % servers.len()];
         let (status, turns) = get(server, "/me/turn", Some(token)).await;
         assert_eq!(status, 200, "{turns}");
         for turn in turns["games"].as_array().unwrap() {
@@ -535,6 +541,87 @@ async fn tournaments_refuse_what_they_should() {
     // Unknown fields are refused (a typo does not pass unseen).
     let (status, body) = post(&server, &join, &bob, json!({"color": "B"})).await;
     assert_eq!(status, 400, "{body}");
+}
+
+/// Three servers on one PostgreSQL, each director looking at the same Swiss: each round is
+/// paired once (eight bots, four games a round), whichever server sees its last game end.
+#[tokio::test]
+async fn three_servers_pair_each_round_of_a_swiss_once() {
+    let Some(db) = TestDb::postgres() else {
+        return;
+    };
+    let servers: Vec<Server> = (0..3)
+        .map(|_| Server::start_with(&db, &["--games-per-minute", "0"]))
+        .collect();
+    let servers: Vec<&Server> = servers.iter().collect();
+    let mut tokens = Vec::new();
+    for i in 1..=8 {
+        let name = format!("many{i}");
+        let token = bot(servers[i % 3], "127.0.0.6", &name).await;
+        tokens.push((name, token));
+    }
+    let (status, created) = post(
+        servers[0],
+        "/tournaments",
+        &tokens[0].1,
+        json!({"system": "swiss", "rounds": 3, "rows": 4, "columns": 4,
+               "clock": {"base_ms": 120000}, "starts_in_s": 3600}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap().to_owned();
+    for (i, (_, token)) in tokens.iter().enumerate().skip(1) {
+        let path = format!("/tournaments/{id}/join");
+        let (status, body) = post(servers[i % 3], &path, token, json!({})).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = post(
+        servers[2],
+        &format!("/tournaments/{id}/start"),
+        &tokens[0].1,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let mut seed = 3;
+    let began = Instant::now();
+    let finished = loop {
+        play_turns_on(&servers, &tokens, &mut seed).await;
+        let (_, now) = get(servers[1], &format!("/tournaments/{id}"), None).await;
+        if now["stage"] == "finished" {
+            break now;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(180),
+            "not finished: {now}"
+        );
+    };
+    let rounds = finished["rounds_played"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3, "{finished}");
+    let mut met = BTreeSet::new();
+    for round in rounds {
+        let boards = round["games"].as_array().unwrap();
+        assert_eq!(boards.len(), 4, "{round}");
+        let mut playing = BTreeSet::new();
+        for board in boards {
+            let (black, white) = (
+                board["black"].as_str().unwrap(),
+                board["white"].as_str().unwrap(),
+            );
+            assert!(playing.insert(black) && playing.insert(white), "{round}");
+            assert!(met.insert(if black < white {
+                (black, white)
+            } else {
+                (white, black)
+            }));
+            assert!(board["result"].is_string());
+        }
+    }
+    // Every server tells the same.
+    for server in &servers {
+        let (_, seen) = get(server, &format!("/tournaments/{id}"), None).await;
+        assert_eq!(seen["standings"], finished["standings"]);
+    }
 }
 
 on_both_databases!(
