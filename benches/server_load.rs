@@ -12,13 +12,19 @@
 //! showing it is the lobby's update latency. The games run on a clock of CLOCK seconds a
 //! side plus 5 s a move (0: untimed).
 //!
-//! `cargo bench --bench server_load -- [GAMES] [MOVES] [THINK] [WATCHERS] [CLOCK]` (default
-//! 1000 games, 20 moves, 1000 ms, 200 watchers, 600 s).
+//! With BOTS above 0, that many bot accounts also play a rated three-round Swiss on 6 × 6
+//! through the bot API (thinking THINK a move), started as the games start; the run ends
+//! when both are over (issue 47.12).
+//!
+//! `cargo bench --bench server_load -- [GAMES] [MOVES] [THINK] [WATCHERS] [CLOCK] [BOTS]`
+//! (default 1000 games, 20 moves, 1000 ms, 200 watchers, 600 s, 0 bots).
 
 #[path = "common/load.rs"]
 mod load;
 #[path = "../tests/common/server.rs"]
 mod server;
+#[path = "common/tournament.rs"]
+mod tournament;
 
 use std::time::{Duration, Instant};
 
@@ -153,6 +159,7 @@ fn main() {
     );
     let watchers: usize = arguments.get(3).and_then(|a| a.parse().ok()).unwrap_or(200);
     let clock_s: u64 = arguments.get(4).and_then(|a| a.parse().ok()).unwrap_or(600);
+    let bots: usize = arguments.get(5).and_then(|a| a.parse().ok()).unwrap_or(0);
     raise_file_limit();
     let dir = tempfile::tempdir().unwrap();
     // One address makes every game and challenge here: no limit on how fast; a load
@@ -190,6 +197,15 @@ fn main() {
         let mut lobby = std::pin::pin!(lobby);
         // Let the watchers connect before the games start.
         let _ = tokio::time::timeout(Duration::from_secs(1), lobby.as_mut()).await;
+        // The tournament's bots, registered and joined before the games start.
+        let swiss = async {
+            if bots >= 2 {
+                Some(tournament::run(&server, bots, 3, think).await)
+            } else {
+                None
+            }
+        };
+        let mut swiss = std::pin::pin!(swiss);
         let start = Instant::now();
         let mut tasks = futures_util::stream::iter((0..games).map(|game| {
             let http = http.clone();
@@ -221,15 +237,18 @@ fn main() {
         };
         let mut latencies = Vec::with_capacity(games * moves);
         let mut busy = 0;
+        let (elapsed, swiss_figures);
         {
             let games_done = async {
                 while let Some(game) = tasks.next().await {
                     latencies.extend(game.latencies);
                     busy += game.busy;
                 }
+                start.elapsed()
             };
+            let both = futures_util::future::join(games_done, swiss.as_mut());
             tokio::select! {
-                () = games_done => {}
+                (took, figures) = both => (elapsed, swiss_figures) = (took, figures),
                 _ = lobby.as_mut() => panic!("the lobby's load ended before the games"),
             }
         }
@@ -237,7 +256,6 @@ fn main() {
         lobby.await;
         sampler.abort();
         let peak = peak.load(std::sync::atomic::Ordering::Relaxed);
-        let elapsed = start.elapsed();
         latencies.sort();
         let total = latencies.len();
         println!("games at once        {games}");
@@ -293,6 +311,21 @@ fn main() {
             println!(
                 "lobby latency p99    {:.2} ms",
                 percentile(&lobby_latencies, 0.99).as_secs_f64() * 1000.0
+            );
+        }
+        if let Some(swiss) = swiss_figures {
+            println!(
+                "tournament           {bots} bots, {} rounds, {} games in {:.1} s, {} live updates",
+                swiss.rounds,
+                swiss.games,
+                swiss.wall.as_secs_f64(),
+                swiss.updates
+            );
+            println!(
+                "bot moves            {}, answered p50 {:.2} ms, p99 {:.2} ms",
+                swiss.moves.len(),
+                percentile(&swiss.moves, 0.50).as_secs_f64() * 1000.0,
+                percentile(&swiss.moves, 0.99).as_secs_f64() * 1000.0
             );
         }
         println!(
