@@ -17,23 +17,8 @@ use std::{
 use futures_util::{SinkExt, StreamExt};
 use postgres::TestDb;
 use serde_json::{Value, json};
-use server::{Server, client_from, error_code, send};
+use server::{Server, bot_token, error_code, send};
 use tokio_tungstenite::tungstenite::Message;
-
-/// Registers `name` from `ip` (registrations are limited per address), makes it a bot
-/// account, and returns its API token.
-async fn bot(server: &Server, ip: &str, name: &str) -> String {
-    let http = client_from(ip);
-    let credentials = json!({"name": name, "password": "a good password"});
-    let (status, body) = send(http.post(server.api("/accounts")).json(&credentials)).await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = send(http.post(server.api("/tokens")).json(&credentials)).await;
-    assert_eq!(status, 201, "{body}");
-    let token = body["token"].as_str().unwrap().to_owned();
-    let (status, body) = post(server, "/bot/account/upgrade", &token, json!({})).await;
-    assert_eq!(status, 200, "{body}");
-    token
-}
 
 async fn post(server: &Server, path: &str, token: &str, body: Value) -> (u16, Value) {
     send(
@@ -135,7 +120,7 @@ async fn sixteen_bots_play_a_rated_swiss_with_the_right_pairings_and_standings(d
     for i in 1..=16 {
         let ip = format!("127.0.0.{}", 2 + (i - 1) / 8);
         let name = format!("bot{i:02}");
-        let token = bot(&server, &ip, &name).await;
+        let token = bot_token(&server, &ip, &name).await;
         tokens.push((name, token));
     }
     let maker = tokens[0].1.clone();
@@ -358,7 +343,7 @@ async fn an_arena_pairs_whoever_is_free_until_its_end(db: TestDb) {
     let mut tokens = Vec::new();
     for i in 1..=5 {
         let name = format!("arena{i}");
-        let token = bot(&server, "127.0.0.4", &name).await;
+        let token = bot_token(&server, "127.0.0.4", &name).await;
         tokens.push((name, token));
     }
     let (status, created) = post(
@@ -434,8 +419,8 @@ async fn an_arena_pairs_whoever_is_free_until_its_end(db: TestDb) {
 async fn tournaments_refuse_what_they_should() {
     let db = TestDb::sqlite();
     let server = Server::start_with(&db, &["--games-per-minute", "0"]);
-    let ann = bot(&server, "127.0.0.5", "ann").await;
-    let bob = bot(&server, "127.0.0.5", "bob").await;
+    let ann = bot_token(&server, "127.0.0.5", "ann").await;
+    let bob = bot_token(&server, "127.0.0.5", "bob").await;
     let swiss = json!({"system": "swiss", "rounds": 3, "clock": {"base_ms": 60000}});
     let (status, body) = send(
         server::client()
@@ -557,7 +542,7 @@ async fn three_servers_pair_each_round_of_a_swiss_once() {
     let mut tokens = Vec::new();
     for i in 1..=8 {
         let name = format!("many{i}");
-        let token = bot(servers[i % 3], "127.0.0.6", &name).await;
+        let token = bot_token(servers[i % 3], "127.0.0.6", &name).await;
         tokens.push((name, token));
     }
     let (status, created) = post(

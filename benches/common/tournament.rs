@@ -9,7 +9,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::server::{Server, client, client_from, send};
+use super::server::{Server, bot_token, client, send};
 
 /// What the tournament measured.
 #[derive(Debug, Default)]
@@ -38,20 +38,6 @@ async fn post(server: &Server, path: &str, token: &str, body: Value) -> (u16, Va
 
 async fn get(server: &Server, path: &str, token: &str) -> (u16, Value) {
     send(client().get(server.api(path)).bearer_auth(token)).await
-}
-
-/// A bot account's API token.
-async fn bot(server: &Server, index: usize) -> String {
-    let http = client_from(&format!("127.0.1.{}", 1 + index / 8));
-    let credentials = json!({"name": format!("loadbot{index}"), "password": "a good password"});
-    let (status, body) = send(http.post(server.api("/accounts")).json(&credentials)).await;
-    assert_eq!(status, 201, "{body}");
-    let (status, body) = send(http.post(server.api("/tokens")).json(&credentials)).await;
-    assert_eq!(status, 201, "{body}");
-    let token = body["token"].as_str().unwrap().to_owned();
-    let (status, body) = post(server, "/bot/account/upgrade", &token, json!({})).await;
-    assert_eq!(status, 200, "{body}");
-    token
 }
 
 /// One bot: plays whatever game waits for it until `over`.
@@ -115,7 +101,14 @@ async fn play(
 pub async fn run(server: &Server, bots: usize, rounds: u32, think: Duration) -> Figures {
     let mut tokens = Vec::new();
     for index in 0..bots {
-        tokens.push(bot(server, index).await);
+        tokens.push(
+            bot_token(
+                server,
+                &format!("127.0.1.{}", 1 + index / 8),
+                &format!("loadbot{index}"),
+            )
+            .await,
+        );
     }
     let (status, made) = post(
         server,

@@ -268,14 +268,34 @@ impl Live {
 
 /// Registers `name` and returns an API token for it.
 pub async fn token(server: &Server, name: &str) -> String {
+    token_with(&client(), server, name).await
+}
+
+/// Registers `name` through `http` (from an address of its own: registrations are limited
+/// per address) and returns an API token for it.
+pub async fn token_with(http: &reqwest::Client, server: &Server, name: &str) -> String {
     let credentials = json!({"name": name, "password": "a good password"});
-    let (status, body) = send(client().post(server.api("/accounts")).json(&credentials)).await;
+    let (status, body) = send(http.post(server.api("/accounts")).json(&credentials)).await;
     assert_eq!(status, 201, "{body}");
-    let (status, body) = send(client().post(server.api("/tokens")).json(&credentials)).await;
+    let (status, body) = send(http.post(server.api("/tokens")).json(&credentials)).await;
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["name"], name);
     let token = body["token"].as_str().expect("a token").to_owned();
     assert!(token.starts_with("oat_"), "{token}");
+    token
+}
+
+/// Registers `name` from `ip`, makes it a bot account, and returns its API token.
+pub async fn bot_token(server: &Server, ip: &str, name: &str) -> String {
+    let token = token_with(&client_from(ip), server, name).await;
+    let (status, body) = send(
+        client()
+            .post(server.api("/bot/account/upgrade"))
+            .bearer_auth(&token)
+            .json(&json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
     token
 }
 
