@@ -159,7 +159,7 @@ async fn sixteen_bots_play_a_rated_swiss_with_the_right_pairings_and_standings(d
         json!({}),
     )
     .await;
-    assert_eq!(status, 400, "{body}");
+    assert_eq!((status, error_code(&body)), (409, "already_in"), "{body}");
     let (status, body) = send(
         server::client()
             .post(server.api(&format!("/tournaments/{id}/join")))
@@ -200,7 +200,7 @@ async fn sixteen_bots_play_a_rated_swiss_with_the_right_pairings_and_standings(d
 
     // The bots play until it is over; the channel says each change.
     let mut seed = 47_12;
-    let mut seen = Vec::new();
+    let mut seen = first;
     let began = Instant::now();
     let finished = loop {
         play_turns(&server, &tokens, &mut seed).await;
@@ -335,7 +335,11 @@ async fn sixteen_bots_play_a_rated_swiss_with_the_right_pairings_and_standings(d
         json!({}),
     )
     .await;
-    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "tournament_over"),
+        "{body}"
+    );
 }
 
 async fn an_arena_pairs_whoever_is_free_until_its_end(db: TestDb) {
@@ -352,7 +356,7 @@ async fn an_arena_pairs_whoever_is_free_until_its_end(db: TestDb) {
         &tokens[0].1,
         json!({
             "system": "arena", "minutes": 1, "rows": 4, "columns": 4,
-            "clock": {"base_ms": 60000}, "starts_in_s": 0,
+            "clock": {"base_ms": 60000}, "starts_in_s": 3600,
         }),
     )
     .await;
@@ -369,6 +373,14 @@ async fn an_arena_pairs_whoever_is_free_until_its_end(db: TestDb) {
         .await;
         assert_eq!(status, 200, "{body}");
     }
+    let (status, body) = post(
+        &server,
+        &format!("/tournaments/{id}/start"),
+        &tokens[0].1,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
     let mut seed = 5;
     let began = Instant::now();
     let finished = loop {
@@ -477,7 +489,11 @@ async fn tournaments_refuse_what_they_should() {
         ids.push(body["id"].as_str().unwrap().to_owned());
     }
     let (status, body) = post(&server, "/tournaments", &ann, swiss.clone()).await;
-    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "too_many_tournaments"),
+        "{body}"
+    );
     assert!(
         body["error"]["message"]
             .as_str()
@@ -506,7 +522,7 @@ async fn tournaments_refuse_what_they_should() {
     let join = format!("/tournaments/{}/join", ids[0]);
     let leave = format!("/tournaments/{}/withdraw", ids[0]);
     let (status, body) = post(&server, &leave, &bob, json!({})).await;
-    assert_eq!(status, 400, "{body}");
+    assert_eq!((status, error_code(&body)), (409, "not_in"), "{body}");
     assert!(
         body["error"]["message"]
             .as_str()
@@ -526,6 +542,151 @@ async fn tournaments_refuse_what_they_should() {
     // Unknown fields are refused (a typo does not pass unseen).
     let (status, body) = post(&server, &join, &bob, json!({"color": "B"})).await;
     assert_eq!(status, 400, "{body}");
+    // Only its maker calls it off, before its start; then ann may make another.
+    let one = format!("/tournaments/{}", ids[1]);
+    let delete = |token: &str| {
+        send(
+            server::client()
+                .delete(server.api(&one))
+                .bearer_auth(token.to_owned()),
+        )
+    };
+    let (status, body) = delete(&bob).await;
+    assert_eq!((status, error_code(&body)), (403, "forbidden"), "{body}");
+    let (status, body) = delete(&ann).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["stage"].as_str(), body["called_off"].as_bool()),
+        (Some("finished"), Some(true))
+    );
+    let (status, body) = delete(&ann).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (409, "tournament_over"),
+        "{body}"
+    );
+    let (status, body) = post(&server, "/tournaments", &ann, swiss.clone()).await;
+    assert_eq!(status, 201, "{body}");
+    // One started with fewer than two players is called off at once.
+    let (_, lone) = post(
+        &server,
+        "/tournaments",
+        &bob,
+        json!({"system": "arena", "minutes": 600, "clock": {"base_ms": 60000}, "starts_in_s": 0}),
+    )
+    .await;
+    let lone = format!("/tournaments/{}", lone["id"].as_str().unwrap());
+    let began = Instant::now();
+    loop {
+        let (_, now) = get(&server, &lone, None).await;
+        if now["stage"] == "finished" {
+            assert_eq!(now["called_off"], true, "{now}");
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(20), "{now}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The red team of 47.12: a game called off (aborted before its second move) counts for
+/// neither player: not a game, not a loss, not for Buchholz, not a meeting.
+#[tokio::test]
+async fn red_team_47_12_an_aborted_game_counts_for_neither_player() {
+    let db = TestDb::sqlite();
+    let server = Server::start_with(&db, &["--games-per-minute", "0"]);
+    let mut tokens = Vec::new();
+    for i in 1..=4 {
+        let name = format!("ab{i}");
+        tokens.push((name.clone(), bot_token(&server, "127.0.0.7", &name).await));
+    }
+    let (_, made) = post(
+        &server,
+        "/tournaments",
+        &tokens[0].1,
+        json!({"system": "swiss", "rounds": 2, "rows": 4, "columns": 4,
+               "clock": {"base_ms": 60000}, "starts_in_s": 3600}),
+    )
+    .await;
+    let id = made["id"].as_str().unwrap().to_owned();
+    for (_, token) in &tokens[1..] {
+        post(
+            &server,
+            &format!("/tournaments/{id}/join"),
+            token,
+            json!({}),
+        )
+        .await;
+    }
+    post(
+        &server,
+        &format!("/tournaments/{id}/start"),
+        &tokens[0].1,
+        json!({}),
+    )
+    .await;
+    let now = loop {
+        let (_, now) = get(&server, &format!("/tournaments/{id}"), None).await;
+        if now["round"] == 1 {
+            break now;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let first = &now["rounds_played"][0]["games"][0];
+    let game = first["game"].as_str().unwrap().to_owned();
+    let token_of = |name: &str| tokens.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    let (black, white) = (
+        first["black"].as_str().unwrap().to_owned(),
+        first["white"].as_str().unwrap().to_owned(),
+    );
+    let (_, state) = get(&server, &format!("/games/{game}"), None).await;
+    let square = state["legal"][0].as_str().unwrap();
+    let (status, body) = post(
+        &server,
+        &format!("/bot/game/{game}/move/{square}"),
+        &token_of(&black),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post(
+        &server,
+        &format!("/bot/game/{game}/abort"),
+        &token_of(&white),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let mut seed = 9;
+    let began = Instant::now();
+    let finished = loop {
+        play_turns(&server, &tokens, &mut seed).await;
+        let (_, now) = get(&server, &format!("/tournaments/{id}"), None).await;
+        if now["stage"] == "finished" {
+            break now;
+        }
+        assert!(began.elapsed() < Duration::from_secs(60), "{now}");
+    };
+    assert_eq!(
+        finished["rounds_played"][0]["games"][0]["result"],
+        "aborted"
+    );
+    for name in [&black, &white] {
+        let row = finished["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["name"] == name.as_str())
+            .unwrap();
+        // Round 2's game only.
+        assert_eq!(row["games"], 1, "{row}");
+        assert_eq!(
+            row["wins"].as_u64().unwrap()
+                + row["draws"].as_u64().unwrap()
+                + row["losses"].as_u64().unwrap(),
+            1,
+            "{row}"
+        );
+    }
 }
 
 /// Three servers on one PostgreSQL, each director looking at the same Swiss: each round is

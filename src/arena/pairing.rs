@@ -7,9 +7,9 @@
 //!   ([`Standing::points_x2`]) so that ties are exact.
 //! - **Buchholz**: the sum of the opponents' points (each opponent once per game played
 //!   against them; a bye adds nothing), the usual first tie-break of a Swiss.
-//! - **Discs**: the sum of the player's discs at the end of its games (a bye or a forfeit
-//!   win counts as half the board, a forfeit loss as none), the tie-break Othello
-//!   tournaments use after Buchholz.
+//! - **Discs**: the sum of the player's discs at the end of its games, the tie-break Othello
+//!   tournaments use after Buchholz: more is better, fewer where the fewest discs win
+//!   (anti-Othello).
 //! - Then the order the players were given in (their seeds).
 //!
 //! The Swiss pairs in the Monrad manner: the best-placed unpaired player meets the next
@@ -18,28 +18,22 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::{ByColor, Color};
+use crate::{ByColor, Color, WinRule};
 
 /// A game's result for the standings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Played<Id> {
     /// Black's player, then White's.
     pub players: ByColor<Id>,
-    /// The winner (`None`: a draw, or a game both lost, see `both_lost`).
+    /// The winner (`None`: a draw).
     pub winner: Option<Color>,
-    /// Each side's discs at the end (a forfeit: the winner half the board, the loser none).
+    /// Each side's discs at the end.
     pub discs: ByColor<u32>,
-    /// A game neither side won nor drew (called off before it began): no points for
-    /// either, though they met.
-    pub both_lost: bool,
 }
 
 impl<Id: Copy> Played<Id> {
     /// Half points `color` earned.
     fn points_x2(&self, color: Color) -> u32 {
-        if self.both_lost {
-            return 0;
-        }
         match self.winner {
             Some(winner) if winner == color => 2,
             Some(_) => 0,
@@ -73,15 +67,27 @@ pub struct Standing<Id> {
     pub black_balance: i32,
 }
 
+/// What a tournament's standings depend on besides its games: what a bye counts in discs
+/// (half the board), and which way discs count (more is better, or fewer where the fewest
+/// discs win).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scoring {
+    /// A bye's discs.
+    pub bye_discs: u32,
+    /// The tournament's win rule.
+    pub win: WinRule,
+}
+
 /// The standings of `players` (in seed order) after `games` and `byes`, best first: by
-/// points, then Buchholz, then discs, then seed. `bye_discs` is what a bye counts in
-/// discs (half the board). Games and byes of players not in `players` are ignored.
+/// points, then Buchholz, then discs (more, or fewer under `scoring`'s win rule), then
+/// seed. Games and byes of players not in `players` are ignored.
 pub fn standings<Id: Copy + Ord>(
     players: &[Id],
     games: &[Played<Id>],
     byes: &[Id],
-    bye_discs: u32,
+    scoring: Scoring,
 ) -> Vec<Standing<Id>> {
+    let bye_discs = scoring.bye_discs;
     let mut table: BTreeMap<Id, Standing<Id>> = players
         .iter()
         .map(|&id| {
@@ -137,9 +143,13 @@ pub fn standings<Id: Copy + Ord>(
     }
     let seed: BTreeMap<Id, usize> = players.iter().enumerate().map(|(i, &id)| (id, i)).collect();
     let mut rows: Vec<Standing<Id>> = table.into_values().collect();
+    let discs = |row: &Standing<Id>| match scoring.win {
+        WinRule::MostDiscs => i64::from(row.discs),
+        WinRule::FewestDiscs => -i64::from(row.discs),
+    };
     rows.sort_by_key(|row| {
         (
-            std::cmp::Reverse((row.points_x2, row.buchholz_x2, row.discs)),
+            std::cmp::Reverse((row.points_x2, row.buchholz_x2, discs(row))),
             seed[&row.id],
         )
     });
@@ -167,12 +177,12 @@ pub fn swiss_round<Id: Copy + Ord>(
     active: &[Id],
     games: &[Played<Id>],
     byes: &[Id],
-    bye_discs: u32,
+    scoring: Scoring,
 ) -> Option<Round<Id>> {
     if active.len() < 2 {
         return None;
     }
-    let order = standings(active, games, byes, bye_discs);
+    let order = standings(active, games, byes, scoring);
     let met: BTreeSet<(Id, Id)> = games
         .iter()
         .flat_map(|game| {
@@ -290,9 +300,9 @@ pub fn arena_pairs<Id: Copy + Ord>(
     players: &[Id],
     waiting: &[Id],
     games: &[Played<Id>],
-    bye_discs: u32,
+    scoring: Scoring,
 ) -> Vec<ByColor<Id>> {
-    let order = standings(players, games, &[], bye_discs);
+    let order = standings(players, games, &[], scoring);
     let free: BTreeSet<Id> = waiting.iter().copied().collect();
     let mut queue: Vec<Id> = order
         .iter()
@@ -324,6 +334,11 @@ pub fn arena_pairs<Id: Copy + Ord>(
 mod tests {
     use super::*;
 
+    const MOST: Scoring = Scoring {
+        bye_discs: 32,
+        win: WinRule::MostDiscs,
+    };
+
     fn game(black: u32, white: u32, discs: (u32, u32)) -> Played<u32> {
         let winner = match discs.0.cmp(&discs.1) {
             std::cmp::Ordering::Greater => Some(Color::Black),
@@ -334,7 +349,6 @@ mod tests {
             players: ByColor::new(black, white),
             winner,
             discs: ByColor::new(discs.0, discs.1),
-            both_lost: false,
         }
     }
 
@@ -347,7 +361,7 @@ mod tests {
             game(4, 3, (33, 31)),
             game(2, 4, (35, 29)),
         ];
-        let rows = standings(&[1, 2, 3, 4], &games, &[], 32);
+        let rows = standings(&[1, 2, 3, 4], &games, &[], MOST);
         let order: Vec<u32> = rows.iter().map(|row| row.id).collect();
         // 1: 2 points. 2 and 4: 1 point each; 2's opponents 1 (2) + 4 (1) = 3, 4's
         // opponents 3 (0) + 2 (1) = 1: 2 ahead of 4 on Buchholz.
@@ -359,13 +373,13 @@ mod tests {
         assert_eq!((rows[3].wins, rows[3].losses), (0, 2));
         // Equal points and Buchholz: discs decide, then the seed.
         let games = [game(1, 2, (32, 32)), game(3, 4, (30, 30))];
-        let order: Vec<u32> = standings(&[1, 2, 3, 4], &games, &[], 32)
+        let order: Vec<u32> = standings(&[1, 2, 3, 4], &games, &[], MOST)
             .iter()
             .map(|row| row.id)
             .collect();
         assert_eq!(order, [1, 2, 3, 4]);
         let games = [game(1, 2, (20, 20)), game(3, 4, (30, 30))];
-        let order: Vec<u32> = standings(&[1, 2, 3, 4], &games, &[], 32)
+        let order: Vec<u32> = standings(&[1, 2, 3, 4], &games, &[], MOST)
             .iter()
             .map(|row| row.id)
             .collect();
@@ -375,7 +389,7 @@ mod tests {
     #[test]
     fn a_bye_is_a_point_and_half_the_board_and_adds_no_buchholz() {
         let games = [game(1, 2, (10, 54))];
-        let rows = standings(&[1, 2, 3], &games, &[3], 32);
+        let rows = standings(&[1, 2, 3], &games, &[3], MOST);
         let three = rows.iter().find(|row| row.id == 3).unwrap();
         assert_eq!(
             (three.points_x2, three.discs, three.buchholz_x2),
@@ -387,16 +401,32 @@ mod tests {
     }
 
     #[test]
-    fn a_game_both_lost_gives_nobody_points() {
-        let mut called_off = game(1, 2, (0, 0));
-        called_off.both_lost = true;
-        let rows = standings(&[1, 2], &[called_off], &[], 32);
-        assert!(rows.iter().all(|row| row.points_x2 == 0 && row.losses == 1));
+    fn where_the_fewest_discs_win_fewer_discs_break_ties() {
+        let fewest = Scoring {
+            bye_discs: 32,
+            win: WinRule::FewestDiscs,
+        };
+        // 1 and 3 win by the same margin, 3 with fewer discs.
+        let games = [game(1, 2, (24, 40)), game(3, 4, (20, 44))];
+        let mut games = games.to_vec();
+        for g in &mut games {
+            g.winner = Some(Color::Black);
+        }
+        let order: Vec<u32> = standings(&[1, 2, 3, 4], &games, &[], fewest)
+            .iter()
+            .map(|row| row.id)
+            .collect();
+        assert_eq!(order, [3, 1, 2, 4]);
+        let order: Vec<u32> = standings(&[1, 2, 3, 4], &games, &[], MOST)
+            .iter()
+            .map(|row| row.id)
+            .collect();
+        assert_eq!(order, [1, 3, 4, 2]);
     }
 
     #[test]
     fn the_first_swiss_round_pairs_neighbours_in_seed_order() {
-        let round = swiss_round(&[1, 2, 3, 4, 5, 6], &[], &[], 32).unwrap();
+        let round = swiss_round(&[1, 2, 3, 4, 5, 6], &[], &[], MOST).unwrap();
         assert_eq!(round.bye, None);
         let pairs: Vec<(u32, u32)> = round.pairs.iter().map(|p| (p.black, p.white)).collect();
         assert_eq!(pairs, [(1, 2), (3, 4), (5, 6)]);
@@ -408,10 +438,10 @@ mod tests {
         let mut games = Vec::new();
         let mut byes = Vec::new();
         for round in 0..6 {
-            let next = swiss_round(&players, &games, &byes, 32).unwrap();
+            let next = swiss_round(&players, &games, &byes, MOST).unwrap();
             let bye = next.bye.expect("seven players: a bye");
             assert!(!byes.contains(&bye), "round {round}: {bye} had a bye");
-            let rows = standings(&players, &games, &byes, 32);
+            let rows = standings(&players, &games, &byes, MOST);
             let lowest_without = rows
                 .iter()
                 .rev()
@@ -438,14 +468,14 @@ mod tests {
             byes.push(bye);
         }
         // Seven rounds of seven: the last round is the only one left.
-        let last = swiss_round(&players, &games, &byes, 32).unwrap();
+        let last = swiss_round(&players, &games, &byes, MOST).unwrap();
         assert_eq!(last.pairs.len(), 3);
         // Everybody has now met everybody: no eighth round.
         for pair in &last.pairs {
             games.push(game(pair.black, pair.white, (33, 31)));
         }
         byes.push(last.bye.unwrap());
-        assert_eq!(swiss_round(&players, &games, &byes, 32), None);
+        assert_eq!(swiss_round(&players, &games, &byes, MOST), None);
     }
 
     #[test]
@@ -453,12 +483,12 @@ mod tests {
         let players: Vec<u32> = (1..=8).collect();
         let mut games = Vec::new();
         for _ in 0..6 {
-            let next = swiss_round(&players, &games, &[], 32).unwrap();
+            let next = swiss_round(&players, &games, &[], MOST).unwrap();
             for pair in &next.pairs {
                 games.push(game(pair.black, pair.white, (40, 24)));
             }
         }
-        for row in standings(&players, &games, &[], 32) {
+        for row in standings(&players, &games, &[], MOST) {
             assert!(row.black_balance.abs() <= 2, "{row:?}");
         }
     }
@@ -468,7 +498,7 @@ mod tests {
         let players = [1, 2, 3, 4];
         let games = [game(1, 2, (40, 24)), game(3, 4, (40, 24))];
         // 1 and 3 lead; 1 met 2 last: 1 meets 3, 2 meets 4.
-        let pairs = arena_pairs(&players, &[1, 2, 3, 4], &games, 32);
+        let pairs = arena_pairs(&players, &[1, 2, 3, 4], &games, MOST);
         assert_eq!(pairs.len(), 2);
         let met: Vec<BTreeSet<u32>> = pairs
             .iter()
@@ -477,9 +507,9 @@ mod tests {
         assert!(met.contains(&[1, 3].into_iter().collect()));
         assert!(met.contains(&[2, 4].into_iter().collect()));
         // Only two free, and they met last: they meet again rather than wait.
-        let pairs = arena_pairs(&players, &[1, 2], &games, 32);
+        let pairs = arena_pairs(&players, &[1, 2], &games, MOST);
         assert_eq!(pairs.len(), 1);
         // One free waits.
-        assert!(arena_pairs(&players, &[4], &games, 32).is_empty());
+        assert!(arena_pairs(&players, &[4], &games, MOST).is_empty());
     }
 }

@@ -121,6 +121,12 @@ pub enum ApiError {
     /// No tournament has that id.
     #[error("no tournament {0}")]
     NoSuchTournament(String),
+    /// A tournament refuses the change.
+    #[error(transparent)]
+    Tournament(crate::server::tournaments::Refusal),
+    /// Too many tournaments to come or being played (the caller's, or the server's).
+    #[error("{0}")]
+    TooManyTournaments(String),
     /// A challenge cannot be taken, withdrawn or posted.
     #[error(transparent)]
     Seek(#[from] SeekError),
@@ -157,7 +163,10 @@ impl ApiError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::NameTaken(_) | ApiError::HasPlayed(_) => StatusCode::CONFLICT,
+            ApiError::NameTaken(_)
+            | ApiError::HasPlayed(_)
+            | ApiError::Tournament(_)
+            | ApiError::TooManyTournaments(_) => StatusCode::CONFLICT,
             ApiError::NotBot(_) => StatusCode::FORBIDDEN,
             ApiError::NoAccount | ApiError::BadToken => StatusCode::UNAUTHORIZED,
             ApiError::TooManyStreams(_) | ApiError::TooManyRefusals(_) => {
@@ -198,6 +207,8 @@ impl ApiError {
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Stale => "stale",
             ApiError::NameTaken(_) => "name_taken",
+            ApiError::Tournament(refusal) => refusal.code(),
+            ApiError::TooManyTournaments(_) => "too_many_tournaments",
             ApiError::HasPlayed(_) => "has_played",
             ApiError::NotBot(_) => "not_bot",
             ApiError::NoAccount => "no_account",

@@ -1,6 +1,7 @@
 //! The opening explorer over HTTP: `GET /api/explorer?size=8&moves=f5d6`: every move played
-//! next in the game database (the WTHOR files `othello db import` added), with its games,
-//! results and average disc result.
+//! next in the game database (the WTHOR files `othello db import` added, and the server's
+//! own finished games of standard Othello on that board), with its games, results and
+//! average disc result.
 
 use std::{
     collections::HashMap,
@@ -9,15 +10,20 @@ use std::{
 };
 
 use axum::{Json, extract::State as AxumState};
-use othello::{MoveList, Shape, analysis::explorer::Explorer};
+use othello::{
+    Color, MoveList, Setup, Shape, Square, Variant, WinRule, analysis::explorer::Explorer,
+};
 use serde::{Deserialize, Serialize};
 
 use super::{App, Params};
-use crate::server::error::ApiError;
+use crate::server::{error::ApiError, game::revive};
 
 /// How long an explorer built from the database answers before it is built again (games
 /// imported meanwhile show after this long, on every server sharing the database).
 const FRESH_FOR: Duration = Duration::from_secs(60);
+
+/// The server's own finished games an explorer reads (the latest).
+const OWN_GAMES: usize = 2000;
 
 /// One board's explorer, shared by the requests that ask it (a query sorts it once).
 type Shared = Arc<std::sync::Mutex<Explorer>>;
@@ -49,10 +55,51 @@ impl Explorers {
                 let _ = explorer.add(&moves.0, result);
             }
         }
+        for (moves, result) in own_games(app, shape).await? {
+            let _ = explorer.add(&moves, result);
+        }
         let explorer = Arc::new(std::sync::Mutex::new(explorer));
         explorers.insert(size, (Instant::now(), Arc::clone(&explorer)));
         Ok(explorer)
     }
+}
+
+/// The server's latest finished games of standard Othello on `shape` (full rules, most
+/// discs, the standard start, Black first), each with Black's disc difference at its end
+/// (the empty squares to the winner, as WTHOR counts them; a game aborted is left out).
+async fn own_games(app: &App, shape: Shape) -> Result<Vec<(Vec<Square>, i32)>, ApiError> {
+    let standard = Setup::standard(shape);
+    let store = app.hub.store();
+    let mut games = Vec::new();
+    for id in store.finished(OWN_GAMES).await? {
+        let Some(stored) = store.load(&id).await? else {
+            continue;
+        };
+        if stored.rules != Variant::Full
+            || stored.board != standard.board
+            || stored.first != Color::Black
+            || stored.win != WinRule::MostDiscs
+        {
+            continue;
+        }
+        let Some((table, _)) = revive(stored) else {
+            continue;
+        };
+        let Some(winner) = table.result() else {
+            continue;
+        };
+        let board = table.game.board();
+        let (black, white) = (board.count(Color::Black), board.count(Color::White));
+        let empties = shape.cells() as i32 - black as i32 - white as i32;
+        let difference = black as i32 - white as i32
+            + match winner {
+                Some(Color::Black) => empties,
+                Some(Color::White) => -empties,
+                None => 0,
+            };
+        games.push((table.game.moves().collect(), difference));
+    }
+    Ok(games)
 }
 
 fn bad_size(size: u8) -> ApiError {

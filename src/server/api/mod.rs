@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use axum_extra::extract::cookie::CookieJar;
 
 mod accounts;
+mod analysis;
 pub mod bot;
 pub mod explorer;
 mod games;
@@ -122,11 +123,17 @@ pub fn router(app: App) -> Router {
         .route("/challenge/{id}/decline", post(lobby::decline_seek))
         .route("/challenge/{id}/cancel", post(lobby::cancel_seek))
         .route("/explorer", get(explorer::explore))
+        .route("/analysis", post(analysis::show))
+        .route("/analysis/lines", post(analysis::lines))
+        .route("/analysis/graph", post(analysis::graph))
         .route(
             "/tournaments",
             get(tournaments::list).post(tournaments::create),
         )
-        .route("/tournaments/{id}", get(tournaments::show))
+        .route(
+            "/tournaments/{id}",
+            get(tournaments::show).delete(tournaments::call_off),
+        )
         .route("/tournaments/{id}/join", post(tournaments::join))
         .route("/tournaments/{id}/withdraw", post(tournaments::withdraw))
         .route("/tournaments/{id}/start", post(tournaments::start))
@@ -143,6 +150,7 @@ pub fn router(app: App) -> Router {
         .route("/puzzles", get(assets::page))
         .route("/p/{id}", get(assets::page))
         .route("/t/{id}", get(assets::page))
+        .route("/analysis", get(assets::page))
         .route("/assets/{file}", get(assets::asset))
         .route("/favicon.ico", get(assets::icon))
         .route("/healthz", get(health))

@@ -39,9 +39,12 @@ const DEFAULT_START_S: u64 = 300;
 /// Tournaments a member may have made that are not over yet.
 const OPEN_PER_MEMBER: usize = 3;
 
-/// Tournaments not over yet, on the whole server: the lobby lists them all, and the
-/// director looks at each every second.
-const OPEN_AT_MOST: usize = 100;
+/// Tournaments not over yet, on the whole server (the director looks at each every
+/// second).
+const OPEN_AT_MOST: usize = 1000;
+
+/// Tournaments not over yet that the lobby lists (the soonest to start first).
+const LISTED_OPEN: usize = 20;
 
 /// `POST /api/tournaments`.
 #[derive(Debug, Deserialize)]
@@ -100,8 +103,11 @@ pub(super) struct SummaryView {
     finished_at: Option<i64>,
     /// The last round paired (an arena: the last wave).
     round: u32,
-    /// Players (those who withdrew too).
+    /// Players (those who withdrew after its start too).
     players: usize,
+    /// Finished without a game: called off by its maker, or fewer than two players at
+    /// its start.
+    called_off: bool,
     /// Whether the viewer plays in it (and has not withdrawn).
     joined: bool,
 }
@@ -156,7 +162,8 @@ struct PairingView {
     url: String,
     black: String,
     white: String,
-    /// `1-0` (Black won), `0-1`, `½-½`, `0-0` (neither scored); `null` while played.
+    /// `1-0` (Black won), `0-1`, `½-½`, `aborted` (called off: it does not count);
+    /// `null` while played.
     result: Option<&'static str>,
     /// Black's discs and White's at the end.
     discs: Option<[u32; 2]>,
@@ -199,6 +206,7 @@ fn summary(tournament: &Tournament, viewer: Option<i64>, origin: &str) -> Summar
         finished_at: tournament.finished_at,
         round: tournament.round,
         players: tournament.players.len(),
+        called_off: tournament.called_off,
         joined: viewer.is_some_and(|id| {
             tournament
                 .entrant(id)
@@ -261,8 +269,8 @@ async fn view(
             });
         }
         let result = pairing.outcome.map(|outcome| {
-            if outcome.both_lost {
-                "0-0"
+            if outcome.called_off {
+                "aborted"
             } else {
                 match outcome.winner {
                     Some(Color::Black) => "1-0",
@@ -307,11 +315,14 @@ pub(super) async fn summaries(
     viewer: Option<i64>,
     origin: &str,
 ) -> Result<Vec<SummaryView>, ApiError> {
-    Ok(app
-        .tournaments
-        .list()
-        .await?
+    let tournaments = app.tournaments.list().await?;
+    let (open, finished): (Vec<&Tournament>, Vec<&Tournament>) = tournaments
         .iter()
+        .partition(|tournament| tournament.stage != Stage::Finished);
+    Ok(open
+        .into_iter()
+        .take(LISTED_OPEN)
+        .chain(finished)
         .map(|tournament| summary(tournament, viewer, origin))
         .collect())
 }
@@ -406,13 +417,15 @@ pub(super) async fn create(
         .count()
         >= OPEN_PER_MEMBER
     {
-        return Err(ApiError::BadRequest(format!(
-            "you have {OPEN_PER_MEMBER} tournaments to come or being played: wait for one to end"
+        return Err(ApiError::TooManyTournaments(format!(
+            "you have {OPEN_PER_MEMBER} tournaments to come or being played: wait for one to \
+             end, or call one off"
         )));
     }
     if open.len() >= OPEN_AT_MOST {
-        return Err(ApiError::BadRequest(format!(
-            "the server has {OPEN_AT_MOST} tournaments to come or being played: wait for one to end"
+        return Err(ApiError::TooManyTournaments(format!(
+            "the server has {OPEN_AT_MOST} tournaments to come or being played: wait for one \
+             to end"
         )));
     }
     app.admission
@@ -523,12 +536,40 @@ pub(super) async fn start(
             tournament.created_by
         )));
     }
+    change(
+        &app,
+        &caller,
+        &headers,
+        &id,
+        |tournament, _, now| match tournament.stage {
+            Stage::Created => {
+                tournament.starts_at = tournament.starts_at.min(now);
+                Ok(())
+            }
+            Stage::Running => Err(Refusal::Running),
+            Stage::Finished => Err(Refusal::Over),
+        },
+    )
+    .await
+}
+
+/// `DELETE /api/tournaments/{id}`: its maker calls it off before its start.
+pub(super) async fn call_off(
+    AxumState(app): AxumState<App>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<TournamentView>, ApiError> {
+    let member = caller.member.as_ref().ok_or(ApiError::NoAccount)?;
+    let tournament = app.tournaments.get(&id).await?;
+    if tournament.created_by != member.name {
+        return Err(ApiError::Forbidden(format!(
+            "only its maker, {}, calls it off",
+            tournament.created_by
+        )));
+    }
     change(&app, &caller, &headers, &id, |tournament, _, now| {
-        if tournament.stage != Stage::Created {
-            return Err(Refusal::Started);
-        }
-        tournament.starts_at = tournament.starts_at.min(now);
-        Ok(())
+        tournament.call_off(now)
     })
     .await
 }

@@ -140,14 +140,31 @@ impl Hub {
         time: Duration,
         client: Client,
     ) -> Result<Hint, ApiError> {
-        let (variant, setup) = {
+        let game = {
             let live = cell.lock().await;
             if live.table.is_over() {
                 return Err(ApiError::Rule(TableError::GameOver));
             }
-            let setup = position(&live.table.game).ok_or(ApiError::Rule(TableError::GameOver))?;
-            (live.table.game.variant(), setup)
+            live.table.game.clone()
         };
+        self.analyse(&game, count, time, client).await
+    }
+
+    /// The best `count` moves of `game`'s position, searched for `time` (a game of the
+    /// analysis board, or a live game's position).
+    ///
+    /// # Errors
+    /// [`ApiError::Rule(TableError::GameOver)`] when the game is over; [`ApiError::Busy`]
+    /// when many searches already wait for the engines.
+    pub async fn analyse(
+        &self,
+        game: &AnyGame,
+        count: usize,
+        time: Duration,
+        client: Client,
+    ) -> Result<Hint, ApiError> {
+        let setup = position(game).ok_or(ApiError::Rule(TableError::GameOver))?;
+        let variant = game.variant();
         let options = RankOptions {
             limits: Limits::time(time),
             hash: Some(
@@ -162,6 +179,45 @@ impl Hub {
                 HINTS_QUEUED_PER_CLIENT,
                 client,
                 move || rank(&setup, &options, None, &mut |_| {}),
+            )
+            .map_err(|_| ApiError::Busy)?
+            .await
+            .ok_or_else(|| ApiError::Storage("the engine pool has stopped".into()))
+    }
+
+    /// The engine's score after each of `game`'s moves from the `from`-th (from 0), for
+    /// Black, computing for at most `budget` (at least one score): the analysis board's
+    /// graph, asked again from where it stopped.
+    ///
+    /// # Errors
+    /// [`ApiError::Busy`] when many searches already wait for the engines.
+    pub async fn evaluate_moves(
+        &self,
+        game: &AnyGame,
+        from: usize,
+        budget: Duration,
+        client: Client,
+    ) -> Result<Vec<(f64, bool)>, ApiError> {
+        let moves: Vec<Square> = game.moves().collect();
+        let (variant, setup) = (game.variant(), *game.setup());
+        self.pool
+            .try_run(
+                self.pool.size() * HINTS_QUEUED_PER_THREAD,
+                HINTS_QUEUED_PER_CLIENT,
+                client,
+                move || {
+                    let start = Instant::now();
+                    let mut scores = Vec::new();
+                    for ply in from..moves.len() {
+                        if !scores.is_empty() && start.elapsed() >= budget {
+                            break;
+                        }
+                        let after = AnyGame::replay(variant, setup, moves[..=ply].iter().copied())
+                            .expect("the game's own moves replay");
+                        scores.push(evaluate_for_black(&after));
+                    }
+                    scores
+                },
             )
             .map_err(|_| ApiError::Busy)?
             .await

@@ -14,7 +14,7 @@ pub mod director;
 
 use othello::{
     ByColor, Color, Shape, TimeControl, Variant, WinRule,
-    arena::pairing::{self, Played, Round, Standing},
+    arena::pairing::{self, Played, Round, Scoring, Standing},
 };
 use serde::{Deserialize, Serialize};
 
@@ -83,14 +83,16 @@ pub struct Entrant {
 /// A game's result as a tournament counts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
-    /// The winner: `B`, `W`, or `null` for a draw (or a game both lost).
+    /// The winner: `B`, `W`, or `null` for a draw (or a game called off).
     #[serde(with = "color_or_none")]
     pub winner: Option<Color>,
-    /// Black's discs and White's at the end (a forfeit: the winner half the board).
+    /// Black's discs and White's at the end, as the tournament counts them (see
+    /// [`Tournament::record`]).
     pub discs: [u32; 2],
-    /// Called off before it began (aborted): neither side scores.
+    /// Called off before it began (aborted): it does not count, for either player (not
+    /// as a game, not for Buchholz, not as a meeting).
     #[serde(default)]
-    pub both_lost: bool,
+    pub called_off: bool,
 }
 
 /// A game of a tournament: its pairing and, once over, its result.
@@ -163,6 +165,10 @@ pub struct Tournament {
     pub round: u32,
     /// When it finished.
     pub finished_at: Option<i64>,
+    /// Finished without a game: withdrawn by its maker, or fewer than two players at its
+    /// start.
+    #[serde(default)]
+    pub called_off: bool,
 }
 
 /// Why a tournament refuses.
@@ -174,6 +180,9 @@ pub enum Refusal {
     /// A Swiss takes players only before its start.
     #[error("the tournament has started: a Swiss takes players only before its first round")]
     Started,
+    /// Started already: it cannot be started or called off.
+    #[error("the tournament has started already")]
+    Running,
     /// It is full.
     #[error("the tournament is full ({MAX_PLAYERS} players)")]
     Full,
@@ -185,9 +194,22 @@ pub enum Refusal {
     NotIn(String),
 }
 
+impl Refusal {
+    /// The error code the API answers it with.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Over => "tournament_over",
+            Refusal::Started | Refusal::Running => "tournament_started",
+            Refusal::Full => "tournament_full",
+            Refusal::In(_) => "already_in",
+            Refusal::NotIn(_) => "not_in",
+        }
+    }
+}
+
 impl From<Refusal> for ApiError {
     fn from(refusal: Refusal) -> ApiError {
-        ApiError::BadRequest(refusal.to_string())
+        ApiError::Tournament(refusal)
     }
 }
 
@@ -246,6 +268,7 @@ impl Tournament {
             byes: Vec::new(),
             round: 0,
             finished_at: None,
+            called_off: false,
         }
     }
 
@@ -267,9 +290,12 @@ impl Tournament {
         }
     }
 
-    /// What a bye (or a forfeit win) counts in discs: half the board.
-    pub fn bye_discs(&self) -> u32 {
-        self.shape.cells() as u32 / 2
+    /// What a bye counts in discs (half the board), and which way discs count.
+    pub fn scoring(&self) -> Scoring {
+        Scoring {
+            bye_discs: self.shape.cells() as u32 / 2,
+            win: self.win,
+        }
     }
 
     /// `entrant` joins.
@@ -290,10 +316,6 @@ impl Tournament {
                 player.withdrawn = false;
                 return Ok(());
             }
-            if player.withdrawn && self.stage == Stage::Created {
-                player.withdrawn = false;
-                return Ok(());
-            }
             return Err(Refusal::In(entrant.name));
         }
         if self.stage != Stage::Created && matches!(self.system, System::Swiss { .. }) {
@@ -306,13 +328,23 @@ impl Tournament {
         Ok(())
     }
 
-    /// `user_id` leaves: not paired again (a game being played is played out).
+    /// `user_id` leaves: before the start, as if never in it; after, not paired again (a
+    /// game being played is played out, the games played still count).
     ///
     /// # Errors
     /// [`Refusal`] when it is over or they are not in it.
     pub fn withdraw(&mut self, user_id: i64, name: &str) -> Result<(), Refusal> {
         if self.stage == Stage::Finished {
             return Err(Refusal::Over);
+        }
+        if self.stage == Stage::Created {
+            let before = self.players.len();
+            self.players.retain(|player| player.user_id != user_id);
+            return if self.players.len() < before {
+                Ok(())
+            } else {
+                Err(Refusal::NotIn(name.to_owned()))
+            };
         }
         match self
             .players
@@ -341,17 +373,16 @@ impl Tournament {
             .collect()
     }
 
-    /// The games with a result, as the standings count them.
+    /// The games with a result, as the standings count them (not those called off).
     fn played(&self) -> Vec<Played<i64>> {
         self.pairings
             .iter()
             .filter_map(|pairing| {
-                let outcome = pairing.outcome?;
+                let outcome = pairing.outcome.filter(|outcome| !outcome.called_off)?;
                 Some(Played {
                     players: ByColor::new(pairing.black, pairing.white),
                     winner: outcome.winner,
                     discs: ByColor::new(outcome.discs[0], outcome.discs[1]),
-                    both_lost: outcome.both_lost,
                 })
             })
             .collect()
@@ -367,7 +398,7 @@ impl Tournament {
             &self.seeds(),
             &self.played(),
             &self.bye_ids(),
-            self.bye_discs(),
+            self.scoring(),
         )
     }
 
@@ -399,6 +430,9 @@ impl Tournament {
         if self.unfinished().next().is_some() {
             return Plan::Wait;
         }
+        if self.stage == Stage::Created && self.active().len() < 2 {
+            return Plan::Finish;
+        }
         if self.round >= rounds {
             return Plan::Finish;
         }
@@ -406,7 +440,7 @@ impl Tournament {
             &self.active(),
             &self.played(),
             &self.bye_ids(),
-            self.bye_discs(),
+            self.scoring(),
         ) {
             Some(Round { pairs, bye }) => Plan::Pair {
                 round: self.round + 1,
@@ -418,6 +452,9 @@ impl Tournament {
     }
 
     fn arena_plan(&self, now: i64) -> Plan {
+        if self.stage == Stage::Created && self.active().len() < 2 {
+            return Plan::Finish;
+        }
         let over = self.ends_at().is_some_and(|end| now >= end);
         if over {
             return if self.unfinished().next().is_some() {
@@ -435,16 +472,8 @@ impl Tournament {
             .into_iter()
             .filter(|id| !busy.contains(id))
             .collect();
-        let games = pairing::arena_pairs(&self.seeds(), &waiting, &self.played(), self.bye_discs());
+        let games = pairing::arena_pairs(&self.seeds(), &waiting, &self.played(), self.scoring());
         if games.is_empty() {
-            if self.stage == Stage::Created {
-                // Started with nobody to pair yet: running, waiting for players.
-                return Plan::Pair {
-                    round: self.round,
-                    games,
-                    bye: None,
-                };
-            }
             return Plan::Wait;
         }
         Plan::Pair {
@@ -478,9 +507,11 @@ impl Tournament {
 
     /// `game`'s result recorded: `result` the winner (`None` a draw; no result at all for a
     /// game called off), `discs` Black's and White's, `ended` how it ended if not by play.
-    /// A game won before its end (resigned, lost on time, left) gives the winner the empty
-    /// squares too, as game databases score it (WTHOR). A player whose first move never
-    /// came is withdrawn (absent, they would lose every game the tournament gave them).
+    /// A game won before its end (resigned, lost on time, left) gives the empty squares to
+    /// the winner, as game databases score it (WTHOR), or to the loser where the fewest
+    /// discs win. A first move that never came loses by forfeit: half the board to the
+    /// loser where the fewest discs win, else to the winner, and none to the other; the
+    /// absent player is withdrawn (they would lose every game the tournament gave them).
     /// Returns whether anything changed.
     pub fn record(
         &mut self,
@@ -489,7 +520,8 @@ impl Tournament {
         discs: [u32; 2],
         ended: Option<Ended>,
     ) -> bool {
-        let half = self.bye_discs();
+        let half = self.scoring().bye_discs;
+        let fewest = self.win == WinRule::FewestDiscs;
         let Some(pairing) = self
             .pairings
             .iter_mut()
@@ -507,28 +539,30 @@ impl Tournament {
                 let mut discs = discs;
                 if let (Some(color), Some(_)) = (winner, ended) {
                     let empties = cells.saturating_sub(discs[0] + discs[1]);
-                    discs[usize::from(color == Color::White)] += empties;
+                    let taker = if fewest { !color } else { color };
+                    discs[usize::from(taker == Color::White)] += empties;
                 }
                 Outcome {
                     winner,
                     discs,
-                    both_lost: false,
+                    called_off: false,
                 }
             }
             // The side that never moved loses by forfeit.
             (None, Some(color)) => {
                 let mut discs = [0, 0];
-                discs[usize::from(color == Color::Black)] = half;
+                let taker = if fewest { color } else { !color };
+                discs[usize::from(taker == Color::White)] = half;
                 Outcome {
                     winner: Some(!color),
                     discs,
-                    both_lost: false,
+                    called_off: false,
                 }
             }
             (None, None) => Outcome {
                 winner: None,
                 discs: [0, 0],
-                both_lost: true,
+                called_off: true,
             },
         };
         pairing.outcome = Some(outcome);
@@ -545,10 +579,26 @@ impl Tournament {
         true
     }
 
-    /// Over at `now`.
+    /// Over at `now` (called off when no game was played).
     pub fn finish(&mut self, now: i64) {
         self.stage = Stage::Finished;
         self.finished_at = Some(now);
+        self.called_off = self.pairings.is_empty() && self.byes.is_empty();
+    }
+
+    /// Called off by its maker, before its start.
+    ///
+    /// # Errors
+    /// [`Refusal::Running`] once it has started, [`Refusal::Over`] once over.
+    pub fn call_off(&mut self, now: i64) -> Result<(), Refusal> {
+        match self.stage {
+            Stage::Created => {
+                self.finish(now);
+                Ok(())
+            }
+            Stage::Running => Err(Refusal::Running),
+            Stage::Finished => Err(Refusal::Over),
+        }
     }
 }
 

@@ -125,14 +125,85 @@ fn a_game_won_before_its_end_gives_the_winner_the_empty_squares() {
 }
 
 #[test]
-fn a_game_called_off_counts_for_neither() {
-    let mut t = swiss(1);
+fn a_game_called_off_does_not_count_and_they_may_meet_again() {
+    let mut t = swiss(2);
     t.join(entrant(1), 0).unwrap();
     t.join(entrant(2), 0).unwrap();
     t.paired(1, &[(ByColor::new(1, 2), "g".into())], None);
     t.record("g", None, [2, 2], Some(Ended::Aborted));
-    assert!(t.pairings[0].outcome.unwrap().both_lost);
-    assert!(t.standings().iter().all(|row| row.points_x2 == 0));
+    assert!(t.pairings[0].outcome.unwrap().called_off);
+    assert!(
+        t.standings()
+            .iter()
+            .all(|row| row.points_x2 == 0 && row.games == 0 && row.losses == 0)
+    );
+    assert_eq!(
+        pairs(&t.plan(2_000)).len(),
+        1,
+        "not a meeting: paired again"
+    );
+}
+
+#[test]
+fn where_the_fewest_discs_win_the_empties_and_a_forfeit_go_to_the_loser() {
+    let mut t = swiss(1);
+    t.win = WinRule::FewestDiscs;
+    for id in 1..=4 {
+        t.join(entrant(id), 0).unwrap();
+    }
+    t.paired(
+        1,
+        &[
+            (ByColor::new(1, 2), "g".into()),
+            (ByColor::new(3, 4), "h".into()),
+        ],
+        None,
+    );
+    // White resigned at 3 - 3: Black wins, and White takes the 30 empties.
+    t.record(
+        "g",
+        Some(Some(Color::Black)),
+        [3, 3],
+        Some(Ended::Resigned(Color::White)),
+    );
+    assert_eq!(t.pairings[0].outcome.unwrap().discs, [3, 33]);
+    // Black never moved: White wins by forfeit, Black takes half the board.
+    t.record("h", None, [2, 2], Some(Ended::NoFirstMove(Color::Black)));
+    let outcome = t.pairings[1].outcome.unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.discs),
+        (Some(Color::White), [18, 0])
+    );
+    // Both winners have a point; the one with fewer discs is ahead.
+    let order: Vec<i64> = t.standings().iter().map(|row| row.id).collect();
+    assert_eq!(order[..2], [4, 1]);
+}
+
+#[test]
+fn fewer_than_two_players_at_the_start_call_it_off() {
+    for system in [System::Swiss { rounds: 3 }, System::Arena { minutes: 5 }] {
+        let mut t = swiss(3);
+        t.system = system;
+        t.join(entrant(1), 0).unwrap();
+        assert_eq!(t.plan(1_000), Plan::Finish, "{system:?}");
+        t.finish(1_000);
+        assert!(t.called_off);
+    }
+}
+
+#[test]
+fn before_the_start_a_withdrawal_leaves_no_trace_and_the_maker_may_call_it_off() {
+    let mut t = swiss(3);
+    t.join(entrant(1), 0).unwrap();
+    t.join(entrant(2), 0).unwrap();
+    t.withdraw(2, "p2").unwrap();
+    assert_eq!(t.players.len(), 1);
+    assert_eq!(t.withdraw(2, "p2"), Err(Refusal::NotIn("p2".into())));
+    t.join(entrant(2), 0).unwrap();
+    t.call_off(500).unwrap();
+    assert!(t.called_off && t.stage == Stage::Finished);
+    assert_eq!(t.call_off(600), Err(Refusal::Over));
+    assert_eq!(t.join(entrant(3), 700), Err(Refusal::Over));
 }
 
 #[test]

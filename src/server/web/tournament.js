@@ -30,7 +30,7 @@ function stageText(tournament) {
     const left = tournament.starts_at - now;
     return left > 0 ? `starts in ${clockText(left)}` : "starting";
   }
-  if (tournament.stage === "finished") return "over";
+  if (tournament.stage === "finished") return tournament.called_off ? "called off" : "over";
   if (tournament.system === "swiss") return `round ${tournament.round} of ${tournament.rounds}`;
   const left = tournament.ends_at - now;
   return left > 0 ? `${clockText(left)} left` : "last games";
@@ -114,6 +114,7 @@ function render(tournament) {
   $("#tournament-join").hidden = !member || tournament.joined || !open;
   $("#tournament-withdraw").hidden = !member || !tournament.joined || tournament.stage === "finished";
   $("#tournament-start").hidden = !tournament.mine || tournament.stage !== "created";
+  $("#tournament-call-off").hidden = !tournament.mine || tournament.stage !== "created";
   const body = $("#tournament-standings tbody");
   body.textContent = "";
   for (const row of tournament.standings) {
@@ -157,7 +158,11 @@ async function act(what) {
   const error = $("#tournament-error");
   error.hidden = true;
   try {
-    render(await api("POST", `/api/tournaments/${current.id}/${what}`, { body: {} }));
+    render(
+      what === "call-off"
+        ? await api("DELETE", `/api/tournaments/${current.id}`)
+        : await api("POST", `/api/tournaments/${current.id}/${what}`, { body: {} }),
+    );
   } catch (failure) {
     error.textContent = failure.message;
     error.hidden = false;
@@ -196,6 +201,9 @@ export async function showTournament(id) {
   $("#tournament-join").addEventListener("click", () => act("join"));
   $("#tournament-withdraw").addEventListener("click", () => act("withdraw"));
   $("#tournament-start").addEventListener("click", () => act("start"));
+  $("#tournament-call-off").addEventListener("click", () => {
+    if (window.confirm("Call this tournament off?")) act("call-off");
+  });
   // The time to the start, or to an arena's end, counts down between changes.
   setInterval(() => current && renderState(current), 1000);
   connect(id, 500);

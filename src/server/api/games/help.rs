@@ -12,7 +12,7 @@ pub(super) struct HintParams {
 
 /// A hint's answer.
 #[derive(Serialize)]
-pub(super) struct HintView {
+pub(in crate::server::api) struct HintView {
     to_move: Option<char>,
     depth: u32,
     exact: bool,
@@ -35,7 +35,7 @@ fn move_text(square: Option<Square>) -> String {
     square.map_or_else(|| "pass".to_owned(), |square| square.to_string())
 }
 
-fn hint_view(hint: &Hint) -> HintView {
+pub(in crate::server::api) fn hint_view(hint: &Hint) -> HintView {
     HintView {
         to_move: hint.to_move.map(Color::letter),
         depth: hint.depth,

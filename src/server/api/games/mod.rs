@@ -38,6 +38,7 @@ mod create;
 mod help;
 
 use create::create;
+pub(super) use help::{HintView, hint_view};
 use help::{evaluations, hint};
 
 /// The routes under `/api/games`.
