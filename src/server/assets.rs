@@ -95,7 +95,12 @@ fn write_numbers(page: &mut String, indent: &str, seat: &str, kinds: &[&PlayerKi
 }
 
 /// The other files: name, content type, content.
-const ASSETS: [(&str, &str, &str); 11] = [
+const ASSETS: [(&str, &str, &str); 12] = [
+    (
+        "analysis.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/analysis.js"),
+    ),
     (
         "tournament.js",
         "text/javascript; charset=utf-8",

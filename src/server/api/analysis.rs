@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use axum::{Json, extract::State as AxumState, http::HeaderMap};
-use othello::{AnyGame, Color, LoadSettings, Outcome, Record, Setup, Shape, Variant};
+use othello::{AnyGame, Color, LoadSettings, Outcome, Record, Setup, Shape, Square, Variant};
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -45,6 +45,8 @@ pub(super) struct AnalysisRequest {
     time_ms: Option<u64>,
     /// `graph`: the first move whose score is wanted, from 0.
     from: Option<usize>,
+    /// The board: a move to play at `ply` (the game's moves after it are dropped).
+    play: Option<String>,
 }
 
 /// The game and the position looked at.
@@ -108,6 +110,24 @@ struct ScoreView {
 /// The game a request names.
 async fn read_game(app: &App, request: &AnalysisRequest) -> Result<AnyGame, ApiError> {
     match (&request.position, &request.game) {
+        (Some(text), None) if text.trim().is_empty() => {
+            let settings = SettingsRequest {
+                rules: request.rules.clone(),
+                rows: request.rows,
+                columns: request.columns,
+                first: request.first.clone(),
+                win: request.win.clone(),
+            }
+            .read()?;
+            let mut setup = Setup::standard(settings.shape.unwrap_or(Shape::STANDARD));
+            if let Some(first) = settings.first {
+                setup.first_mover = first;
+            }
+            if let Some(win) = settings.win {
+                setup.win_rule = win;
+            }
+            Ok(AnyGame::new(settings.variant.unwrap_or(Variant::Full), setup))
+        }
         (Some(text), None) => {
             let settings = SettingsRequest {
                 rules: request.rules.clone(),
@@ -245,13 +265,29 @@ fn url_encode(text: &str) -> String {
         .collect()
 }
 
+/// `game` with `square` played after its first `ply` moves (those after dropped).
+fn variation(game: &AnyGame, ply: usize, square: &str) -> Result<AnyGame, ApiError> {
+    let square: Square = square
+        .parse()
+        .map_err(|error| ApiError::BadRequest(format!("play: {error}")))?;
+    let moves = game.moves().take(ply).chain([square]);
+    AnyGame::replay(game.variant(), *game.setup(), moves)
+        .map_err(|error| ApiError::BadRequest(format!("play: {error}")))
+}
+
 pub(super) async fn show(
     AxumState(app): AxumState<App>,
     headers: HeaderMap,
     Body(request): Body<AnalysisRequest>,
 ) -> Result<Json<BoardView>, ApiError> {
-    let game = read_game(&app, &request).await?;
-    let (position, ply) = at_ply(&game, request.ply)?;
+    let mut game = read_game(&app, &request).await?;
+    let mut ply = request.ply;
+    if let Some(square) = &request.play {
+        let (_, at) = at_ply(&game, ply)?;
+        game = variation(&game, at, square)?;
+        ply = Some(at + 1);
+    }
+    let (position, ply) = at_ply(&game, ply)?;
     let origin = origin(&app, &headers);
     Ok(Json(board_view(&game, ply, &position, &origin)))
 }

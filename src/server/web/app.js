@@ -11,6 +11,7 @@ import { describeGame } from "./words.js";
 import { showPlayer } from "./player.js";
 import { showPuzzles } from "./puzzle.js";
 import { showTournament } from "./tournament.js";
+import { showAnalysis } from "./analysis.js";
 
 const $ = (selector) => document.querySelector(selector);
 const NAMES = { B: "Black", W: "White" };
@@ -263,6 +264,9 @@ class GameView {
     $("#export-note").textContent = state.exports.includes("grader")
       ? `The grader .in replays with: othello${state.rules === "simple" ? " --rules simple" : ""} < othello-${state.id}-${state.rules}.in`
       : "";
+    // Over: the whole game on the analysis board.
+    $("#analyse-game").hidden = state.status !== "over";
+    $("#analyse-link").href = `/analysis?game=${state.id}`;
     $("#evaluation").hidden = !state.help.evaluation;
     if (!state.help.evaluation) {
       this.graphVersion = state.version;
@@ -648,6 +652,8 @@ async function start() {
     showSeek(seek[1]);
   } else if (player) {
     showPlayer(decodeURIComponent(player[1]));
+  } else if (location.pathname === "/analysis") {
+    showAnalysis();
   } else if (tournament) {
     showTournament(tournament[1]);
   } else if (puzzle || location.pathname === "/puzzles") {

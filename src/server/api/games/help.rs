@@ -15,6 +15,9 @@ pub(super) struct HintParams {
 pub(in crate::server::api) struct HintView {
     to_move: Option<char>,
     depth: u32,
+    /// How selective the search was, in percent (100: full width or exact): lines read
+    /// `depth@selectivity%`, as engines write them.
+    selectivity: u8,
     exact: bool,
     nodes: u64,
     /// What scored the positions ([`othello::engine::eval::Evaluator::describe`]).
@@ -39,6 +42,7 @@ pub(in crate::server::api) fn hint_view(hint: &Hint) -> HintView {
     HintView {
         to_move: hint.to_move.map(Color::letter),
         depth: hint.depth,
+        selectivity: hint.selectivity.percent(),
         exact: hint.exact(),
         nodes: hint.nodes,
         evaluation: hint.evaluation.clone(),
