@@ -1875,7 +1875,143 @@ async fn members_make_join_and_play_a_tournament_from_the_lobby(db: TestDb) {
     screenshot(&ann, "tournament.png").await;
 }
 
+/// Issue 47.13: the analysis board. A move list pasted in its form; the engine's lines
+/// deepen with their depth@probability and every legal move's value on its square; the
+/// graph; the explorer (with the server's own finished game); a move chosen in the list, a
+/// variation played on the board, the link that comes back to the same position; and a
+/// finished game's "Analyse this game".
+async fn the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer(db: TestDb) {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let server = Server::start(&db);
+    // A finished game of the server's: two people, f5 f6, then Black resigns.
+    let game = server::create(&server, serde_json::json!({})).await;
+    let (id, black, white) = (
+        server::id(&game),
+        server::secret(&game, "black"),
+        server::secret(&game, "white"),
+    );
+    server::play(&server, &id, &black, "f5").await;
+    server::play(&server, &id, &white, "f6").await;
+    server::send(
+        server::client()
+            .post(server.api(&format!("/games/{id}/resign")))
+            .bearer_auth(&black)
+            .json(&serde_json::json!({})),
+    )
+    .await;
+    let client = browser(&driver, "analysis", 1280, 1000).await;
+    client
+        .goto(&format!("{}/analysis", server.url))
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelectorAll('#analysis-board g.cell').length === 64",
+        "the empty board",
+    )
+    .await;
+    set_value(
+        &client,
+        "#analysis-form textarea[name='position']",
+        "f5d6c3d3c4",
+    )
+    .await;
+    client
+        .find(Locator::Css("#analysis-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('#analysis-status').textContent.startsWith('Move 6: White to move') && /\\d+@\\d+%/.test(document.querySelector('#analysis-depth').textContent)",
+        "the position and the engine's depth@probability",
+    )
+    .await;
+    // Every legal move's value on its square (six for White here).
+    wait_for(
+        &client,
+        "document.querySelectorAll('#analysis-board g.cell.hint').length === 6 && document.querySelectorAll('#analysis-lines li').length === 6",
+        "every legal move valued",
+    )
+    .await;
+    wait_for(
+        &client,
+        "document.querySelectorAll('#analysis-graph svg circle, #analysis-graph svg polyline, #analysis-graph svg path').length > 0",
+        "the graph",
+    )
+    .await;
+    // The explorer knows f5 f6 from the server's own game.
+    client
+        .execute("document.querySelector('#analysis-first').click();", vec![])
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "!document.querySelector('#analysis-explorer-box').hidden && document.querySelector('#analysis-explorer tbody').textContent.includes('f5')",
+        "the explorer at the start",
+    )
+    .await;
+    // The third move in the list; then a variation on the board.
+    client
+        .execute(
+            "document.querySelectorAll('#analysis-moves button')[2].click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('#analysis-status').textContent.startsWith('Move 4: White to move') && location.search.includes('ply=3')",
+        "the position after c3, in the link",
+    )
+    .await;
+    screenshot(&client, "analysis.png").await;
+    click_square(&client, "f4").await;
+    wait_for(
+        &client,
+        "document.querySelectorAll('#analysis-moves button').length === 4 && document.querySelector('#analysis-moves button.current').textContent === 'f4'",
+        "the variation f5 d6 c3 f4",
+    )
+    .await;
+    let link = eval(&client, "document.querySelector('#analysis-link').value")
+        .await
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let other = browser(&driver, "analysis-link", 1100, 900).await;
+    other.goto(&link).await.unwrap();
+    wait_for(
+        &other,
+        "document.querySelector('#analysis-status').textContent.startsWith('Move 5: Black to move') && document.querySelectorAll('#analysis-moves button').length === 4",
+        "the same position from the link",
+    )
+    .await;
+    // The finished game's page leads to it.
+    other.goto(&format!("{}/g/{id}", server.url)).await.unwrap();
+    wait_for(
+        &other,
+        "!document.querySelector('#analyse-game').hidden",
+        "Analyse this game",
+    )
+    .await;
+    other
+        .execute("document.querySelector('#analyse-link').click();", vec![])
+        .await
+        .unwrap();
+    wait_for(
+        &other,
+        "location.pathname === '/analysis' && document.querySelectorAll('#analysis-moves button').length === 2",
+        "the finished game on the analysis board",
+    )
+    .await;
+}
+
 crate::on_both_databases!(
+    the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer,
     members_make_join_and_play_a_tournament_from_the_lobby,
     a_person_plays_the_engine_to_the_end_by_clicking,
     engines_play_each_other_and_the_watcher_pauses_and_steps_them,

@@ -1075,7 +1075,161 @@ async fn a_member_plays_a_rated_game_against_an_engine_level_which_holds_a_ratin
     assert_eq!((status, error_code(&body)), (401, "wrong_login"));
 }
 
+/// Issue 47.13: the analysis board reads a pasted move list or GGF game, or a finished game
+/// of the server's (not one being played); steps through it; plays a variation; ranks every
+/// legal move with its depth and selectivity; scores every move for the graph; and the
+/// opening explorer counts the server's own finished games of standard Othello.
+async fn the_analysis_board_reads_any_game_and_the_engine_ranks_every_move(db: TestDb) {
+    let server = Server::start(&db);
+    let analyse = |body: Value| send(client().post(server.api("/analysis")).json(&body));
+    // A pasted move list, looked at after its second move.
+    let (status, view) = analyse(json!({"position": "f5d6c3d3c4", "ply": 2})).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["moves"], json!(["f5", "d6", "c3", "d3", "c4"]));
+    assert_eq!(
+        (view["ply"].as_u64(), view["to_move"].as_str()),
+        (Some(2), Some("B"))
+    );
+    assert_eq!(view["last_move"], "d6");
+    assert_eq!(view["explorer"], 8);
+    assert!(
+        view["url"]
+            .as_str()
+            .unwrap()
+            .contains("/analysis?ply=2&position=")
+    );
+    // The link's record reads back as the same game.
+    let (_, again) = analyse(json!({"position": view["record"], "ply": 2})).await;
+    assert_eq!(again["board"], view["board"]);
+    assert_eq!(again["moves"], view["moves"]);
+    // A variation: another move at ply 2 drops the moves after it.
+    let (status, variation) =
+        analyse(json!({"position": "f5d6c3d3c4", "ply": 2, "play": "c5"})).await;
+    assert_eq!(status, 200, "{variation}");
+    assert_eq!(variation["moves"], json!(["f5", "d6", "c5"]));
+    assert_eq!(variation["ply"], 3);
+    let (status, body) = analyse(json!({"position": "f5d6", "play": "a1"})).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = analyse(json!({"position": "f5d6", "ply": 3})).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = analyse(json!({"position": "f5f5"})).await;
+    assert_eq!((status, error_code(&body)), (422, "bad_position"), "{body}");
+    let (status, body) = analyse(json!({})).await;
+    assert_eq!(status, 400, "{body}");
+    // Any shape and rule: an empty 6 x 6 SIMPLE board, fewest discs.
+    let (status, small) = analyse(
+        json!({"position": "", "rules": "simple", "rows": 6, "columns": 6, "win": "fewest"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{small}");
+    assert_eq!(
+        (
+            small["rows"].as_u64(),
+            small["rules"].as_str(),
+            small["win"].as_str()
+        ),
+        (Some(6), Some("simple"), Some("fewest"))
+    );
+    assert!(small["explorer"].is_null());
+    // The engine's lines: every legal move, with its depth and selectivity.
+    let (status, lines) = send(
+        client()
+            .post(server.api("/analysis/lines"))
+            .json(&json!({"position": "f5d6c3d3c4", "time_ms": 300})),
+    )
+    .await;
+    assert_eq!(status, 200, "{lines}");
+    let ranked: std::collections::BTreeSet<&str> = lines["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| line["move"].as_str().unwrap())
+        .collect();
+    let (_, at_end) = analyse(json!({"position": "f5d6c3d3c4"})).await;
+    let legal: std::collections::BTreeSet<&str> = at_end["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|square| square.as_str().unwrap())
+        .collect();
+    assert_eq!(ranked, legal, "{lines}");
+    assert!(lines["depth"].as_u64().unwrap() >= 1);
+    assert!(
+        [73, 87, 95, 98, 99, 100].contains(&lines["selectivity"].as_u64().unwrap()),
+        "{lines}"
+    );
+    // Near the end the lines are exact.
+    let ggf = "(;GM[Othello]PC[test]PB[a]PW[b]RE[?]TI[0]TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *]B[F5]W[F6]B[E6]W[F4];)";
+    let (status, view) = analyse(json!({"position": ggf})).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["moves"], json!(["f5", "f6", "e6", "f4"]));
+    // The graph: a score after every move, asked again until complete.
+    let mut scores = Vec::new();
+    loop {
+        let (status, part) = send(
+            client()
+                .post(server.api("/analysis/graph"))
+                .json(&json!({"position": "f5d6c3d3c4", "from": scores.len()})),
+        )
+        .await;
+        assert_eq!(status, 200, "{part}");
+        scores.extend(part["scores"].as_array().unwrap().iter().cloned());
+        if part["complete"] == true {
+            break;
+        }
+    }
+    assert_eq!(
+        scores
+            .iter()
+            .map(|s| s["ply"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5]
+    );
+    // A game being played is not analysed; once over it is, and it feeds the explorer.
+    let game = create(&server, json!({})).await;
+    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let white = secret(&game, "white");
+    assert_eq!(play(&server, &game_id, &black, "f5").await.0, 200);
+    assert_eq!(play(&server, &game_id, &white, "f6").await.0, 200);
+    let (status, body) = analyse(json!({"game": game_id})).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("being played"),
+        "{body}"
+    );
+    let (status, body) = post(
+        &server,
+        &format!("/games/{game_id}/resign"),
+        &black,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, view) = analyse(json!({"game": game_id, "ply": 1})).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["moves"], json!(["f5", "f6"]));
+    let (status, explorer) = send(client().get(server.api("/explorer?size=8&moves=f5"))).await;
+    assert_eq!(status, 200, "{explorer}");
+    let f6 = explorer["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|next| next["move"] == "f6")
+        .unwrap_or_else(|| panic!("{explorer}"));
+    // Black resigned at 3 - 3: White won, with the 58 empty squares.
+    assert_eq!(
+        (f6["games"].as_u64(), f6["white_wins"].as_u64()),
+        (Some(1), Some(1)),
+        "{explorer}"
+    );
+    assert_eq!(f6["average"].as_f64(), Some(-58.0), "{explorer}");
+}
+
 on_both_databases!(
+    the_analysis_board_reads_any_game_and_the_engine_ranks_every_move,
     the_server_keeps_the_clock_and_adds_the_increment,
     a_first_move_that_never_comes_aborts_the_game_unrated,
     a_flag_falls_by_itself_and_a_move_after_it_is_refused,

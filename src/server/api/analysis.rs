@@ -126,7 +126,10 @@ async fn read_game(app: &App, request: &AnalysisRequest) -> Result<AnyGame, ApiE
             if let Some(win) = settings.win {
                 setup.win_rule = win;
             }
-            Ok(AnyGame::new(settings.variant.unwrap_or(Variant::Full), setup))
+            Ok(AnyGame::new(
+                settings.variant.unwrap_or(Variant::Full),
+                setup,
+            ))
         }
         (Some(text), None) => {
             let settings = SettingsRequest {

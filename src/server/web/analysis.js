@@ -11,8 +11,8 @@ import { drawGraph } from "./graph.js";
 
 const $ = (selector) => document.querySelector(selector);
 
-/** The engine's time for each deepening step, in milliseconds. */
-const STEPS = [150, 600, 2400, 8000];
+/** The engine's time for each deepening step, in milliseconds (a guest's longest is 5 s). */
+const STEPS = [150, 600, 2000, 5000];
 
 /** The game as the server has it: what each request sends. */
 let source = null;
@@ -44,16 +44,21 @@ function showError(message) {
   error.hidden = !message;
 }
 
+/** One more for each position asked for: only the latest answer is shown. */
+let asked = 0;
+
 /** Shows the position after `ply` moves of the game. */
 async function go(ply, move = null) {
   showError("");
+  const ticket = ++asked;
   let next;
   try {
     next = await api("POST", "/api/analysis", { body: request(move ? { ply, play: move } : { ply }) });
   } catch (failure) {
-    showError(failure.message);
+    if (ticket === asked) showError(failure.message);
     return;
   }
+  if (ticket !== asked) return;
   if (move) {
     // A move played on the board: a new line from here (the moves after it dropped).
     source = { position: next.record };
