@@ -175,14 +175,21 @@ async fn wait_for(client: &Client, script: &str, what: &str) {
     }
 }
 
+/// The text an element shows, read in one step in the page (a list the page draws again
+/// meanwhile leaves no stale element behind).
 async fn text_of(client: &Client, selector: &str) -> String {
-    client
-        .find(Locator::Css(selector))
+    let script = format!(
+        "const element = document.querySelector({}); return element ? element.innerText : null;",
+        serde_json::to_string(selector).unwrap()
+    );
+    let text = client
+        .execute(&script, vec![])
         .await
-        .expect("the element is there")
-        .text()
-        .await
-        .expect("its text")
+        .expect("the script runs");
+    // Table cells apart by a space, as WebDriver's text has them (innerText: a tab).
+    text.as_str()
+        .unwrap_or_else(|| panic!("no element {selector}"))
+        .replace('\t', " ")
 }
 
 async fn screenshot(client: &Client, name: &str) {

@@ -361,3 +361,9 @@ mod tests {
         assert!(matches!(unreachable, StoreError::Unavailable(_)));
     }
 }
+
+impl From<crate::server::tournaments::Refusal> for ApiError {
+    fn from(refusal: crate::server::tournaments::Refusal) -> ApiError {
+        ApiError::Tournament(refusal)
+    }
+}

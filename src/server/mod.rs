@@ -16,6 +16,7 @@ pub mod api;
 pub mod assets;
 pub mod client;
 pub mod database;
+pub mod director;
 pub mod engine_pool;
 pub mod error;
 pub mod game;
@@ -199,7 +200,7 @@ pub fn run(options: &ServeOptions, out: &mut impl Write) -> Result<(), ServeErro
         // The store moves into the hub: once the hub and the accounts are gone, the writer
         // commits what it has and ends.
         let hub = Arc::new(Hub::new(store, pool).abandon_after(options.abandon_after));
-        let director = tournaments::director::Director::new(Arc::clone(&hub));
+        let director = director::Director::new(Arc::clone(&hub));
         // On a shared database: what the other servers change, as they change it.
         if let Some(notices) = store_notices {
             tokio::spawn(follow(
@@ -330,7 +331,7 @@ async fn follow(
     hub: Arc<Hub>,
     lobby: Arc<Lobby>,
     accounts: Arc<Accounts>,
-    director: Arc<tournaments::director::Director>,
+    director: Arc<director::Director>,
 ) {
     while let Some(notice) = notices.recv().await {
         match notice {

@@ -166,7 +166,7 @@ struct GameEvent {
     /// Who it plays.
     opponent: Opponent,
     rated: bool,
-    clock: Option<super::lobby::ClockView>,
+    clock: Option<super::settings::ClockView>,
     /// Once finished: `B`, `W` or `none` (a draw); `null` when aborted.
     #[serde(skip_serializing_if = "Option::is_none")]
     winner: Option<Option<&'static str>>,
@@ -208,7 +208,7 @@ async fn game_event(app: &App, cell: &GameCell, user: i64, origin: &str, over: b
             bot: cell.is_bot(other),
         },
         rated: listing.rated,
-        clock: super::lobby::clock_view(listing.clock),
+        clock: super::settings::clock_view(listing.clock),
         winner,
         ending,
     }

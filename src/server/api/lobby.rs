@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     App, Body, Caller, ClockRequest, Done, Empty, GameHead, SettingsRequest, guest_name, origin,
+    settings::{ClockView, clock_view},
 };
 use crate::server::{
     error::ApiError,
@@ -97,15 +98,6 @@ pub(super) struct SeekView {
     created_at: i64,
 }
 
-/// A time control as lists show it.
-#[derive(Serialize)]
-pub(super) struct ClockView {
-    base_ms: u64,
-    increment_ms: u64,
-    /// Correspondence: days a move (`null` for a clock of the game's time).
-    days: Option<u64>,
-}
-
 /// A game in the lobby's lists.
 #[derive(Serialize)]
 pub(super) struct GameItem {
@@ -177,14 +169,6 @@ pub(super) struct AcceptedView {
     color: char,
     #[serde(skip_serializing_if = "Option::is_none")]
     secret: Option<String>,
-}
-
-pub(super) fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
-    clock.map(|clock| ClockView {
-        base_ms: clock.base_ms,
-        increment_ms: clock.increment_ms,
-        days: clock.days_per_move(),
-    })
 }
 
 /// `seek` as `viewer` sees it, with its poster's rating (read through the hub's short

@@ -9,7 +9,10 @@ use axum::{
 use othello::engine::Occupant;
 use serde::Serialize;
 
-use super::{App, Caller, GameHead, lobby::ClockView, origin};
+use super::{
+    App, Caller, GameHead, origin,
+    settings::{ClockView, clock_view},
+};
 use crate::server::{
     error::ApiError,
     ratings::{self, Rating},
@@ -80,7 +83,7 @@ async fn turns_of(app: &App, user: i64, origin: &str) -> Result<Vec<TurnView>, A
             color: color.letter(),
             opponent: listing.name(other),
             opponent_member: listing.members[other],
-            clock: super::lobby::clock_view(listing.clock),
+            clock: clock_view(listing.clock),
             rated: listing.rated,
             moves: listing.moves,
             deadline: listing.deadline,

@@ -2,7 +2,7 @@
 //! time control, engines' times, and guests' names.
 
 use othello::{Color, Shape, Variant, WinRule};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::MAX_GUEST_TIME_MS;
 use othello::TimeControl;
@@ -311,4 +311,22 @@ impl SettingsRequest {
             win,
         })
     }
+}
+
+/// A time control as lists show it.
+#[derive(Serialize)]
+pub(crate) struct ClockView {
+    base_ms: u64,
+    increment_ms: u64,
+    /// Correspondence: days a move (`null` for a clock of the game's time).
+    days: Option<u64>,
+}
+
+/// A time control as lists show it (`None`: untimed).
+pub(crate) fn clock_view(clock: Option<othello::TimeControl>) -> Option<ClockView> {
+    clock.map(|clock| ClockView {
+        base_ms: clock.base_ms,
+        increment_ms: clock.increment_ms,
+        days: clock.days_per_move(),
+    })
 }

@@ -27,7 +27,7 @@ impl Fixture {
             accounts: Arc::new(Accounts::new(store.clone(), Duration::from_secs(60))),
             lobby: Arc::new(Lobby::open(store).await.unwrap()),
             lobby_lists: Arc::default(),
-            tournaments: crate::server::tournaments::director::Director::new(Arc::clone(&hub)),
+            tournaments: crate::server::director::Director::new(Arc::clone(&hub)),
             hub,
             origin: "http://127.0.0.1:1".into(),
             stopping,

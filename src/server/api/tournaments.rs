@@ -17,16 +17,15 @@ use othello::{Color, Setup, Shape, Variant, WinRule};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    App, Body, Caller, ClockRequest, Empty, SettingsRequest, guest_name, lobby::ClockView,
-    lobby::clock_view, origin,
+    App, Body, Caller, ClockRequest, Empty, SettingsRequest, guest_name, origin,
+    settings::{ClockView, clock_view},
 };
 use crate::server::{
+    director::Director,
     error::ApiError,
     game::{new_id, now_ms},
     limits::Making,
-    tournaments::{
-        Entrant, MAX_MINUTES, MAX_ROUNDS, Refusal, Stage, System, Tournament, director::Director,
-    },
+    tournaments::{Entrant, MAX_MINUTES, MAX_ROUNDS, Refusal, Stage, System, Tournament},
     websocket,
 };
 

@@ -2,15 +2,13 @@
 //! arena (for a fixed time, whoever is free plays whoever is free), between members (people
 //! and bots), rated or casual, in one category of game. The pairings and the standings
 //! are the library's ([`othello::arena::pairing`]); this module keeps a tournament's
-//! record ([`Tournament`]) and says what comes next ([`Tournament::plan`]); the
-//! [`director`] does it: starts tournaments, reads each game's result off the game, pairs
-//! the next games and makes them.
+//! record ([`Tournament`]) and says what comes next ([`Tournament::plan`]), as plain
+//! data below the store; the [`director`](super::director) does it: starts tournaments,
+//! reads each game's result off the game, pairs the next games and makes them.
 //!
 //! A tournament is stored as one record under a version (the players and every game with
 //! its result), changed whole: on a shared database two servers that both try to pair the
 //! next round conflict, and one of them does it.
-
-pub mod director;
 
 use othello::{
     ByColor, Color, Shape, TimeControl, Variant, WinRule,
@@ -18,7 +16,7 @@ use othello::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::{error::ApiError, ratings::Category, table::Ended};
+use super::{ratings::Category, table::Ended};
 
 /// The most players a tournament takes (a Swiss's pairing and its page stay quick).
 pub const MAX_PLAYERS: usize = 64;
@@ -204,12 +202,6 @@ impl Refusal {
             Refusal::In(_) => "already_in",
             Refusal::NotIn(_) => "not_in",
         }
-    }
-}
-
-impl From<Refusal> for ApiError {
-    fn from(refusal: Refusal) -> ApiError {
-        ApiError::Tournament(refusal)
     }
 }
 

@@ -8,12 +8,12 @@ use std::{sync::Arc, time::Duration};
 use othello::{ByColor, Color, Setup, engine::Occupant};
 use tokio::sync::{Notify, watch};
 
-use super::{Plan, Refusal, Stage, Tournament};
-use crate::server::{
+use super::{
     error::ApiError,
     game::{NewGame, NewSeat, now_ms},
     live::Hub,
     store::Change,
+    tournaments::{Plan, Refusal, Stage, Tournament},
 };
 
 /// How often the director looks at the tournaments being played when nothing wakes it
