@@ -339,6 +339,12 @@ pub enum SeekError {
     TooMany(String),
 }
 
+impl From<crate::server::tournaments::Refusal> for ApiError {
+    fn from(refusal: crate::server::tournaments::Refusal) -> ApiError {
+        ApiError::Tournament(refusal)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use deadpool_postgres::{PoolError, TimeoutType};
@@ -359,11 +365,5 @@ mod tests {
         // No connection could be made at all: that is the database out of reach.
         let unreachable = StoreError::from(PoolError::Timeout(TimeoutType::Create));
         assert!(matches!(unreachable, StoreError::Unavailable(_)));
-    }
-}
-
-impl From<crate::server::tournaments::Refusal> for ApiError {
-    fn from(refusal: crate::server::tournaments::Refusal) -> ApiError {
-        ApiError::Tournament(refusal)
     }
 }
