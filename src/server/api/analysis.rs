@@ -107,18 +107,25 @@ struct ScoreView {
     exact: bool,
 }
 
+impl AnalysisRequest {
+    /// The game settings it gives, each checked.
+    fn settings(&self) -> Result<super::settings::Settings, ApiError> {
+        SettingsRequest {
+            rules: self.rules.clone(),
+            rows: self.rows,
+            columns: self.columns,
+            first: self.first.clone(),
+            win: self.win.clone(),
+        }
+        .read()
+    }
+}
+
 /// The game a request names.
 async fn read_game(app: &App, request: &AnalysisRequest) -> Result<AnyGame, ApiError> {
     match (&request.position, &request.game) {
         (Some(text), None) if text.trim().is_empty() => {
-            let settings = SettingsRequest {
-                rules: request.rules.clone(),
-                rows: request.rows,
-                columns: request.columns,
-                first: request.first.clone(),
-                win: request.win.clone(),
-            }
-            .read()?;
+            let settings = request.settings()?;
             let mut setup = Setup::standard(settings.shape.unwrap_or(Shape::STANDARD));
             if let Some(first) = settings.first {
                 setup.first_mover = first;
@@ -132,14 +139,7 @@ async fn read_game(app: &App, request: &AnalysisRequest) -> Result<AnyGame, ApiE
             ))
         }
         (Some(text), None) => {
-            let settings = SettingsRequest {
-                rules: request.rules.clone(),
-                rows: request.rows,
-                columns: request.columns,
-                first: request.first.clone(),
-                win: request.win.clone(),
-            }
-            .read()?;
+            let settings = request.settings()?;
             let shape = settings.shape.unwrap_or(Shape::STANDARD);
             let load = LoadSettings {
                 variant: settings.variant,
