@@ -1891,6 +1891,27 @@ async fn the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer(
     let Some(driver) = driver() else {
         return;
     };
+    // The explorer's games: a WTHOR file imported (a guest's game of the server's does
+    // not count: anyone could make them up).
+    let dir = tempfile::tempdir().unwrap();
+    let wtb = dir.path().join("games.wtb");
+    let mut games = othello::wthor::WthorGames::new(othello::Shape::STANDARD, 2026).unwrap();
+    let mut record = othello::Record::new(
+        othello::Variant::Full,
+        othello::Setup::standard(othello::Shape::STANDARD),
+    );
+    record.moves = "f5f6e6f4".parse::<othello::MoveList>().unwrap().0;
+    games.push(&record, 0, 0, 1).unwrap();
+    std::fs::write(&wtb, games.to_bytes()).unwrap();
+    let imported = std::process::Command::new(env!("CARGO_BIN_EXE_othello"))
+        .args(["db", "import"])
+        .arg(&wtb)
+        .arg("--db")
+        .arg(&db)
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(imported.status.success(), "{imported:?}");
     let server = Server::start(&db);
     // A finished game of the server's: two people, f5 f6, then Black resigns.
     let game = server::create(&server, serde_json::json!({})).await;
@@ -1951,7 +1972,7 @@ async fn the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer(
         "the graph",
     )
     .await;
-    // The explorer knows f5 f6 from the server's own game.
+    // The explorer knows f5 from the imported game.
     client
         .execute("document.querySelector('#analysis-first').click();", vec![])
         .await
@@ -1976,6 +1997,16 @@ async fn the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer(
         "the position after c3, in the link",
     )
     .await;
+    wait_for(
+        &client,
+        "document.querySelectorAll('#analysis-lines li').length === 4 && /\\d+@\\d+%/.test(document.querySelector('#analysis-depth').textContent)",
+        "the engine's lines after c3",
+    )
+    .await;
+    client
+        .execute("window.scrollTo(0, 0);", vec![])
+        .await
+        .unwrap();
     screenshot(&client, "analysis.png").await;
     click_square(&client, "f4").await;
     wait_for(

@@ -1211,21 +1211,50 @@ async fn the_analysis_board_reads_any_game_and_the_engine_ranks_every_move(db: T
     let (status, view) = analyse(json!({"game": game_id, "ply": 1})).await;
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["moves"], json!(["f5", "f6"]));
-    let (status, explorer) = send(client().get(server.api("/explorer?size=8&moves=f5"))).await;
-    assert_eq!(status, 200, "{explorer}");
-    let f6 = explorer["next"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|next| next["move"] == "f6")
-        .unwrap_or_else(|| panic!("{explorer}"));
-    // Black resigned at 3 - 3: White won, with the 58 empty squares.
+    // A guest's two-move game does not feed the explorer (found by the red team of item
+    // 13: anyone could fill it with made-up games); one between two members, played from
+    // the start for twenty moves or more, does.
+    let (status, explorer) = send(client().get(server.api("/explorer?size=8"))).await;
+    assert_eq!((status, &explorer["total"]), (200, &json!(0)), "{explorer}");
+    let ann = member(&server, "ann").await;
+    let bob = member(&server, "bob").await;
+    let (_, game) = seek_taken(
+        &server,
+        &ann,
+        &bob,
+        json!({"color": "B", "clock": {"days": 2}}),
+    )
+    .await;
+    let mut played = Vec::new();
+    while played.len() < 20 {
+        let now = state(&server, &game).await;
+        let square = now["legal"][0].as_str().unwrap().to_owned();
+        let player = if now["to_move"] == "B" { &ann } else { &bob };
+        assert!(!played.is_empty() || square == "d3", "{now}");
+        let (status, body) = member_plays(&server, player, &game, &square).await;
+        assert_eq!(status, 200, "{body}");
+        played.push(square);
+    }
+    let (status, body) = send(
+        Auth::Member(&ann.0, &ann.1)
+            .apply(client().post(server.api(&format!("/games/{game}/resign")))),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    // The explorer reads the server's games again a minute after it last did: a new
+    // server reads them at once.
+    let addr = server.url.trim_start_matches("http://").to_owned();
+    assert!(server.terminate().success());
+    let server = Server::start_command(Server::command_at(&db, &addr, &[]));
+    let (status, explorer) = send(client().get(server.api("/explorer?size=8"))).await;
+    assert_eq!((status, &explorer["total"]), (200, &json!(1)), "{explorer}");
+    let next = &explorer["next"][0];
     assert_eq!(
-        (f6["games"].as_u64(), f6["white_wins"].as_u64()),
-        (Some(1), Some(1)),
+        (&next["move"], &next["games"], &next["white_wins"]),
+        // Its first move (d3) turned to meet the explorer's f5.
+        (&json!("f5"), &json!(1), &json!(1)),
         "{explorer}"
     );
-    assert_eq!(f6["average"].as_f64(), Some(-58.0), "{explorer}");
 }
 
 on_both_databases!(
@@ -1252,6 +1281,8 @@ on_both_databases!(
     a_flag_falls_after_a_restart_though_nobody_opens_the_game,
     red_team_47_11_correspondence_games_are_always_someone_s,
     wthor_games_imported_feed_the_opening_explorer,
+    the_servers_own_games_export_as_wthor_files_that_read_back,
+    red_team_47_13_the_analysis_board_ranks_every_move_and_stops_for_nobody,
 );
 
 /// A member's move through their session.
@@ -1611,6 +1642,263 @@ async fn wthor_games_imported_feed_the_opening_explorer(db: TestDb) {
     assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
     let (_, ten) = send(client().get(server.api("/explorer?size=10"))).await;
     assert_eq!((&ten["total"], &ten["next"]), (&json!(0), &json!([])));
+}
+
+/// Issue 47.15: `othello db export` writes the server's finished standard games as WTHOR
+/// files: each game's moves, players by the names they played under (in Latin-1, cut to
+/// the format's 19 characters), its result as a score byte that names the winner (a game
+/// won by resignation while behind too); other shapes and rules, and games being played,
+/// left out. The files read back through `othello explore` and `db import`; an export never
+/// replaces the database or a file of another kind.
+async fn the_servers_own_games_export_as_wthor_files_that_read_back(db: TestDb) {
+    use othello::{
+        Shape,
+        wthor::{PLAYER_BYTES, TOURNAMENT_BYTES, WthorGames, WthorNames},
+    };
+    let server = Server::start(&db);
+    // Black plays f5 (4-1 up), then resigns on White's turn: White wins while behind.
+    let game = create(
+        &server,
+        json!({"black_name": "Zoë ✓ plays a long game", "white_name": "bob"}),
+    )
+    .await;
+    let (resigned, black) = (id(&game), secret(&game, "black"));
+    assert_eq!(play(&server, &resigned, &black, "f5").await.0, 200);
+    let (status, body) = post(
+        &server,
+        &format!("/games/{resigned}/resign"),
+        &black,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    // Two engines play one to its end.
+    let engines = create(
+        &server,
+        json!({"black": "engine:1", "white": "random", "speed_ms": 0, "time_ms": 20}),
+    )
+    .await;
+    let mut watcher = Live::connect(&server, &id(&engines), None).await;
+    let over = watcher.state_where(|state| state["status"] == "over").await;
+    drop(watcher);
+    // Left out: a 6x6 game, a SIMPLE game (both resigned), and a game being played.
+    for request in [
+        json!({"rows": 6, "columns": 6}),
+        json!({"rules": "simple"}),
+        json!({}),
+    ] {
+        let game = create(&server, request.clone()).await;
+        let (black, first) = (secret(&game, "black"), &game["state"]["legal"][0]);
+        let first = first.as_str().unwrap_or_else(|| panic!("{game}"));
+        assert_eq!(play(&server, &id(&game), &black, first).await.0, 200);
+        if request != json!({}) {
+            let path = format!("/games/{}/resign", id(&game));
+            assert_eq!(post(&server, &path, &black, json!({})).await.0, 200);
+        }
+    }
+    if matches!(db, TestDb::Sqlite(..)) {
+        server.terminate();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let wtb = dir.path().join("ours.wtb");
+    let program = env!("CARGO_BIN_EXE_othello");
+    let export = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(program)
+            .args(["db", "export"])
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .env_remove("DATABASE_URL")
+            .output()
+            .unwrap()
+    };
+    let made = export(&[wtb.as_os_str()]);
+    let said = String::from_utf8_lossy(&made.stdout);
+    assert!(made.status.success(), "{said} {made:?}");
+    assert!(
+        said.starts_with("2 games of 2 finished standard 8x8 games written to "),
+        "{said}"
+    );
+    let file = WthorGames::from_bytes(&std::fs::read(&wtb).unwrap()).unwrap();
+    let players = WthorNames::from_bytes(
+        &std::fs::read(wtb.with_extension("JOU")).unwrap(),
+        PLAYER_BYTES,
+    )
+    .unwrap();
+    let tournaments = WthorNames::from_bytes(
+        &std::fs::read(wtb.with_extension("TRN")).unwrap(),
+        TOURNAMENT_BYTES,
+    )
+    .unwrap();
+    assert_eq!(file.games.len(), 2);
+    let name = |number| players.name(number).unwrap();
+    let first = &file.games[0];
+    let (record, difference) = first.result(Shape::STANDARD).unwrap();
+    assert_eq!(othello::MoveList(record.moves).to_string(), "f5");
+    assert_eq!((first.black_discs, difference), (4, -56));
+    assert_eq!(
+        (name(first.black), name(first.white)),
+        ("Zoë ? plays a long ".to_owned(), "bob".to_owned())
+    );
+    assert_eq!(
+        tournaments.name(first.tournament).as_deref(),
+        Some("Online casual")
+    );
+    // The engines' game: every move, and its score by its final board.
+    let second = &file.games[1];
+    let (record, difference) = second.result(Shape::STANDARD).unwrap();
+    let moves: Vec<String> = over["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv.as_str().unwrap().to_owned())
+        .filter(|mv| mv != "pass")
+        .collect();
+    assert_eq!(othello::MoveList(record.moves).to_string(), moves.concat());
+    let (black_discs, white_discs) = (over["counts"]["B"].as_i64(), over["counts"]["W"].as_i64());
+    let (black_discs, white_discs) = (black_discs.unwrap(), white_discs.unwrap());
+    let empties = 64 - black_discs - white_discs;
+    let expected = black_discs - white_discs + empties * (black_discs - white_discs).signum();
+    assert_eq!(i64::from(difference), expected, "{over}");
+    assert_eq!(
+        (name(second.black), name(second.white)),
+        ("engine:1".to_owned(), "random".to_owned())
+    );
+    // `othello explore` reads them: after f5 (any first move, turned) both games, one of
+    // them going on with the engines' result.
+    let explored = std::process::Command::new(program)
+        .args(["explore", "--after", "f5"])
+        .arg(&wtb)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&explored.stdout);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        (lines[0], lines.len()),
+        ("after f5: 2 games of 2", 3),
+        "{table}"
+    );
+    let discs = format!(" {:+.1}", expected as f64);
+    assert!(lines[2].ends_with(&discs), "{table}");
+    // Exported again over its own files: replaced, the same games.
+    assert!(export(&[wtb.as_os_str()]).status.success());
+    assert_eq!(
+        WthorGames::from_bytes(&std::fs::read(&wtb).unwrap())
+            .unwrap()
+            .games,
+        file.games
+    );
+    // Never over the database, nor over a file of another kind.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    let refused = export(&[notes.as_os_str()]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("not replaced"),
+        "{refused:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine");
+    if let TestDb::Sqlite(..) = db {
+        let before = std::fs::read(db.path()).unwrap();
+        let refused = export(&[db.path().as_os_str()]);
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("is the database"),
+            "{refused:?}"
+        );
+        assert_eq!(std::fs::read(db.path()).unwrap(), before);
+    }
+    let refused = export(&[wtb.as_os_str(), "--size".as_ref(), "6".as_ref()]);
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--size must be 8 or 10"),
+        "{refused:?}"
+    );
+}
+
+/// Found by the red team of item 47.13 (the analysis board): on a 16 x 16 SIMPLE board
+/// with 73 legal moves only 64 were ranked; a field an endpoint does not read (`play` for
+/// the lines) was ignored, answering for another position; `position` and `game` together
+/// got a message asking for one of them; and a search whose visitor had left went on for
+/// its whole time, holding an engine thread nobody would read from.
+async fn red_team_47_13_the_analysis_board_ranks_every_move_and_stops_for_nobody(db: TestDb) {
+    let server = Server::start(&db);
+    let lines = |body: Value| send(client().post(server.api("/analysis/lines")).json(&body));
+    let many = json!({
+        "position": "g7 f6 e5 d4 c3 b2 c2 b3 b1 j7 k6 j5 i4 h3 g2 f2 f3 g3 h2 g10 f11 e10 d9 \
+                     c8 b7 b6 j10 k11",
+        "rules": "simple", "rows": 16, "columns": 16,
+    });
+    let (status, view) = send(client().post(server.api("/analysis")).json(&many)).await;
+    assert_eq!(status, 200, "{view}");
+    let legal = view["legal"].as_array().unwrap().len();
+    assert!(legal > 64, "{view}");
+    let mut timed = many.clone();
+    timed["time_ms"] = json!(100);
+    let (status, ranked) = lines(timed).await;
+    assert_eq!(status, 200, "{ranked}");
+    assert_eq!(ranked["moves"].as_array().unwrap().len(), legal);
+    // Fields an endpoint does not read are refused, named.
+    for (path, body, field) in [
+        (
+            "/analysis/lines",
+            json!({"position": "f5", "play": "d6"}),
+            "play",
+        ),
+        (
+            "/analysis/graph",
+            json!({"position": "f5", "time_ms": 100}),
+            "time_ms",
+        ),
+        ("/analysis", json!({"position": "f5", "from": 1}), "from"),
+    ] {
+        let (status, answer) = send(client().post(server.api(path)).json(&body)).await;
+        assert_eq!(
+            (status, error_code(&answer)),
+            (400, "bad_request"),
+            "{answer}"
+        );
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(field), "{message}");
+    }
+    let (status, answer) = send(
+        client()
+            .post(server.api("/analysis"))
+            .json(&json!({"position": "f5", "game": "0123456789abcdef"})),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not both"),
+        "{answer}"
+    );
+    // A member's ten-second search on the biggest board, left after it starts: the engine
+    // thread is free again long before the ten seconds are up.
+    let ann = member(&server, "ann").await;
+    let running = async || {
+        let (_, health) = send(client().get(format!("{}/healthz", server.url))).await;
+        health["engines"]["running"].as_u64().unwrap()
+    };
+    let request = Auth::Member(&ann.0, &ann.1)
+        .apply(client().post(server.api("/analysis/lines")))
+        .json(&json!({"position": "", "rows": 16, "columns": 16, "time_ms": 10_000}));
+    let search = tokio::spawn(async move { request.send().await });
+    let started = std::time::Instant::now();
+    while running().await == 0 {
+        assert!(started.elapsed() < Duration::from_secs(20), "never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let left = std::time::Instant::now();
+    search.abort();
+    while running().await > 0 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        left.elapsed() < Duration::from_secs(5),
+        "the search went on for {:?} after its visitor left",
+        left.elapsed()
+    );
 }
 
 /// The shipped puzzles, by id (`data/puzzles.jsonl`).

@@ -353,6 +353,23 @@ impl WthorGames {
         black: u16,
         white: u16,
     ) -> Result<(), WthorError> {
+        self.push_won(record, [tournament, black, white], None)
+    }
+
+    /// [`push`](WthorGames::push) for a game whose result is not only its board's: `won`
+    /// is `Some(winner)` (`Some(None)` a draw) for a game that ended otherwise (resigned,
+    /// lost on time), scored by [`score`]. `numbers` are the tournament's, Black's and
+    /// White's.
+    ///
+    /// # Errors
+    /// Those of [`push`](WthorGames::push).
+    pub fn push_won(
+        &mut self,
+        record: &Record,
+        numbers: [u16; 3],
+        won: Option<Option<Color>>,
+    ) -> Result<(), WthorError> {
+        let [tournament, black, white] = numbers;
         let shape = self.shape()?;
         if record.variant != Variant::Full
             || record.setup != Setup::standard(shape)
@@ -367,7 +384,13 @@ impl WthorGames {
             .map(|square| 10 * (square.row() + 1) + square.column() + 1)
             .collect();
         moves.resize(move_bytes(shape), 0);
-        let discs = black_score(&game) as u8;
+        let (black_discs, white_discs) = (game.count(Color::Black), game.count(Color::White));
+        let winner = won.unwrap_or(match black_discs.cmp(&white_discs) {
+            std::cmp::Ordering::Greater => Some(Color::Black),
+            std::cmp::Ordering::Less => Some(Color::White),
+            std::cmp::Ordering::Equal => None,
+        });
+        let discs = score([black_discs, white_discs], shape.cells() as u32, winner) as u8;
         let games = u32::try_from(self.games.len() + 1).map_err(|_| WthorError::TooMany {
             count: self.games.len() + 1,
             max: u64::from(u32::MAX),
@@ -388,12 +411,36 @@ impl WthorGames {
 /// Black's discs in `game` as the federation counts them: the empty squares go to whoever
 /// has more discs, halved in a draw.
 fn black_score(game: &crate::AnyGame) -> u32 {
-    let (black, white) = (game.count(Color::Black), game.count(Color::White));
-    let empty = game.board().shape().cells() as u32 - black - white;
-    match black.cmp(&white) {
-        std::cmp::Ordering::Greater => black + empty,
-        std::cmp::Ordering::Less => black,
-        std::cmp::Ordering::Equal => black + empty / 2,
+    let discs = [game.count(Color::Black), game.count(Color::White)];
+    let winner = match discs[0].cmp(&discs[1]) {
+        std::cmp::Ordering::Greater => Some(Color::Black),
+        std::cmp::Ordering::Less => Some(Color::White),
+        std::cmp::Ordering::Equal => None,
+    };
+    score(discs, game.board().shape().cells() as u32, winner)
+}
+
+/// Black's score, as a WTHOR game's score byte holds it, for a game that stopped with
+/// `discs` (Black's, White's) on a board of `cells` squares and was won by `winner`
+/// (`None`: a draw). The empty squares go to the winner, halved in a draw; a winner still
+/// not ahead then (one who won on time or by resignation while behind) is given the whole
+/// board, so that the score always names the winner.
+///
+/// ```
+/// use othello::{Color, wthor::score};
+/// assert_eq!(score([40, 20], 64, Some(Color::Black)), 44); // 44-20: 4 empties to Black
+/// assert_eq!(score([40, 20], 64, Some(Color::White)), 0); // White won on time: 0-64
+/// assert_eq!(score([30, 30], 64, None), 32);
+/// ```
+pub fn score(discs: [u32; 2], cells: u32, winner: Option<Color>) -> u32 {
+    let [black, white] = discs;
+    let empty = cells.saturating_sub(black + white);
+    match winner {
+        Some(Color::Black) if black + empty > white => black + empty,
+        Some(Color::Black) => cells,
+        Some(Color::White) if white + empty > black => black,
+        Some(Color::White) => 0,
+        None => black + empty / 2,
     }
 }
 

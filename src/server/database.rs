@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use othello::{Full, Game, Setup, Shape, Variant, WinRule, analysis::puzzle};
+use othello::{Color, Full, Game, Record, Setup, Shape, Variant, WinRule, analysis::puzzle};
 
 use super::{
     ServeError, game, lock_database,
@@ -98,25 +98,10 @@ pub fn finished_standard_games(
     target: &Target,
     limit: usize,
 ) -> Result<Vec<(String, Vec<Setup>)>, ServeError> {
-    let failed = |source| ServeError::Store {
-        target: target.clone(),
-        source,
-    };
-    // Only read: a name that is no file is a mistake, not a new database.
-    if let Target::Sqlite(path) = target
-        && !path.is_file()
-    {
-        return Err(failed(StoreError::Damaged("no such file".into())));
-    }
-    let _lock = match target {
-        Target::Sqlite(path) => Some(lock_database(path)?),
-        Target::Postgres(_) => None,
-    };
-    runtime()?.block_on(async {
-        let (store, writer) = open(target).await.map_err(failed)?;
+    reading(target, async |store| {
         let mut games = Vec::new();
-        for id in store.finished(limit).await.map_err(failed)? {
-            let Some(stored) = store.load(&id).await.map_err(failed)? else {
+        for id in store.finished(limit).await? {
+            let Some(stored) = store.load(&id).await? else {
                 continue;
             };
             let setup = Setup {
@@ -150,8 +135,95 @@ pub fn finished_standard_games(
             }
             games.push((id, setups));
         }
-        close(store, writer);
         Ok(games)
+    })
+}
+
+/// A finished game of standard Othello as `othello db export` writes it.
+#[derive(Debug)]
+pub struct FinishedGame {
+    /// The game: its players by the names they played under, its date, its moves.
+    pub record: Record,
+    /// Its result: `Some(winner)`, `None` a draw (resigned and lost on time included).
+    pub winner: Option<Color>,
+    /// Whether it was rated.
+    pub rated: bool,
+    /// The name of the server's tournament it was played in, if any.
+    pub tournament: Option<String>,
+    /// The year it was played in (by its start, as its record's date says).
+    pub year: u16,
+}
+
+/// Every finished game of standard Othello on `shape` (FULL rules from the standard
+/// start, Black first, most discs wins) in `target` (a SQLite file no server is using, or
+/// PostgreSQL, live), oldest first; aborted games (no result) left out.
+///
+/// # Errors
+/// [`ServeError`] if the database cannot be opened or read.
+pub fn finished_games(target: &Target, shape: Shape) -> Result<Vec<FinishedGame>, ServeError> {
+    reading(target, async |store| {
+        let mut tournaments = std::collections::HashMap::new();
+        for tournament in store.tournaments(usize::MAX >> 2).await? {
+            for pairing in tournament.pairings {
+                tournaments.insert(pairing.game, tournament.name.clone());
+            }
+        }
+        let standard = Setup::standard(shape);
+        let mut games = Vec::new();
+        for id in store.finished(usize::MAX >> 2).await?.into_iter().rev() {
+            let Some(stored) = store.load(&id).await? else {
+                continue;
+            };
+            if stored.rules != Variant::Full
+                || stored.board != standard.board
+                || stored.first != standard.first_mover
+                || stored.win != WinRule::MostDiscs
+            {
+                continue;
+            }
+            let Some((table, _)) = game::revive(stored) else {
+                continue;
+            };
+            let Some(winner) = table.result() else {
+                continue;
+            };
+            let date = game::rfc3339(table.created_at);
+            games.push(FinishedGame {
+                year: date[..4].parse().unwrap_or(0),
+                record: table.record(Some(date)),
+                winner,
+                rated: table.rated,
+                tournament: tournaments.remove(&id),
+            });
+        }
+        Ok(games)
+    })
+}
+
+/// Runs `read` on `target` opened for reading: a SQLite file must exist (a name that is
+/// no file is a mistake, not a new database) and no server may be using it.
+fn reading<T>(
+    target: &Target,
+    read: impl AsyncFnOnce(&Store) -> Result<T, StoreError>,
+) -> Result<T, ServeError> {
+    let failed = |source| ServeError::Store {
+        target: target.clone(),
+        source,
+    };
+    if let Target::Sqlite(path) = target
+        && !path.is_file()
+    {
+        return Err(failed(StoreError::Damaged("no such file".into())));
+    }
+    let _lock = match target {
+        Target::Sqlite(path) => Some(lock_database(path)?),
+        Target::Postgres(_) => None,
+    };
+    runtime()?.block_on(async {
+        let (store, writer) = open(target).await.map_err(failed)?;
+        let result = read(&store).await.map_err(failed);
+        close(store, writer);
+        result
     })
 }
 

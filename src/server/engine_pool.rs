@@ -308,6 +308,11 @@ impl EnginePool {
         F: FnOnce() -> T + Send + 'static,
     {
         let job: Job = Box::new(move || {
+            // Nobody waits for it any more (a visitor who left, a request superseded):
+            // skipped, not searched for nobody.
+            if done.is_closed() {
+                return;
+            }
             let _ = done.send(work());
         });
         let mut guard = self.shared.queues.lock().expect("not poisoned");

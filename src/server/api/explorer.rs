@@ -88,18 +88,42 @@ async fn own_games(app: &App, shape: Shape) -> Result<Vec<(Vec<Square>, i32)>, A
         let Some(winner) = table.result() else {
             continue;
         };
+        if !counts_for_explorer(&table) {
+            continue;
+        }
+        // As a WTHOR file would score it: a game won on time while behind is still a win.
         let board = table.game.board();
-        let (black, white) = (board.count(Color::Black), board.count(Color::White));
-        let empties = shape.cells() as i32 - black as i32 - white as i32;
-        let difference = black as i32 - white as i32
-            + match winner {
-                Some(Color::Black) => empties,
-                Some(Color::White) => -empties,
-                None => 0,
-            };
-        games.push((table.game.moves().collect(), difference));
+        let cells = shape.cells() as u32;
+        let black = othello::wthor::score(
+            [board.count(Color::Black), board.count(Color::White)],
+            cells,
+            winner,
+        );
+        games.push((
+            table.game.moves().collect(),
+            2 * black as i32 - cells as i32,
+        ));
     }
     Ok(games)
+}
+
+/// Moves a game of the server's needs before the explorer counts it.
+const OWN_GAME_MOVES: usize = 20;
+
+/// Whether the explorer counts a finished game of the server's: only games people can
+/// trust as played, so that nobody can fill the statistics with made-up games (any visitor
+/// may make games, hold both seats, paste moves and resign): rated games, or games between
+/// two different accounts, played here from the start for at least [`OWN_GAME_MOVES`] moves.
+fn counts_for_explorer(table: &crate::server::table::Table) -> bool {
+    let [black, white] = [
+        table.seats[Color::Black].user_id,
+        table.seats[Color::White].user_id,
+    ];
+    let members = matches!((black, white), (Some(black), Some(white)) if black != white);
+    let moves = table.game.moves().count();
+    (table.rated || members)
+        && table.moves_here() == table.game.history().len()
+        && moves >= OWN_GAME_MOVES
 }
 
 fn bad_size(size: u8) -> ApiError {

@@ -22,6 +22,29 @@ let view = null;
 let generation = 0;
 let board = null;
 let graph = { moves: 0, scores: [] };
+/** Called off when the position shown changes: the engine stops what nobody will read. */
+let linesAbort = new AbortController();
+/** Called off when the game changes (the graph is the game's, whatever the position). */
+let graphAbort = new AbortController();
+
+/** How many times a request the server was too busy for is asked again. */
+const RETRIES = 5;
+
+/**
+ * `api` for the engine's work, called off by `abort`, and asked again after the server's
+ * `Retry-After` while it is busy (and still wanted).
+ */
+async function engineApi(path, body, abort) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await api("POST", path, { body, signal: abort.signal });
+    } catch (failure) {
+      if (abort.signal.aborted || failure.status !== 503 || attempt >= RETRIES) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * (failure.retryAfter || 2)));
+      if (abort.signal.aborted) throw failure;
+    }
+  }
+}
 
 function settings() {
   const form = $("#analysis-form");
@@ -71,6 +94,8 @@ async function go(ply, move = null) {
 function render() {
   generation += 1;
   const mine = generation;
+  linesAbort.abort();
+  linesAbort = new AbortController();
   board.render({ ...view, interactive: view.status === "playing", flipped: [] }, false);
   board.setHints([]);
   const toMove = view.to_move === "B" ? "Black" : view.to_move === "W" ? "White" : null;
@@ -116,9 +141,9 @@ async function deepen(mine, step) {
   if (step >= STEPS.length || mine !== generation) return;
   let lines;
   try {
-    lines = await api("POST", "/api/analysis/lines", { body: request({ ply: view.ply, time_ms: STEPS[step] }) });
+    lines = await engineApi("/api/analysis/lines", request({ ply: view.ply, time_ms: STEPS[step] }), linesAbort);
   } catch (failure) {
-    if (mine === generation) $("#analysis-depth").textContent = failure.message;
+    if (mine === generation && !linesAbort.signal.aborted) $("#analysis-depth").textContent = failure.message;
     return;
   }
   if (mine !== generation) return;
@@ -147,11 +172,14 @@ async function renderGraph() {
     return;
   }
   graph = { moves: view.moves.length, scores: [] };
+  graphAbort.abort();
+  graphAbort = new AbortController();
   const mine = source;
+  const abort = graphAbort;
   while (graph.scores.length < graph.moves) {
     let part;
     try {
-      part = await api("POST", "/api/analysis/graph", { body: request({ from: graph.scores.length }) });
+      part = await engineApi("/api/analysis/graph", request({ from: graph.scores.length }), abort);
     } catch {
       return;
     }
@@ -176,6 +204,8 @@ async function explore(mine) {
     return;
   }
   if (mine !== generation) return;
+  // No game of the explorer's reached this position: nothing to show.
+  $("#analysis-explorer-box").hidden = found.total === 0;
   $("#analysis-explorer-games").textContent = `${found.games} game${found.games === 1 ? "" : "s"} reached this position`;
   for (const next of found.next) {
     const row = table.insertRow();

@@ -17,7 +17,7 @@ export async function loadSession() {
   return session.user;
 }
 
-export async function api(method, path, { body, secret } = {}) {
+export async function api(method, path, { body, secret, signal } = {}) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (secret) headers.Authorization = `Bearer ${secret}`;
@@ -28,8 +28,11 @@ export async function api(method, path, { body, secret } = {}) {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
-  } catch {
+  } catch (failure) {
+    // Called off by the page itself (it wants another answer now): not the network.
+    if (signal && signal.aborted) throw failure;
     // The browser's own words ("Failed to fetch") say nothing to a player.
     const error = new Error("The server cannot be reached just now: check the connection and try again.");
     error.offline = true;
@@ -46,6 +49,8 @@ export async function api(method, path, { body, secret } = {}) {
     const message = data && data.error ? data.error.message : `${response.status} ${response.statusText}`;
     const error = new Error(message);
     error.details = data && data.error;
+    error.status = response.status;
+    error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
     // The server's own trouble (its database failing), not the request's fault.
     error.trouble = Boolean(data && data.error && TROUBLE.has(data.error.code));
     throw error;
