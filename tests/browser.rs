@@ -2048,7 +2048,109 @@ async fn the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer(
     .await;
 }
 
+/// Issue 47.16: variants in the lobby: a rated challenge on another board and win rule
+/// (6 x 6, fewest discs winning) is posted, taken and played from the pages, which say what
+/// is played; its result moves the players' ratings in that pool only, as their pages show.
+async fn a_rated_variant_from_the_lobby_is_rated_in_its_own_pool(db: TestDb) {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let server = Server::start(&db);
+    let (ann, bob) = ann_and_bob_in_the_lobby(&driver, &server, "variant").await;
+    set_value(&ann, "#seek-form input[name='rows']", "6").await;
+    set_value(&ann, "#seek-form input[name='columns']", "6").await;
+    ann.execute(
+        "const control = document.querySelector(\"#seek-form select[name='control']\"); \
+         control.add(new Option('3 s', '0.05+0')); control.value = '0.05+0'; \
+         document.querySelector(\"#seek-form select[name='win']\").value = 'fewest'; \
+         document.querySelector(\"#seek-form input[name='rated']\").checked = true;",
+        vec![],
+    )
+    .await
+    .unwrap();
+    set_value(&ann, "#seek-form select[name='color']", "B").await;
+    ann.find(Locator::Css("#seek-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &bob,
+        "document.querySelectorAll('#seeks tbody tr').length === 1",
+        "the variant's challenge in the other lobby",
+    )
+    .await;
+    let row = text_of(&bob, "#seeks tbody tr").await;
+    assert!(
+        row.contains("fewest discs wins") && row.contains("6×6") && row.contains("rated"),
+        "{row}"
+    );
+    bob.execute(
+        "document.querySelector('#seeks tbody tr button').click();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "location.pathname.startsWith('/g/') && document.querySelector('#game-line').textContent.includes('fewest discs wins · 6×6')",
+            "the variant's game, said",
+        )
+        .await;
+    }
+    let path = eval(&bob, "location.pathname").await;
+    let id = path.as_str().unwrap().trim_start_matches("/g/").to_owned();
+    // Black's first move on 6 x 6 (c2, b3, e4 or d5), then White's first legal one.
+    click_square(&ann, "c2").await;
+    let mut reply = None;
+    for _ in 0..100 {
+        let (_, state) =
+            server::send(server::client().get(server.api(&format!("/games/{id}")))).await;
+        if state["to_move"] == "W" {
+            reply = state["legal"][0].as_str().map(str::to_owned);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    click_square(&bob, &reply.expect("White's turn")).await;
+    // Ann does not answer: her three seconds run out.
+    for client in [&ann, &bob] {
+        wait_for(
+            client,
+            "document.querySelector('#banner').textContent.includes(\"Black's time ran out: White wins\")",
+            "the loss on time",
+        )
+        .await;
+    }
+    screenshot(&bob, "variant-rated.png").await;
+    for (client, name, higher) in [(&ann, "ann", false), (&bob, "bob", true)] {
+        client
+            .goto(&format!("{}/u/{name}", server.url))
+            .await
+            .unwrap();
+        wait_for(
+            client,
+            "document.querySelectorAll('#player-ratings tbody tr').length === 1",
+            "the player page's ratings",
+        )
+        .await;
+        let rating = text_of(client, "#player-ratings tbody tr").await;
+        assert!(rating.contains("full-fewest-6x6-bullet"), "{rating}");
+        let number: i64 = rating
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('?')
+            .parse()
+            .unwrap();
+        assert_eq!(number > 1500, higher, "{rating}");
+    }
+}
+
 crate::on_both_databases!(
+    a_rated_variant_from_the_lobby_is_rated_in_its_own_pool,
     the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer,
     members_make_join_and_play_a_tournament_from_the_lobby,
     a_person_plays_the_engine_to_the_end_by_clicking,
