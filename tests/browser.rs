@@ -2150,6 +2150,7 @@ async fn a_rated_variant_from_the_lobby_is_rated_in_its_own_pool(db: TestDb) {
 }
 
 crate::on_both_databases!(
+    a_private_challenge_stays_listed_for_its_poster_with_its_link,
     a_rated_variant_from_the_lobby_is_rated_in_its_own_pool,
     the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer,
     members_make_join_and_play_a_tournament_from_the_lobby,
@@ -2165,12 +2166,10 @@ crate::on_both_databases!(
 
 /// Issue 47.7: a guest's "by link only" challenge stays in its poster's lobby after a
 /// reload, marked, with its link and Withdraw; nobody else sees it.
-#[tokio::test]
-async fn a_private_challenge_stays_listed_for_its_poster_with_its_link() {
+async fn a_private_challenge_stays_listed_for_its_poster_with_its_link(db: TestDb) {
     let Some(driver) = driver() else {
         return;
     };
-    let db = TestDb::sqlite();
     let server = Server::start(&db);
     let ann = browser(&driver, "private-ann", 1100, 900).await;
     let bob = browser(&driver, "private-bob", 1100, 900).await;
