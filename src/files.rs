@@ -101,6 +101,38 @@ pub fn write_replacing(
     path: &Path,
     write: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
+    prepare_replacing(path, write)?.commit()
+}
+
+/// A new file written and synced beside the one it replaces, not yet in its place: files
+/// that belong together are all written first, then [`Replacement::commit`]ted one after
+/// another, so that a stop while writing leaves every old file as it was. Dropped
+/// uncommitted, it is removed.
+#[derive(Debug)]
+pub struct Replacement {
+    file: tempfile::NamedTempFile,
+    path: std::path::PathBuf,
+}
+
+impl Replacement {
+    /// Puts the new file in its place (a rename).
+    ///
+    /// # Errors
+    /// The rename fails.
+    pub fn commit(self) -> io::Result<()> {
+        self.file.persist(&self.path).map_err(|error| error.error)?;
+        Ok(())
+    }
+}
+
+/// The first half of [`write_replacing`]: the new file written and synced beside `path`.
+///
+/// # Errors
+/// Those of [`write_replacing`] but the rename's.
+pub fn prepare_replacing(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<Replacement> {
     if is_irregular(path) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -124,8 +156,10 @@ pub fn write_replacing(
     // The plain file: tempfile's own writer would add its name to every error.
     write(file.as_file_mut())?;
     file.as_file().sync_all()?;
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    Ok(Replacement {
+        file,
+        path: path.to_owned(),
+    })
 }
 
 /// [`write_replacing`] with `bytes`.

@@ -1812,6 +1812,62 @@ async fn the_servers_own_games_export_as_wthor_files_that_read_back(db: TestDb) 
         String::from_utf8_lossy(&refused.stderr).contains("--size must be 8 or 10"),
         "{refused:?}"
     );
+    // Found by the red team of item 47.15. One file spelled two ways is refused: the
+    // players were written over the games.
+    let games_before = std::fs::read(&wtb).unwrap();
+    let dotted = std::path::Path::new(".").join("ours.wtb");
+    let refused = std::process::Command::new(program)
+        .current_dir(dir.path())
+        .args(["db", "export", "ours.wtb", "--players"])
+        .arg(&dotted)
+        .arg("--db")
+        .arg(&db)
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("named for two files"),
+        "{refused:?}"
+    );
+    assert_eq!(std::fs::read(&wtb).unwrap(), games_before);
+    // An export of no games, run again, replaces its own empty files.
+    for _ in 0..2 {
+        let empty = export(&[
+            dir.path().join("none.wtb").as_os_str(),
+            "--year".as_ref(),
+            "1999".as_ref(),
+        ]);
+        assert!(empty.status.success(), "{empty:?}");
+    }
+    // A database that is not the server's is read, never written: another program's
+    // SQLite file, a missing one (not made).
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (x); INSERT INTO notes VALUES ('precious');")
+        .unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let missing = dir.path().join("missing.db");
+    for (database, said) in [
+        (&other, "without this program's tables"),
+        (&missing, "no such file"),
+    ] {
+        let refused = std::process::Command::new(program)
+            .args(["db", "export"])
+            .arg(dir.path().join("x.wtb"))
+            .arg("--db")
+            .arg(database)
+            .env_remove("DATABASE_URL")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            !refused.status.success() && stderr.contains(said),
+            "{stderr}"
+        );
+    }
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+    assert!(!missing.exists());
 }
 
 /// Found by the red team of item 47.13 (the analysis board): on a 16 x 16 SIMPLE board

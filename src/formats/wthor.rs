@@ -36,7 +36,7 @@ use thiserror::Error;
 use crate::{Color, Record, Setup, Shape, Square, Variant};
 
 /// The header's size, in bytes.
-const HEADER: usize = 16;
+pub const HEADER: usize = 16;
 
 /// A player's record in a `.JOU` file, in bytes (the name, ended by a zero).
 pub const PLAYER_BYTES: usize = 20;

@@ -45,7 +45,7 @@ pub fn copy(from: &Path, to: &str) -> Result<Vec<(&'static str, u64)>, ServeErro
     if !from.is_file() {
         return Err(ServeError::Store {
             target: source,
-            source: StoreError::Damaged("no such file".into()),
+            source: StoreError::NotOurs(format!("{}: no such file", from.display())),
         });
     }
     let _lock = lock_database(from)?;
@@ -200,6 +200,32 @@ pub fn finished_games(target: &Target, shape: Shape) -> Result<Vec<FinishedGame>
     })
 }
 
+/// Whether `path` is a SQLite file of this program's (its `games` table there), looked at
+/// read-only: a command that reads must not make one of a missing file or add its tables
+/// to another program's database (found by the red team of item 47.15).
+fn ours(path: &Path) -> Result<(), StoreError> {
+    if !path.is_file() {
+        return Err(StoreError::NotOurs(format!(
+            "{}: no such file",
+            path.display()
+        )));
+    }
+    let not_ours = |why: &str| StoreError::NotOurs(format!("{}: {why}", path.display()));
+    let connection =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|_| not_ours("not a SQLite database"))?;
+    let games: Result<i64, _> = connection.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'games'",
+        [],
+        |row| row.get(0),
+    );
+    match games {
+        Ok(1) => Ok(()),
+        Ok(_) => Err(not_ours("a SQLite database without this program's tables")),
+        Err(_) => Err(not_ours("not a SQLite database")),
+    }
+}
+
 /// Runs `read` on `target` opened for reading: a SQLite file must exist (a name that is
 /// no file is a mistake, not a new database) and no server may be using it.
 fn reading<T>(
@@ -210,10 +236,8 @@ fn reading<T>(
         target: target.clone(),
         source,
     };
-    if let Target::Sqlite(path) = target
-        && !path.is_file()
-    {
-        return Err(failed(StoreError::Damaged("no such file".into())));
+    if let Target::Sqlite(path) = target {
+        ours(path).map_err(failed)?;
     }
     let _lock = match target {
         Target::Sqlite(path) => Some(lock_database(path)?),

@@ -186,7 +186,7 @@ impl ExportArgs {
             }
             if files[..index]
                 .iter()
-                .any(|(other, _)| other == path || output::same_file(other, path))
+                .any(|(other, _)| same_place(other, path))
             {
                 return Err(usage(format!(
                     "{} is named for two files: give each its own",
@@ -237,12 +237,28 @@ impl ExportArgs {
             .map_err(|_| too_many("tournaments"))?;
         let (players_count, tournaments_count) =
             (players_file.records.len(), tournaments_file.records.len());
+        // All three written before any is put in place: a stop while writing leaves the
+        // old set whole.
+        let mut written = Vec::new();
         for ((path, _), bytes) in files.iter().zip([
             file.to_bytes(),
             players_file.to_bytes(),
             tournaments_file.to_bytes(),
         ]) {
-            crate::files::write_bytes(path, &bytes).map_err(|source| CliError::WriteFile {
+            let failed = |source| CliError::WriteFile {
+                path: path.clone(),
+                source,
+            };
+            written.push((
+                path,
+                crate::files::prepare_replacing(path, |file| {
+                    std::io::Write::write_all(file, &bytes)
+                })
+                .map_err(failed)?,
+            ));
+        }
+        for (path, replacement) in written {
+            replacement.commit().map_err(|source| CliError::WriteFile {
                 path: path.clone(),
                 source,
             })?;
@@ -264,6 +280,25 @@ impl ExportArgs {
         )?;
         Ok(())
     }
+}
+
+/// Whether two output paths name one file, however spelled (`x`, `./x`, `/dir/x`; a link
+/// to it), whether it exists yet or not (found by the red team of item 47.15: `x.wtb
+/// --players ./x.wtb` wrote the players over the games).
+fn same_place(a: &Path, b: &Path) -> bool {
+    let resolved = |path: &Path| {
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        std::fs::canonicalize(dir)
+            .ok()
+            .zip(path.file_name())
+            .map(|(dir, name)| dir.join(name))
+    };
+    a == b
+        || output::same_file(a, b)
+        || matches!((resolved(a), resolved(b)), (Some(a), Some(b)) if a == b)
 }
 
 /// Names numbered in the order first met.
@@ -303,14 +338,14 @@ impl Numbers {
     }
 }
 
-/// The three kinds of WTHOR file, told apart by their content (a names file without
-/// names could be either).
+/// The three kinds of WTHOR file, told apart by their content (a file of no records, the
+/// header alone, could be any of them: an export of no games writes three).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum WthorFile {
     Games,
     Players,
     Tournaments,
-    NoNames,
+    Empty,
 }
 
 impl OutputKind for WthorFile {
@@ -319,22 +354,24 @@ impl OutputKind for WthorFile {
             WthorFile::Games => "WTHOR games",
             WthorFile::Players => "WTHOR players",
             WthorFile::Tournaments => "WTHOR tournaments",
-            WthorFile::NoNames => "a WTHOR names file without names",
+            WthorFile::Empty => "an empty WTHOR file",
         }
     }
 
     fn accepts(self, found: WthorFile) -> bool {
-        self == found || (self != WthorFile::Games && found == WthorFile::NoNames)
+        self == found || found == WthorFile::Empty
     }
 
     fn of(path: &Path) -> Result<WthorFile, &'static str> {
         let bytes = crate::files::read_limited(path, 256 << 20).map_err(|_| "something unread")?;
-        if WthorGames::from_bytes(&bytes).is_ok() {
-            Ok(WthorFile::Games)
-        } else if WthorNames::from_bytes(&bytes, PLAYER_BYTES)
-            .is_ok_and(|names| names.records.is_empty())
+        // The header alone: no games, no names.
+        if bytes.len() == othello::wthor::HEADER
+            && WthorNames::from_bytes(&bytes, PLAYER_BYTES)
+                .is_ok_and(|names| names.records.is_empty())
         {
-            Ok(WthorFile::NoNames)
+            Ok(WthorFile::Empty)
+        } else if WthorGames::from_bytes(&bytes).is_ok() {
+            Ok(WthorFile::Games)
         } else if WthorNames::from_bytes(&bytes, PLAYER_BYTES).is_ok() {
             Ok(WthorFile::Players)
         } else if WthorNames::from_bytes(&bytes, TOURNAMENT_BYTES).is_ok() {

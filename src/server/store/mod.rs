@@ -61,6 +61,10 @@ pub enum StoreError {
     /// The database file is damaged.
     #[error("the database is damaged ({0}): restore it from a backup, or start on another --db")]
     Damaged(String),
+    /// What a command that only reads was given is not a database of this program's (no
+    /// such file, or a SQLite file without its tables): left as it is.
+    #[error("{0}: give the server's database (--db)")]
+    NotOurs(String),
     /// The disk is full, or nearly.
     #[error("the disk holding the database has {0} bytes free")]
     DiskFull(u64),
