@@ -1243,9 +1243,7 @@ async fn the_analysis_board_reads_any_game_and_the_engine_ranks_every_move(db: T
     assert_eq!(status, 200, "{body}");
     // The explorer reads the server's games again a minute after it last did: a new
     // server reads them at once.
-    let addr = server.url.trim_start_matches("http://").to_owned();
-    assert!(server.terminate().success());
-    let server = Server::start_command(Server::command_at(&db, &addr, &[]));
+    let server = restart(server, &db);
     let (status, explorer) = send(client().get(server.api("/explorer?size=8"))).await;
     assert_eq!((status, &explorer["total"]), (200, &json!(1)), "{explorer}");
     let next = &explorer["next"][0];

@@ -10,6 +10,19 @@ use crate::server::{database, puzzles, store::Target};
 
 mod wthor;
 
+/// The server's database, as every `othello db` action but `copy` names it.
+#[derive(Clone, Debug, Args)]
+pub struct Database {
+    /// The database: a file, or postgres://user:password@host:port/name.
+    #[arg(
+        long = "db",
+        value_name = "PATH|URL",
+        env = "DATABASE_URL",
+        default_value = "othello.db"
+    )]
+    pub target: Target,
+}
+
 /// `othello db`.
 #[derive(Debug, Args)]
 pub struct DbArgs {
@@ -22,14 +35,8 @@ enum Action {
     /// Bring a database's schema up to date (creating it if need be), as `serve` does when
     /// it starts: a SQLite file or a PostgreSQL URL.
     Migrate {
-        /// The database: a file, or postgres://user:password@host:port/name.
-        #[arg(
-            long,
-            value_name = "PATH|URL",
-            env = "DATABASE_URL",
-            default_value = "othello.db"
-        )]
-        db: Target,
+        #[command(flatten)]
+        db: Database,
     },
     /// Copy every game, account, session, challenge and rating of a SQLite file (no
     /// server may be running on it) into an empty PostgreSQL database, keeping every id:
@@ -57,14 +64,8 @@ enum Action {
     Puzzles {
         /// The puzzles file.
         file: PathBuf,
-        /// The database: a file, or postgres://user:password@host:port/name.
-        #[arg(
-            long,
-            value_name = "PATH|URL",
-            env = "DATABASE_URL",
-            default_value = "othello.db"
-        )]
-        db: Target,
+        #[command(flatten)]
+        db: Database,
     },
 }
 
@@ -76,8 +77,8 @@ impl DbArgs {
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         match self.action {
             Action::Migrate { db } => {
-                database::migrate(&db)?;
-                writeln!(out, "{db}: up to date")?;
+                database::migrate(&db.target)?;
+                writeln!(out, "{}: up to date", db.target)?;
             }
             Action::Puzzles { file, db } => {
                 let records = super::puzzles::read_records(&file, false)?;
@@ -93,11 +94,12 @@ impl DbArgs {
                         message: format!("{}: {error}", file.display()),
                     })?;
                 let read = puzzles.len();
-                let count = database::add_puzzles(&db, puzzles)?;
+                let count = database::add_puzzles(&db.target, puzzles)?;
                 writeln!(
                     out,
-                    "{}: {read} puzzles read; {db} has {count}",
-                    file.display()
+                    "{}: {read} puzzles read; {} has {count}",
+                    file.display(),
+                    db.target
                 )?;
             }
             Action::Import(import) => import.run(out)?,

@@ -13,6 +13,7 @@ use othello::{
     wthor::{PLAYER_BYTES, TOURNAMENT_BYTES, WthorGames, WthorNames},
 };
 
+use super::Database;
 use crate::cli::{
     CliError, explore,
     output::{self, OutputKind},
@@ -31,14 +32,8 @@ pub struct ImportArgs {
     /// The tournaments file (WTHOR.TRN); without it, tournaments are numbers.
     #[arg(long, value_name = "FILE.TRN")]
     tournaments: Option<PathBuf>,
-    /// The database: a file, or postgres://user:password@host:port/name.
-    #[arg(
-        long,
-        value_name = "PATH|URL",
-        env = "DATABASE_URL",
-        default_value = "othello.db"
-    )]
-    db: Target,
+    #[command(flatten)]
+    db: Database,
 }
 
 impl ImportArgs {
@@ -90,7 +85,7 @@ impl ImportArgs {
             }
         }
         let read = games.len();
-        let (before, after) = database::import_library(&self.db, games)?;
+        let (before, after) = database::import_library(&self.db.target, games)?;
         write!(
             out,
             "{read} games read, {} added ({} there already)",
@@ -100,7 +95,7 @@ impl ImportArgs {
         if left_out > 0 {
             write!(out, ", {left_out} left out (their moves do not replay)")?;
         }
-        writeln!(out, "; {} has {after}", self.db)?;
+        writeln!(out, "; {} has {after}", self.db.target)?;
         Ok(())
     }
 }
@@ -129,14 +124,8 @@ pub struct ExportArgs {
     /// Replace files that exist and are not WTHOR files of their kind.
     #[arg(long)]
     force: bool,
-    /// The database: a file, or postgres://user:password@host:port/name.
-    #[arg(
-        long,
-        value_name = "PATH|URL",
-        env = "DATABASE_URL",
-        default_value = "othello.db"
-    )]
-    db: Target,
+    #[command(flatten)]
+    db: Database,
 }
 
 /// The tournament numbers every export has before the server's own tournaments.
@@ -173,7 +162,7 @@ impl ExportArgs {
                 WthorFile::Tournaments,
             ),
         ];
-        let database = match &self.db {
+        let database = match &self.db.target {
             Target::Sqlite(path) => Some(path.as_path()),
             Target::Postgres(_) => None,
         };
@@ -201,7 +190,7 @@ impl ExportArgs {
             }
         }
 
-        let finished = database::finished_games(&self.db, shape)?;
+        let finished = database::finished_games(&self.db.target, shape)?;
         let total = finished.len();
         let games: Vec<_> = finished
             .into_iter()
