@@ -1435,13 +1435,7 @@ async fn members_play_a_rated_timed_game_and_their_pages_show_it(db: TestDb) {
         .await;
         let rating = text_of(client, "#player-ratings tbody tr").await;
         assert!(rating.contains("full-8x8-bullet"), "{rating}");
-        let number: i64 = rating
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .trim_end_matches('?')
-            .parse()
-            .unwrap();
+        let number = rating_in_row(&rating);
         assert_eq!(number > 1500, higher, "{rating}");
         // A date per game (ISO), the result in words (issue 47).
         let game = text_of(client, "#player-games tbody tr").await;
@@ -2048,6 +2042,16 @@ async fn the_analysis_board_shows_the_engine_s_lines_the_graph_and_the_explorer(
     .await;
 }
 
+/// The rating in a row of a player page's ratings (`full-8x8-bullet 1662? ...`).
+fn rating_in_row(row: &str) -> i64 {
+    row.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .trim_end_matches('?')
+        .parse()
+        .unwrap()
+}
+
 /// Issue 47.16: variants in the lobby: a rated challenge on another board and win rule
 /// (6 x 6, fewest discs winning) is posted, taken and played from the pages, which say what
 /// is played; its result moves the players' ratings in that pool only, as their pages show.
@@ -2138,13 +2142,7 @@ async fn a_rated_variant_from_the_lobby_is_rated_in_its_own_pool(db: TestDb) {
         .await;
         let rating = text_of(client, "#player-ratings tbody tr").await;
         assert!(rating.contains("full-fewest-6x6-bullet"), "{rating}");
-        let number: i64 = rating
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .trim_end_matches('?')
-            .parse()
-            .unwrap();
+        let number = rating_in_row(&rating);
         assert_eq!(number > 1500, higher, "{rating}");
     }
 }

@@ -168,17 +168,12 @@ pub fn finished_games(target: &Target, shape: Shape) -> Result<Vec<FinishedGame>
                 tournaments.insert(pairing.game, tournament.name.clone());
             }
         }
-        let standard = Setup::standard(shape);
         let mut games = Vec::new();
         for id in store.finished(usize::MAX >> 2).await?.into_iter().rev() {
             let Some(stored) = store.load(&id).await? else {
                 continue;
             };
-            if stored.rules != Variant::Full
-                || stored.board != standard.board
-                || stored.first != standard.first_mover
-                || stored.win != WinRule::MostDiscs
-            {
+            if !stored.is_standard(shape) {
                 continue;
             }
             let Some((table, _)) = game::revive(stored) else {

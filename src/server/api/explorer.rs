@@ -10,9 +10,7 @@ use std::{
 };
 
 use axum::{Json, extract::State as AxumState};
-use othello::{
-    Color, MoveList, Setup, Shape, Square, Variant, WinRule, analysis::explorer::Explorer,
-};
+use othello::{Color, MoveList, Shape, Square, analysis::explorer::Explorer};
 use serde::{Deserialize, Serialize};
 
 use super::{App, Params};
@@ -68,18 +66,13 @@ impl Explorers {
 /// discs, the standard start, Black first), each with Black's disc difference at its end
 /// (the empty squares to the winner, as WTHOR counts them; a game aborted is left out).
 async fn own_games(app: &App, shape: Shape) -> Result<Vec<(Vec<Square>, i32)>, ApiError> {
-    let standard = Setup::standard(shape);
     let store = app.hub.store();
     let mut games = Vec::new();
     for id in store.finished(OWN_GAMES).await? {
         let Some(stored) = store.load(&id).await? else {
             continue;
         };
-        if stored.rules != Variant::Full
-            || stored.board != standard.board
-            || stored.first != Color::Black
-            || stored.win != WinRule::MostDiscs
-        {
+        if !stored.is_standard(shape) {
             continue;
         }
         let Some((table, _)) = revive(stored) else {

@@ -91,6 +91,18 @@ pub struct StoredSeat {
     pub user_id: Option<i64>,
 }
 
+impl StoredGame {
+    /// Whether it is standard Othello on `shape`: FULL rules from the standard start, Black
+    /// first, most discs winning (what WTHOR files and the opening explorer hold).
+    pub fn is_standard(&self, shape: Shape) -> bool {
+        let standard = othello::Setup::standard(shape);
+        self.rules == Variant::Full
+            && self.board == standard.board
+            && self.first == standard.first_mover
+            && self.win == WinRule::MostDiscs
+    }
+}
+
 /// An account as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredUser {
