@@ -65,6 +65,7 @@ fn main() -> ExitCode {
         Some(Command::Bot(args)) => args.run(out),
         Some(Command::Puzzles(args)) => args.run(out),
         Some(Command::Explore(args)) => args.run(out),
+        Some(Command::Zero(args)) => args.run(out),
     })
 }
 

@@ -38,6 +38,7 @@ pub mod solve;
 pub mod tournament;
 pub mod train;
 pub mod transcript;
+pub mod zero;
 
 /// Othello (Reversi) speaking the course's grader protocol on stdin and stdout.
 ///
@@ -170,6 +171,9 @@ pub enum Command {
     /// the moves given, each move played next, with its games, Black's wins, draws and
     /// losses, Black's score and the average disc result.
     Explore(explore::ExploreArgs),
+    /// The AlphaZero-style player: a policy/value network trained by self-play on the CPU,
+    /// guiding a PUCT search (see docs/zero.md).
+    Zero(zero::ZeroArgs),
 }
 
 /// A rule set on the command line.

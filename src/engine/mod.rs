@@ -35,6 +35,7 @@ mod selectivity;
 mod small;
 pub(crate) mod symmetry;
 mod tt;
+pub mod zero;
 
 pub use search::endgame::{self, Goal};
 

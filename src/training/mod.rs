@@ -25,6 +25,7 @@ pub mod measure;
 pub mod probcut;
 pub mod sample;
 pub mod selfplay;
+pub mod zero;
 
 pub use fit::{Fit, FitOptions, PhaseFit, fit, fit_kind, phases_for};
 pub use label::{LabelOptions, LabelTables, label};

@@ -1,0 +1,174 @@
+use std::path::Path;
+
+use super::*;
+use crate::engine::{Node8, SmallNode};
+use crate::{Board, Color, Full, GameKind, Shape, Variant};
+
+fn config(rows: u8, columns: u8) -> NetConfig {
+    NetConfig {
+        kind: GameKind::new(
+            Variant::Full,
+            Shape::new(rows, columns).expect("a shape"),
+            WinRule::MostDiscs,
+        ),
+        channels: 8,
+        blocks: 2,
+    }
+}
+
+#[test]
+fn the_start_is_encoded_with_its_four_legal_moves() {
+    let board = Board::standard(Shape::STANDARD);
+    let node = Node8::from_board(&board, Color::Black);
+    let encoded = encode(&node);
+    assert_eq!(encoded.planes.len(), PLANES * 64);
+    let count = |plane: usize| {
+        encoded.planes[plane * 64..(plane + 1) * 64]
+            .iter()
+            .sum::<f32>()
+    };
+    assert_eq!(
+        [count(0), count(1), count(2), count(3)],
+        [2.0, 2.0, 4.0, 64.0]
+    );
+    // d3, c4, f5, e6: row-major indices.
+    assert_eq!(encoded.legal, [19, 26, 37, 44]);
+}
+
+#[test]
+fn a_net_reads_back_from_its_bytes_the_same_and_refuses_others() {
+    let net = Net::seeded(config(4, 6), 7).expect("a net");
+    let board = Board::standard(Shape::new(4, 6).expect("a shape"));
+    let node = SmallNode::<Full>::from_board(&board, Color::Black).expect("a small board");
+    let encoded = encode(&node);
+    let verdict = net.evaluate(&[&encoded]).expect("a verdict").remove(0);
+    assert_eq!(verdict.priors.len(), encoded.legal.len());
+    assert!((verdict.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!((-1.0..=1.0).contains(&verdict.value));
+
+    let bytes = net.to_bytes().expect("bytes");
+    let again = Net::from_bytes(&bytes, Path::new("net")).expect("read back");
+    assert_eq!(again.config(), net.config());
+    assert_eq!(again.evaluate(&[&encoded]).expect("a verdict")[0], verdict);
+    // The same seed makes the same net; another seed another one.
+    let verdict_of = |seed| {
+        Net::seeded(config(4, 6), seed)
+            .expect("a net")
+            .evaluate(&[&encoded])
+            .expect("a verdict")
+            .remove(0)
+    };
+    assert_eq!(verdict_of(7), verdict);
+    assert_ne!(verdict_of(8), verdict);
+
+    for (what, bad) in [
+        ("cut short", bytes[..bytes.len() / 2].to_vec()),
+        ("empty", Vec::new()),
+        ("text", b"not a net at all".to_vec()),
+    ] {
+        let error = Net::from_bytes(&bad, Path::new("bad.safetensors")).expect_err(what);
+        assert!(
+            error.to_string().starts_with("bad.safetensors: "),
+            "{what}: {error}"
+        );
+    }
+    // A safetensors file of some other program.
+    let other = safetensors::serialize(
+        [(
+            "weight".to_owned(),
+            candle_core::Tensor::zeros(4, candle_core::DType::F32, &candle_core::Device::Cpu)
+                .expect("a tensor"),
+        )],
+        None,
+    )
+    .expect("bytes");
+    let error = Net::from_bytes(&other, Path::new("other")).expect_err("another program's");
+    assert!(
+        error.to_string().contains("not a net of this program"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_search_plays_the_only_winning_move_whatever_the_net_says() {
+    // 4 x 4, White to move with two empty squares left: one move wins, one loses.
+    let net = Net::seeded(config(4, 4), 1).expect("a net");
+    let shape = Shape::new(4, 4).expect("a shape");
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(3);
+    // Find, by playing random games, a position whose moves have different results,
+    // and check the search against the exact minimax of the tiny tree.
+    let mut found = 0;
+    for seed in 0..200u64 {
+        let board = Board::standard(shape);
+        let mut node = SmallNode::<Full>::from_board(&board, Color::Black).expect("small");
+        let mut state = seed;
+        while node.empties().len() > 5 {
+            let moves = node.moves();
+            if moves.is_empty() {
+                match node.after_pass() {
+                    Some(passed) => node = passed,
+                    None => break,
+                }
+                continue;
+            }
+            state = crate::engine::mix(state, 1, 2);
+            let mut list = Vec::new();
+            let mut set = moves;
+            while let Some(mv) = set.pop() {
+                list.push(mv);
+            }
+            node = node.play(list[(state % list.len() as u64) as usize]);
+        }
+        if node.moves().len() < 2 {
+            continue;
+        }
+        let best = exact(&node);
+        let mut set = node.moves();
+        let mut values = Vec::new();
+        while let Some(mv) = set.pop() {
+            values.push((-exact(&node.play(mv)), node.square(mv)));
+        }
+        if values.iter().all(|&(v, _)| v.signum() == best.signum()) {
+            continue;
+        }
+        let chosen = think(
+            &net,
+            &node,
+            WinRule::MostDiscs,
+            400,
+            &Limits::NONE,
+            None,
+            &mut rng,
+        )
+        .expect("a search")
+        .expect("a move");
+        let value = values
+            .iter()
+            .find(|&&(_, s)| s == chosen)
+            .expect("a legal move")
+            .0;
+        assert_eq!(
+            value.signum(),
+            best.signum(),
+            "{node:?}: {chosen:?} in {values:?}"
+        );
+        found += 1;
+    }
+    assert!(found >= 5, "positions tried: {found}");
+}
+
+/// The exact result for the side to move (sign is what matters).
+fn exact<N: Node>(node: &N) -> i32 {
+    let mut set = node.moves();
+    if set.is_empty() {
+        return match node.after_pass() {
+            Some(passed) => -exact(&passed),
+            None => node.final_score(WinRule::MostDiscs),
+        };
+    }
+    let mut best = i32::MIN;
+    while let Some(mv) = set.pop() {
+        best = best.max(-exact(&node.play(mv)));
+    }
+    best
+}

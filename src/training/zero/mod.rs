@@ -1,0 +1,14 @@
+//! AlphaZero-style training of [`crate::engine::zero`]'s net from self-play: games played
+//! many at once with their leaves batched ([`games`]), positions with the search's visit
+//! shares and the games' results ([`replay`]), the fit ([`fit`]) and the resumable loop with
+//! its gate ([`run`]).
+
+pub mod fit;
+pub mod games;
+pub mod replay;
+pub mod run;
+
+pub use fit::{FitSettings, Losses};
+pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};
+pub use replay::{ZeroSample, read_samples, write_samples};
+pub use run::{Iteration, Run, ZeroError, ZeroSettings, read_iterations};
