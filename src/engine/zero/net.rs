@@ -39,6 +39,16 @@ impl NetConfig {
     pub fn moves(self) -> usize {
         self.squares() + 1
     }
+
+    /// Weights a net of this shape holds, in all.
+    pub fn parameters(self) -> usize {
+        let (c, s) = (self.channels, self.squares());
+        let input = c * PLANES * 9 + c;
+        let blocks = self.blocks * 2 * (c * c * 9 + c);
+        let policy = (2 * c + 2) + 2 * s * self.moves() + self.moves();
+        let value = (c + 1) + (s * c + c) + (c + 1);
+        input + blocks + policy + value
+    }
 }
 
 /// Why a net could not be made, loaded or saved.
@@ -363,12 +373,15 @@ impl Net {
         };
         let tensors = candle_core::safetensors::load_buffer(bytes, &Device::Cpu)
             .map_err(|error| format(format!("damaged ({error})")))?;
-        // Sizes checked against the file before a net of the size it claims is made.
+        // Sizes checked against the file before a net of the size it claims is made: what
+        // is allocated is then no more than the file holds.
         let first = tensors
             .get("input.weight")
             .map(|tensor| tensor.dims().to_vec());
+        let held: usize = tensors.values().map(Tensor::elem_count).sum();
         if tensors.len() != 12 + 4 * config.blocks
             || first != Some(vec![config.channels, PLANES, 3, 3])
+            || held != config.parameters()
         {
             return Err(format("its tensors do not match its metadata".into()));
         }

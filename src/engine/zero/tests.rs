@@ -46,6 +46,7 @@ fn a_net_reads_back_from_its_bytes_the_same_and_refuses_others() {
     assert!((verdict.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
     assert!((-1.0..=1.0).contains(&verdict.value));
 
+    assert_eq!(net.parameters(), net.config().parameters());
     let bytes = net.to_bytes().expect("bytes");
     let again = Net::from_bytes(&bytes, Path::new("net")).expect("read back");
     assert_eq!(again.config(), net.config());
@@ -85,6 +86,38 @@ fn a_net_reads_back_from_its_bytes_the_same_and_refuses_others() {
     let error = Net::from_bytes(&other, Path::new("other")).expect_err("another program's");
     assert!(
         error.to_string().contains("not a net of this program"),
+        "{error}"
+    );
+
+    // A small file that claims a huge net (256 blocks) is refused before anything of that
+    // size is made.
+    let cpu = &candle_core::Device::Cpu;
+    let mut tensors = vec![(
+        "input.weight".to_owned(),
+        candle_core::Tensor::zeros((8, PLANES, 3, 3), candle_core::DType::F32, cpu)
+            .expect("a tensor"),
+    )];
+    for i in 0..(12 + 4 * 256 - 1) {
+        tensors.push((
+            format!("t{i}"),
+            candle_core::Tensor::zeros(1, candle_core::DType::F32, cpu).expect("a tensor"),
+        ));
+    }
+    let metadata = std::collections::HashMap::from(
+        [
+            ("format", "othello zero net"),
+            ("rules", "full"),
+            ("size", "4x6"),
+            ("win", "most"),
+            ("channels", "8"),
+            ("blocks", "256"),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned())),
+    );
+    let claim = safetensors::serialize(tensors, Some(metadata)).expect("bytes");
+    let error = Net::from_bytes(&claim, Path::new("claim")).expect_err("a false claim");
+    assert!(
+        error.to_string().contains("do not match its metadata"),
         "{error}"
     );
 }
