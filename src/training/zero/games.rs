@@ -43,6 +43,23 @@ fn settle<N: Node>(node: N, plies: &mut u32) -> Option<N> {
     Some(passed)
 }
 
+/// Plays `mv` in `node` and the passes that follow; true when that ends the game (`node`
+/// is then the final position, its side to move given by `plies`' parity).
+fn play<N: Node>(node: &mut N, plies: &mut u32, mv: Index<N>) -> bool {
+    *plies += 1;
+    let next = node.play(mv);
+    match settle(next, plies) {
+        Some(settled) => {
+            *node = settled;
+            false
+        }
+        None => {
+            *node = next;
+            true
+        }
+    }
+}
+
 /// One round of search in each of `trees`: every tree walks to a leaf, and the leaves that
 /// need the net are evaluated in one batch.
 fn simulate<N: Node>(
@@ -143,14 +160,8 @@ pub fn self_play<N: Node>(
                 game.plies % 2,
             ));
             game.tree = None;
-            game.plies += 1;
-            let next = game.node.play(mv);
-            match settle(next, &mut game.plies) {
-                Some(next) => game.node = next,
-                None => {
-                    game.node = next;
-                    finished.push(i);
-                }
+            if play(&mut game.node, &mut game.plies, mv) {
+                finished.push(i);
             }
         }
         for &i in finished.iter().rev() {
@@ -321,14 +332,8 @@ pub fn play_match<N: Node>(
                 Seat::Greedy => greedy_move(&game.node, &mut rng),
             };
             game.tree = None;
-            game.plies += 1;
-            let next = game.node.play(mv);
-            match settle(next, &mut game.plies) {
-                Some(next) => game.node = next,
-                None => {
-                    game.node = next;
-                    finished.push(i);
-                }
+            if play(&mut game.node, &mut game.plies, mv) {
+                finished.push(i);
             }
         }
         for &i in finished.iter().rev() {

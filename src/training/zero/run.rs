@@ -389,16 +389,19 @@ impl Run {
 
         let clock = Instant::now();
         let sims = settings.match_simulations;
-        let match_of = |a: Seat<'_>, b: Seat<'_>, salt: u64| {
-            let games = MatchSettings {
-                pairs: settings.gate_pairs.max(1),
-                opening_plies: settings.opening_plies,
-                parallel: settings.parallel,
-                seed: mix(seed, salt, 0x2e71),
-            };
-            play_match(a, b, start, rule, &games)
+        let games = |pairs: usize, salt: u64| MatchSettings {
+            pairs: pairs.max(1),
+            opening_plies: settings.opening_plies,
+            parallel: settings.parallel,
+            seed: mix(seed, salt, 0x2e71),
         };
-        let gate = match_of(Seat::Net(&latest, sims), Seat::Net(&best, sims), 1)?;
+        let gate = play_match(
+            Seat::Net(&latest, sims),
+            Seat::Net(&best, sims),
+            start,
+            rule,
+            &games(settings.gate_pairs, 1),
+        )?;
         let accepted = gate.score() >= settings.gate_score;
         if accepted {
             self.state.best = number;
@@ -409,12 +412,7 @@ impl Run {
             &best
         };
         let evaluate = |opponent: Seat<'_>, salt: u64| {
-            let games = MatchSettings {
-                pairs: settings.eval_pairs.max(1),
-                opening_plies: settings.opening_plies,
-                parallel: settings.parallel,
-                seed: mix(seed, salt, 0x2e71),
-            };
+            let games = games(settings.eval_pairs, salt);
             play_match(Seat::Net(champion, sims), opponent, start, rule, &games)
         };
         let vs_random = evaluate(Seat::Random, 2)?.score();
