@@ -1019,6 +1019,62 @@ async fn hints_beyond_what_can_wait_are_refused_as_busy() {
     assert_eq!(state["to_move"], "W");
 }
 
+/// Issue 48: the net trained by `othello zero` takes an engine seat on a board it has a
+/// net for (the page offers it), answers the person's move with a legal one within the
+/// seat's time, and a board without a net is refused when the game is asked for, with the
+/// reason, rather than left with a seat that never moves.
+#[tokio::test]
+async fn a_zero_seat_plays_its_board_and_is_refused_where_it_has_no_net() {
+    let (_dir, db) = database();
+    let server = Server::start(&db);
+    let page = client()
+        .get(format!("{}/", server.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<option value=\"zero\">zero (neural net)</option>"),
+        "the seats' menus offer it"
+    );
+    let game = create(
+        &server,
+        json!({"rows": 6, "columns": 6, "white": "zero:50", "time_ms": 500}),
+    )
+    .await;
+    let (game_id, black) = (id(&game), secret(&game, "black"));
+    let mut live = Live::connect(&server, &game_id, Some(&black)).await;
+    assert_eq!(play(&server, &game_id, &black, "c2").await.0, 200);
+    let replied = live
+        .state_where(|s| s["moves"].as_array().is_some_and(|m| m.len() == 2))
+        .await;
+    assert_eq!(replied["seats"]["white"]["player"], "zero:50");
+    assert_eq!(replied["to_move"], "B", "{replied}");
+
+    let (status, body) = send(
+        client()
+            .post(server.api("/games"))
+            .json(&json!({"white": "zero"})),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("no net is shipped for 8x8 FULL most"),
+        "{message}"
+    );
+    // A visitor cannot make the server read a file as a net.
+    let (status, body) = send(
+        client()
+            .post(server.api("/games"))
+            .json(&json!({"rows": 6, "columns": 6, "white": "zero:/etc/passwd"})),
+    )
+    .await;
+    assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
+}
+
 /// Issue 21.4: seats whose specs ask for more than their time (minimax:60, a million
 /// playouts) stop at their time per move, so two of them cannot hold both engine threads
 /// and everyone else's engine work still gets done.

@@ -160,3 +160,223 @@ fn zero_train_prints_a_line_per_iteration_and_resumes() {
     assert!(!error.contains("panicked"), "{error}");
     assert!(error.contains("file"), "{error}");
 }
+
+/// An untrained net of `rows` x `columns` in `dir`, as `othello zero train` writes them.
+fn net_file(dir: &std::path::Path, rows: u8, columns: u8) -> std::path::PathBuf {
+    let config = othello::engine::zero::NetConfig {
+        kind: GameKind::new(
+            Variant::Full,
+            Shape::new(rows, columns).expect("a shape"),
+            WinRule::MostDiscs,
+        ),
+        channels: 8,
+        blocks: 1,
+    };
+    let path = dir.join(format!("net-{rows}x{columns}.safetensors"));
+    Net::seeded(config, 5)
+        .expect("a net")
+        .save(&path)
+        .expect("saved");
+    path
+}
+
+fn othello(args: &[&str], input: &str) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("othello")
+        .expect("the binary")
+        .args(args)
+        .write_stdin(input)
+        .output()
+        .expect("it runs")
+}
+
+fn json_of(output: &std::process::Output) -> serde_json::Value {
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+/// Issue 48: the shipped 6 × 6 net is a strong player by its plain name: it beats greedy,
+/// which flips the most discs it can, in a match from random openings (colours swapped).
+#[test]
+fn the_shipped_6x6_net_beats_greedy() {
+    let output = othello(
+        &[
+            "match", "--size", "6x6", "--black", "zero:100", "--white", "greedy", "--games", "20",
+            "--json",
+        ],
+        "",
+    );
+    let report = json_of(&output);
+    let zero = &report["players"][0];
+    assert_eq!(zero["spec"], "zero:100", "{report}");
+    let score = zero["score"].as_f64().expect("a score");
+    assert!(score >= 0.8, "zero:100 against greedy: {report}");
+}
+
+/// Issue 48: a net file is a player in every front end that takes players (`match`,
+/// `play`, `tournament` and `nboard`), named by its file; a net for another board, a file
+/// that is not a net and a device are refused before any game, each with its reason.
+#[test]
+fn a_net_file_plays_in_every_front_end_and_only_its_own_board() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let four = net_file(dir.path(), 4, 4);
+    let eight = net_file(dir.path(), 8, 8);
+    let four_spec = format!("zero:{}:16", four.display());
+    let eight_spec = format!("zero:{}:16", eight.display());
+
+    let report = json_of(&othello(
+        &[
+            "match",
+            "--size",
+            "4x4",
+            "--black",
+            &four_spec,
+            "--white",
+            "random",
+            "--games",
+            "4",
+            "--openings",
+            "1",
+            "--json",
+        ],
+        "",
+    ));
+    assert_eq!(report["games"], 4, "{report}");
+    assert_eq!(report["players"][0]["spec"], four_spec.as_str(), "{report}");
+
+    // A computer-against-computer console game is played to its end.
+    let played = othello(
+        &[
+            "play", "--size", "4x4", "--black", &four_spec, "--white", "greedy", "--seed", "3",
+        ],
+        "",
+    );
+    assert!(played.status.success(), "{played:?}");
+    let text = String::from_utf8(played.stdout).expect("UTF-8");
+    assert!(text.contains(&format!("Black {four_spec}")), "{text}");
+    assert!(text.contains("Game over: "), "{text}");
+
+    let report = json_of(&othello(
+        &[
+            "tournament",
+            "--player",
+            &format!("net={eight_spec}"),
+            "--player",
+            "rand=random",
+            "--games",
+            "2",
+            "--no-save",
+            "--json",
+        ],
+        "",
+    ));
+    assert_eq!(
+        report["games"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+
+    // NBoard: `go` answers with the net's move, a legal one for White after f5.
+    let session = othello(
+        &["nboard", "--player", &eight_spec],
+        "nboard 2\nset depth 2\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8]\
+         BO[8 ---------------------------O*------*O--------------------------- *]B[F5];)\n\
+         go\nping 1\n",
+    );
+    assert!(session.status.success(), "{session:?}");
+    let text = String::from_utf8(session.stdout).expect("UTF-8");
+    let answer = text
+        .lines()
+        .find_map(|line| line.strip_prefix("=== "))
+        .unwrap_or_else(|| panic!("a move: {text}"));
+    let square = answer.split('/').next().expect("a move");
+    assert!(["D6", "F4", "F6"].contains(&square), "{text}");
+
+    // Refusals, a spec that is no player or a player that cannot play the game asked
+    // for: exit status 1 and the reason; never a game, never a panic.
+    let refusals: [(Vec<String>, &str); 7] = [
+        (
+            vec![
+                "match".into(),
+                "--black".into(),
+                four_spec.clone(),
+                "--white".into(),
+                "random".into(),
+                "--games".into(),
+                "2".into(),
+            ],
+            "the net is for 4x4 FULL most, not 8x8 FULL most",
+        ),
+        (
+            vec![
+                "play".into(),
+                "--size".into(),
+                "6x6".into(),
+                "--white".into(),
+                four_spec.clone(),
+            ],
+            "the net is for 4x4 FULL most, not 6x6 FULL most",
+        ),
+        (
+            vec![
+                "tournament".into(),
+                "--player".into(),
+                format!("a={four_spec}"),
+                "--player".into(),
+                "b=random".into(),
+                "--games".into(),
+                "2".into(),
+                "--no-save".into(),
+            ],
+            "not 8x8 FULL most",
+        ),
+        (
+            vec!["nboard".into(), "--player".into(), "zero".into()],
+            "no net is shipped for 8x8 FULL most",
+        ),
+        (
+            vec![
+                "match".into(),
+                "--black".into(),
+                "zero:/dev/zero".into(),
+                "--white".into(),
+                "random".into(),
+                "--games".into(),
+                "2".into(),
+            ],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "match".into(),
+                "--black".into(),
+                "zero:Cargo.toml".into(),
+                "--white".into(),
+                "random".into(),
+                "--games".into(),
+                "2".into(),
+            ],
+            "not a net",
+        ),
+        (
+            vec![
+                "match".into(),
+                "--black".into(),
+                format!("zero:{}:0", four.display()),
+                "--white".into(),
+                "random".into(),
+                "--games".into(),
+                "2".into(),
+            ],
+            "simulations must be 1 to 100000",
+        ),
+    ];
+    for (args, reason) in refusals {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = othello(&args, "");
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {error}");
+        assert!(error.contains(reason), "{args:?}: {error}");
+        assert!(!error.contains("panicked"), "{args:?}: {error}");
+        assert!(output.stdout.is_empty(), "{args:?}: no game is played");
+    }
+}

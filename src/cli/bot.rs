@@ -32,7 +32,7 @@ pub struct BotArgs {
     #[arg(long)]
     upgrade: bool,
     /// The player (a SPEC: the players are listed below).
-    #[arg(long, value_name = "SPEC", default_value = "engine")]
+    #[arg(long, value_name = "SPEC", default_value = "engine", value_parser = super::player_spec)]
     player: PlayerSpec,
     /// The longest the player thinks a move, in milliseconds (less when its clock is
     /// short).

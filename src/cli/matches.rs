@@ -22,10 +22,10 @@ use crate::tournament::report::{json_number, signed as elo_text};
 #[command(after_help = super::players_help(false))]
 pub struct MatchArgs {
     /// The player with Black in the first game (a SPEC: the players are listed below).
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_parser = super::player_spec)]
     black: PlayerSpec,
     /// The player with White in the first game.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_parser = super::player_spec)]
     white: PlayerSpec,
     /// Games to play.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -109,6 +109,10 @@ impl MatchArgs {
                 ),
             });
         }
+        let kind = othello::GameKind::new(self.rules.into(), setup.board.shape(), setup.win_rule);
+        for spec in [self.black, self.white] {
+            super::check_fits(spec, kind)?;
+        }
         let mut weights = [None, None];
         for (slot, (path, spec)) in weights.iter_mut().zip([
             (&self.black_weights, self.black),
@@ -116,8 +120,6 @@ impl MatchArgs {
         ]) {
             if let Some(path) = path {
                 let evaluator = super::train::load_weights(path)?;
-                let kind =
-                    othello::GameKind::new(self.rules.into(), setup.board.shape(), setup.win_rule);
                 if super::weights_file_kind(evaluator) != kind {
                     return Err(CliError::Usage {
                         message: format!(

@@ -12,7 +12,11 @@ use std::{
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use othello::{
     Color, LoadError, Obf, Setup, SetupError, Shape, Variant, WinRule,
-    engine::{PLAYER_KINDS, PlayerKind, eval::Evaluator},
+    engine::{
+        Occupant, PLAYER_KINDS, PlayerKind, PlayerSpec,
+        eval::Evaluator,
+        zero::{DEFAULT_SIMULATIONS, LoadedNet, Net, NetChoice, ZeroSpec},
+    },
 };
 use thiserror::Error;
 
@@ -227,6 +231,69 @@ pub fn weights_file_kind(evaluator: Evaluator) -> othello::GameKind {
 /// 8x8 FULL most`.
 pub fn weights_kind(evaluator: Evaluator) -> String {
     format!("the weights are for {}", weights_file_kind(evaluator))
+}
+
+/// A player spec on the command line: one of [`PLAYER_KINDS`] (`greedy`, `engine:5`,
+/// `zero:800`, ...), or `zero:FILE` / `zero:FILE:N`, the net in FILE (from `othello zero
+/// train`) read here, a regular file of bounded size, and kept for the run. A file named by
+/// digits alone is written `zero:./400`.
+pub fn player_spec(text: &str) -> Result<PlayerSpec, String> {
+    let error = match text.parse::<PlayerSpec>() {
+        Ok(spec) => return Ok(spec),
+        Err(error) => error,
+    };
+    let Some(rest) = text
+        .strip_prefix("zero:")
+        .filter(|rest| !rest.is_empty() && !rest.bytes().all(|b| b.is_ascii_digit()))
+    else {
+        return Err(format!("{error}; or zero:FILE[:N], a net file"));
+    };
+    let (path, simulations) = match rest.rsplit_once(':') {
+        Some((path, count))
+            if !path.is_empty()
+                && !count.is_empty()
+                && count.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            let simulations = count
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=PlayerSpec::MAX_SIMULATIONS).contains(n))
+                .ok_or_else(|| {
+                    format!(
+                        "{text}: simulations must be 1 to {}",
+                        PlayerSpec::MAX_SIMULATIONS
+                    )
+                })?;
+            (path, simulations)
+        }
+        _ => (rest, DEFAULT_SIMULATIONS),
+    };
+    let bytes = crate::files::read_limited(Path::new(path), crate::files::WEIGHTS_FILE)
+        .map_err(|error| format!("zero:{path}: {error}"))?;
+    let net = Net::from_bytes(&bytes, Path::new(path)).map_err(|error| error.to_string())?;
+    Ok(PlayerSpec::Zero(ZeroSpec {
+        net: NetChoice::Loaded(LoadedNet::register(path, net)),
+        simulations,
+    }))
+}
+
+/// `human` or a player spec ([`player_spec`]).
+pub fn occupant(text: &str) -> Result<Occupant, String> {
+    if text.eq_ignore_ascii_case("human") {
+        Ok(Occupant::Human)
+    } else {
+        player_spec(text).map(Occupant::Computer)
+    }
+}
+
+/// Refuses a player that cannot play `kind` (a `zero` player without a net for it).
+///
+/// # Errors
+/// A usage error naming the player and why.
+pub fn check_fits(spec: PlayerSpec, kind: othello::GameKind) -> Result<(), CliError> {
+    spec.fits(kind).map_err(|error| CliError::Usage {
+        message: error.to_string(),
+    })
 }
 
 /// A win rule on the command line, by its name (`most` or `fewest`).

@@ -21,6 +21,10 @@ pub struct NboardArgs {
     /// Never answer from the opening book.
     #[arg(long)]
     no_book: bool,
+    /// Answer `go` with this player instead of the engine's search: zero:FILE plays a net
+    /// from `othello zero train` (hints and analysis stay the engine's).
+    #[arg(long, value_name = "SPEC", value_parser = super::player_spec)]
+    player: Option<othello::engine::PlayerSpec>,
 }
 
 impl NboardArgs {
@@ -29,10 +33,14 @@ impl NboardArgs {
     /// # Errors
     /// [`CliError::Nboard`] when reading or writing fails.
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        if let Some(spec) = self.player {
+            super::check_fits(spec, othello::GameKind::STANDARD)?;
+        }
         let options = NboardOptions {
             hash: self.hash.map(|mib| mib as usize),
             threads: self.threads.or_all_cores(),
             book: !self.no_book,
+            player: self.player,
         };
         nboard::run(io::stdin(), out, &options)?;
         Ok(())

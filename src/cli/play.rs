@@ -7,7 +7,7 @@ use std::{
 };
 
 use clap::Args;
-use othello::{ByColor, LoadSettings, Shape, Variant, WinRule, engine::Occupant};
+use othello::{ByColor, GameKind, LoadSettings, Shape, Variant, WinRule, engine::Occupant};
 
 use super::{CliError, First, Rules, clock_seed, hash_megabytes, record_date, win_rule};
 use crate::play::{self, PlayOptions};
@@ -18,10 +18,10 @@ use crate::play::{self, PlayOptions};
 #[command(after_help = super::players_help(true))]
 pub struct PlayArgs {
     /// Who plays Black: human, or a player SPEC (the players are listed below).
-    #[arg(long, value_name = "human|SPEC", default_value = "human")]
+    #[arg(long, value_name = "human|SPEC", default_value = "human", value_parser = super::occupant)]
     black: Occupant,
     /// Who plays White.
-    #[arg(long, value_name = "human|SPEC", default_value = "engine")]
+    #[arg(long, value_name = "human|SPEC", default_value = "engine", value_parser = super::occupant)]
     white: Occupant,
     /// Rule set (default full; a loaded game that states its rules keeps them).
     #[arg(long, value_enum)]
@@ -122,6 +122,19 @@ impl PlayArgs {
             .load
             .map(|path| play::read_record(&path, &settings))
             .transpose()?;
+        let kind = match &load {
+            Some(record) => GameKind::new(
+                record.variant,
+                record.setup.board.shape(),
+                record.setup.win_rule,
+            ),
+            None => GameKind::new(variant, setup.board.shape(), setup.win_rule),
+        };
+        for seat in [self.black, self.white] {
+            if let Occupant::Computer(spec) = seat {
+                super::check_fits(spec, kind)?;
+            }
+        }
         let no_color_env = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let options = PlayOptions {
             variant,

@@ -104,9 +104,7 @@ pub struct NamedCommand {
 
 fn parse_player(text: &str) -> Result<NamedSpec, String> {
     let (name, spec) = named(text, "SPEC", "greedy=greedy")?;
-    let spec = spec
-        .parse::<PlayerSpec>()
-        .map_err(|error| error.to_string())?;
+    let spec = super::player_spec(&spec)?;
     Ok(NamedSpec { name, spec })
 }
 
@@ -223,6 +221,9 @@ impl TournamentArgs {
     /// The tournament the arguments describe.
     fn options(self) -> Result<TournamentOptions, CliError> {
         let usage = |message: String| CliError::Usage { message };
+        for player in &self.players {
+            super::check_fits(player.spec, othello::GameKind::STANDARD)?;
+        }
         let mut entrants: Vec<Entrant> = self
             .players
             .into_iter()

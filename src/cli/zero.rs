@@ -4,10 +4,19 @@
 use std::{io::Write, path::PathBuf};
 
 use clap::{Args, Subcommand};
-use othello::training::zero::{Iteration, Run, ZeroSettings};
+use othello::engine::{
+    Limits, PlayerSpec,
+    zero::{LoadedNet, NetChoice, ZeroSpec},
+};
+use othello::training::zero::{
+    ExactShare, Iteration, Run, ZeroError, ZeroSettings, exact_positions, exact_share,
+};
 use othello::{GameKind, Shape, WinRule};
 
-use super::{CliError, Rules};
+use super::{
+    CliError, Rules,
+    train::{SolvedFile, progress_bar, write_file},
+};
 
 /// `othello zero ...`.
 #[derive(Debug, Args)]
@@ -24,6 +33,51 @@ enum ZeroCommand {
     ///
     /// The same command again resumes the run (its settings are kept in DIR/zero.json).
     Train(TrainArgs),
+    /// Measure how often a run's nets keep the game's exact value: positions from games of
+    /// their own, every move solved exactly (the scores kept in DIR/exact-scores.json, so
+    /// a measure again solves only new positions); the best net after each iteration (in
+    /// DIR/exact.csv), then the last one beside other players given its time a move.
+    Measure(MeasureArgs),
+}
+
+/// `othello zero measure`.
+#[derive(Debug, Args)]
+struct MeasureArgs {
+    /// The run's directory (it may be training meanwhile: it is only read).
+    #[arg(long, value_name = "DIR")]
+    dir: PathBuf,
+    /// Positions to measure on.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    positions: u32,
+    /// Empty squares of the positions, MIN-MAX (default: 4 to the board's squares less
+    /// eight; the more empties, the longer the solves).
+    #[arg(long, value_name = "MIN-MAX", value_parser = empties_range)]
+    empties: Option<(u32, u32)>,
+    /// Seed of the games the positions come from.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+    /// Players measured beside the last best net at its mean time a move (comma-separated
+    /// SPECs; none: --against '').
+    #[arg(
+        long,
+        value_name = "SPECS",
+        value_delimiter = ',',
+        default_value = "classic,engine"
+    )]
+    against: Vec<String>,
+}
+
+/// `MIN-MAX` empty squares.
+fn empties_range(text: &str) -> Result<(u32, u32), String> {
+    let error = || format!("expected MIN-MAX empty squares, such as 4-28, not {text:?}");
+    let (low, high) = text.split_once('-').ok_or_else(error)?;
+    let (low, high): (u32, u32) = (
+        low.parse().map_err(|_| error())?,
+        high.parse().map_err(|_| error())?,
+    );
+    (1 <= low && low <= high)
+        .then_some((low, high))
+        .ok_or_else(error)
 }
 
 /// `othello zero train`.
@@ -73,6 +127,7 @@ impl ZeroArgs {
     pub fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         match self.command {
             ZeroCommand::Train(args) => args.run(out),
+            ZeroCommand::Measure(args) => args.run(out),
         }
     }
 }
@@ -126,7 +181,31 @@ impl TrainArgs {
         let usage = |error: othello::training::zero::ZeroError| CliError::Usage {
             message: error.to_string(),
         };
+        // One trainer a run: a second would write the same files beside the first.
+        let lock = |dir: &std::path::Path| -> Result<crate::files::Lock, CliError> {
+            let path = dir.join("zero.lock");
+            match crate::files::Lock::try_acquire(&path) {
+                Ok(Ok(lock)) => Ok(lock),
+                Ok(Err(held)) => Err(CliError::Usage {
+                    message: format!(
+                        "{} is being trained by {} (othello zero train): wait for it, or stop it",
+                        dir.display(),
+                        held.holder()
+                    ),
+                }),
+                Err(source) => Err(CliError::WriteFile { path, source }),
+            }
+        };
+        let early = if self.dir.is_dir() {
+            Some(lock(&self.dir)?)
+        } else {
+            None
+        };
         let mut run = Run::open(&self.dir, self.settings()).map_err(usage)?;
+        let _lock = match early {
+            Some(held) => held,
+            None => lock(&self.dir)?,
+        };
         let settings = run.settings().clone();
         writeln!(
             out,
@@ -180,4 +259,125 @@ fn line(figures: &Iteration) -> String {
         figures.fit_seconds,
         figures.match_seconds,
     )
+}
+
+impl MeasureArgs {
+    fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        let usage = |message: String| CliError::Usage { message };
+        let zero_error = |error: ZeroError| usage(error.to_string());
+        let run = Run::read(&self.dir).map_err(zero_error)?;
+        let kind = run.settings().kind().map_err(zero_error)?;
+        let against = self
+            .against
+            .iter()
+            .filter(|spec| !spec.is_empty())
+            .map(|spec| super::player_spec(spec).map_err(usage))
+            .collect::<Result<Vec<_>, _>>()?;
+        for &spec in &against {
+            super::check_fits(spec, kind)?;
+        }
+        // Positions come after a move or more, with a move to make.
+        let most = kind.shape.cells() as u32 - 5;
+        let empties = self.empties.unwrap_or((4, kind.shape.cells() as u32 - 8));
+        if empties.1 > most || empties.0 < 1 {
+            return Err(usage(format!(
+                "--empties {}-{}: {kind} has positions with 1 to {most} empty squares after a \
+                 move",
+                empties.0, empties.1
+            )));
+        }
+        let rows = run.iterations().map_err(zero_error)?;
+        let scores = self.dir.join("exact-scores.json");
+        let known = SolvedFile::read(&scores)?;
+        let count = self.positions as usize;
+        let bar = progress_bar(count as u64, 0, "positions solved");
+        let positions = exact_positions(kind, count, empties, self.seed, &known, &|| bar.inc(1));
+        bar.finish_and_clear();
+        SolvedFile::write(&scores, &known)?;
+        let moves: usize = positions.iter().map(|position| position.moves).sum();
+        let keeping: usize = positions
+            .iter()
+            .map(|position| position.keeping.len())
+            .sum();
+        writeln!(
+            out,
+            "{} positions of {kind} at {}-{} empties (seed {}), {moves} moves solved, {keeping} \
+             keeping the value",
+            positions.len(),
+            empties.0,
+            empties.1,
+            self.seed
+        )?;
+        let simulations = run.settings().match_simulations;
+        let share_of = |iteration: usize| -> Result<ExactShare, CliError> {
+            let net = run.load(iteration).map_err(zero_error)?;
+            let label = format!("{}/nets/{iteration:04}", self.dir.display());
+            let spec = PlayerSpec::Zero(ZeroSpec {
+                net: NetChoice::Loaded(LoadedNet::register(&label, net)),
+                simulations,
+            });
+            Ok(exact_share(&positions, spec, &Limits::NONE, self.seed))
+        };
+        writeln!(
+            out,
+            "iteration  best net  keeps the value ({simulations} simulations a move)"
+        )?;
+        let mut csv = String::from("iteration,best,kept,positions,share\n");
+        let mut measured: Vec<(usize, ExactShare)> = Vec::new();
+        let bests = std::iter::once((0, 0)).chain(rows.iter().map(|row| (row.iteration, row.best)));
+        for (iteration, best) in bests {
+            let share = match measured.iter().find(|(done, _)| *done == best) {
+                Some(&(_, share)) => share,
+                None => {
+                    let share = share_of(best)?;
+                    measured.push((best, share));
+                    share
+                }
+            };
+            writeln!(
+                out,
+                "{iteration:>9}  {best:>8}  {:>5.1} % ({}/{})",
+                share.share() * 100.0,
+                share.kept,
+                share.positions
+            )?;
+            out.flush()?;
+            csv.push_str(&format!(
+                "{iteration},{best},{},{},{:.4}\n",
+                share.kept,
+                share.positions,
+                share.share()
+            ));
+        }
+        write_file(&self.dir.join("exact.csv"), csv.as_bytes())?;
+        let Some(&(best, last)) = measured.last() else {
+            return Ok(());
+        };
+        let time = last.mean_time.max(std::time::Duration::from_millis(1));
+        writeln!(
+            out,
+            "At the best net's mean time a move, {:.1} ms:",
+            time.as_secs_f64() * 1000.0
+        )?;
+        writeln!(
+            out,
+            "  {:<24} {:>5.1} % ({}/{})",
+            format!("best net ({best})"),
+            last.share() * 100.0,
+            last.kept,
+            last.positions
+        )?;
+        for spec in against {
+            let share = exact_share(&positions, spec, &Limits::time(time), self.seed);
+            writeln!(
+                out,
+                "  {:<24} {:>5.1} % ({}/{})",
+                spec.to_string(),
+                share.share() * 100.0,
+                share.kept,
+                share.positions
+            )?;
+        }
+        Ok(())
+    }
 }

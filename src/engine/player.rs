@@ -20,8 +20,9 @@ use super::{
         plan::{ExactFirst, plan},
         search,
     },
+    zero::{self, NetChoice, UnfitNet, ZeroSpec},
 };
-use crate::{Game, RuleSet, Square, Status, WinRule};
+use crate::{Game, GameKind, RuleSet, Square, Status, WinRule};
 
 /// A kind of player, as named on the command line (the kinds, their numbers and what they
 /// are: [`PLAYER_KINDS`]).
@@ -40,6 +41,10 @@ pub enum PlayerSpec {
     /// `classic` or `classic:L`: the engine at level L with the hand-written evaluation
     /// instead of the learned one (the same search), for comparing them.
     Classic(u8),
+    /// `zero` or `zero:N`: the neural net trained by `othello zero` guiding a tree search of
+    /// N simulations a move; the net shipped for the game, or one a front end loaded from a
+    /// file (`zero:FILE`, `zero:FILE:N`).
+    Zero(ZeroSpec),
 }
 
 impl PlayerSpec {
@@ -49,6 +54,21 @@ impl PlayerSpec {
     /// The most playouts `mcts:N` takes: its tree keeps a position for each, a few hundred
     /// bytes on the largest boards, so this bounds it to a few hundred MB.
     pub(crate) const MAX_PLAYOUTS: u32 = 1_000_000;
+
+    /// The most simulations `zero:N` takes: its tree keeps a node for each.
+    pub const MAX_SIMULATIONS: u32 = 100_000;
+
+    /// Whether this player can play games of `kind`: every one can, but a `zero` player
+    /// needs a net for it.
+    ///
+    /// # Errors
+    /// For a `zero` player without a net for `kind`.
+    pub fn fits(self, kind: GameKind) -> Result<(), UnfitNet> {
+        match self {
+            PlayerSpec::Zero(spec) => spec.net_for(kind).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// One kind of player in [`PLAYER_KINDS`].
@@ -102,7 +122,7 @@ impl PlayerKind {
 
 /// Every kind of player, as people name them: the one list the command line's help, the
 /// parser (its ranges and its error) and the web server's menus of players are made from.
-pub const PLAYER_KINDS: [PlayerKind; 6] = [
+pub const PLAYER_KINDS: [PlayerKind; 7] = [
     PlayerKind {
         name: "random",
         argument: None,
@@ -154,6 +174,21 @@ pub const PLAYER_KINDS: [PlayerKind; 6] = [
                 one (the same search)",
         label: None,
     },
+    PlayerKind {
+        name: "zero",
+        argument: Some(SpecArgument {
+            letter: "N",
+            name: "simulations",
+            min: 1,
+            max: PlayerSpec::MAX_SIMULATIONS,
+            omitted: Some(zero::DEFAULT_SIMULATIONS),
+            suggested: zero::DEFAULT_SIMULATIONS,
+        }),
+        about: "the neural net trained by `othello zero` (the one shipped for the board), \
+                guiding a tree search of N simulations a move; on the command line, \
+                zero:FILE or zero:FILE:N plays a net file",
+        label: Some("zero (neural net)"),
+    },
 ];
 
 /// The level the engine players take.
@@ -177,6 +212,7 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Engine(level) => write!(f, "engine:{level}"),
             PlayerSpec::Classic(PlayerSpec::MAX_LEVEL) => write!(f, "classic"),
             PlayerSpec::Classic(level) => write!(f, "classic:{level}"),
+            PlayerSpec::Zero(spec) => spec.fmt(f),
         }
     }
 }
@@ -214,7 +250,11 @@ impl FromStr for PlayerSpec {
             "minimax" => PlayerSpec::Minimax(value),
             "mcts" => PlayerSpec::Mcts(value),
             "engine" => PlayerSpec::Engine(value as u8),
-            _ => PlayerSpec::Classic(value as u8),
+            "classic" => PlayerSpec::Classic(value as u8),
+            _ => PlayerSpec::Zero(ZeroSpec {
+                net: NetChoice::Shipped,
+                simulations: value,
+            }),
         })
     }
 }
@@ -313,6 +353,12 @@ pub fn new_player<R: RuleSet>(
         }),
         PlayerSpec::Engine(level) => Box::new(EnginePlayer::new(level, hash).seeded(seed)),
         PlayerSpec::Classic(level) => Box::new(EnginePlayer::classic(level, hash).seeded(seed)),
+        PlayerSpec::Zero(spec) => Box::new(ZeroPlayer {
+            spec,
+            rng,
+            hash,
+            signal: None,
+        }),
     }
 }
 
@@ -420,6 +466,58 @@ impl<R: RuleSet> Player<R> for GreedyPlayer {
 /// no table, moves in square order, the first best move wins ties. Within a time or node
 /// limit it deepens one ply at a time and keeps the deepest search it finished, which at
 /// the full depth is the same move as a single search to it.
+/// The net trained by `othello zero` guiding a PUCT search ([`zero::think`]).
+struct ZeroPlayer {
+    spec: ZeroSpec,
+    /// For ties between equally visited moves.
+    rng: StdRng,
+    /// For the engine that stands in where the net cannot play.
+    hash: Option<usize>,
+    signal: Option<Arc<Signal>>,
+}
+
+impl<R: RuleSet> Player<R> for ZeroPlayer {
+    fn spec(&self) -> PlayerSpec {
+        PlayerSpec::Zero(self.spec)
+    }
+
+    fn watch(&mut self, signal: Arc<Signal>) {
+        self.signal = Some(signal);
+    }
+
+    /// The net's move; where it has no net for the game (front ends refuse that up front,
+    /// [`PlayerSpec::fits`]; a game loaded into a console session may still change the
+    /// board) or the net fails, the engine with the hand-written evaluation moves instead,
+    /// within the same limits, rather than the game stopping.
+    fn choose(
+        &mut self,
+        game: &Game<R>,
+        limits: &Limits,
+        progress: &mut dyn FnMut(&SearchReport),
+    ) -> Option<Square> {
+        let Status::ToMove(side) = game.status() else {
+            return None;
+        };
+        let rule = game.setup().win_rule;
+        let kind = GameKind::new(R::VARIANT, game.board().shape(), rule);
+        if let Ok(net) = self.spec.net_for(kind) {
+            let (simulations, signal) = (self.spec.simulations, self.signal.as_deref());
+            let rng = &mut self.rng;
+            let chosen = on_node!(rules = R, game.board(), side, |node| {
+                zero::think(net, &node, rule, simulations, limits, signal, rng)
+            });
+            if let Ok(thought) = chosen {
+                return thought.square;
+            }
+        }
+        let mut engine = EnginePlayer::classic(PlayerSpec::MAX_LEVEL, self.hash);
+        if let Some(signal) = &self.signal {
+            Player::<R>::watch(&mut engine, Arc::clone(signal));
+        }
+        engine.choose(game, limits, progress)
+    }
+}
+
 struct MinimaxPlayer {
     depth: u32,
     signal: Option<Arc<Signal>>,
@@ -956,7 +1054,8 @@ mod tests {
         assert_eq!(
             "genius".parse::<PlayerSpec>().unwrap_err().to_string(),
             "unknown player \"genius\": expected random, greedy, minimax:D (1-60), \
-             mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10)"
+             mcts:N (1-1000000), engine or engine:L (1-10), classic or classic:L (1-10), \
+             zero or zero:N (1-100000)"
         );
         for kind in PLAYER_KINDS {
             let spec = match kind.argument {

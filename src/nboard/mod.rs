@@ -62,9 +62,10 @@ use othello::{
     WinRule,
     analysis::{Hint, RankOptions, rank_in, table_megabytes},
     engine::{
-        Limits, Node8, Signal, TranspositionTable,
+        Limits, Node8, PlayerSpec, Signal, TranspositionTable,
         book::{Book, BookMove},
         eval::Score,
+        new_player,
     },
 };
 use output::{Depth, Reply, Status, send};
@@ -89,6 +90,10 @@ pub struct NboardOptions {
     /// Answer from the built-in opening book where it has the position (`book` lines for
     /// `hint`, its best move for `go`).
     pub book: bool,
+    /// A player that answers `go` in place of the engine's search (`zero:FILE`, say):
+    /// its move, with an eval of 0 (it estimates no discs), a `ping` cutting it short.
+    /// `hint` and `analyze` stay the engine's.
+    pub player: Option<PlayerSpec>,
 }
 
 /// Why a session stopped before the end of its input.
@@ -290,6 +295,7 @@ struct Session {
     hash: Option<usize>,
     threads: usize,
     book: bool,
+    player: Option<PlayerSpec>,
     interrupt: Arc<Interrupt>,
     /// The transposition table, kept from search to search of one game (what a search
     /// stored orders the next, as GUIs expect of an engine); emptied for another game.
@@ -306,6 +312,7 @@ impl Session {
             hash: options.hash,
             threads: options.threads.max(1),
             book: options.book,
+            player: options.player,
             interrupt,
             table: RefCell::new(None),
         }
@@ -434,6 +441,26 @@ impl Session {
             return send(out, Reply::Status(Status::GameOver));
         };
         send(out, Reply::Status(Status::Thinking))?;
+        if let Some(spec) = self.player {
+            let start = Instant::now();
+            let square = if self.pass_due() {
+                None
+            } else {
+                let search = self.interrupt.start();
+                let mut player = new_player::<Full>(spec, 0, self.hash);
+                player.watch(Arc::clone(&search.signal));
+                player.choose(&Game::new(setup), &Limits::NONE, &mut |_| {})
+            };
+            send(
+                out,
+                Reply::Move {
+                    square,
+                    eval: Score(0),
+                    elapsed: start.elapsed(),
+                },
+            )?;
+            return send(out, Reply::Status(Status::Clear));
+        }
         if let Some(best) = self
             .book_moves(&setup)
             .and_then(|(moves, _)| moves.first().copied())

@@ -124,31 +124,7 @@ fn node_losses<N: Node>(
     let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
         node.empties().len(),
     ));
-    // The score of `position`, known or solved; solving a position also tells its best
-    // move's, so a move found best costs nothing more.
-    let mut exact = |position: &N| -> i32 {
-        let bits = position.bits8();
-        if let Some(score) = bits.and_then(|bits| known.get(bits)) {
-            return score;
-        }
-        let solution = endgame::solve(
-            position,
-            rule,
-            endgame::Goal::Exact,
-            &mut tt,
-            &Limits::NONE,
-            None,
-        )
-        .expect("a solve without limits finishes");
-        if let Some(bits) = bits {
-            known.insert(bits, solution.score);
-            let best = solution.best.and_then(|square| position.index(square));
-            if let Some(after) = best.and_then(|mv| position.play(mv).bits8()) {
-                known.insert(after, -solution.score);
-            }
-        }
-        solution.score
-    };
+    let mut exact = |position: &N| exact_score(position, rule, &mut tt, known);
     let best = exact(node);
     let megabytes = limits
         .time
@@ -174,6 +150,38 @@ fn node_losses<N: Node>(
             }
         })
         .collect()
+}
+
+/// The exact score of `position` (the final disc difference for the side to move with
+/// perfect play), from `known` or solved with `tt` (and then added to `known`, with the
+/// score of the position after its best move, which solving it told).
+pub fn exact_score<N: Node>(
+    position: &N,
+    rule: WinRule,
+    tt: &mut TranspositionTable,
+    known: &KnownScores,
+) -> i32 {
+    let bits = position.bits8();
+    if let Some(score) = bits.and_then(|bits| known.get(bits)) {
+        return score;
+    }
+    let solution = endgame::solve(
+        position,
+        rule,
+        endgame::Goal::Exact,
+        tt,
+        &Limits::NONE,
+        None,
+    )
+    .expect("a solve without limits finishes");
+    if let Some(bits) = bits {
+        known.insert(bits, solution.score);
+        let best = solution.best.and_then(|square| position.index(square));
+        if let Some(after) = best.and_then(|mv| position.play(mv).bits8()) {
+            known.insert(after, -solution.score);
+        }
+    }
+    solution.score
 }
 
 /// `sample` with its exact score (the final disc difference with perfect play).

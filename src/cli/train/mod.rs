@@ -300,7 +300,7 @@ struct MeasureArgs {
 /// (the discs of the side to move and of the other, a bit a square; the final disc
 /// difference for the side to move).
 #[derive(serde::Serialize, serde::Deserialize)]
-struct SolvedFile {
+pub(super) struct SolvedFile {
     format: String,
     version: u32,
     scores: Vec<(u64, u64, i32)>,
@@ -311,7 +311,7 @@ impl SolvedFile {
     const VERSION: u32 = 1;
 
     /// The scores in `path`, none if there is no such file yet.
-    fn read(path: &Path) -> Result<measure::KnownScores, CliError> {
+    pub(super) fn read(path: &Path) -> Result<measure::KnownScores, CliError> {
         if !path.exists() {
             return Ok(measure::KnownScores::default());
         }
@@ -330,7 +330,7 @@ impl SolvedFile {
         Ok(measure::KnownScores::new(file.scores))
     }
 
-    fn write(path: &Path, known: &measure::KnownScores) -> Result<(), CliError> {
+    pub(super) fn write(path: &Path, known: &measure::KnownScores) -> Result<(), CliError> {
         let file = Self {
             format: Self::FORMAT.to_owned(),
             version: Self::VERSION,
@@ -425,7 +425,7 @@ fn opening(text: &str) -> Result<(u32, u32), String> {
 }
 
 /// A progress bar on stderr when it is a terminal (hidden otherwise).
-fn progress_bar(length: u64, done: u64, what: &str) -> ProgressBar {
+pub(super) fn progress_bar(length: u64, done: u64, what: &str) -> ProgressBar {
     let target = if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
     } else {
@@ -877,7 +877,7 @@ fn write_phase(
 
 /// Writes `bytes` to `path` through a temporary file beside it: a stop leaves the old file
 /// or the new one, never a part.
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+pub(super) fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     crate::files::write_bytes(path, bytes).map_err(write_error(path))
 }
 

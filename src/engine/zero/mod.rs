@@ -4,6 +4,7 @@
 //! self-play by `crate::training::zero`; here it is read, run and searched with.
 
 mod net;
+mod nets;
 mod search;
 
 use std::time::Instant;
@@ -11,6 +12,7 @@ use std::time::Instant;
 use rand::Rng;
 
 pub use net::{Encoded, Net, NetConfig, NetError, PLANES, Verdict, encode, policy_index};
+pub use nets::{LoadedNet, NetChoice, UnfitNet, ZeroSpec, shipped, shipped_kinds};
 pub use search::{EXPLORATION, Leaf, Noise, Tree};
 
 use super::{Limits, Node, Signal, SquareSet};
@@ -20,9 +22,21 @@ use crate::{Square, WinRule};
 /// its limits do not say (`zero:FILE` alone).
 pub const DEFAULT_SIMULATIONS: u32 = 400;
 
+/// What one search of the net found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thought {
+    /// The move (`None`: the side to move has none).
+    pub square: Option<Square>,
+    /// Simulations run (none where there was no choice to make).
+    pub simulations: u64,
+    /// The root's value for the side to move, -1 (lost) to 1 (won), as the search found it
+    /// (0 where no search ran).
+    pub value: f32,
+}
+
 /// The net's move in `node` after a search of `simulations` (fewer where `limits` or the
 /// `signal` stop it first: a simulation counts as a node, and the clock is read at every
-/// one), or `None` when the side to move has no move.
+/// one; the first simulation always runs, so there is a move to give).
 ///
 /// # Errors
 /// If the net fails.
@@ -34,13 +48,14 @@ pub fn think<N: Node>(
     limits: &Limits,
     signal: Option<&Signal>,
     rng: &mut impl Rng,
-) -> Result<Option<Square>, NetError> {
+) -> Result<Thought, NetError> {
     let moves = node.moves();
-    if moves.is_empty() {
-        return Ok(None);
-    }
-    if moves.len() == 1 {
-        return Ok(moves.first().map(|mv| node.square(mv)));
+    if moves.len() <= 1 {
+        return Ok(Thought {
+            square: moves.first().map(|mv| node.square(mv)),
+            simulations: 0,
+            value: 0.0,
+        });
     }
     let start = Instant::now();
     let deadline = limits.time.map(|time| start + time);
@@ -60,7 +75,11 @@ pub fn think<N: Node>(
         }
         done += 1;
     }
-    Ok(tree.choose(0.0, rng).map(|mv| node.square(mv)))
+    Ok(Thought {
+        square: tree.choose(0.0, rng).map(|mv| node.square(mv)),
+        simulations: done,
+        value: tree.value(),
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::engine::{Node8, SmallNode};
+use crate::engine::{Node8, SmallNode, SquareSet};
 use crate::{Board, Color, Full, GameKind, Shape, Variant};
 
 fn config(rows: u8, columns: u8) -> NetConfig {
@@ -174,6 +174,7 @@ fn the_search_plays_the_only_winning_move_whatever_the_net_says() {
             &mut rng,
         )
         .expect("a search")
+        .square
         .expect("a move");
         let value = values
             .iter()
@@ -204,4 +205,120 @@ fn exact<N: Node>(node: &N) -> i32 {
         best = best.max(-exact(&node.play(mv)));
     }
     best
+}
+
+/// The limits a player is given hold: a node limit caps the simulations, a stopped signal
+/// or a spent clock leaves only the first, and a position with one move needs none.
+#[test]
+fn a_search_keeps_to_its_simulations_nodes_time_and_signal() {
+    use rand::{SeedableRng, rngs::StdRng};
+    let net = Net::seeded(config(6, 6), 3).expect("a net");
+    let board = Board::standard(Shape::new(6, 6).expect("a shape"));
+    let node = SmallNode::<Full>::from_board(&board, Color::Black).expect("small");
+    let mut rng = StdRng::seed_from_u64(1);
+    let mut legal = Vec::new();
+    let mut moves = node.moves();
+    while let Some(mv) = moves.pop() {
+        legal.push(node.square(mv));
+    }
+    let mut think_with = |simulations, limits: &Limits, signal: Option<&Signal>| {
+        let thought = think(
+            &net,
+            &node,
+            WinRule::MostDiscs,
+            simulations,
+            limits,
+            signal,
+            &mut rng,
+        )
+        .expect("a search");
+        assert!(
+            legal.contains(&thought.square.expect("a move")),
+            "{thought:?}"
+        );
+        assert!((-1.0..=1.0).contains(&thought.value), "{thought:?}");
+        thought.simulations
+    };
+    assert_eq!(think_with(30, &Limits::NONE, None), 30);
+    assert_eq!(think_with(30, &Limits::nodes(7), None), 7);
+    let stopped = Signal::new();
+    stopped.stop();
+    assert_eq!(think_with(u32::MAX, &Limits::NONE, Some(&stopped)), 1);
+    let spent = Limits::time(std::time::Duration::ZERO);
+    assert_eq!(think_with(u32::MAX, &spent, None), 1);
+}
+
+/// `zero` and `zero:N` name the shipped net (and read back as written); the shipped nets
+/// are intact and for their kinds; a kind without one is refused by name, not played.
+#[test]
+fn zero_specs_name_the_shipped_nets_and_refuse_other_games() {
+    use crate::engine::PlayerSpec;
+    let spec: PlayerSpec = "zero".parse().expect("zero");
+    assert_eq!(spec, PlayerSpec::Zero(ZeroSpec::SHIPPED));
+    assert_eq!(spec.to_string(), "zero");
+    let eight: PlayerSpec = "zero:800".parse().expect("zero:800");
+    assert_eq!(eight.to_string(), "zero:800");
+    assert_eq!(eight.to_string().parse::<PlayerSpec>(), Ok(eight));
+    for bad in ["zero:0", "zero:100001", "zero:x", "zero:", "zero:-1"] {
+        assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+    }
+    let mut kinds = 0;
+    for kind in shipped_kinds() {
+        let net = shipped(kind).expect("shipped");
+        assert_eq!(net.config().kind, kind);
+        assert_eq!(spec.fits(kind), Ok(()));
+        kinds += 1;
+    }
+    assert!(kinds >= 1, "a net is shipped");
+    let four = GameKind::new(
+        Variant::Full,
+        Shape::new(4, 4).expect("a shape"),
+        WinRule::MostDiscs,
+    );
+    let refused = spec.fits(four).expect_err("no 4x4 net");
+    assert!(
+        refused
+            .to_string()
+            .contains("no net is shipped for 4x4 FULL most"),
+        "{refused}"
+    );
+
+    // A loaded net goes by its label, and plays only its own kind.
+    let loaded = LoadedNet::register(
+        "nets/four.safetensors",
+        Net::seeded(config(4, 4), 1).expect("a net"),
+    );
+    let file = PlayerSpec::Zero(ZeroSpec {
+        net: NetChoice::Loaded(loaded),
+        simulations: 50,
+    });
+    assert_eq!(file.to_string(), "zero:nets/four.safetensors:50");
+    assert_eq!(file.fits(four), Ok(()));
+    let other = file.fits(GameKind::STANDARD).expect_err("not 8x8");
+    assert_eq!(
+        other.to_string(),
+        "zero:nets/four.safetensors: the net is for 4x4 FULL most, not 8x8 FULL most"
+    );
+    assert_eq!(
+        LoadedNet::register(
+            "nets/four.safetensors",
+            Net::seeded(config(6, 6), 1).expect("a net")
+        ),
+        loaded,
+        "one label, one net"
+    );
+}
+
+/// Where its net cannot play the game (a console session that loaded another board), the
+/// `zero` player still moves, legally, instead of passing or stopping.
+#[test]
+fn a_zero_player_without_a_net_for_the_game_still_moves() {
+    use crate::Game;
+    use crate::engine::{PlayerSpec, new_player};
+    let game = Game::<Full>::new(crate::Setup::standard(Shape::new(4, 6).expect("a shape")));
+    let mut player = new_player::<Full>(PlayerSpec::Zero(ZeroSpec::SHIPPED), 1, None);
+    let square = player
+        .choose(&game, &Limits::depth(2), &mut |_| {})
+        .expect("a move");
+    assert!(game.legal_moves().contains(square));
 }

@@ -22,7 +22,7 @@ use super::{
     table::{Seat, Table, TableError},
 };
 use othello::engine::Occupant;
-use othello::{AnyGame, ByColor, Clock, Color};
+use othello::{AnyGame, ByColor, Clock, Color, GameKind};
 
 mod act;
 mod analysis;
@@ -511,6 +511,13 @@ struct Prepared {
 impl Prepared {
     /// The game `new` asks for, with a fresh id and secrets for its people.
     fn of(new: NewGame) -> Result<Prepared, ApiError> {
+        let kind = GameKind::new(new.variant, new.setup.board.shape(), new.setup.win_rule);
+        for seat in &new.seats {
+            if let Occupant::Computer(spec) = seat.occupant {
+                spec.fits(kind)
+                    .map_err(|error| ApiError::BadRequest(error.to_string()))?;
+            }
+        }
         let id = new_id();
         let now = now_ms();
         let mut secrets = ByColor::<Option<String>>::default();

@@ -3,11 +3,13 @@
 //! shares and the games' results ([`replay`]), the fit ([`fit`]) and the resumable loop with
 //! its gate ([`run`]).
 
+pub mod exact;
 pub mod fit;
 pub mod games;
 pub mod replay;
 pub mod run;
 
+pub use exact::{ExactPosition, ExactShare, exact_positions, exact_share};
 pub use fit::{FitSettings, Losses};
 pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};
 pub use replay::{ZeroSample, read_samples, write_samples};

@@ -150,6 +150,21 @@ struct State {
 
 const FORMAT: &str = "othello zero run 1";
 
+impl State {
+    /// The state in `text`, read from `path`.
+    fn parse(text: &str, path: &Path) -> Result<State, ZeroError> {
+        serde_json::from_str(text)
+            .ok()
+            .filter(|state: &State| state.format == FORMAT)
+            .ok_or_else(|| {
+                ZeroError::Settings(format!(
+                    "{} is not the state of an othello zero run",
+                    path.display()
+                ))
+            })
+    }
+}
+
 /// One iteration's figures, as `iterations.csv` has them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Iteration {
@@ -230,15 +245,7 @@ impl Run {
         let path = dir.join("zero.json");
         let state = match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let state: State = serde_json::from_str(&text)
-                    .ok()
-                    .filter(|state: &State| state.format == FORMAT)
-                    .ok_or_else(|| {
-                        ZeroError::Settings(format!(
-                            "{} is not the state of an othello zero run",
-                            path.display()
-                        ))
-                    })?;
+                let state = State::parse(&text, &path)?;
                 if let Some(settings) = settings
                     && settings != state.settings
                 {
@@ -275,6 +282,39 @@ impl Run {
         Ok(run)
     }
 
+    /// The run in `dir` as it stands, only read (to measure it while it trains, say).
+    ///
+    /// # Errors
+    /// If there is no run there or its state cannot be read.
+    pub fn read(dir: &Path) -> Result<Run, ZeroError> {
+        let path = dir.join("zero.json");
+        let text = std::fs::read_to_string(&path).map_err(|source| match source.kind() {
+            io::ErrorKind::NotFound => {
+                ZeroError::Settings(format!("{} holds no othello zero run", dir.display()))
+            }
+            _ => ZeroError::Io {
+                path: path.clone(),
+                source,
+            },
+        })?;
+        Ok(Run {
+            dir: dir.to_owned(),
+            state: State::parse(&text, &path)?,
+        })
+    }
+
+    /// Every finished iteration's figures, from `iterations.csv`.
+    ///
+    /// # Errors
+    /// If the file cannot be read.
+    pub fn iterations(&self) -> Result<Vec<Iteration>, ZeroError> {
+        let path = self.dir.join("iterations.csv");
+        if self.state.done == 0 && !path.exists() {
+            return Ok(Vec::new());
+        }
+        read_iterations(&path)
+    }
+
     /// The run's settings.
     pub fn settings(&self) -> &ZeroSettings {
         &self.state.settings
@@ -309,7 +349,10 @@ impl Run {
     }
 
     /// The net after `iteration` (0: the first, made from the seed).
-    fn load(&self, iteration: usize) -> Result<Net, ZeroError> {
+    ///
+    /// # Errors
+    /// If its file cannot be read or is not a net.
+    pub fn load(&self, iteration: usize) -> Result<Net, ZeroError> {
         if iteration == 0 {
             let net = self.state.settings.net()?;
             return Ok(Net::seeded(net, self.state.settings.seed)?);
