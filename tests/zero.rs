@@ -380,3 +380,124 @@ fn a_net_file_plays_in_every_front_end_and_only_its_own_board() {
         assert!(output.stdout.is_empty(), "{args:?}: no game is played");
     }
 }
+
+/// `othello zero measure` and `othello zero curve` on a small run: a line per iteration
+/// (iteration 0 being the random net), the file of exact shares, the players beside the
+/// net at its time, the scores kept for the next measure; then the curve, an SVG with
+/// the lines it names. A range the board does not have and a directory without a run are
+/// refused with the reason.
+#[test]
+fn zero_measure_and_curve_on_a_small_run() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let run = dir.path().join("run");
+    let run_text = run.to_str().expect("UTF-8").to_owned();
+    let trained = othello(
+        &[
+            "zero",
+            "train",
+            "--dir",
+            &run_text,
+            "--size",
+            "4x4",
+            "--channels",
+            "8",
+            "--blocks",
+            "1",
+            "--games",
+            "8",
+            "--simulations",
+            "8",
+            "--steps",
+            "5",
+            "--iterations",
+            "2",
+        ],
+        "",
+    );
+    assert!(trained.status.success(), "{trained:?}");
+
+    let measure = |extra: &[&str]| {
+        let mut args = vec!["zero", "measure", "--dir", &run_text];
+        args.extend_from_slice(extra);
+        othello(&args, "")
+    };
+    let measured = measure(&["--positions", "12", "--against", "random,engine:10"]);
+    assert!(measured.status.success(), "{measured:?}");
+    let text = String::from_utf8(measured.stdout).expect("UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("12 positions of 4x4 FULL most at 4-11 empties (seed 7), "),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("iteration  best net  keeps the value (8 simulations"),
+        "{text}"
+    );
+    for (line, iteration) in lines[2..5].iter().zip(0..) {
+        assert!(
+            line.trim_start().starts_with(&format!("{iteration} ")),
+            "{text}"
+        );
+        assert!(line.ends_with("/12)"), "{text}");
+    }
+    assert!(
+        lines[5].starts_with("At the best net's mean time a move, "),
+        "{text}"
+    );
+    assert!(lines[6].trim_start().starts_with("best net ("), "{text}");
+    assert!(lines[7].trim_start().starts_with("random "), "{text}");
+    // The engine solves 4x4 positions outright: every one of its moves keeps the value.
+    assert!(lines[8].trim_start().starts_with("engine "), "{text}");
+    assert!(lines[8].ends_with("100.0 % (12/12)"), "{text}");
+    let csv = std::fs::read_to_string(run.join("exact.csv")).expect("exact.csv");
+    assert_eq!(
+        csv.lines().count(),
+        4,
+        "a header and iterations 0 to 2:\n{csv}"
+    );
+    assert!(run.join("exact-scores.json").is_file());
+
+    let refused = measure(&["--empties", "4-14"]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(error.contains("1 to 11 empty squares"), "{error}");
+
+    let svg_path = dir.path().join("curve.svg");
+    let curve = othello(
+        &[
+            "zero",
+            "curve",
+            "--dir",
+            &run_text,
+            "--out",
+            svg_path.to_str().expect("UTF-8"),
+        ],
+        "",
+    );
+    assert!(curve.status.success(), "{curve:?}");
+    let svg = std::fs::read_to_string(&svg_path).expect("the SVG");
+    assert!(svg.starts_with("<svg "), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+    for words in [
+        "othello zero, 4x4 FULL most",
+        "best net against random",
+        "best net against greedy",
+        "moves keeping the exact value",
+        "policy (cross-entropy)",
+    ] {
+        assert!(svg.contains(words), "{words}");
+    }
+
+    let nothing = othello(
+        &[
+            "zero",
+            "curve",
+            "--dir",
+            dir.path().to_str().expect("UTF-8"),
+        ],
+        "",
+    );
+    let error = String::from_utf8_lossy(&nothing.stderr);
+    assert!(error.contains("holds no othello zero run"), "{error}");
+    assert_eq!(nothing.status.code(), Some(1), "{nothing:?}");
+}

@@ -23,6 +23,9 @@ pub struct ExactRow {
     pub share: f64,
 }
 
+/// The exact share's colour: plain green is too light on white.
+const DARK_GREEN: RGBColor = RGBColor(0, 140, 0);
+
 /// The chart's size in pixels.
 const SIZE: (u32, u32) = (800, 640);
 
@@ -66,6 +69,8 @@ fn draw(
         .build_cartesian_2d(0f64..last, 0f64..100f64)?;
     strength
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .x_desc("iteration")
         .y_desc("%")
         .draw()?;
@@ -87,7 +92,7 @@ fn draw(
         ),
         (
             "moves keeping the exact value",
-            GREEN,
+            DARK_GREEN,
             exact
                 .iter()
                 .map(|row| (row.iteration as f64, row.share * 100.0))
@@ -116,10 +121,10 @@ fn draw(
 
     let most_loss = iterations
         .iter()
-        .map(|row| row.loss_before.max(row.loss_after))
+        .map(|row| row.loss_after)
         .fold(0.0f64, f64::max)
         .max(0.1)
-        * 1.05;
+        * 1.5; // room above the lines for the legend
     let mut losses = ChartBuilder::on(&lower)
         .margin(12)
         .x_label_area_size(30)
@@ -127,13 +132,23 @@ fn draw(
         .build_cartesian_2d(0f64..last, 0f64..most_loss)?;
     losses
         .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .x_desc("iteration")
         .y_desc("loss after the fit")
         .draw()?;
     for (label, color, pick) in [
-        ("policy + value", BLACK, (|row: &Iteration| row.loss_after) as fn(&Iteration) -> f64),
-        ("policy (cross-entropy)", MAGENTA, |row: &Iteration| row.policy_loss),
-        ("value (squared error)", CYAN, |row: &Iteration| row.value_loss),
+        (
+            "policy + value",
+            BLACK,
+            (|row: &Iteration| row.loss_after) as fn(&Iteration) -> f64,
+        ),
+        ("policy (cross-entropy)", MAGENTA, |row: &Iteration| {
+            row.policy_loss
+        }),
+        ("value (squared error)", CYAN, |row: &Iteration| {
+            row.value_loss
+        }),
     ] {
         let points: Vec<(f64, f64)> = iterations
             .iter()

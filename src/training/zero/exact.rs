@@ -140,3 +140,81 @@ pub fn exact_share(
         mean_time: spent / positions.len().max(1) as u32,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Shape, Variant, WinRule};
+
+    /// The final disc difference for the side to move with perfect play, by plain negamax.
+    fn negamax<N: Node>(node: &N, rule: WinRule) -> i32 {
+        let mut moves = node.moves();
+        if moves.is_empty() {
+            let passed = node.pass();
+            if passed.moves().is_empty() {
+                return crate::engine::final_score(
+                    rule,
+                    node.player().len(),
+                    node.opponent().len(),
+                    node.empties().len(),
+                );
+            }
+            return -negamax(&passed, rule);
+        }
+        let mut best = i32::MIN;
+        while let Some(mv) = moves.pop() {
+            best = best.max(-negamax(&node.play(mv), rule));
+        }
+        best
+    }
+
+    /// The moves said to keep the value are exactly those that do (checked by a plain
+    /// negamax on 4 × 4), and the measure gives a perfect player every position and random
+    /// fewer.
+    #[test]
+    fn the_moves_keeping_the_value_are_those_a_plain_negamax_finds() {
+        let kind = GameKind::new(
+            Variant::Full,
+            Shape::new(4, 4).expect("a shape"),
+            WinRule::MostDiscs,
+        );
+        let known = KnownScores::default();
+        let positions = exact_positions(kind, 24, (4, 11), 3, &known, &|| {});
+        assert_eq!(positions.len(), 24);
+        for position in &positions {
+            let sample = &position.sample;
+            let (value, keeping) = on_sample!(sample, |node| {
+                let mut scored = Vec::new();
+                let mut moves = node.moves();
+                while let Some(mv) = moves.pop() {
+                    scored.push((node.square(mv), -negamax(&node.play(mv), kind.rule)));
+                }
+                let value = scored.iter().map(|&(_, score)| score).max().expect("moves");
+                let mut keeping: Vec<Square> = scored
+                    .into_iter()
+                    .filter(|&(_, score)| score == value)
+                    .map(|(square, _)| square)
+                    .collect();
+                keeping.sort_unstable();
+                (value, keeping)
+            });
+            let mut found = position.keeping.clone();
+            found.sort_unstable();
+            assert_eq!((position.value, found), (value, keeping), "{sample:?}");
+        }
+        let perfect = exact_share(
+            &positions,
+            PlayerSpec::Engine(10),
+            &Limits::time(Duration::from_secs(2)),
+            1,
+        );
+        assert_eq!(
+            perfect.kept,
+            positions.len(),
+            "the engine solves 4x4 exactly"
+        );
+        let random = exact_share(&positions, PlayerSpec::Random, &Limits::NONE, 1);
+        assert!(random.kept < positions.len(), "{random:?}");
+        assert!((0.0..1.0).contains(&random.share()));
+    }
+}

@@ -3,12 +3,14 @@
 //! shares and the games' results ([`replay`]), the fit ([`fit`]) and the resumable loop with
 //! its gate ([`run`]).
 
+pub mod curve;
 pub mod exact;
 pub mod fit;
 pub mod games;
 pub mod replay;
 pub mod run;
 
+pub use curve::{ExactRow, curve_svg};
 pub use exact::{ExactPosition, ExactShare, exact_positions, exact_share};
 pub use fit::{FitSettings, Losses};
 pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};
