@@ -138,7 +138,13 @@ fn zero_train_prints_a_line_per_iteration_and_resumes() {
     let other = train(&["--size", "6x6"]);
     assert_eq!(other.status.code(), Some(1), "{other:?}");
     let error = String::from_utf8(other.stderr).expect("UTF-8");
-    assert!(error.contains("was started with other settings"), "{error}");
+    assert!(
+        error.contains("--size 6x6: ") && error.contains("was started with --size 4x4"),
+        "{error}"
+    );
+    // Flags that repeat the run's own settings are no change: it resumes.
+    let same = train(&["--size", "4x4", "--channels", "8", "--iterations", "2"]);
+    assert!(same.status.success(), "{same:?}");
     let csv = std::fs::read_to_string(run.join("iterations.csv")).expect("the figures");
     assert_eq!(
         csv.lines().count(),
@@ -455,7 +461,53 @@ fn zero_measure_and_curve_on_a_small_run() {
         4,
         "a header and iterations 0 to 2:\n{csv}"
     );
-    assert!(run.join("exact-scores.json").is_file());
+    assert!(lines[0].contains("known from before"), "{text}");
+    // The scores are kept: the same measure again solves nothing.
+    let again = measure(&["--positions", "12", "--against", ""]);
+    let text = String::from_utf8(again.stdout).expect("UTF-8");
+    assert!(
+        text.lines()
+            .next()
+            .expect("a line")
+            .contains("(0 positions solved now, "),
+        "{text}"
+    );
+    assert!(!text.contains("(0 positions solved now, 0 known"), "{text}");
+
+    // A net of another board among the run's nets is refused, not measured.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir_all(copy.join("nets")).expect("a directory");
+    for file in ["zero.json", "iterations.csv"] {
+        std::fs::copy(run.join(file), copy.join(file)).expect("copied");
+    }
+    let foreign_net = net_file(dir.path(), 6, 6);
+    for net in ["0001", "0002"] {
+        std::fs::copy(
+            &foreign_net,
+            copy.join("nets").join(format!("{net}.safetensors")),
+        )
+        .expect("copied");
+    }
+    let copy_text = copy.to_str().expect("UTF-8");
+    let foreign = othello(
+        &["zero", "measure", "--dir", copy_text, "--positions", "4"],
+        "",
+    );
+    let error = String::from_utf8_lossy(&foreign.stderr);
+    assert_eq!(foreign.status.code(), Some(1), "{foreign:?}");
+    assert!(
+        error.contains("the net is for 6x6 FULL most, not the run's 4x4 FULL most"),
+        "{error}"
+    );
+    // Figures that disagree with the run's state are refused, not half measured.
+    std::fs::write(copy.join("iterations.csv"), "garbage\n").expect("written");
+    let garbage = othello(
+        &["zero", "measure", "--dir", copy_text, "--positions", "4"],
+        "",
+    );
+    let error = String::from_utf8_lossy(&garbage.stderr);
+    assert_eq!(garbage.status.code(), Some(1), "{garbage:?}");
+    assert!(error.contains("the run's files disagree"), "{error}");
 
     let refused = measure(&["--empties", "4-14"]);
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
@@ -487,6 +539,45 @@ fn zero_measure_and_curve_on_a_small_run() {
     ] {
         assert!(svg.contains(words), "{words}");
     }
+
+    // Never over a file that is not one of its drawings: the run's state stays whole.
+    let state = std::fs::read(run.join("zero.json")).expect("the state");
+    for target in ["zero.json", "iterations.csv", "best.safetensors"] {
+        let target = run.join(target);
+        let over = othello(
+            &[
+                "zero",
+                "curve",
+                "--dir",
+                &run_text,
+                "--out",
+                target.to_str().expect("UTF-8"),
+            ],
+            "",
+        );
+        assert_eq!(over.status.code(), Some(1), "{target:?}: {over:?}");
+        let error = String::from_utf8_lossy(&over.stderr);
+        assert!(error.contains("is not an SVG drawing"), "{error}");
+    }
+    assert_eq!(
+        std::fs::read(run.join("zero.json")).expect("the state"),
+        state
+    );
+    let again = othello(
+        &[
+            "zero",
+            "curve",
+            "--dir",
+            &run_text,
+            "--out",
+            svg_path.to_str().expect("UTF-8"),
+        ],
+        "",
+    );
+    assert!(
+        again.status.success(),
+        "its own drawing is replaced: {again:?}"
+    );
 
     let nothing = othello(
         &[

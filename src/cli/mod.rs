@@ -15,7 +15,7 @@ use othello::{
     engine::{
         Occupant, PLAYER_KINDS, PlayerKind, PlayerSpec,
         eval::Evaluator,
-        zero::{DEFAULT_SIMULATIONS, LoadedNet, Net, NetChoice, ZeroSpec},
+        zero::{DEFAULT_SIMULATIONS, LoadedNet, Net, NetChoice, UnfitNet, ZeroSpec},
     },
 };
 use thiserror::Error;
@@ -292,7 +292,12 @@ pub fn occupant(text: &str) -> Result<Occupant, String> {
 /// A usage error naming the player and why.
 pub fn check_fits(spec: PlayerSpec, kind: othello::GameKind) -> Result<(), CliError> {
     spec.fits(kind).map_err(|error| CliError::Usage {
-        message: error.to_string(),
+        message: match error {
+            UnfitNet::NoneShipped(_) => {
+                format!("{error}; train one with `othello zero train` and play it as zero:FILE")
+            }
+            UnfitNet::OtherKind { .. } => error.to_string(),
+        },
     })
 }
 

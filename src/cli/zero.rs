@@ -1,7 +1,10 @@
 //! `othello zero`: the AlphaZero-style player trained by the program itself (see
 //! docs/zero.md): `train` runs (or resumes) the loop in a directory, a line per iteration.
 
-use std::{io::Write, path::PathBuf};
+use std::{
+    io::{Read, Write},
+    path::PathBuf,
+};
 
 use clap::{Args, Subcommand};
 use othello::engine::{
@@ -12,7 +15,7 @@ use othello::training::zero::{
     ExactRow, ExactShare, Iteration, Run, ZeroError, ZeroSettings, curve_svg, exact_positions,
     exact_share,
 };
-use othello::{GameKind, Shape, WinRule};
+use othello::{GameKind, Shape, Variant, WinRule};
 
 use super::{
     CliError, Rules,
@@ -156,18 +159,78 @@ impl ZeroArgs {
 impl TrainArgs {
     /// The settings the flags ask for; `None` when none is given and the run exists
     /// (resume it as it was started).
-    fn settings(&self) -> Option<ZeroSettings> {
-        let given = self.rules.is_some()
-            || self.size.is_some()
-            || self.win.is_some()
-            || self.channels.is_some()
-            || self.blocks.is_some()
-            || self.games.is_some()
-            || self.simulations.is_some()
-            || self.steps.is_some()
-            || self.seed.is_some();
-        if !given && self.dir.join("zero.json").exists() {
-            return None;
+    fn settings(&self) -> Result<Option<ZeroSettings>, CliError> {
+        if self.dir.join("zero.json").exists() {
+            // A run resumes as it was started: flags that repeat its settings are welcome,
+            // one that differs is refused by name.
+            let run = Run::read(&self.dir).map_err(|error| CliError::Usage {
+                message: error.to_string(),
+            })?;
+            let stored = run.settings();
+            let kind = stored.kind().map_err(|error| CliError::Usage {
+                message: error.to_string(),
+            })?;
+            let given: [(&str, Option<String>, String); 9] = [
+                (
+                    "--rules",
+                    self.rules.map(|r| Variant::from(r).name().to_owned()),
+                    stored.rules.clone(),
+                ),
+                (
+                    "--size",
+                    self.size.map(|s| s.to_string()),
+                    kind.shape.to_string(),
+                ),
+                (
+                    "--win",
+                    self.win.map(|w| w.name().to_owned()),
+                    stored.win.clone(),
+                ),
+                (
+                    "--channels",
+                    self.channels.map(|n| n.to_string()),
+                    stored.channels.to_string(),
+                ),
+                (
+                    "--blocks",
+                    self.blocks.map(|n| n.to_string()),
+                    stored.blocks.to_string(),
+                ),
+                (
+                    "--games",
+                    self.games.map(|n| n.to_string()),
+                    stored.games.to_string(),
+                ),
+                (
+                    "--simulations",
+                    self.simulations.map(|n| n.to_string()),
+                    stored.simulations.to_string(),
+                ),
+                (
+                    "--steps",
+                    self.steps.map(|n| n.to_string()),
+                    stored.steps.to_string(),
+                ),
+                (
+                    "--seed",
+                    self.seed.map(|n| n.to_string()),
+                    stored.seed.to_string(),
+                ),
+            ];
+            for (flag, given, stored) in given {
+                if let Some(given) = given
+                    && given != stored
+                {
+                    return Err(CliError::Usage {
+                        message: format!(
+                            "{flag} {given}: {} was started with {flag} {stored}; resume it \
+                             without the flag, or start another directory",
+                            self.dir.display()
+                        ),
+                    });
+                }
+            }
+            return Ok(None);
         }
         let kind = GameKind::new(
             self.rules.unwrap_or(Rules::Full).into(),
@@ -195,7 +258,7 @@ impl TrainArgs {
         if let Some(seed) = self.seed {
             settings.seed = seed;
         }
-        Some(settings)
+        Ok(Some(settings))
     }
 
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
@@ -222,7 +285,7 @@ impl TrainArgs {
         } else {
             None
         };
-        let mut run = Run::open(&self.dir, self.settings()).map_err(usage)?;
+        let mut run = Run::open(&self.dir, self.settings()?).map_err(usage)?;
         let _lock = match early {
             Some(held) => held,
             None => lock(&self.dir)?,
@@ -311,8 +374,18 @@ impl MeasureArgs {
             )));
         }
         let rows = run.iterations().map_err(zero_error)?;
+        if rows.len() != run.done() {
+            return Err(usage(format!(
+                "{}: iterations.csv has {} iterations where zero.json says {} are done: the \
+                 run's files disagree",
+                self.dir.display(),
+                rows.len(),
+                run.done()
+            )));
+        }
         let scores = self.dir.join("exact-scores.json");
         let known = SolvedFile::read(&scores)?;
+        let known_before = known.scores().len();
         let count = self.positions as usize;
         let bar = progress_bar(count as u64, 0, "positions solved");
         let positions = exact_positions(kind, count, empties, self.seed, &known, &|| bar.inc(1));
@@ -325,17 +398,24 @@ impl MeasureArgs {
             .sum();
         writeln!(
             out,
-            "{} positions of {kind} at {}-{} empties (seed {}), {moves} moves solved, {keeping} \
-             keeping the value",
+            "{} positions of {kind} at {}-{} empties (seed {}), {moves} moves, {keeping} \
+             keeping the value ({} positions solved now, {known_before} known from before)",
             positions.len(),
             empties.0,
             empties.1,
-            self.seed
+            self.seed,
+            known.scores().len() - known_before
         )?;
         let simulations = run.settings().match_simulations;
         let share_of = |iteration: usize| -> Result<ExactShare, CliError> {
             let net = run.load(iteration).map_err(zero_error)?;
             let label = format!("{}/nets/{iteration:04}", self.dir.display());
+            if net.config().kind != kind {
+                return Err(usage(format!(
+                    "{label}: the net is for {}, not the run's {kind}",
+                    net.config().kind
+                )));
+            }
             let spec = PlayerSpec::Zero(ZeroSpec {
                 net: NetChoice::Loaded(LoadedNet::register(&label, net)),
                 simulations,
@@ -436,6 +516,7 @@ impl CurveArgs {
         );
         let svg = curve_svg(&title, &rows, &exact).map_err(usage)?;
         let path = self.out.unwrap_or_else(|| self.dir.join("curve.svg"));
+        refuse_unless_svg(&path)?;
         write_file(&path, svg.as_bytes())?;
         writeln!(
             out,
@@ -449,6 +530,35 @@ impl CurveArgs {
             }
         )?;
         Ok(())
+    }
+}
+
+/// Refuses an output path that holds something other than an SVG: `curve` writes over its
+/// own drawings only, never over a run's state, nets or figures named by a slip.
+fn refuse_unless_svg(path: &std::path::Path) -> Result<(), CliError> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(());
+    }
+    let start = crate::files::open_regular(path).and_then(|file| {
+        let mut start = Vec::new();
+        file.take(256).read_to_end(&mut start)?;
+        Ok(start)
+    });
+    match start {
+        Ok(start)
+            if String::from_utf8_lossy(&start)
+                .trim_start()
+                .starts_with("<svg") =>
+        {
+            Ok(())
+        }
+        _ => Err(CliError::Usage {
+            message: format!(
+                "{} exists and is not an SVG drawing: zero curve writes only over its own \
+                 output; give another --out",
+                path.display()
+            ),
+        }),
     }
 }
 

@@ -124,7 +124,7 @@ fn node_losses<N: Node>(
     let mut tt = TranspositionTable::new(TranspositionTable::megabytes_for_solve(
         node.empties().len(),
     ));
-    let mut exact = |position: &N| exact_score(position, rule, &mut tt, known);
+    let mut exact = |position: &N| exact_score(position, rule, &mut tt, known, N::bits8);
     let best = exact(node);
     let megabytes = limits
         .time
@@ -155,13 +155,17 @@ fn node_losses<N: Node>(
 /// The exact score of `position` (the final disc difference for the side to move with
 /// perfect play), from `known` or solved with `tt` (and then added to `known`, with the
 /// score of the position after its best move, which solving it told).
+///
+/// `key` names a position in `known`: [`Node::bits8`] for files of standard-board scores; a
+/// file of one other kind of game may key by that board's own layout.
 pub fn exact_score<N: Node>(
     position: &N,
     rule: WinRule,
     tt: &mut TranspositionTable,
     known: &KnownScores,
+    key: impl Fn(&N) -> Option<(u64, u64)>,
 ) -> i32 {
-    let bits = position.bits8();
+    let bits = key(position);
     if let Some(score) = bits.and_then(|bits| known.get(bits)) {
         return score;
     }
@@ -177,7 +181,7 @@ pub fn exact_score<N: Node>(
     if let Some(bits) = bits {
         known.insert(bits, solution.score);
         let best = solution.best.and_then(|square| position.index(square));
-        if let Some(after) = best.and_then(|mv| position.play(mv).bits8()) {
+        if let Some(after) = best.and_then(|mv| key(&position.play(mv))) {
             known.insert(after, -solution.score);
         }
     }

@@ -408,6 +408,17 @@ impl Net {
             if tensor.dims() != dims.as_slice() || tensor.dtype() != DType::F32 {
                 return Err(format(format!("tensor {name} has the wrong size")));
             }
+            // A weight that is not a number would make every output one.
+            let finite = tensor
+                .flatten_all()?
+                .to_vec1::<f32>()?
+                .iter()
+                .all(|weight| weight.is_finite());
+            if !finite {
+                return Err(format(format!(
+                    "tensor {name} holds weights that are not numbers"
+                )));
+            }
             net.vars.set_one(&name, tensor)?;
         }
         Ok(net)

@@ -77,8 +77,7 @@ impl LoadedNet {
 pub enum UnfitNet {
     /// No net is shipped for it.
     #[error(
-        "zero: no net is shipped for {0} (the shipped ones: {shipped}); train one with \
-         `othello zero train` and play it as zero:FILE",
+        "zero: no net is shipped for {0} (the shipped ones: {shipped})",
         shipped = shipped_list()
     )]
     NoneShipped(GameKind),

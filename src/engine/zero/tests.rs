@@ -322,3 +322,27 @@ fn a_zero_player_without_a_net_for_the_game_still_moves() {
         .expect("a move");
     assert!(game.legal_moves().contains(square));
 }
+
+/// A net file whose weights are not all numbers (NaN, infinity) is refused: every output
+/// of such a net is NaN, and its player would move at random under a trained net's name.
+#[test]
+fn a_net_with_weights_that_are_not_numbers_is_refused() {
+    let net = Net::seeded(config(4, 4), 2).expect("a net");
+    let bytes = net.to_bytes().expect("bytes");
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("a header");
+    let metadata = header.metadata().clone();
+    let cpu = &candle_core::Device::Cpu;
+    for bad in [f32::NAN, f32::INFINITY] {
+        let mut tensors: Vec<(String, candle_core::Tensor)> =
+            candle_core::safetensors::load_buffer(&bytes, cpu)
+                .expect("tensors")
+                .into_iter()
+                .collect();
+        tensors.sort_by(|a, b| a.0.cmp(&b.0));
+        let (_, first) = &mut tensors[0];
+        *first = candle_core::Tensor::full(bad, first.dims(), cpu).expect("a tensor");
+        let damaged = safetensors::serialize(tensors, metadata.clone()).expect("bytes");
+        let error = Net::from_bytes(&damaged, Path::new("bad")).expect_err("refused");
+        assert!(error.to_string().contains("not numbers"), "{error}");
+    }
+}

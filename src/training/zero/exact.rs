@@ -71,7 +71,10 @@ fn solve_moves(sample: &Sample, known: &KnownScores) -> ExactPosition {
         let mut moves = node.moves();
         while let Some(mv) = moves.pop() {
             let after = node.play(mv);
-            scored.push((node.square(mv), -exact_score(&after, rule, &mut tt, known)));
+            scored.push((
+                node.square(mv),
+                -exact_score(&after, rule, &mut tt, known, run_key),
+            ));
         }
         let value = scored.iter().map(|&(_, score)| score).max().unwrap_or(0);
         ExactPosition {
@@ -85,6 +88,15 @@ fn solve_moves(sample: &Sample, known: &KnownScores) -> ExactPosition {
             moves: scored.len(),
         }
     })
+}
+
+/// A position's key in a run's file of exact scores: its discs as `u64`s in its board's own
+/// layout (standard Othello's and the small boards' nodes have them; a file is one run's,
+/// so of one kind of game). Positions of larger boards are solved every time.
+fn run_key<N: Node>(position: &N) -> Option<(u64, u64)> {
+    position
+        .bits8()
+        .or_else(|| Some((position.player().bits8()?, position.opponent().bits8()?)))
 }
 
 /// How a player did on a set of [`ExactPosition`]s.
