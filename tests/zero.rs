@@ -281,6 +281,28 @@ fn a_net_file_plays_in_every_front_end_and_only_its_own_board() {
         "{report}"
     );
 
+    // A console session that loads a game of another board says who moves for the net.
+    let ggf = dir.path().join("eight.ggf");
+    std::fs::write(
+        &ggf,
+        "(;GM[Othello]PC[x]PB[a]PW[b]RE[?]TI[0]TY[8]BO[8 ---------------------------O*------*O\
+         --------------------------- *]B[F5];)\n",
+    )
+    .expect("written");
+    let loaded = othello(
+        &["play", "--size", "4x4", "--white", &four_spec],
+        &format!("load {}\nquit\n", ggf.display()),
+    );
+    let text = String::from_utf8_lossy(&loaded.stdout);
+    assert!(
+        text.contains(&format!(
+            "White {four_spec}: zero:{}: the net is for 4x4 FULL most, not 8x8 FULL most; the \
+             engine with the hand-written evaluation moves for it in this game.",
+            four.display()
+        )),
+        "{text}"
+    );
+
     // NBoard: `go` answers with the net's move, a legal one for White after f5.
     let session = othello(
         &["nboard", "--player", &eight_spec],

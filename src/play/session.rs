@@ -1004,6 +1004,25 @@ impl<'c, 'o, 'p, R: RuleSet, I: Read, O: Write> Session<'c, 'o, 'p, R, I, O> {
             describe(R::VARIANT, &record.setup),
             words::count(record.moves.len() as u64, "move")
         ))?;
+        // A seat whose player cannot play this board (a net of another board) is told, and
+        // who moves for it.
+        let kind = othello::GameKind::new(
+            R::VARIANT,
+            record.setup.board.shape(),
+            record.setup.win_rule,
+        );
+        for color in Color::ALL {
+            if let Occupant::Computer(spec) = self.seat_of(color)
+                && let Err(unfit) = spec.fits(kind)
+            {
+                let text = format!(
+                    "{} {spec}: {unfit}; the engine with the hand-written evaluation moves for \
+                     it in this game.",
+                    color_name(color)
+                );
+                self.console.say(&self.style().warn(&text))?;
+            }
+        }
         self.show_board()?;
         Ok(None)
     }
