@@ -211,8 +211,9 @@ pub async fn asset(Path(name): Path<String>) -> Result<Response, ApiError> {
 mod tests {
     use super::*;
 
-    /// Each seat's menu offers the players the page always offered, in the same order, and
-    /// a field for each number they take; nothing is left of the markers.
+    /// Each seat's menu offers the players the page always offered, in the same order (the
+    /// net of `othello zero` last), and a field for each number they take; nothing is left
+    /// of the markers.
     #[test]
     fn the_page_lists_its_players_from_the_library() {
         let page = page_html();
@@ -227,6 +228,7 @@ mod tests {
                 <option value=\"greedy\">greedy</option>
                 <option value=\"minimax\">minimax</option>
                 <option value=\"mcts\">MCTS</option>
+                <option value=\"zero\">zero (neural net)</option>
               </select>"
             );
             assert!(page.contains(&menu), "{seat}: {page}");
@@ -235,6 +237,7 @@ mod tests {
             <label class=\"engine-only\" data-kind=\"engine\" hidden>Level (1–10) <input name=\"{seat}-level\" type=\"number\" min=\"1\" max=\"10\" value=\"10\"></label>
             <label class=\"minimax-only\" data-kind=\"minimax\" hidden>Depth (1–60) <input name=\"{seat}-depth\" type=\"number\" min=\"1\" max=\"60\" value=\"4\"></label>
             <label class=\"mcts-only\" data-kind=\"mcts\" hidden>Playouts (1–1000000) <input name=\"{seat}-playouts\" type=\"number\" min=\"1\" max=\"1000000\" value=\"2000\"></label>
+            <label class=\"zero-only\" data-kind=\"zero\" hidden>Simulations (1–100000) <input name=\"{seat}-simulations\" type=\"number\" min=\"1\" max=\"100000\" value=\"400\"></label>
             <label class=\"computer-only\""
             );
             assert!(page.contains(&numbers), "{seat}: {page}");
