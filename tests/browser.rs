@@ -1703,9 +1703,13 @@ async fn members_play_a_correspondence_game_from_their_turn_lists(db: TestDb) {
     ann.execute("document.querySelector('#turn-list a').click();", vec![])
         .await
         .unwrap();
+    // The board's squares are drawn once the game's state has come (the page's `#board` is
+    // there before): wait for the square itself.
     wait_for(
         &ann,
-        &format!("location.pathname === '{game}' && document.querySelector('#board')"),
+        &format!(
+            "location.pathname === '{game}' && document.querySelector(\"g.cell[data-square='d3']\")"
+        ),
         "the game from the list",
     )
     .await;
