@@ -2566,3 +2566,138 @@ async fn a_member_solves_puzzles_and_sees_every_move_scored_and_the_rating_move(
         "{row}"
     );
 }
+
+/// Issue 48: a seat set to zero shows, beside it, how the net for the chosen board learned
+/// (its curve and its last figures, those of the shipped record), says so where no net is
+/// shipped, and the net then answers a move.
+#[tokio::test]
+async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
+    let Some(driver) = driver() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path().join("games.db"));
+    let client = browser(&driver, "zero", 1280, 1100).await;
+    client.goto(&format!("{}/", server.url)).await.unwrap();
+    wait_for(
+        &client,
+        "!document.querySelector('#new-game').hidden",
+        "the form",
+    )
+    .await;
+    let caption = ".seat[data-seat='white'] .zero-net figcaption";
+    set_value(&client, "select[name='white-kind']", "zero").await;
+    // A board no net is shipped for.
+    set_value(&client, "#new-game-form input[name='rows']", "10").await;
+    set_value(&client, "#new-game-form input[name='columns']", "10").await;
+    wait_for(
+        &client,
+        &format!("document.querySelector(\"{caption}\").textContent.startsWith('No net is shipped for 10x10')"),
+        "the caption for 10x10",
+    )
+    .await;
+    let refusal = text_of(&client, caption).await;
+    assert!(
+        refusal.starts_with("No net is shipped for 10x10 FULL most: zero plays ")
+            && refusal.contains("6x6 FULL most"),
+        "{refusal}"
+    );
+    assert_eq!(
+        eval(
+            &client,
+            "document.querySelector(\".seat[data-seat='white'] .zero-curve-link\").hidden"
+        )
+        .await,
+        true
+    );
+    // Black's seat, still a person, shows no net.
+    assert_eq!(
+        eval(
+            &client,
+            "document.querySelector(\".seat[data-seat='black'] .zero-net\").hidden"
+        )
+        .await,
+        true
+    );
+
+    set_value(&client, "#new-game-form input[name='rows']", "6").await;
+    set_value(&client, "#new-game-form input[name='columns']", "6").await;
+    set_value(
+        &client,
+        "#new-game-form input[name='white-simulations']",
+        "50",
+    )
+    .await;
+    set_value(&client, "#new-game-form input[name='white-time']", "200").await;
+    wait_for(
+        &client,
+        "(() => { const image = document.querySelector(\".seat[data-seat='white'] img.zero-curve\"); \
+         return image.complete && image.naturalWidth === 800 && image.getBoundingClientRect().width > 200; })()",
+        "the curve drawn beside the seat",
+    )
+    .await;
+    // The figures shown are the shipped run's own: its last iteration and exact share.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let last_row = |file: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(data.join(file)).unwrap();
+        let line = text.lines().last().unwrap().to_owned();
+        line.split(',').map(str::to_owned).collect()
+    };
+    let iterations = last_row("zero-6x6.iterations.csv");
+    let exact = last_row("zero-6x6.exact.csv");
+    let share: f64 = exact[4].parse().unwrap();
+    let vs_random: f64 = iterations[11].parse().unwrap();
+    let shown = text_of(&client, caption).await;
+    for expected in [
+        format!("a 32 × 3 residual net, {} iterations", iterations[0]),
+        format!("{} % against random", (vs_random * 1000.0).round() / 10.0),
+        format!(
+            "{} % of its moves keep the exact game value ({} positions solved)",
+            (share * 1000.0).round() / 10.0,
+            exact[3]
+        ),
+    ] {
+        assert!(shown.contains(&expected), "{expected:?} in {shown:?}");
+    }
+    eval(
+        &client,
+        "document.querySelector('#new-game .seats').scrollIntoView() ?? true",
+    )
+    .await;
+    screenshot(&client, "zero-seat.png").await;
+
+    // The net plays: a move of Black's gets its answer.
+    client
+        .find(Locator::Css("#new-game-form button[type='submit']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "document.querySelector('svg.interactive g.cell.legal')",
+        "Black's turn",
+    )
+    .await;
+    let square = eval(
+        &client,
+        "document.querySelector('svg.interactive g.cell.legal').dataset.square",
+    )
+    .await;
+    click_square(&client, square.as_str().unwrap()).await;
+    wait_for(
+        &client,
+        "Number(document.querySelector('#player-B .count').textContent) + \
+         Number(document.querySelector('#player-W .count').textContent) === 6 && \
+         document.querySelector('svg.interactive g.cell.legal')",
+        "zero's answer",
+    )
+    .await;
+    assert!(
+        text_of(&client, "#player-W .name").await.contains("zero"),
+        "{}",
+        text_of(&client, "#player-W .name").await
+    );
+    client.close().await.unwrap();
+}

@@ -1056,15 +1056,52 @@ async fn a_zero_seat_plays_its_board_and_is_refused_where_it_has_no_net() {
     let (status, body) = send(
         client()
             .post(server.api("/games"))
-            .json(&json!({"white": "zero"})),
+            .json(&json!({"rows": 10, "columns": 10, "white": "zero"})),
     )
     .await;
     assert_eq!((status, error_code(&body)), (400, "bad_request"), "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("no net is shipped for 8x8 FULL most"),
+        message.contains("no net is shipped for 10x10 FULL most"),
         "{message}"
     );
+    // The shipped nets, as the page shows them beside the seat: the 6x6 one with its
+    // record's figures and its curve.
+    let (status, nets) = get(&server, "/zero/nets").await;
+    assert_eq!(status, 200, "{nets}");
+    let six = nets["nets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|net| net["game"] == "6x6 FULL most")
+        .unwrap_or_else(|| panic!("the 6x6 net in {nets}"));
+    let record = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/zero-6x6.iterations.csv"),
+    )
+    .unwrap();
+    assert_eq!(
+        six["iterations"].as_u64().unwrap() as usize,
+        record.lines().count() - 1,
+        "{six}"
+    );
+    assert_eq!(
+        (six["rows"].as_u64(), six["win"].as_str()),
+        (Some(6), Some("most"))
+    );
+    let curve = client()
+        .get(format!("{}{}", server.url, six["curve"].as_str().unwrap()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(curve.status(), 200);
+    assert_eq!(curve.headers()["content-type"], "image/svg+xml");
+    let svg = curve.text().await.unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("6x6 FULL most"),
+        "{svg:.200}"
+    );
+    let (status, body) = get(&server, "/zero/nets/10x10-full-most/curve").await;
+    assert_eq!((status, error_code(&body)), (404, "no_route"), "{body}");
     // A visitor cannot make the server read a file as a net.
     let (status, body) = send(
         client()

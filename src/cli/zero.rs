@@ -12,8 +12,8 @@ use othello::engine::{
     zero::{LoadedNet, NetChoice, ZeroSpec},
 };
 use othello::training::zero::{
-    ExactRow, ExactShare, Iteration, Run, ZeroError, ZeroSettings, curve_svg, exact_positions,
-    exact_share,
+    ExactRow, ExactShare, Iteration, Run, RunRecord, ZeroError, ZeroSettings, exact_positions,
+    exact_share, parse_exact,
 };
 use othello::{GameKind, Shape, Variant, WinRule};
 
@@ -504,17 +504,13 @@ impl CurveArgs {
         } else {
             Vec::new()
         };
-        let title = format!(
-            "othello zero, {} {} {}: {} x {} net, {} games of {} simulations an iteration",
-            settings.size,
-            settings.rules.to_uppercase(),
-            settings.win,
-            settings.channels,
-            settings.blocks,
-            settings.games,
-            settings.simulations
-        );
-        let svg = curve_svg(&title, &rows, &exact).map_err(usage)?;
+        let record = RunRecord {
+            settings: settings.clone(),
+            best: run.best(),
+            iterations: rows,
+            exact,
+        };
+        let svg = record.curve_svg().map_err(usage)?;
         let path = self.out.unwrap_or_else(|| self.dir.join("curve.svg"));
         refuse_unless_svg(&path)?;
         write_file(&path, svg.as_bytes())?;
@@ -522,11 +518,11 @@ impl CurveArgs {
             out,
             "{}: {} iterations{}",
             path.display(),
-            rows.len(),
-            if exact.is_empty() {
+            record.iterations.len(),
+            if record.exact.is_empty() {
                 String::new()
             } else {
-                format!(", {} measured against the solver", exact.len())
+                format!(", {} measured against the solver", record.exact.len())
             }
         )?;
         Ok(())
@@ -570,10 +566,7 @@ fn read_exact(path: &std::path::Path) -> Result<Vec<ExactRow>, CliError> {
             source,
         }
     })?;
-    csv::Reader::from_reader(text.as_bytes())
-        .deserialize()
-        .collect::<Result<Vec<ExactRow>, _>>()
-        .map_err(|error| CliError::Usage {
-            message: format!("{}: not a zero measure file ({error})", path.display()),
-        })
+    parse_exact(&text).map_err(|error| CliError::Usage {
+        message: format!("{}: not a zero measure file ({error})", path.display()),
+    })
 }

@@ -12,7 +12,9 @@ use std::time::Instant;
 use rand::Rng;
 
 pub use net::{Encoded, Net, NetConfig, NetError, PLANES, Verdict, encode, policy_index};
-pub use nets::{LoadedNet, NetChoice, UnfitNet, ZeroSpec, shipped, shipped_kinds};
+pub use nets::{
+    LoadedNet, NetChoice, ShippedRecord, UnfitNet, ZeroSpec, shipped, shipped_kinds, shipped_record,
+};
 pub use search::{EXPLORATION, Leaf, Noise, Tree};
 
 use super::{Limits, Node, Signal, SquareSet};

@@ -138,11 +138,26 @@ impl std::fmt::Display for ZeroSpec {
     }
 }
 
-/// One shipped net: compiled in, decoded at its first use.
+/// One shipped net: compiled in, decoded at its first use, with the record of the run that
+/// trained it.
 struct Shipped {
     kind: GameKind,
     bytes: &'static [u8],
+    record: ShippedRecord,
     net: OnceLock<Net>,
+}
+
+/// The record of the run that trained a shipped net, as its files were (`zero.json`,
+/// `iterations.csv` and `exact.csv` of `othello zero train` and `othello zero measure`),
+/// so that the program can show how the net it plays learned.
+#[derive(Clone, Copy, Debug)]
+pub struct ShippedRecord {
+    /// The run's state: its settings, iterations done and best net.
+    pub state: &'static str,
+    /// Every iteration's figures.
+    pub iterations: &'static str,
+    /// The best net's share of exact moves per iteration.
+    pub exact: &'static str,
 }
 
 impl Shipped {
@@ -152,6 +167,7 @@ impl Shipped {
         columns: u8,
         rule: WinRule,
         bytes: &'static [u8],
+        record: ShippedRecord,
     ) -> Shipped {
         let shape = match Shape::new(rows, columns) {
             Ok(shape) => shape,
@@ -160,6 +176,7 @@ impl Shipped {
         Shipped {
             kind: GameKind::new(variant, shape, rule),
             bytes,
+            record,
             net: OnceLock::new(),
         }
     }
@@ -172,6 +189,11 @@ static SHIPPED: [Shipped; 1] = [Shipped::new(
     6,
     WinRule::MostDiscs,
     include_bytes!("../../../data/zero-6x6.safetensors"),
+    ShippedRecord {
+        state: include_str!("../../../data/zero-6x6.run.json"),
+        iterations: include_str!("../../../data/zero-6x6.iterations.csv"),
+        exact: include_str!("../../../data/zero-6x6.exact.csv"),
+    },
 )];
 
 /// The net shipped for `kind`, if there is one.
@@ -187,6 +209,14 @@ pub fn shipped(kind: GameKind) -> Option<&'static Net> {
         );
         net
     }))
+}
+
+/// The record of the run that trained the net shipped for `kind`, if there is one.
+pub fn shipped_record(kind: GameKind) -> Option<ShippedRecord> {
+    SHIPPED
+        .iter()
+        .find(|entry| entry.kind == kind)
+        .map(|entry| entry.record)
 }
 
 /// The kinds of game a net is shipped for.

@@ -35,6 +35,7 @@ mod settings;
 #[cfg(test)]
 mod tests;
 pub mod tournaments;
+mod zero;
 
 pub use settings::{ClockRequest, SettingsRequest, guest_name};
 
@@ -141,6 +142,8 @@ pub fn router(app: App) -> Router {
         .route("/puzzles/next", get(puzzles::next_puzzle))
         .route("/puzzles/{id}", get(puzzles::show_puzzle))
         .route("/puzzles/{id}/answer", post(puzzles::answer_puzzle))
+        .route("/zero/nets", get(zero::nets))
+        .route("/zero/nets/{name}/curve", get(zero::curve))
         .merge(bot::routes());
     Router::new()
         .route("/", get(assets::page))

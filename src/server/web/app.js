@@ -28,6 +28,53 @@ function seatSpec(form, seat) {
   return number ? `${kind}:${number.value}` : kind;
 }
 
+// The nets `zero` plays with, as the server describes them (asked for once, when a seat
+// first picks zero): beside the seat, the curve of how the net for the chosen board learned.
+let zeroNets = null;
+
+function percent(share) {
+  return `${Math.round(share * 1000) / 10} %`;
+}
+
+async function showZeroNets(form) {
+  const figures = [...form.querySelectorAll(".seat")]
+    .filter((fieldset) => fieldset.querySelector(".seat-kind").value === "zero")
+    .map((fieldset) => fieldset.querySelector(".zero-net"));
+  if (figures.length === 0) return;
+  if (zeroNets === null) {
+    try {
+      zeroNets = (await api("GET", "/api/zero/nets")).nets;
+    } catch (failure) {
+      for (const figure of figures) figure.querySelector("figcaption").textContent = failure.message;
+      return;
+    }
+  }
+  const pasted = form.elements.start.value === "pasted";
+  const rules = form.elements.rules.value;
+  const rows = Number(form.elements.rows.value);
+  const columns = Number(form.elements.columns.value);
+  const win = form.elements.win.value;
+  const shipped = zeroNets.map((net) => net.game).join(", ") || "none";
+  const net = pasted ? null : zeroNets.find((net) => net.rules === rules && net.rows === rows && net.columns === columns && net.win === win);
+  for (const figure of figures) {
+    const link = figure.querySelector(".zero-curve-link");
+    const caption = figure.querySelector("figcaption");
+    link.hidden = net === undefined || net === null;
+    if (!net) {
+      caption.textContent = pasted
+        ? `zero plays only a board it has a net for (${shipped}).`
+        : `No net is shipped for ${rows}x${columns} ${rules.toUpperCase()} ${win}: zero plays ${shipped}.`;
+      continue;
+    }
+    link.href = net.curve;
+    link.querySelector("img").src = net.curve;
+    link.querySelector("img").alt = `How the ${net.game} net learned, iteration by iteration`;
+    const exact = net.exact_share === null ? "" : `; ${percent(net.exact_share)} of its moves keep the exact game value (${net.exact_positions} positions solved)`;
+    caption.textContent = `How it learned: a ${net.channels} × ${net.blocks} residual net, ${net.iterations} iterations of self-play (${net.minutes} minutes on two cores). ` +
+      `At the end: ${percent(net.vs_random)} against random and ${percent(net.vs_greedy)} against greedy over ${net.games} games each${exact}.`;
+  }
+}
+
 function updateForm(form) {
   for (const fieldset of form.querySelectorAll(".seat")) {
     const kind = fieldset.querySelector(".seat-kind").value;
@@ -42,6 +89,7 @@ function updateForm(form) {
   $("#speed-label").hidden = !bots;
   const people = form.elements["black-kind"].value === "human" && form.elements["white-kind"].value === "human";
   $("#help-label").hidden = !people;
+  showZeroNets(form);
 }
 
 function showForm() {

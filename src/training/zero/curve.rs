@@ -23,6 +23,17 @@ pub struct ExactRow {
     pub share: f64,
 }
 
+/// The rows of `text`, an `exact.csv`.
+///
+/// # Errors
+/// If it is not such a file: the reason.
+pub fn parse_exact(text: &str) -> Result<Vec<ExactRow>, String> {
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .collect::<Result<Vec<ExactRow>, _>>()
+        .map_err(|error| error.to_string())
+}
+
 /// The exact share's colour: plain green is too light on white.
 const DARK_GREEN: RGBColor = RGBColor(0, 140, 0);
 

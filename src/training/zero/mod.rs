@@ -7,12 +7,16 @@ pub mod curve;
 pub mod exact;
 pub mod fit;
 pub mod games;
+pub mod record;
 pub mod replay;
 pub mod run;
 
-pub use curve::{ExactRow, curve_svg};
+pub use curve::{ExactRow, curve_svg, parse_exact};
 pub use exact::{ExactPosition, ExactShare, exact_positions, exact_share};
 pub use fit::{FitSettings, Losses};
 pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};
+pub use record::RunRecord;
 pub use replay::{ZeroSample, read_samples, write_samples};
-pub use run::{Iteration, Run, ZeroError, ZeroSettings, read_iterations};
+pub use run::{
+    Iteration, Run, ZeroError, ZeroSettings, parse_iterations, parse_state, read_iterations,
+};

@@ -325,6 +325,11 @@ impl Run {
         self.state.done
     }
 
+    /// The iteration whose net is the best (0: the first, random one).
+    pub fn best(&self) -> usize {
+        self.state.best
+    }
+
     /// The best net's file.
     pub fn best_path(&self) -> PathBuf {
         self.dir.join("best.safetensors")
@@ -524,4 +529,25 @@ pub fn read_iterations(path: &Path) -> Result<Vec<Iteration>, ZeroError> {
         .deserialize()
         .collect::<Result<Vec<Iteration>, _>>()
         .map_err(|error| io_error(path)(io::Error::other(error.to_string())))
+}
+
+/// The figures of every iteration in `text`, an `iterations.csv` (`path` names it in
+/// errors).
+///
+/// # Errors
+/// If it is not such a file.
+pub fn parse_iterations(text: &str, path: &Path) -> Result<Vec<Iteration>, ZeroError> {
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .collect::<Result<Vec<Iteration>, _>>()
+        .map_err(|error| io_error(path)(io::Error::other(error.to_string())))
+}
+
+/// The best net's iteration and the settings of the run whose `zero.json` is `text`
+/// (`path` names it in errors).
+///
+/// # Errors
+/// If it is not the state of a run.
+pub fn parse_state(text: &str, path: &Path) -> Result<(ZeroSettings, usize), ZeroError> {
+    State::parse(text, path).map(|state| (state.settings, state.best))
 }
