@@ -2620,6 +2620,14 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
         true
     );
 
+    // A size being typed names no board yet: nothing said (the red team saw "0x6").
+    set_value(&client, "#new-game-form input[name='rows']", "").await;
+    wait_for(
+        &client,
+        &format!("document.querySelector(\"{caption}\").textContent === ''"),
+        "no caption for an empty size",
+    )
+    .await;
     set_value(&client, "#new-game-form input[name='rows']", "6").await;
     set_value(&client, "#new-game-form input[name='columns']", "6").await;
     set_value(
@@ -2650,6 +2658,7 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
     let shown = text_of(&client, caption).await;
     for expected in [
         format!("a 32 × 3 residual net, {} iterations", iterations[0]),
+        format!("the net it plays is iteration {}'s", iterations[10]),
         format!("{} % against random", (vs_random * 1000.0).round() / 10.0),
         format!(
             "{} % of its moves keep the exact game value ({} positions solved)",

@@ -319,6 +319,22 @@ fn a_net_file_plays_in_every_front_end_and_only_its_own_board() {
     let square = answer.split('/').next().expect("a move");
     assert!(["D6", "F4", "F6"].contains(&square), "{text}");
 
+    // The shipped 8x8 net plays NBoard's game by itself (`--player zero:N`).
+    let session = othello(
+        &["nboard", "--player", "zero:20"],
+        "nboard 2\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8]\
+         BO[8 ---------------------------O*------*O--------------------------- *]B[F5];)\n\
+         go\nping 1\n",
+    );
+    assert!(session.status.success(), "{session:?}");
+    let text = String::from_utf8(session.stdout).expect("UTF-8");
+    let square = text
+        .lines()
+        .find_map(|line| line.strip_prefix("=== "))
+        .and_then(|answer| answer.split('/').next())
+        .unwrap_or_else(|| panic!("a move: {text}"));
+    assert!(["D6", "F4", "F6"].contains(&square), "{text}");
+
     // Refusals, a spec that is no player or a player that cannot play the game asked
     // for: exit status 1 and the reason; never a game, never a panic.
     let refusals: [(Vec<String>, &str); 7] = [
@@ -358,8 +374,18 @@ fn a_net_file_plays_in_every_front_end_and_only_its_own_board() {
             "not 8x8 FULL most",
         ),
         (
-            vec!["nboard".into(), "--player".into(), "zero".into()],
-            "no net is shipped for 8x8 FULL most",
+            vec![
+                "match".into(),
+                "--size".into(),
+                "10x10".into(),
+                "--black".into(),
+                "zero".into(),
+                "--white".into(),
+                "random".into(),
+                "--games".into(),
+                "2".into(),
+            ],
+            "no net is shipped for 10x10 FULL most",
         ),
         (
             vec![
@@ -550,7 +576,10 @@ fn zero_measure_and_curve_on_a_small_run() {
     );
     assert!(curve.status.success(), "{curve:?}");
     let svg = std::fs::read_to_string(&svg_path).expect("the SVG");
-    assert!(svg.starts_with("<svg "), "{svg}");
+    assert!(
+        svg.starts_with("<!-- drawn by othello zero curve -->\n<svg "),
+        "{svg}"
+    );
     assert!(svg.trim_end().ends_with("</svg>"));
     for words in [
         "othello zero, 4x4 FULL most",
@@ -562,9 +591,17 @@ fn zero_measure_and_curve_on_a_small_run() {
         assert!(svg.contains(words), "{words}");
     }
 
-    // Never over a file that is not one of its drawings: the run's state stays whole.
+    // Never over a file that is not one of its drawings: the run's state stays whole, and
+    // so does another SVG (the red team's logo).
     let state = std::fs::read(run.join("zero.json")).expect("the state");
-    for target in ["zero.json", "iterations.csv", "best.safetensors"] {
+    let logo = "<svg xmlns=\"http://www.w3.org/2000/svg\"><circle r=\"5\"/></svg>\n";
+    std::fs::write(run.join("logo.svg"), logo).expect("written");
+    for target in [
+        "zero.json",
+        "iterations.csv",
+        "best.safetensors",
+        "logo.svg",
+    ] {
         let target = run.join(target);
         let over = othello(
             &[
@@ -579,11 +616,15 @@ fn zero_measure_and_curve_on_a_small_run() {
         );
         assert_eq!(over.status.code(), Some(1), "{target:?}: {over:?}");
         let error = String::from_utf8_lossy(&over.stderr);
-        assert!(error.contains("is not an SVG drawing"), "{error}");
+        assert!(error.contains("is not a drawing of zero curve"), "{error}");
     }
     assert_eq!(
         std::fs::read(run.join("zero.json")).expect("the state"),
         state
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("logo.svg")).expect("the logo"),
+        logo
     );
     let again = othello(
         &[

@@ -12,8 +12,8 @@ use othello::engine::{
     zero::{LoadedNet, NetChoice, ZeroSpec},
 };
 use othello::training::zero::{
-    ExactRow, ExactShare, Iteration, Run, RunRecord, ZeroError, ZeroSettings, exact_positions,
-    exact_share, parse_exact,
+    CURVE_MARK, ExactRow, ExactShare, Iteration, Run, RunRecord, ZeroError, ZeroSettings,
+    exact_positions, exact_share, parse_exact,
 };
 use othello::{GameKind, Shape, Variant, WinRule};
 
@@ -529,8 +529,9 @@ impl CurveArgs {
     }
 }
 
-/// Refuses an output path that holds something other than an SVG: `curve` writes over its
-/// own drawings only, never over a run's state, nets or figures named by a slip.
+/// Refuses an output path that holds something other than an earlier drawing of `curve`:
+/// it writes over its own drawings only, never over a run's state, nets or figures named by
+/// a slip, nor over another SVG.
 fn refuse_unless_svg(path: &std::path::Path) -> Result<(), CliError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(());
@@ -541,17 +542,11 @@ fn refuse_unless_svg(path: &std::path::Path) -> Result<(), CliError> {
         Ok(start)
     });
     match start {
-        Ok(start)
-            if String::from_utf8_lossy(&start)
-                .trim_start()
-                .starts_with("<svg") =>
-        {
-            Ok(())
-        }
+        Ok(start) if String::from_utf8_lossy(&start).starts_with(CURVE_MARK) => Ok(()),
         _ => Err(CliError::Usage {
             message: format!(
-                "{} exists and is not an SVG drawing: zero curve writes only over its own \
-                 output; give another --out",
+                "{} exists and is not a drawing of zero curve: it writes only over its \
+                 own output; give another --out",
                 path.display()
             ),
         }),

@@ -183,18 +183,32 @@ impl Shipped {
 }
 
 /// Every shipped net, by kind (docs/zero.md says how each was trained).
-static SHIPPED: [Shipped; 1] = [Shipped::new(
-    Variant::Full,
-    6,
-    6,
-    WinRule::MostDiscs,
-    include_bytes!("../../../data/zero-6x6.safetensors"),
-    ShippedRecord {
-        state: include_str!("../../../data/zero-6x6.run.json"),
-        iterations: include_str!("../../../data/zero-6x6.iterations.csv"),
-        exact: include_str!("../../../data/zero-6x6.exact.csv"),
-    },
-)];
+static SHIPPED: [Shipped; 2] = [
+    Shipped::new(
+        Variant::Full,
+        6,
+        6,
+        WinRule::MostDiscs,
+        include_bytes!("../../../data/zero-6x6.safetensors"),
+        ShippedRecord {
+            state: include_str!("../../../data/zero-6x6.run.json"),
+            iterations: include_str!("../../../data/zero-6x6.iterations.csv"),
+            exact: include_str!("../../../data/zero-6x6.exact.csv"),
+        },
+    ),
+    Shipped::new(
+        Variant::Full,
+        8,
+        8,
+        WinRule::MostDiscs,
+        include_bytes!("../../../data/zero-8x8.safetensors"),
+        ShippedRecord {
+            state: include_str!("../../../data/zero-8x8.run.json"),
+            iterations: include_str!("../../../data/zero-8x8.iterations.csv"),
+            exact: include_str!("../../../data/zero-8x8.exact.csv"),
+        },
+    ),
+];
 
 /// The net shipped for `kind`, if there is one.
 pub fn shipped(kind: GameKind) -> Option<&'static Net> {

@@ -329,6 +329,7 @@ impl Caller {
         Credentials {
             secret: self.secret.as_deref(),
             user_id: self.member.as_ref().map(|member| member.id),
+            address: Some(self.address),
         }
     }
 

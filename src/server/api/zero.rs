@@ -119,7 +119,8 @@ pub(super) async fn curve(Path(name): Path<String>) -> Result<Response, ApiError
     Ok((
         [
             (header::CONTENT_TYPE, "image/svg+xml"),
-            (header::CACHE_CONTROL, "max-age=3600"),
+            // As the list's figures: a new program's net shows its own curve at once.
+            (header::CACHE_CONTROL, "no-cache"),
         ],
         shown.svg.clone(),
     )

@@ -12,6 +12,7 @@ use othello::{ByColor, Color};
 
 use super::{
     super::{
+        client::Client,
         error::ApiError,
         game::{GameCell, LiveGame, NewGame, Rated, changes, next_version, now_ms, revive},
         ratings::{self, Rating},
@@ -32,6 +33,8 @@ pub struct Credentials<'a> {
     pub secret: Option<&'a str>,
     /// The member logged in, if any.
     pub user_id: Option<i64>,
+    /// The caller's address, where known (a guest's lane in the engine pool).
+    pub address: Option<std::net::IpAddr>,
 }
 
 /// A rated game's stakes: both players' ratings after each result, worked out before the
@@ -135,6 +138,15 @@ impl Hub {
                 )
             })?),
         };
+        // A game read back from the database has no maker known here: whoever plays a seat
+        // of it (or controls it) is, so that a client's restored games share its lane
+        // (found by the red team of issue 48: after a restart each took a lane of its own).
+        if live.client.is_none() {
+            live.client = who
+                .user_id
+                .map(Client::Member)
+                .or_else(|| who.address.map(Client::guest));
+        }
         let settled = self.settle(cell, &mut live, seat, action, stakes).await;
         // Planned first: the answer to a move says that the engine is thinking.
         let plan = settled.touched.then(|| Plan::of(cell, &mut live));

@@ -655,6 +655,48 @@ mod tests {
         );
     }
 
+    /// Issue 48's red team: a game read back from the database takes the lane of whoever
+    /// plays it (the guest's address, the member), not one of its own: after a restart a
+    /// client's many games still share one lane. Until someone plays, a member seated in
+    /// it gives the lane.
+    #[tokio::test]
+    async fn a_game_read_back_takes_the_lane_of_whoever_plays_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _writer) = Store::sqlite(&dir.path().join("games.db")).unwrap();
+        let hub = Arc::new(Hub::new(store, EnginePool::new(1)));
+        let mut new = between_people(&[]);
+        new.client = Some(Client::Member(5));
+        new.seats[1].user_id = Some(9);
+        let created = hub.create(new).await.unwrap();
+        let (id, black) = (created.cell.id.clone(), created.secrets.black.clone());
+        drop(created);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(hub.evict_idle(Duration::ZERO), 1);
+        let cell = hub.get(&id).await.unwrap();
+        {
+            let mut live = cell.lock().await;
+            assert_eq!(live.client, None, "read back: its maker is not known");
+            // An engine's turn now would take the seated member's lane.
+            live.table.seats[Color::Black].occupant =
+                Occupant::Computer(othello::engine::PlayerSpec::Random);
+            let job = plan::Plan::of(&cell, &mut live)
+                .job
+                .expect("the engine's turn");
+            assert_eq!(job.client, Client::Member(9));
+            live.table.seats[Color::Black].occupant = Occupant::Human;
+            live.thinking = false;
+        }
+        let address: std::net::IpAddr = "10.1.2.3".parse().unwrap();
+        let guest = Credentials {
+            secret: black.as_deref(),
+            user_id: None,
+            address: Some(address),
+        };
+        let action = crate::server::table::Action::Play("d3".parse().unwrap());
+        hub.act(&cell, guest, action).await.unwrap();
+        assert_eq!(cell.lock().await.client, Some(Client::guest(address)));
+    }
+
     /// Issue 21.12: the graph's scores are kept as they are computed, in bounded steps,
     /// even when the game moves on meanwhile.
     #[tokio::test]
@@ -676,6 +718,7 @@ mod tests {
         let white = Credentials {
             secret: created.secrets.white.as_deref(),
             user_id: None,
+            address: None,
         };
         let action = crate::server::table::Action::Play(square.unwrap());
         hub.act(&cell, white, action).await.unwrap();

@@ -3,7 +3,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use othello::{AnyGame, engine::Signal};
+use othello::{AnyGame, Color, engine::Signal};
 
 use super::{
     super::{
@@ -109,10 +109,14 @@ fn plan_engine_turn(cell: &GameCell, live: &mut LiveGame) -> Option<EngineJob> {
         seed,
         signal,
         lane,
-        client: live
-            .client
-            .clone()
-            .unwrap_or_else(|| Client::Game(cell.id.clone())),
+        client: live.client.clone().unwrap_or_else(|| {
+            // Read back from the database and not played since: a member seated in it,
+            // else a lane of its own.
+            [Color::Black, Color::White]
+                .into_iter()
+                .find_map(|color| table.seats[color].user_id)
+                .map_or_else(|| Client::Game(cell.id.clone()), Client::Member)
+        }),
     })
 }
 

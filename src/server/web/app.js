@@ -55,13 +55,15 @@ async function showZeroNets(form) {
   const columns = Number(form.elements.columns.value);
   const win = form.elements.win.value;
   const shipped = zeroNets.map((net) => net.game).join(", ") || "none";
+  // A size being typed (an empty or out-of-range field) names no board yet.
+  const sized = [rows, columns].every((n) => Number.isInteger(n) && n >= 4 && n <= 16);
   const net = pasted ? null : zeroNets.find((net) => net.rules === rules && net.rows === rows && net.columns === columns && net.win === win);
   for (const figure of figures) {
     const link = figure.querySelector(".zero-curve-link");
     const caption = figure.querySelector("figcaption");
     link.hidden = net === undefined || net === null;
     if (!net) {
-      caption.textContent = pasted
+      caption.textContent = !pasted && !sized ? "" : pasted
         ? `zero plays only a board it has a net for (${shipped}).`
         : `No net is shipped for ${rows}x${columns} ${rules.toUpperCase()} ${win}: zero plays ${shipped}.`;
       continue;
@@ -70,8 +72,8 @@ async function showZeroNets(form) {
     link.querySelector("img").src = net.curve;
     link.querySelector("img").alt = `How the ${net.game} net learned, iteration by iteration`;
     const exact = net.exact_share === null ? "" : `; ${percent(net.exact_share)} of its moves keep the exact game value (${net.exact_positions} positions solved)`;
-    caption.textContent = `How it learned: a ${net.channels} × ${net.blocks} residual net, ${net.iterations} iterations of self-play (${net.minutes} minutes on two cores). ` +
-      `At the end: ${percent(net.vs_random)} against random and ${percent(net.vs_greedy)} against greedy over ${net.games} games each${exact}.`;
+    caption.textContent = `How it learned: a ${net.channels} × ${net.blocks} residual net, ${net.iterations} iterations of self-play (${net.minutes} minutes on two cores); the net it plays is iteration ${net.best}'s. ` +
+      `The run's last check: ${percent(net.vs_random)} against random and ${percent(net.vs_greedy)} against greedy over ${net.games} games each${exact}.`;
   }
 }
 

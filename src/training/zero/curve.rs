@@ -34,6 +34,10 @@ pub fn parse_exact(text: &str) -> Result<Vec<ExactRow>, String> {
         .map_err(|error| error.to_string())
 }
 
+/// The first line of every drawing: how `othello zero curve` knows its own output (it
+/// writes over nothing else, another SVG included).
+pub const CURVE_MARK: &str = "<!-- drawn by othello zero curve -->";
+
 /// The exact share's colour: plain green is too light on white.
 const DARK_GREEN: RGBColor = RGBColor(0, 140, 0);
 
@@ -52,7 +56,7 @@ pub fn curve_svg(
 ) -> Result<String, String> {
     let mut svg = String::new();
     draw(&mut svg, title, iterations, exact).map_err(|error| error.to_string())?;
-    Ok(svg)
+    Ok(format!("{CURVE_MARK}\n{svg}"))
 }
 
 fn draw(

@@ -11,7 +11,7 @@ pub mod record;
 pub mod replay;
 pub mod run;
 
-pub use curve::{ExactRow, curve_svg, parse_exact};
+pub use curve::{CURVE_MARK, ExactRow, curve_svg, parse_exact};
 pub use exact::{ExactPosition, ExactShare, exact_positions, exact_share};
 pub use fit::{FitSettings, Losses};
 pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};

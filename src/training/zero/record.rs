@@ -114,7 +114,7 @@ mod tests {
             assert_eq!(last.best, record.best, "{kind}");
             assert!(record.seconds() > 0.0);
             let svg = record.curve_svg().unwrap();
-            assert!(svg.starts_with("<svg"), "{kind}");
+            assert!(svg.contains("<svg"), "{kind}");
             assert!(svg.contains(&record.settings.size), "{kind}");
         }
         assert!(kinds > 0);
