@@ -151,6 +151,23 @@ fn zero_train_prints_a_line_per_iteration_and_resumes() {
         3,
         "a header and two iterations:\n{csv}"
     );
+    // Longer fits from here on: the one setting a run takes on a resume, kept per
+    // iteration.
+    let longer = train(&["--steps", "7", "--iterations", "3"]);
+    assert!(longer.status.success(), "{longer:?}");
+    let text = String::from_utf8(longer.stdout).expect("UTF-8");
+    assert!(
+        text.contains("fits from iteration 3 on: 7 steps (before: 5)\n"),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(run.join("iterations.csv")).expect("the figures");
+    let steps: Vec<&str> = csv
+        .lines()
+        .map(|line| line.rsplit(',').next().expect("a field"))
+        .collect();
+    assert_eq!(steps, ["steps", "5", "5", "7"], "{csv}");
+    let state = std::fs::read_to_string(run.join("zero.json")).expect("the state");
+    assert!(state.contains("\"steps\": 7"), "{state}");
 
     // A directory that is a file: an error that says so, no panic.
     let file = dir.path().join("file");

@@ -170,7 +170,8 @@ impl TrainArgs {
             let kind = stored.kind().map_err(|error| CliError::Usage {
                 message: error.to_string(),
             })?;
-            let given: [(&str, Option<String>, String); 9] = [
+            // `--steps` is not among them: it changes only the fits to come (below).
+            let given: [(&str, Option<String>, String); 8] = [
                 (
                     "--rules",
                     self.rules.map(|r| Variant::from(r).name().to_owned()),
@@ -205,11 +206,6 @@ impl TrainArgs {
                     "--simulations",
                     self.simulations.map(|n| n.to_string()),
                     stored.simulations.to_string(),
-                ),
-                (
-                    "--steps",
-                    self.steps.map(|n| n.to_string()),
-                    stored.steps.to_string(),
                 ),
                 (
                     "--seed",
@@ -303,6 +299,19 @@ impl TrainArgs {
             settings.simulations,
             run.done()
         )?;
+        // A resumed run may fit longer or shorter from here on: the data and the nets made
+        // so far mean what they meant.
+        if let Some(steps) = self.steps
+            && steps as usize != run.settings().steps
+        {
+            writeln!(
+                out,
+                "fits from iteration {} on: {steps} steps (before: {})",
+                run.done() + 1,
+                run.settings().steps
+            )?;
+            run.set_steps(steps as usize).map_err(usage)?;
+        }
         out.flush()?;
         let mut failed = None;
         run.run(self.iterations as usize, &mut |figures| {

@@ -200,6 +200,10 @@ pub struct Iteration {
     pub fit_seconds: f64,
     /// Seconds of the gate and the evaluation.
     pub match_seconds: f64,
+    /// Mini-batches of its fit (empty in runs written before this was kept: the run's
+    /// `steps` then).
+    #[serde(default)]
+    pub steps: Option<usize>,
 }
 
 /// Why a run could not go on.
@@ -313,6 +317,19 @@ impl Run {
             return Ok(Vec::new());
         }
         read_iterations(&path)
+    }
+
+    /// Fits `steps` mini-batches from the next iteration on (`zero.json` keeps the
+    /// latest; `iterations.csv` each iteration's).
+    ///
+    /// # Errors
+    /// If `steps` is 0 or the state cannot be written.
+    pub fn set_steps(&mut self, steps: usize) -> Result<(), ZeroError> {
+        if steps == 0 {
+            return Err(ZeroError::Settings("a fit takes at least one step".into()));
+        }
+        self.state.settings.steps = steps;
+        self.save()
     }
 
     /// The run's settings.
@@ -485,6 +502,7 @@ impl Run {
             selfplay_seconds,
             fit_seconds,
             match_seconds,
+            steps: Some(settings.steps),
         };
         self.append_csv(&figures)?;
         self.state.done = number;
