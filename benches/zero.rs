@@ -1,6 +1,6 @@
 //! What `othello zero`'s nets cost to run: net evaluations a second, one position at a time
 //! (as a player searches) and 64 at once (as self-play batches them), on positions from
-//! random games, for the shipped 6 × 6 net and an 8 × 8 net of the default 8 × 8 size
+//! random games, for the shipped 6 × 6 and 8 × 8 nets and an 8 × 8 net of the default size
 //! (64 channels × 5 blocks, seeded weights: the cost does not depend on them); then the
 //! player's simulations a second on 6 × 6 (a search of 400 from random positions).
 //! Medians of five rounds.
@@ -86,8 +86,10 @@ fn main() {
         1,
     )
     .expect("a net");
+    let eight_shipped = shipped(GameKind::STANDARD).expect("the shipped 8x8 net");
     for (name, net, shape) in [
         ("6x6 shipped (32 x 3)", six_net, six),
+        ("8x8 shipped (32 x 3)", eight_shipped, Shape::STANDARD),
         ("8x8 default size (64 x 5)", &eight_net, Shape::STANDARD),
     ] {
         let inputs = encoded(shape, 1024);
