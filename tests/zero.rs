@@ -169,6 +169,43 @@ fn zero_train_prints_a_line_per_iteration_and_resumes() {
     let state = std::fs::read_to_string(run.join("zero.json")).expect("the state");
     assert!(state.contains("\"steps\": 7"), "{state}");
 
+    // Figures cut short (a row half written) are refused, never replaced by the next
+    // iteration's row alone; so is a stray file of figures where a new run would start.
+    let cut = &csv[..csv.len() - 40];
+    std::fs::write(run.join("iterations.csv"), cut).expect("written");
+    let damaged = train(&["--iterations", "4"]);
+    assert_eq!(damaged.status.code(), Some(1), "{damaged:?}");
+    let error = String::from_utf8_lossy(&damaged.stderr);
+    assert!(
+        error.contains("the run's figures cannot be read"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("iterations.csv")).expect("the figures"),
+        cut
+    );
+    std::fs::write(run.join("iterations.csv"), &csv).expect("written");
+    let stray = dir.path().join("stray");
+    std::fs::create_dir(&stray).expect("a directory");
+    std::fs::write(stray.join("iterations.csv"), &csv).expect("written");
+    let mut command = assert_cmd::Command::cargo_bin("othello").expect("the binary");
+    let output = command
+        .args(["zero", "train", "--dir"])
+        .arg(&stray)
+        .args(small)
+        .output()
+        .expect("it runs");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("holds iterations.csv but no zero.json"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(stray.join("iterations.csv")).expect("the figures"),
+        csv
+    );
+
     // A directory that is a file: an error that says so, no panic.
     let file = dir.path().join("file");
     std::fs::write(&file, "x").expect("a file");

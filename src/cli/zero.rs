@@ -133,7 +133,8 @@ struct TrainArgs {
     /// Simulations of each self-play search.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     simulations: Option<u32>,
-    /// Mini-batches of each iteration's fit.
+    /// Mini-batches of each iteration's fit (on a resume, the one setting taken: the fits
+    /// from the next iteration on)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     steps: Option<u32>,
     /// Seed of everything random.

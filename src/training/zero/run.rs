@@ -259,12 +259,39 @@ impl Run {
                         dir.display()
                     )));
                 }
+                if state.settings.steps == 0 {
+                    return Err(ZeroError::Settings(format!(
+                        "{}: steps 0: a fit takes at least one step",
+                        path.display()
+                    )));
+                }
+                // The figures are rewritten with every iteration: a file that cannot be
+                // read is refused, never replaced by the new iteration's row alone (found
+                // by the red team of issue 48).
+                let figures = dir.join("iterations.csv");
+                if figures.exists() {
+                    read_iterations(&figures).map_err(|error| {
+                        ZeroError::Settings(format!(
+                            "{error}: the run's figures cannot be read; repair the file \
+                             (or move it away to start its figures afresh)"
+                        ))
+                    })?;
+                }
                 state
             }
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 let settings = settings.ok_or_else(|| {
                     ZeroError::Settings(format!("{} holds no run to resume", dir.display()))
                 })?;
+                for stray in ["iterations.csv", "best.safetensors"] {
+                    if dir.join(stray).exists() {
+                        return Err(ZeroError::Settings(format!(
+                            "{} holds {stray} but no zero.json: not a run to start over; \
+                             start in another directory",
+                            dir.display()
+                        )));
+                    }
+                }
                 settings.net()?;
                 for sub in ["games", "nets"] {
                     std::fs::create_dir_all(dir.join(sub)).map_err(io_error(dir))?;
@@ -513,8 +540,12 @@ impl Run {
     fn append_csv(&self, figures: &Iteration) -> Result<(), ZeroError> {
         let path = self.dir.join("iterations.csv");
         // A row of an iteration that was cut short and run again replaces it.
-        let mut rows: Vec<Iteration> = read_iterations(&path)
-            .unwrap_or_default()
+        let earlier = if path.exists() {
+            read_iterations(&path)?
+        } else {
+            Vec::new()
+        };
+        let mut rows: Vec<Iteration> = earlier
             .into_iter()
             .filter(|row| row.iteration < figures.iteration)
             .collect();
