@@ -238,7 +238,7 @@ mod tests {
             <label class=\"minimax-only\" data-kind=\"minimax\" hidden>Depth (1–60) <input name=\"{seat}-depth\" type=\"number\" min=\"1\" max=\"60\" value=\"4\"></label>
             <label class=\"mcts-only\" data-kind=\"mcts\" hidden>Playouts (1–1000000) <input name=\"{seat}-playouts\" type=\"number\" min=\"1\" max=\"1000000\" value=\"2000\"></label>
             <label class=\"zero-only\" data-kind=\"zero\" hidden>Simulations (1–100000) <input name=\"{seat}-simulations\" type=\"number\" min=\"1\" max=\"100000\" value=\"400\"></label>
-            <label class=\"computer-only\""
+            <figure class=\"zero-net\" data-kind=\"zero\" hidden>"
             );
             assert!(page.contains(&numbers), "{seat}: {page}");
         }
