@@ -63,18 +63,9 @@ impl Drop for Driver {
     }
 }
 
-/// Starts chromedriver, or says why not: `None` only off CI.
-fn driver() -> Option<Driver> {
-    let (Some(chromedriver), Some(chromium)) = (find("chromedriver"), find("chromium")) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromium and chromium-driver are needed: apt-get install chromium chromium-driver"
-        );
-        eprintln!("skipped: install chromium and chromium-driver to run the browser tests");
-        return None;
-    };
-    // Port 0: chromedriver picks a free port and names it (a port picked here could be
-    // taken by a server of another test before chromedriver binds it).
+/// A chromedriver on a port of its choosing, and the port; `None` if it exits (or stays
+/// silent for 30 s) before naming it.
+fn start_chromedriver(chromedriver: &Path) -> Option<(Child, u16)> {
     let mut child = Command::new(chromedriver)
         .arg("--port=0")
         .process_group(0)
@@ -98,8 +89,37 @@ fn driver() -> Option<Driver> {
             }
         }
     });
-    let port = receiver
-        .recv_timeout(Duration::from_secs(30))
+    match receiver.recv_timeout(Duration::from_secs(30)) {
+        Ok(port) => Some((child, port)),
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            None
+        }
+    }
+}
+
+/// Starts chromedriver, or says why not: `None` only off CI.
+fn driver() -> Option<Driver> {
+    let (Some(chromedriver), Some(chromium)) = (find("chromedriver"), find("chromium")) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium and chromium-driver are needed: apt-get install chromium chromium-driver"
+        );
+        eprintln!("skipped: install chromium and chromium-driver to run the browser tests");
+        return None;
+    };
+    // Port 0: chromedriver picks a free port and names it (a port picked here could be
+    // taken by a server of another test before chromedriver binds it). With many tests
+    // starting at once a chromedriver now and then exits before naming it: another try.
+    let (child, port) = (1..=3)
+        .find_map(|attempt| {
+            let started = start_chromedriver(&chromedriver);
+            if started.is_none() {
+                eprintln!("chromedriver named no port (try {attempt} of 3)");
+            }
+            started
+        })
         .expect("chromedriver names its port");
     let url = format!("http://127.0.0.1:{port}");
     Some(Driver {
