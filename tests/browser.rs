@@ -2660,7 +2660,7 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
     wait_for(
         &client,
         "(() => { const image = document.querySelector(\".seat[data-seat='white'] img.zero-curve\"); \
-         return image.complete && image.naturalWidth === 800 && image.getBoundingClientRect().width > 200; })()",
+         return image.complete && image.naturalWidth === 960 && image.getBoundingClientRect().width > 200; })()",
         "the curve drawn beside the seat",
     )
     .await;
@@ -2675,6 +2675,33 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
     let exact = last_row("zero-6x6.exact.csv");
     let share: f64 = exact[4].parse().unwrap();
     let vs_random: f64 = iterations[11].parse().unwrap();
+    // And its scores against the levels at the last iteration measured.
+    let levels = std::fs::read_to_string(data.join("zero-6x6.levels.csv")).unwrap();
+    let levels: Vec<Vec<&str>> = levels
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').collect())
+        .collect();
+    let last_measured = levels
+        .iter()
+        .map(|row| row[0])
+        .max_by_key(|n| n.parse::<u32>().unwrap());
+    let mut level_figures: Vec<String> = levels
+        .iter()
+        .filter(|row| Some(row[0]) == last_measured)
+        .map(|row| {
+            let score: f64 = row[8].parse().unwrap();
+            format!(
+                "{} % against classic:{}",
+                (score * 1000.0).round() / 10.0,
+                row[2]
+            )
+        })
+        .collect();
+    assert!(
+        !level_figures.is_empty(),
+        "the shipped net was measured against the levels"
+    );
     let shown = text_of(&client, caption).await;
     for expected in [
         format!("a 32 × 3 residual net, {} iterations", iterations[0]),
@@ -2685,7 +2712,10 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
             (share * 1000.0).round() / 10.0,
             exact[3]
         ),
-    ] {
+    ]
+    .into_iter()
+    .chain(level_figures.drain(..))
+    {
         assert!(shown.contains(&expected), "{expected:?} in {shown:?}");
     }
     eval(

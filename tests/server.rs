@@ -1088,6 +1088,32 @@ async fn a_zero_seat_plays_its_board_and_is_refused_where_it_has_no_net() {
         (six["rows"].as_u64(), six["win"].as_str()),
         (Some(6), Some("most"))
     );
+    // Its scores against the levels: the record's rows of the last iteration measured.
+    let levels = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/zero-6x6.levels.csv"),
+    )
+    .unwrap();
+    let last = levels.lines().last().unwrap().split(',').next().unwrap();
+    let expected: Vec<(u64, f64)> = levels
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').collect::<Vec<_>>())
+        .filter(|row| row[0] == last)
+        .map(|row| (row[2].parse().unwrap(), row[8].parse().unwrap()))
+        .collect();
+    let shown: Vec<(u64, f64)> = six["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["level"].as_u64().unwrap(),
+                row["score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!shown.is_empty(), "{six}");
+    assert_eq!(shown, expected, "{six}");
     let curve = client()
         .get(format!("{}{}", server.url, six["curve"].as_str().unwrap()))
         .send()

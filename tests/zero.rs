@@ -545,7 +545,16 @@ fn zero_measure_and_curve_on_a_small_run() {
         args.extend_from_slice(extra);
         othello(&args, "")
     };
-    let measured = measure(&["--positions", "12", "--against", "random,engine:10"]);
+    let measured = measure(&[
+        "--positions",
+        "12",
+        "--against",
+        "random,engine:10",
+        "--levels",
+        "3,1",
+        "--games",
+        "4",
+    ]);
     assert!(measured.status.success(), "{measured:?}");
     let text = String::from_utf8(measured.stdout).expect("UTF-8");
     let lines: Vec<&str> = text.lines().collect();
@@ -573,6 +582,37 @@ fn zero_measure_and_curve_on_a_small_run() {
     // The engine solves 4x4 positions outright: every one of its moves keeps the value.
     assert!(lines[8].trim_start().starts_with("engine "), "{text}");
     assert!(lines[8].ends_with("100.0 % (12/12)"), "{text}");
+    // Then each best net against the levels, weakest first, kept in levels.csv.
+    assert!(
+        lines[9].starts_with(
+            "iteration  best net  classic:1  classic:3 (4 games each from 2-move openings, 8 \
+             simulations a move)"
+        ),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 13, "{text}");
+    let levels = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
+    let rows: Vec<Vec<&str>> = levels
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').collect())
+        .collect();
+    assert_eq!(
+        rows.len(),
+        6,
+        "iterations 0 to 2 against two levels:\n{levels}"
+    );
+    for (row, line) in rows.chunks(2).zip(&lines[10..]) {
+        assert_eq!((row[0][2], row[1][2]), ("1", "3"), "{levels}");
+        let scores: Vec<f64> = row
+            .iter()
+            .map(|row| row[8].parse::<f64>().expect("a score") * 100.0)
+            .collect();
+        assert!(
+            line.ends_with(&format!("{:>7.1} %  {:>7.1} %", scores[0], scores[1])),
+            "{line} / {levels}"
+        );
+    }
     let csv = std::fs::read_to_string(run.join("exact.csv")).expect("exact.csv");
     assert_eq!(
         csv.lines().count(),
@@ -581,7 +621,7 @@ fn zero_measure_and_curve_on_a_small_run() {
     );
     assert!(lines[0].contains("known from before"), "{text}");
     // The scores are kept: the same measure again solves nothing.
-    let again = measure(&["--positions", "12", "--against", ""]);
+    let again = measure(&["--positions", "12", "--against", "", "--levels", ""]);
     let text = String::from_utf8(again.stdout).expect("UTF-8");
     assert!(
         text.lines()
@@ -591,6 +631,49 @@ fn zero_measure_and_curve_on_a_small_run() {
         "{text}"
     );
     assert!(!text.contains("(0 positions solved now, 0 known"), "{text}");
+    assert!(!text.contains("classic:"), "--levels '' plays none: {text}");
+
+    // The level games are kept too: a measure again plays only what it has not (shown by
+    // a result written in by hand, which a replay would not give), and a level measured
+    // alone keeps the other levels' rows.
+    let mut rows: Vec<String> = levels.lines().map(str::to_owned).collect();
+    rows[1] = "0,0,1,4,7,1,2,1,0.5".to_owned();
+    std::fs::write(run.join("levels.csv"), rows.join("\n") + "\n").expect("written");
+    let kept = measure(&["--positions", "0", "--levels", "1", "--games", "4"]);
+    assert!(kept.status.success(), "{kept:?}");
+    let text = String::from_utf8(kept.stdout).expect("UTF-8");
+    assert!(
+        text.starts_with("iteration  best net  classic:1 (4 games"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .nth(1)
+            .expect("iteration 0")
+            .ends_with("   50.0 %"),
+        "{text}"
+    );
+    let after = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
+    assert_eq!(after.lines().count(), 7, "{after}");
+    assert!(after.contains("\n0,0,1,4,7,1,2,1,0.5\n"), "{after}");
+    for (before, after) in levels.lines().zip(after.lines()).skip(1) {
+        if before.split(',').nth(2) == Some("3") {
+            assert_eq!(before, after, "classic:3's rows stay as they were");
+        }
+    }
+    // Other games are played anew, and level 10, which no depth bounds, is refused.
+    let more = measure(&["--positions", "0", "--levels", "1", "--games", "6"]);
+    let text = String::from_utf8(more.stdout).expect("UTF-8");
+    assert!(text.contains("(6 games each"), "{text}");
+    let after = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
+    assert!(!after.contains("\n0,0,1,4,7,1,2,1,0.5\n"), "{after}");
+    let refused = measure(&["--positions", "0", "--levels", "1,10"]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        error.contains("\"10\" is not a level from 1 to 9"),
+        "{error}"
+    );
 
     // A net of another board among the run's nets is refused, not measured.
     let copy = dir.path().join("copy");
@@ -653,8 +736,10 @@ fn zero_measure_and_curve_on_a_small_run() {
     assert!(svg.trim_end().ends_with("</svg>"));
     for words in [
         "othello zero, 4x4 FULL most",
-        "best net against random",
-        "best net against greedy",
+        "against random",
+        "against greedy",
+        "against classic:1",
+        "against classic:3",
         "moves keeping the exact value",
         "policy (cross-entropy)",
     ] {

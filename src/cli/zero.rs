@@ -12,8 +12,9 @@ use othello::engine::{
     zero::{LoadedNet, NetChoice, ZeroSpec},
 };
 use othello::training::zero::{
-    CURVE_MARK, ExactRow, ExactShare, Iteration, Run, RunRecord, ZeroError, ZeroSettings,
-    exact_positions, exact_share, parse_exact,
+    CURVE_MARK, ExactRow, ExactShare, Iteration, LEVELS, LevelMatch, LevelRow, Run, RunRecord,
+    ZeroError, ZeroSettings, exact_positions, exact_share, level_match, levels_csv, parse_exact,
+    parse_levels,
 };
 use othello::{GameKind, Shape, Variant, WinRule};
 
@@ -37,14 +38,17 @@ enum ZeroCommand {
     ///
     /// The same command again resumes the run (its settings are kept in DIR/zero.json).
     Train(TrainArgs),
-    /// Measure how often a run's nets keep the game's exact value: positions from games of
-    /// their own, every move solved exactly (the scores kept in DIR/exact-scores.json, so
-    /// a measure again solves only new positions); the best net after each iteration (in
-    /// DIR/exact.csv), then the last one beside other players given its time a move.
+    /// Measure what a run's nets reached, the best net after each iteration: how often its
+    /// moves keep the game's exact value (positions from games of their own, every move
+    /// solved exactly, the scores kept in DIR/exact-scores.json so that a measure again
+    /// solves only new positions; in DIR/exact.csv), the last one beside other players given
+    /// its time a move; then its score against the engine's `classic` levels (in
+    /// DIR/levels.csv, where a measure again plays only new nets' games).
     Measure(MeasureArgs),
     /// Draw a run's training curve as an SVG: the best net's score against random and
-    /// greedy and, where `zero measure` has measured it, the share of its moves keeping the
-    /// exact value, per iteration; below, the losses after each fit.
+    /// greedy and, where `zero measure` has measured them, against the `classic` levels and
+    /// the share of its moves keeping the exact value, per iteration; below, the losses
+    /// after each fit.
     Curve(CurveArgs),
 }
 
@@ -65,8 +69,8 @@ struct MeasureArgs {
     /// The run's directory (it may be training meanwhile: it is only read).
     #[arg(long, value_name = "DIR")]
     dir: PathBuf,
-    /// Positions to measure on.
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// Positions to measure on (0: no measure against the solver).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(0..=100_000))]
     positions: u32,
     /// Empty squares of the positions, MIN-MAX (default 4-20, or to the most the board
     /// has; each empty square more makes the solves about twice as long).
@@ -84,6 +88,36 @@ struct MeasureArgs {
         default_value = "classic,engine"
     )]
     against: Vec<String>,
+    /// The `classic` levels each best net plays, 1 to 9, comma-separated (none:
+    /// --levels ''); neither side has a time limit: the net searches the run's match
+    /// simulations a move, a level its own depth.
+    #[arg(
+        long,
+        value_name = "LEVELS",
+        value_delimiter = ',',
+        default_value = "1,3"
+    )]
+    levels: Vec<String>,
+    /// Games against each level, from paired random openings (default: as many as the
+    /// run's checks against random and greedy).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    games: Option<u32>,
+}
+
+/// A `classic` level for `zero measure --levels`.
+fn measured_level(text: &str) -> Result<u8, String> {
+    text.trim()
+        .parse::<u8>()
+        .ok()
+        .filter(|level| LEVELS.contains(level))
+        .ok_or_else(|| {
+            format!(
+                "--levels: {text:?} is not a level from {} to {} (level 10 has no depth \
+                 limit, and a measure plays without a clock)",
+                LEVELS.start(),
+                LEVELS.end()
+            )
+        })
 }
 
 /// The most empty squares `zero measure` takes positions at unless told: on 6 × 6 a move
@@ -370,6 +404,14 @@ impl MeasureArgs {
         for &spec in &against {
             super::check_fits(spec, kind)?;
         }
+        let mut levels = self
+            .levels
+            .iter()
+            .filter(|level| !level.is_empty())
+            .map(|level| measured_level(level).map_err(usage))
+            .collect::<Result<Vec<_>, _>>()?;
+        levels.sort_unstable();
+        levels.dedup();
         // Positions come after a move or more, with a move to make.
         let most = kind.shape.cells() as u32 - 5;
         let empties = self.empties.unwrap_or_else(|| {
@@ -393,6 +435,43 @@ impl MeasureArgs {
                 run.done()
             )));
         }
+        let levels_path = self.dir.join("levels.csv");
+        let levels_before = if levels.is_empty() || !levels_path.exists() {
+            Vec::new()
+        } else {
+            read_levels(&levels_path)?
+        };
+        let mut nets = BestNets {
+            run: &run,
+            dir: &self.dir,
+            kind,
+            bests: std::iter::once((0, 0))
+                .chain(rows.iter().map(|row| (row.iteration, row.best)))
+                .collect(),
+            loaded: Vec::new(),
+        };
+        if self.positions > 0 {
+            self.measure_exact(&mut nets, empties, &against, out)?;
+        }
+        if !levels.is_empty() {
+            let games = self
+                .games
+                .unwrap_or(2 * run.settings().eval_pairs.max(1) as u32);
+            self.measure_levels(&mut nets, &levels, games, levels_before, out)?;
+        }
+        Ok(())
+    }
+
+    /// The share of exact moves of each iteration's best net (DIR/exact.csv), then the last
+    /// one's beside `against`'s at its time a move.
+    fn measure_exact(
+        &self,
+        nets: &mut BestNets<'_>,
+        empties: (u32, u32),
+        against: &[PlayerSpec],
+        out: &mut impl Write,
+    ) -> Result<(), CliError> {
+        let kind = nets.kind;
         let scores = self.dir.join("exact-scores.json");
         let known = SolvedFile::read(&scores)?;
         let known_before = known.scores().len();
@@ -416,34 +495,19 @@ impl MeasureArgs {
             self.seed,
             known.scores().len() - known_before
         )?;
-        let simulations = run.settings().match_simulations;
-        let share_of = |iteration: usize| -> Result<ExactShare, CliError> {
-            let net = run.load(iteration).map_err(zero_error)?;
-            let label = format!("{}/nets/{iteration:04}", self.dir.display());
-            if net.config().kind != kind {
-                return Err(usage(format!(
-                    "{label}: the net is for {}, not the run's {kind}",
-                    net.config().kind
-                )));
-            }
-            let spec = PlayerSpec::Zero(ZeroSpec {
-                net: NetChoice::Loaded(LoadedNet::register(&label, net)),
-                simulations,
-            });
-            Ok(exact_share(&positions, spec, &Limits::NONE, self.seed))
-        };
+        let simulations = nets.run.settings().match_simulations;
         writeln!(
             out,
             "iteration  best net  keeps the value ({simulations} simulations a move)"
         )?;
         let mut csv = String::from("iteration,best,kept,positions,share\n");
         let mut measured: Vec<(usize, ExactShare)> = Vec::new();
-        let bests = std::iter::once((0, 0)).chain(rows.iter().map(|row| (row.iteration, row.best)));
-        for (iteration, best) in bests {
+        for (iteration, best) in nets.bests.clone() {
             let share = match measured.iter().find(|(done, _)| *done == best) {
                 Some(&(_, share)) => share,
                 None => {
-                    let share = share_of(best)?;
+                    let spec = nets.spec(best)?;
+                    let share = exact_share(&positions, spec, &Limits::NONE, self.seed);
                     measured.push((best, share));
                     share
                 }
@@ -481,7 +545,7 @@ impl MeasureArgs {
             last.kept,
             last.positions
         )?;
-        for spec in against {
+        for &spec in against {
             let share = exact_share(&positions, spec, &Limits::time(time), self.seed);
             writeln!(
                 out,
@@ -493,6 +557,127 @@ impl MeasureArgs {
             )?;
         }
         Ok(())
+    }
+
+    /// Each iteration's best net against each of `levels` (DIR/levels.csv), reusing the
+    /// results in `before` of the same net, level, games and seed.
+    fn measure_levels(
+        &self,
+        nets: &mut BestNets<'_>,
+        levels: &[u8],
+        games: u32,
+        before: Vec<LevelRow>,
+        out: &mut impl Write,
+    ) -> Result<(), CliError> {
+        let kind = nets.kind;
+        let settings = nets.run.settings();
+        let openings = settings.opening_plies;
+        let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+        writeln!(
+            out,
+            "iteration  best net  {} ({games} games each from {openings}-move openings, \
+             {} simulations a move)",
+            levels
+                .iter()
+                .map(|level| format!("{:>9}", format!("classic:{level}")))
+                .collect::<Vec<_>>()
+                .join("  "),
+            settings.match_simulations
+        )?;
+        let same = |row: &LevelRow, best: usize, level: u8| {
+            row.best == best && row.level == level && row.games == games && row.seed == self.seed
+        };
+        let mut rows: Vec<LevelRow> = Vec::new();
+        for (iteration, best) in nets.bests.clone() {
+            let mut line = format!("{iteration:>9}  {best:>8}");
+            for &level in levels {
+                let known = rows
+                    .iter()
+                    .chain(&before)
+                    .find(|row| same(row, best, level))
+                    .copied();
+                let row = match known {
+                    Some(row) => LevelRow { iteration, ..row },
+                    None => {
+                        let spec = nets.spec(best)?;
+                        let tally = level_match(
+                            kind,
+                            spec,
+                            &LevelMatch {
+                                level,
+                                games,
+                                openings,
+                                seed: self.seed,
+                                jobs,
+                            },
+                        );
+                        LevelRow {
+                            iteration,
+                            best,
+                            level,
+                            games,
+                            seed: self.seed,
+                            wins: tally.wins,
+                            draws: tally.draws,
+                            losses: tally.losses,
+                            score: tally.score(),
+                        }
+                    }
+                };
+                line.push_str(&format!("  {:>7.1} %", row.score * 100.0));
+                rows.push(row);
+            }
+            writeln!(out, "{line}")?;
+            out.flush()?;
+        }
+        // Levels not played now keep their rows.
+        let mut kept: Vec<LevelRow> = before
+            .into_iter()
+            .filter(|row| !levels.contains(&row.level))
+            .chain(rows)
+            .collect();
+        kept.sort_by_key(|row| (row.iteration, row.level));
+        write_file(&self.dir.join("levels.csv"), levels_csv(&kept).as_bytes())?;
+        Ok(())
+    }
+}
+
+/// A run's best nets, each loaded at its first use, as players.
+struct BestNets<'a> {
+    run: &'a Run,
+    dir: &'a std::path::Path,
+    /// The run's game.
+    kind: GameKind,
+    /// The best net after each iteration, from the random one the run started from.
+    bests: Vec<(usize, usize)>,
+    loaded: Vec<(usize, PlayerSpec)>,
+}
+
+impl BestNets<'_> {
+    /// Iteration `iteration`'s net as a player of the run's match simulations.
+    fn spec(&mut self, iteration: usize) -> Result<PlayerSpec, CliError> {
+        let kind = self.kind;
+        if let Some(&(_, spec)) = self.loaded.iter().find(|(done, _)| *done == iteration) {
+            return Ok(spec);
+        }
+        let usage = |message: String| CliError::Usage { message };
+        let net = self
+            .run
+            .load(iteration)
+            .map_err(|error| usage(error.to_string()))?;
+        let label = format!("{}/nets/{iteration:04}", self.dir.display());
+        if net.config().kind != kind {
+            return Err(usage(format!(
+                "{label}: the net is for {}, not the run's {kind}",
+                net.config().kind
+            )));
+        }
+        let spec = PlayerSpec::Zero(ZeroSpec {
+            net: NetChoice::Loaded(LoadedNet::register(&label, net)),
+            simulations: self.run.settings().match_simulations,
+        });
+        self.loaded.push((iteration, spec));
+        Ok(spec)
     }
 }
 
@@ -514,11 +699,18 @@ impl CurveArgs {
         } else {
             Vec::new()
         };
+        let levels_path = self.dir.join("levels.csv");
+        let levels = if levels_path.exists() {
+            read_levels(&levels_path)?
+        } else {
+            Vec::new()
+        };
         let record = RunRecord {
             settings: settings.clone(),
             best: run.best(),
             iterations: rows,
             exact,
+            levels,
         };
         let svg = record.curve_svg().map_err(usage)?;
         let path = self.out.unwrap_or_else(|| self.dir.join("curve.svg"));
@@ -526,13 +718,22 @@ impl CurveArgs {
         write_file(&path, svg.as_bytes())?;
         writeln!(
             out,
-            "{}: {} iterations{}",
+            "{}: {} iterations{}{}",
             path.display(),
             record.iterations.len(),
             if record.exact.is_empty() {
                 String::new()
             } else {
                 format!(", {} measured against the solver", record.exact.len())
+            },
+            if record.levels.is_empty() {
+                String::new()
+            } else {
+                let mut levels: Vec<u8> = record.levels.iter().map(|row| row.level).collect();
+                levels.sort_unstable();
+                levels.dedup();
+                let names: Vec<String> = levels.iter().map(|l| format!("classic:{l}")).collect();
+                format!(", against {}", names.join(", "))
             }
         )?;
         Ok(())
@@ -572,6 +773,19 @@ fn read_exact(path: &std::path::Path) -> Result<Vec<ExactRow>, CliError> {
         }
     })?;
     parse_exact(&text).map_err(|error| CliError::Usage {
+        message: format!("{}: not a zero measure file ({error})", path.display()),
+    })
+}
+
+/// `levels.csv`, as `zero measure` writes it.
+fn read_levels(path: &std::path::Path) -> Result<Vec<LevelRow>, CliError> {
+    let text = crate::files::read_text(path, crate::files::LIST_FILE).map_err(|source| {
+        CliError::Read {
+            path: path.to_owned(),
+            source,
+        }
+    })?;
+    parse_levels(&text).map_err(|error| CliError::Usage {
         message: format!("{}: not a zero measure file ({error})", path.display()),
     })
 }

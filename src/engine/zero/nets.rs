@@ -148,8 +148,8 @@ struct Shipped {
 }
 
 /// The record of the run that trained a shipped net, as its files were (`zero.json`,
-/// `iterations.csv` and `exact.csv` of `othello zero train` and `othello zero measure`),
-/// so that the program can show how the net it plays learned.
+/// `iterations.csv`, `exact.csv` and `levels.csv` of `othello zero train` and `othello
+/// zero measure`), so that the program can show how the net it plays learned.
 #[derive(Clone, Copy, Debug)]
 pub struct ShippedRecord {
     /// The run's state: its settings, iterations done and best net.
@@ -158,6 +158,8 @@ pub struct ShippedRecord {
     pub iterations: &'static str,
     /// The best net's share of exact moves per iteration.
     pub exact: &'static str,
+    /// The best net's scores against the `classic` levels per iteration.
+    pub levels: &'static str,
 }
 
 impl Shipped {
@@ -194,6 +196,7 @@ static SHIPPED: [Shipped; 2] = [
             state: include_str!("../../../data/zero-6x6.run.json"),
             iterations: include_str!("../../../data/zero-6x6.iterations.csv"),
             exact: include_str!("../../../data/zero-6x6.exact.csv"),
+            levels: include_str!("../../../data/zero-6x6.levels.csv"),
         },
     ),
     Shipped::new(
@@ -206,6 +209,7 @@ static SHIPPED: [Shipped; 2] = [
             state: include_str!("../../../data/zero-8x8.run.json"),
             iterations: include_str!("../../../data/zero-8x8.iterations.csv"),
             exact: include_str!("../../../data/zero-8x8.exact.csv"),
+            levels: include_str!("../../../data/zero-8x8.levels.csv"),
         },
     ),
 ];

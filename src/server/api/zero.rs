@@ -43,8 +43,18 @@ pub(super) struct NetView {
     /// positions, where measured.
     exact_share: Option<f64>,
     exact_positions: Option<usize>,
+    /// Its scores against the `classic` levels, weakest first, where measured.
+    levels: Vec<LevelView>,
     /// Its training curve.
     curve: String,
+}
+
+/// The shipped net's score against a `classic` level.
+#[derive(Clone, Debug, Serialize)]
+struct LevelView {
+    level: u8,
+    score: f64,
+    games: u32,
 }
 
 /// A net's view and its curve, drawn once.
@@ -88,6 +98,15 @@ fn show(kind: GameKind) -> Option<Shown> {
         games: 2 * record.settings.eval_pairs,
         exact_share: exact.map(|row| row.share),
         exact_positions: exact.map(|row| row.positions),
+        levels: record
+            .last_levels()
+            .into_iter()
+            .map(|row| LevelView {
+                level: row.level,
+                score: row.score,
+                games: row.games,
+            })
+            .collect(),
     };
     Some(Shown { view, svg })
 }

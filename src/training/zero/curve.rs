@@ -1,10 +1,11 @@
 //! The learning made visible: a run's figures, iteration by iteration, drawn as an SVG
-//! chart: its strength above (the best net's score against random and greedy, the share
-//! of its moves that keep the exact value where `othello zero measure` has measured it),
-//! its losses below.
+//! chart: its strength above (the best net's score against random and greedy and, where
+//! `othello zero measure` has measured them, against the `classic` levels and the share of
+//! its moves that keep the exact value), its losses below.
 
 use plotters::prelude::*;
 
+use super::levels::LevelRow;
 use super::run::Iteration;
 
 /// The share of the best net's moves that kept the exact value after an iteration
@@ -41,11 +42,29 @@ pub const CURVE_MARK: &str = "<!-- drawn by othello zero curve -->";
 /// The exact share's colour: plain green is too light on white.
 const DARK_GREEN: RGBColor = RGBColor(0, 140, 0);
 
-/// The chart's size in pixels.
-const SIZE: (u32, u32) = (800, 640);
+/// The colours of the lines against the `classic` levels, in turn.
+const LEVEL_COLOURS: [RGBColor; 4] = [
+    RGBColor(255, 140, 0),
+    RGBColor(128, 0, 160),
+    RGBColor(140, 80, 20),
+    RGBColor(110, 110, 110),
+];
 
-/// The chart of `iterations` (and of `exact` where given) as an SVG document, titled
-/// `title`.
+/// The chart's size in pixels.
+const SIZE: (u32, u32) = (960, 640);
+
+/// The width of the legends' column, right of the charts (a legend inside a chart hides
+/// the lines that run under it).
+const LEGEND_WIDTH: u32 = 230;
+
+/// A figure of an iteration.
+type Pick = fn(&Iteration) -> f64;
+
+/// A line of a chart: its legend and its points.
+type Line = (String, RGBColor, Vec<(f64, f64)>);
+
+/// The chart of `iterations` (and of `exact` and `levels` where given) as an SVG
+/// document, titled `title`.
 ///
 /// # Errors
 /// If the drawing fails (it draws into memory: only a bug makes it fail).
@@ -53,10 +72,76 @@ pub fn curve_svg(
     title: &str,
     iterations: &[Iteration],
     exact: &[ExactRow],
+    levels: &[LevelRow],
 ) -> Result<String, String> {
     let mut svg = String::new();
-    draw(&mut svg, title, iterations, exact).map_err(|error| error.to_string())?;
+    draw(&mut svg, title, iterations, exact, levels).map_err(|error| error.to_string())?;
     Ok(format!("{CURVE_MARK}\n{svg}"))
+}
+
+/// The strength chart's lines: against random and greedy, the exact share, and a line
+/// for each level played.
+fn strength_lines(iterations: &[Iteration], exact: &[ExactRow], levels: &[LevelRow]) -> Vec<Line> {
+    let percent = |pick: fn(&Iteration) -> f64| {
+        iterations
+            .iter()
+            .map(|row| (row.iteration as f64, pick(row) * 100.0))
+            .collect::<Vec<_>>()
+    };
+    let mut lines = vec![
+        (
+            "against random".to_owned(),
+            BLUE,
+            percent(|row| row.vs_random),
+        ),
+        (
+            "against greedy".to_owned(),
+            RED,
+            percent(|row| row.vs_greedy),
+        ),
+    ];
+    let mut played: Vec<u8> = levels.iter().map(|row| row.level).collect();
+    played.sort_unstable();
+    played.dedup();
+    for (n, level) in played.into_iter().enumerate() {
+        let mut points: Vec<(f64, f64)> = levels
+            .iter()
+            .filter(|row| row.level == level)
+            .map(|row| (row.iteration as f64, row.score * 100.0))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        lines.push((
+            format!("against classic:{level}"),
+            LEVEL_COLOURS[n % LEVEL_COLOURS.len()],
+            points,
+        ));
+    }
+    lines.push((
+        "moves keeping the exact value".to_owned(),
+        DARK_GREEN,
+        exact
+            .iter()
+            .map(|row| (row.iteration as f64, row.share * 100.0))
+            .collect(),
+    ));
+    lines.retain(|(_, _, points)| !points.is_empty());
+    lines
+}
+
+/// `lines`' legend in `area`, under `heading`.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    heading: &str,
+    lines: &[Line],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = ("sans-serif", 15).into_font();
+    area.draw(&Text::new(heading.to_owned(), (8, 20), font.clone()))?;
+    for (n, (label, color, _)) in lines.iter().enumerate() {
+        let y = 46 + 22 * n as i32;
+        area.draw(&PathElement::new([(8, y), (32, y)], color.stroke_width(2)))?;
+        area.draw(&Text::new(label.clone(), (40, y - 8), font.clone()))?;
+    }
+    Ok(())
 }
 
 fn draw(
@@ -64,15 +149,19 @@ fn draw(
     title: &str,
     iterations: &[Iteration],
     exact: &[ExactRow],
+    levels: &[LevelRow],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::with_string(svg, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let root = root.titled(title, ("sans-serif", 22))?;
+    let root = root.titled(title, ("sans-serif", 20))?;
     let (upper, lower) = root.split_vertically(SIZE.1 / 2 + 10);
+    let (upper, upper_legend) = upper.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+    let (lower, lower_legend) = lower.split_horizontally(SIZE.0 - LEGEND_WIDTH);
     let last = iterations
         .iter()
         .map(|row| row.iteration)
         .chain(exact.iter().map(|row| row.iteration))
+        .chain(levels.iter().map(|row| row.iteration))
         .max()
         .unwrap_or(1)
         .max(1) as f64;
@@ -89,57 +178,23 @@ fn draw(
         .x_desc("iteration")
         .y_desc("%")
         .draw()?;
-    let percent = |pick: fn(&Iteration) -> f64| {
-        iterations
-            .iter()
-            .map(move |row| (row.iteration as f64, pick(row) * 100.0))
-    };
-    for (label, color, points) in [
-        (
-            "best net against random",
-            BLUE,
-            percent(|row| row.vs_random).collect::<Vec<_>>(),
-        ),
-        (
-            "best net against greedy",
-            RED,
-            percent(|row| row.vs_greedy).collect(),
-        ),
-        (
-            "moves keeping the exact value",
-            DARK_GREEN,
-            exact
-                .iter()
-                .map(|row| (row.iteration as f64, row.share * 100.0))
-                .collect(),
-        ),
-    ] {
-        if points.is_empty() {
-            continue;
-        }
-        strength
-            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+    let lines = strength_lines(iterations, exact, levels);
+    for (_, color, points) in &lines {
+        strength.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
         strength.draw_series(
             points
-                .into_iter()
-                .map(|point| Circle::new(point, 3, color.filled())),
+                .iter()
+                .map(|&point| Circle::new(point, 3, color.filled())),
         )?;
     }
-    strength
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&upper_legend, "the best net (score %)", &lines)?;
 
     let most_loss = iterations
         .iter()
         .map(|row| row.loss_after)
         .fold(0.0f64, f64::max)
         .max(0.1)
-        * 1.5; // room above the lines for the legend
+        * 1.1;
     let mut losses = ChartBuilder::on(&lower)
         .margin(12)
         .x_label_area_size(30)
@@ -152,37 +207,26 @@ fn draw(
         .x_desc("iteration")
         .y_desc("loss after the fit")
         .draw()?;
-    for (label, color, pick) in [
-        (
-            "policy + value",
-            BLACK,
-            (|row: &Iteration| row.loss_after) as fn(&Iteration) -> f64,
-        ),
-        ("policy (cross-entropy)", MAGENTA, |row: &Iteration| {
-            row.policy_loss
-        }),
-        ("value (squared error)", CYAN, |row: &Iteration| {
-            row.value_loss
-        }),
-    ] {
-        let points: Vec<(f64, f64)> = iterations
-            .iter()
-            .map(|row| (row.iteration as f64, pick(row)))
-            .collect();
-        if points.is_empty() {
-            continue;
-        }
-        losses
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+    let picks: [(&str, RGBColor, Pick); 3] = [
+        ("policy + value", BLACK, |row| row.loss_after),
+        ("policy (cross-entropy)", MAGENTA, |row| row.policy_loss),
+        ("value (squared error)", CYAN, |row| row.value_loss),
+    ];
+    let loss_lines: Vec<Line> = picks
+        .into_iter()
+        .map(|(label, color, pick)| {
+            let points = iterations
+                .iter()
+                .map(|row| (row.iteration as f64, pick(row)))
+                .collect();
+            (label.to_owned(), color, points)
+        })
+        .filter(|(_, _, points): &Line| !points.is_empty())
+        .collect();
+    for (_, color, points) in &loss_lines {
+        losses.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
     }
-    losses
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&lower_legend, "losses after each fit", &loss_lines)?;
     root.present()?;
     Ok(())
 }

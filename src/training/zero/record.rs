@@ -1,12 +1,12 @@
-//! A run's record (its settings, every iteration's figures and the exact shares
-//! `othello zero measure` found), from a run's directory or from the copy shipped with a
+//! A run's record (its settings, every iteration's figures, and the exact shares and
+//! level scores `othello zero measure` found), from a run's directory or from the copy shipped with a
 //! net, and its curve: what the command line draws and the web page shows beside the player.
 
 use std::path::Path;
 
 use super::{
-    ExactRow, Iteration, ZeroError, ZeroSettings, curve_svg, parse_exact, parse_iterations,
-    parse_state,
+    ExactRow, Iteration, LevelRow, ZeroError, ZeroSettings, curve_svg, parse_exact,
+    parse_iterations, parse_levels, parse_state,
 };
 use crate::{GameKind, engine::zero::shipped_record};
 
@@ -21,15 +21,22 @@ pub struct RunRecord {
     pub iterations: Vec<Iteration>,
     /// The best net's share of exact moves, where measured.
     pub exact: Vec<ExactRow>,
+    /// The best net's scores against the `classic` levels, where measured.
+    pub levels: Vec<LevelRow>,
 }
 
 impl RunRecord {
-    /// The record of a run from its three files' text: `zero.json`, `iterations.csv` and
-    /// `exact.csv` (empty where never measured).
+    /// The record of a run from its files' text: `zero.json`, `iterations.csv`,
+    /// `exact.csv` and `levels.csv` (the last two empty where never measured).
     ///
     /// # Errors
     /// If one of them is not such a file.
-    pub fn parse(state: &str, iterations: &str, exact: &str) -> Result<RunRecord, ZeroError> {
+    pub fn parse(
+        state: &str,
+        iterations: &str,
+        exact: &str,
+        levels: &str,
+    ) -> Result<RunRecord, ZeroError> {
         let (settings, best) = parse_state(state, Path::new("zero.json"))?;
         let iterations = parse_iterations(iterations, Path::new("iterations.csv"))?;
         let exact = if exact.trim().is_empty() {
@@ -38,11 +45,18 @@ impl RunRecord {
             parse_exact(exact)
                 .map_err(|error| ZeroError::Settings(format!("exact.csv: {error}")))?
         };
+        let levels = if levels.trim().is_empty() {
+            Vec::new()
+        } else {
+            parse_levels(levels)
+                .map_err(|error| ZeroError::Settings(format!("levels.csv: {error}")))?
+        };
         Ok(RunRecord {
             settings,
             best,
             iterations,
             exact,
+            levels,
         })
     }
 
@@ -50,7 +64,7 @@ impl RunRecord {
     pub fn shipped(kind: GameKind) -> Option<RunRecord> {
         let record = shipped_record(kind)?;
         Some(
-            RunRecord::parse(record.state, record.iterations, record.exact)
+            RunRecord::parse(record.state, record.iterations, record.exact, record.levels)
                 .expect("a shipped net's record is intact (a test reads each)"),
         )
     }
@@ -75,7 +89,7 @@ impl RunRecord {
     /// # Errors
     /// If the drawing fails (it draws into memory: only a bug makes it fail).
     pub fn curve_svg(&self) -> Result<String, String> {
-        curve_svg(&self.title(), &self.iterations, &self.exact)
+        curve_svg(&self.title(), &self.iterations, &self.exact, &self.levels)
     }
 
     /// Seconds of training in all: self-play, fits and matches.
@@ -94,6 +108,20 @@ impl RunRecord {
     /// The last measured share of exact moves, if any.
     pub fn exact_share(&self) -> Option<&ExactRow> {
         self.exact.last()
+    }
+
+    /// The last measured score against each `classic` level, weakest first.
+    pub fn last_levels(&self) -> Vec<&LevelRow> {
+        let Some(last) = self.levels.iter().map(|row| row.iteration).max() else {
+            return Vec::new();
+        };
+        let mut rows: Vec<&LevelRow> = self
+            .levels
+            .iter()
+            .filter(|row| row.iteration == last)
+            .collect();
+        rows.sort_by_key(|row| row.level);
+        rows
     }
 }
 
@@ -116,6 +144,15 @@ mod tests {
             let svg = record.curve_svg().unwrap();
             assert!(svg.contains("<svg"), "{kind}");
             assert!(svg.contains(&record.settings.size), "{kind}");
+            let levels = record.last_levels();
+            assert!(!levels.is_empty(), "{kind}: measured against the levels");
+            for row in levels {
+                assert_eq!(
+                    row.best, record.best,
+                    "{kind}: the shipped net's own scores"
+                );
+                assert!(svg.contains(&format!("against classic:{}", row.level)));
+            }
         }
         assert!(kinds > 0);
     }
@@ -124,18 +161,27 @@ mod tests {
     #[test]
     fn a_broken_record_is_refused_by_file() {
         let record = shipped_record(shipped_kinds().next().unwrap()).unwrap();
-        let broken_state = RunRecord::parse("{}", record.iterations, record.exact);
+        let (state, rows, exact, levels) =
+            (record.state, record.iterations, record.exact, record.levels);
+        let broken_state = RunRecord::parse("{}", rows, exact, levels);
         assert!(broken_state.unwrap_err().to_string().contains("zero.json"));
-        let broken_csv = RunRecord::parse(record.state, "iteration\nx\n", record.exact);
+        let broken_csv = RunRecord::parse(state, "iteration\nx\n", exact, levels);
         assert!(
             broken_csv
                 .unwrap_err()
                 .to_string()
                 .contains("iterations.csv")
         );
-        let broken_exact = RunRecord::parse(record.state, record.iterations, "a,b\n1,2\n");
+        let broken_exact = RunRecord::parse(state, rows, "a,b\n1,2\n", levels);
         assert!(broken_exact.unwrap_err().to_string().contains("exact.csv"));
-        let unmeasured = RunRecord::parse(record.state, record.iterations, "").unwrap();
-        assert!(unmeasured.exact.is_empty());
+        let broken_levels = RunRecord::parse(state, rows, exact, "a,b\n1,2\n");
+        assert!(
+            broken_levels
+                .unwrap_err()
+                .to_string()
+                .contains("levels.csv")
+        );
+        let unmeasured = RunRecord::parse(state, rows, "", "").unwrap();
+        assert!(unmeasured.exact.is_empty() && unmeasured.levels.is_empty());
     }
 }

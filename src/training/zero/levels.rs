@@ -1,0 +1,177 @@
+//! The net against the engine's `classic` levels: games from paired random openings
+//! between a net (at a fixed number of simulations a move) and `classic:L` (at its level's
+//! depth), neither limited by time, so a measure does not depend on the machine or on what
+//! else it runs. `othello zero measure` plays them for each iteration's best net and keeps
+//! the results in the run's `levels.csv`, which the curve draws.
+
+use crate::arena::{MatchOptions, play_match};
+use crate::engine::{Limits, PlayerSpec};
+use crate::{GameKind, Setup};
+
+/// The levels a measure can play: level 10 has no depth limit, so only a time limit would
+/// end its moves, and a measure plays without one.
+pub const LEVELS: std::ops::RangeInclusive<u8> = 1..=9;
+
+/// The best net's score against `classic:level` after an iteration (a row of
+/// `levels.csv`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+pub struct LevelRow {
+    /// The iteration (0: the random net the run started from).
+    pub iteration: usize,
+    /// The best net then.
+    pub best: usize,
+    /// The `classic` level it played.
+    pub level: u8,
+    /// Games played.
+    pub games: u32,
+    /// The seed of their openings and of the level's slips.
+    pub seed: u64,
+    /// The net's wins.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// The net's losses.
+    pub losses: u32,
+    /// Its score: a win is 1, a draw 1/2.
+    pub score: f64,
+}
+
+/// The rows of `text`, a `levels.csv`.
+///
+/// # Errors
+/// If it is not such a file: the reason.
+pub fn parse_levels(text: &str) -> Result<Vec<LevelRow>, String> {
+    let rows = csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .collect::<Result<Vec<LevelRow>, _>>()
+        .map_err(|error| error.to_string())?;
+    match rows.iter().find(|row| {
+        !LEVELS.contains(&row.level)
+            || row.wins + row.draws + row.losses != row.games
+            || !(0.0..=1.0).contains(&row.score)
+    }) {
+        Some(row) => Err(format!(
+            "iteration {} against classic:{}: not a level's result",
+            row.iteration, row.level
+        )),
+        None => Ok(rows),
+    }
+}
+
+/// `levels.csv`'s text for `rows`.
+pub fn levels_csv(rows: &[LevelRow]) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.serialize(row).expect("rows serialize into memory");
+    }
+    String::from_utf8(writer.into_inner().expect("an in-memory writer flushes"))
+        .expect("the rows are text")
+}
+
+/// What a level match is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelMatch {
+    /// The `classic` level, in [`LEVELS`].
+    pub level: u8,
+    /// Games (colours alternate on each opening).
+    pub games: u32,
+    /// Random moves before the players take over.
+    pub openings: u32,
+    /// The seed of the openings and of the level's slips.
+    pub seed: u64,
+    /// Games played at once.
+    pub jobs: usize,
+}
+
+/// `net`'s results against `classic:level` in games of `kind`, as wins, draws and losses
+/// of `net`.
+///
+/// # Panics
+/// If `net` cannot play `kind` (a `zero` player without a net for it) or the level is not
+/// in [`LEVELS`].
+pub fn level_match(kind: GameKind, net: PlayerSpec, games: &LevelMatch) -> crate::arena::Tally {
+    assert!(LEVELS.contains(&games.level), "a measured level");
+    let setup = Setup {
+        win_rule: kind.rule,
+        ..Setup::standard(kind.shape)
+    };
+    let options = MatchOptions {
+        setup,
+        players: [net, PlayerSpec::Classic(games.level)],
+        games: games.games,
+        openings: games.openings,
+        limits: Limits::NONE,
+        seed: games.seed,
+        hash: Some(16),
+        engines: Default::default(),
+        jobs: games.jobs,
+    };
+    let summary = crate::on_rules!(kind.variant, |R| play_match::<R>(&options, &mut |_, _| {}));
+    summary.players[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Shape, Variant, WinRule};
+
+    fn row(level: u8, wins: u32, draws: u32, losses: u32) -> LevelRow {
+        let games = wins + draws + losses;
+        LevelRow {
+            iteration: 3,
+            best: 2,
+            level,
+            games,
+            seed: 7,
+            wins,
+            draws,
+            losses,
+            score: (f64::from(wins) + f64::from(draws) / 2.0) / f64::from(games),
+        }
+    }
+
+    /// The file reads back as written, and rows that cannot be a level's result are
+    /// refused.
+    #[test]
+    fn levels_csv_round_trips_and_refuses_what_is_not_a_result() {
+        let rows = vec![row(1, 3, 1, 16), row(3, 0, 0, 20)];
+        let text = levels_csv(&rows);
+        assert!(text.starts_with("iteration,best,level,games,seed,wins,draws,losses,score\n"));
+        assert_eq!(parse_levels(&text).unwrap(), rows);
+        for bad in [row(10, 1, 0, 1), row(0, 1, 0, 1)] {
+            assert!(parse_levels(&levels_csv(&[bad])).is_err(), "{bad:?}");
+        }
+        let mut miscounted = row(1, 3, 1, 16);
+        miscounted.games = 21;
+        assert!(parse_levels(&levels_csv(&[miscounted])).is_err());
+        assert!(parse_levels("iteration,best\n1,2\n").is_err());
+    }
+
+    /// The level match is the arena's: on 4 × 4 the engine at its deepest level beats
+    /// random there, a random player scores what the games say, and the same seed gives the
+    /// same games.
+    #[test]
+    fn a_level_match_tallies_its_games_and_repeats() {
+        let kind = GameKind::new(
+            Variant::Full,
+            Shape::new(4, 4).expect("a shape"),
+            WinRule::MostDiscs,
+        );
+        let games = LevelMatch {
+            level: 9,
+            games: 8,
+            openings: 2,
+            seed: 5,
+            jobs: 2,
+        };
+        let random = level_match(kind, PlayerSpec::Random, &games);
+        assert_eq!(random.wins + random.draws + random.losses, 8);
+        assert!(random.losses > random.wins, "{random:?}");
+        assert_eq!(level_match(kind, PlayerSpec::Random, &games), random);
+        let even = level_match(kind, PlayerSpec::Classic(9), &games);
+        assert_eq!(
+            even.wins, even.losses,
+            "{even:?}: the same player on both sides"
+        );
+    }
+}
