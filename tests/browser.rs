@@ -2690,11 +2690,11 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
         .iter()
         .filter(|row| Some(row[0]) == last_measured)
         .map(|row| {
-            let score: f64 = row[8].parse().unwrap();
+            let score: f64 = row[9].parse().unwrap();
             format!(
                 "{} % against classic:{}",
                 (score * 1000.0).round() / 10.0,
-                row[2]
+                row[3]
             )
         })
         .collect();

@@ -1099,7 +1099,7 @@ async fn a_zero_seat_plays_its_board_and_is_refused_where_it_has_no_net() {
         .skip(1)
         .map(|line| line.split(',').collect::<Vec<_>>())
         .filter(|row| row[0] == last)
-        .map(|row| (row[2].parse().unwrap(), row[8].parse().unwrap()))
+        .map(|row| (row[3].parse().unwrap(), row[9].parse().unwrap()))
         .collect();
     let shown: Vec<(u64, f64)> = six["levels"]
         .as_array()

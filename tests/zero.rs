@@ -603,10 +603,11 @@ fn zero_measure_and_curve_on_a_small_run() {
         "iterations 0 to 2 against two levels:\n{levels}"
     );
     for (row, line) in rows.chunks(2).zip(&lines[10..]) {
-        assert_eq!((row[0][2], row[1][2]), ("1", "3"), "{levels}");
+        assert_eq!((row[0][3], row[1][3]), ("1", "3"), "{levels}");
+        // Rounded as the web page rounds, halves up.
         let scores: Vec<f64> = row
             .iter()
-            .map(|row| row[8].parse::<f64>().expect("a score") * 100.0)
+            .map(|row| (row[9].parse::<f64>().expect("a score") * 1000.0).round() / 10.0)
             .collect();
         assert!(
             line.ends_with(&format!("{:>7.1} %  {:>7.1} %", scores[0], scores[1])),
@@ -637,7 +638,9 @@ fn zero_measure_and_curve_on_a_small_run() {
     // a result written in by hand, which a replay would not give), and a level measured
     // alone keeps the other levels' rows.
     let mut rows: Vec<String> = levels.lines().map(str::to_owned).collect();
-    rows[1] = "0,0,1,4,7,1,2,1,0.5".to_owned();
+    let net: Vec<&str> = rows[1].split(',').take(3).collect();
+    let by_hand = format!("{},1,4,7,1,2,1,0.5", net.join(","));
+    rows[1] = by_hand.clone();
     std::fs::write(run.join("levels.csv"), rows.join("\n") + "\n").expect("written");
     let kept = measure(&["--positions", "0", "--levels", "1", "--games", "4"]);
     assert!(kept.status.success(), "{kept:?}");
@@ -655,24 +658,122 @@ fn zero_measure_and_curve_on_a_small_run() {
     );
     let after = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
     assert_eq!(after.lines().count(), 7, "{after}");
-    assert!(after.contains("\n0,0,1,4,7,1,2,1,0.5\n"), "{after}");
+    assert!(after.contains(&format!("\n{by_hand}\n")), "{after}");
     for (before, after) in levels.lines().zip(after.lines()).skip(1) {
-        if before.split(',').nth(2) == Some("3") {
+        if before.split(',').nth(3) == Some("3") {
             assert_eq!(before, after, "classic:3's rows stay as they were");
         }
     }
-    // Other games are played anew, and level 10, which no depth bounds, is refused.
+    // Other games are played beside them: a quick look with fewer games, or a longer one,
+    // replaces no other (the red team lost 40-game rows to a 2-game look).
     let more = measure(&["--positions", "0", "--levels", "1", "--games", "6"]);
     let text = String::from_utf8(more.stdout).expect("UTF-8");
     assert!(text.contains("(6 games each"), "{text}");
     let after = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
-    assert!(!after.contains("\n0,0,1,4,7,1,2,1,0.5\n"), "{after}");
-    let refused = measure(&["--positions", "0", "--levels", "1,10"]);
-    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
-    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(after.contains(&format!("\n{by_hand}\n")), "{after}");
+    assert_eq!(after.lines().count(), 10, "{after}");
+    // The curve shows the row of the most games: iteration 0's 6-game row, not the 4-game
+    // one written by hand.
+    let six_games: Vec<&str> = after
+        .lines()
+        .find(|line| line.starts_with("0,") && line.split(',').nth(4) == Some("6"))
+        .expect("iteration 0's 6-game row")
+        .split(',')
+        .collect();
     assert!(
-        error.contains("\"10\" is not a level from 1 to 9"),
-        "{error}"
+        text.lines()
+            .nth(1)
+            .expect("iteration 0")
+            .ends_with(&format!(
+                "{:>7.1} %",
+                (six_games[9].parse::<f64>().unwrap() * 1000.0).round() / 10.0
+            )),
+        "{text}"
+    );
+    // Rows of nets the run does not have (another run's in this directory, a net since
+    // replaced: the red team's retrained run showed the old run's figures) are dropped.
+    let mut rows: Vec<String> = after.lines().map(str::to_owned).collect();
+    let mut stale: Vec<String> = rows[2].split(',').map(str::to_owned).collect();
+    stale[2] = "ffffffffffffffff".to_owned();
+    rows[2] = stale.join(",");
+    rows.push(format!("99,{}", rows[3].split_once(',').unwrap().1));
+    std::fs::write(run.join("levels.csv"), rows.join("\n") + "\n").expect("written");
+    let dropped = measure(&["--positions", "0", "--levels", "1", "--games", "4"]);
+    let text = String::from_utf8(dropped.stdout).expect("UTF-8");
+    assert!(
+        text.starts_with("2 rows of levels.csv were not this run's nets'"),
+        "{text}"
+    );
+    let after = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
+    assert!(
+        !after.contains("ffffffffffffffff") && !after.contains("\n99,"),
+        "{after}"
+    );
+    // What cannot be measured is refused, with the reason.
+    for (args, reason) in [
+        (
+            vec!["--positions", "0", "--levels", "1,10"],
+            "\"10\" is not a level from 1 to 9",
+        ),
+        (
+            vec!["--positions", "0", "--levels", "1,,3"],
+            "\"\" is not a level",
+        ),
+        (
+            vec!["--positions", "0", "--levels", ","],
+            "\"\" is not a level",
+        ),
+        (
+            vec!["--positions", "0", "--levels", ""],
+            "nothing to measure",
+        ),
+        (
+            vec!["--positions", "0", "--against", "random"],
+            "--against measures players on the solver's positions",
+        ),
+    ] {
+        let refused = measure(&args);
+        assert_eq!(refused.status.code(), Some(1), "{args:?}: {refused:?}");
+        let error = String::from_utf8_lossy(&refused.stderr);
+        assert!(error.contains(reason), "{args:?}: {error}");
+    }
+    // One measure at a time: a second, while one plays, is refused and writes nothing.
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_othello"))
+        .args([
+            "zero",
+            "measure",
+            "--dir",
+            &run_text,
+            "--positions",
+            "0",
+            "--levels",
+            "9",
+            "--games",
+            "100000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("a measure");
+    let lock = run.join("measure.lock");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |text| text.trim().is_empty()) {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first measure takes its lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let before = std::fs::read(run.join("levels.csv")).expect("levels.csv");
+    let second = measure(&["--positions", "0", "--levels", "1", "--games", "2"]);
+    first.kill().expect("stopped");
+    first.wait().expect("stopped");
+    assert_eq!(second.status.code(), Some(1), "{second:?}");
+    let error = String::from_utf8_lossy(&second.stderr);
+    assert!(error.contains("is being measured by"), "{error}");
+    assert_eq!(
+        std::fs::read(run.join("levels.csv")).expect("levels.csv"),
+        before
     );
 
     // A net of another board among the run's nets is refused, not measured.
@@ -699,6 +800,28 @@ fn zero_measure_and_curve_on_a_small_run() {
     assert!(
         error.contains("the net is for 6x6 FULL most, not the run's 4x4 FULL most"),
         "{error}"
+    );
+    // A measure that fails part-way keeps what it played before: the random net's games.
+    let failed = othello(
+        &[
+            "zero",
+            "measure",
+            "--dir",
+            copy_text,
+            "--positions",
+            "0",
+            "--levels",
+            "1",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    let partial = std::fs::read_to_string(copy.join("levels.csv")).expect("levels.csv");
+    assert!(
+        partial.lines().nth(1).expect("a row").starts_with("0,0,"),
+        "{partial}"
     );
     // Figures that disagree with the run's state are refused, not half measured.
     std::fs::write(copy.join("iterations.csv"), "garbage\n").expect("written");

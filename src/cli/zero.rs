@@ -13,8 +13,8 @@ use othello::engine::{
 };
 use othello::training::zero::{
     CURVE_MARK, ExactRow, ExactShare, Iteration, LEVELS, LevelMatch, LevelRow, Run, RunRecord,
-    ZeroError, ZeroSettings, exact_positions, exact_share, level_match, levels_csv, parse_exact,
-    parse_levels,
+    ZeroError, ZeroSettings, bests, exact_positions, exact_share, level_match, levels_csv,
+    parse_exact, parse_levels, shown_levels, tenths_of_percent,
 };
 use othello::{GameKind, Shape, Variant, WinRule};
 
@@ -80,14 +80,9 @@ struct MeasureArgs {
     #[arg(long, default_value_t = 7)]
     seed: u64,
     /// Players measured beside the last best net at its mean time a move (comma-separated
-    /// SPECs; none: --against '').
-    #[arg(
-        long,
-        value_name = "SPECS",
-        value_delimiter = ',',
-        default_value = "classic,engine"
-    )]
-    against: Vec<String>,
+    /// SPECs; default classic,engine; none: --against '').
+    #[arg(long, value_name = "SPECS", value_delimiter = ',')]
+    against: Option<Vec<String>>,
     /// The `classic` levels each best net plays, 1 to 9, comma-separated (none:
     /// --levels ''); neither side has a time limit: the net searches the run's match
     /// simulations a move, a level its own depth.
@@ -104,10 +99,12 @@ struct MeasureArgs {
     games: Option<u32>,
 }
 
+/// The players measured beside the net unless told.
+const DEFAULT_AGAINST: [&str; 2] = ["classic", "engine"];
+
 /// A `classic` level for `zero measure --levels`.
 fn measured_level(text: &str) -> Result<u8, String> {
-    text.trim()
-        .parse::<u8>()
+    text.parse::<u8>()
         .ok()
         .filter(|level| LEVELS.contains(level))
         .ok_or_else(|| {
@@ -395,23 +392,46 @@ impl MeasureArgs {
         let zero_error = |error: ZeroError| usage(error.to_string());
         let run = Run::read(&self.dir).map_err(zero_error)?;
         let kind = run.settings().kind().map_err(zero_error)?;
-        let against = self
-            .against
-            .iter()
-            .filter(|spec| !spec.is_empty())
-            .map(|spec| super::player_spec(spec).map_err(usage))
-            .collect::<Result<Vec<_>, _>>()?;
+        let against_given = self.against.is_some();
+        let against = match &self.against {
+            Some(specs) => specs.iter().map(String::as_str).collect(),
+            None => DEFAULT_AGAINST.to_vec(),
+        };
+        let against = if against == [""] {
+            Vec::new()
+        } else {
+            against
+                .into_iter()
+                .map(|spec| super::player_spec(spec).map_err(usage))
+                .collect::<Result<Vec<_>, _>>()?
+        };
         for &spec in &against {
             super::check_fits(spec, kind)?;
         }
-        let mut levels = self
-            .levels
-            .iter()
-            .filter(|level| !level.is_empty())
-            .map(|level| measured_level(level).map_err(usage))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut levels = if self.levels == [""] {
+            Vec::new()
+        } else {
+            self.levels
+                .iter()
+                .map(|level| measured_level(level).map_err(usage))
+                .collect::<Result<Vec<_>, _>>()?
+        };
         levels.sort_unstable();
         levels.dedup();
+        if self.positions == 0 {
+            if against_given && !against.is_empty() {
+                return Err(usage(
+                    "--against measures players on the solver's positions: it needs \
+                     --positions above 0"
+                        .to_owned(),
+                ));
+            }
+            if levels.is_empty() {
+                return Err(usage(
+                    "nothing to measure: --positions 0 and no --levels".to_owned(),
+                ));
+            }
+        }
         // Positions come after a move or more, with a move to make.
         let most = kind.shape.cells() as u32 - 5;
         let empties = self.empties.unwrap_or_else(|| {
@@ -435,6 +455,25 @@ impl MeasureArgs {
                 run.done()
             )));
         }
+        // One measure a run at a time: a second would write the same files beside it (a
+        // trainer may run meanwhile: it writes none of them).
+        let lock_path = self.dir.join("measure.lock");
+        let _lock = match crate::files::Lock::try_acquire(&lock_path) {
+            Ok(Ok(lock)) => lock,
+            Ok(Err(held)) => {
+                return Err(usage(format!(
+                    "{} is being measured by {} (othello zero measure): wait for it, or stop it",
+                    self.dir.display(),
+                    held.holder()
+                )));
+            }
+            Err(source) => {
+                return Err(CliError::WriteFile {
+                    path: lock_path,
+                    source,
+                });
+            }
+        };
         let levels_path = self.dir.join("levels.csv");
         let levels_before = if levels.is_empty() || !levels_path.exists() {
             Vec::new()
@@ -445,9 +484,7 @@ impl MeasureArgs {
             run: &run,
             dir: &self.dir,
             kind,
-            bests: std::iter::once((0, 0))
-                .chain(rows.iter().map(|row| (row.iteration, row.best)))
-                .collect(),
+            bests: bests(&rows),
             loaded: Vec::new(),
         };
         if self.positions > 0 {
@@ -559,8 +596,9 @@ impl MeasureArgs {
         Ok(())
     }
 
-    /// Each iteration's best net against each of `levels` (DIR/levels.csv), reusing the
-    /// results in `before` of the same net, level, games and seed.
+    /// Each iteration's best net against each of `levels` (DIR/levels.csv, written after
+    /// each iteration so that a measure stopped keeps what it played), reusing the results
+    /// in `before` of the same net, level, games and seed.
     fn measure_levels(
         &self,
         nets: &mut BestNets<'_>,
@@ -573,6 +611,26 @@ impl MeasureArgs {
         let settings = nets.run.settings();
         let openings = settings.opening_plies;
         let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+        // Rows of nets this run does not have (another run's, in the same directory before)
+        // are dropped, not shown as this run's.
+        let count = before.len();
+        let mut file: Vec<LevelRow> = Vec::new();
+        for row in before {
+            if !nets.bests.contains(&(row.iteration, row.best)) {
+                continue;
+            }
+            if nets.fingerprint(row.best)? == row.net {
+                file.push(row);
+            }
+        }
+        if file.len() < count {
+            writeln!(
+                out,
+                "{} rows of levels.csv were not this run's nets' (another run's, or nets \
+                 since replaced): dropped",
+                count - file.len()
+            )?;
+        }
         writeln!(
             out,
             "iteration  best net  {} ({games} games each from {openings}-move openings, \
@@ -584,18 +642,17 @@ impl MeasureArgs {
                 .join("  "),
             settings.match_simulations
         )?;
-        let same = |row: &LevelRow, best: usize, level: u8| {
-            row.best == best && row.level == level && row.games == games && row.seed == self.seed
-        };
-        let mut rows: Vec<LevelRow> = Vec::new();
         for (iteration, best) in nets.bests.clone() {
+            let net = nets.fingerprint(best)?;
             let mut line = format!("{iteration:>9}  {best:>8}");
             for &level in levels {
-                let known = rows
+                let known = file
                     .iter()
-                    .chain(&before)
-                    .find(|row| same(row, best, level))
-                    .copied();
+                    .find(|row| {
+                        (row.best, &row.net, row.level, row.games, row.seed)
+                            == (best, &net, level, games, self.seed)
+                    })
+                    .cloned();
                 let row = match known {
                     Some(row) => LevelRow { iteration, ..row },
                     None => {
@@ -614,6 +671,7 @@ impl MeasureArgs {
                         LevelRow {
                             iteration,
                             best,
+                            net: net.clone(),
                             level,
                             games,
                             seed: self.seed,
@@ -624,20 +682,20 @@ impl MeasureArgs {
                         }
                     }
                 };
-                line.push_str(&format!("  {:>7.1} %", row.score * 100.0));
-                rows.push(row);
+                line.push_str(&format!("  {:>7.1} %", tenths_of_percent(row.score)));
+                // A row for each iteration, level, game count and seed: a quick look with
+                // fewer games does not replace a longer one.
+                file.retain(|kept| {
+                    (kept.iteration, kept.level, kept.games, kept.seed)
+                        != (iteration, level, games, self.seed)
+                });
+                file.push(row);
             }
+            file.sort_by_key(|row| (row.iteration, row.level, row.games, row.seed));
+            write_file(&self.dir.join("levels.csv"), levels_csv(&file).as_bytes())?;
             writeln!(out, "{line}")?;
             out.flush()?;
         }
-        // Levels not played now keep their rows.
-        let mut kept: Vec<LevelRow> = before
-            .into_iter()
-            .filter(|row| !levels.contains(&row.level))
-            .chain(rows)
-            .collect();
-        kept.sort_by_key(|row| (row.iteration, row.level));
-        write_file(&self.dir.join("levels.csv"), levels_csv(&kept).as_bytes())?;
         Ok(())
     }
 }
@@ -650,16 +708,28 @@ struct BestNets<'a> {
     kind: GameKind,
     /// The best net after each iteration, from the random one the run started from.
     bests: Vec<(usize, usize)>,
-    loaded: Vec<(usize, PlayerSpec)>,
+    /// Each net loaded: its iteration, its fingerprint, and it as a player.
+    loaded: Vec<(usize, String, PlayerSpec)>,
 }
 
 impl BestNets<'_> {
     /// Iteration `iteration`'s net as a player of the run's match simulations.
     fn spec(&mut self, iteration: usize) -> Result<PlayerSpec, CliError> {
-        let kind = self.kind;
-        if let Some(&(_, spec)) = self.loaded.iter().find(|(done, _)| *done == iteration) {
-            return Ok(spec);
+        self.load(iteration).map(|(_, spec)| spec)
+    }
+
+    /// Iteration `iteration`'s net's fingerprint.
+    fn fingerprint(&mut self, iteration: usize) -> Result<String, CliError> {
+        self.load(iteration).map(|(fingerprint, _)| fingerprint)
+    }
+
+    fn load(&mut self, iteration: usize) -> Result<(String, PlayerSpec), CliError> {
+        if let Some((_, fingerprint, spec)) =
+            self.loaded.iter().find(|(done, _, _)| *done == iteration)
+        {
+            return Ok((fingerprint.clone(), *spec));
         }
+        let kind = self.kind;
         let usage = |message: String| CliError::Usage { message };
         let net = self
             .run
@@ -672,12 +742,15 @@ impl BestNets<'_> {
                 net.config().kind
             )));
         }
+        let fingerprint = net
+            .fingerprint()
+            .map_err(|error| usage(format!("{label}: {error}")))?;
         let spec = PlayerSpec::Zero(ZeroSpec {
             net: NetChoice::Loaded(LoadedNet::register(&label, net)),
             simulations: self.run.settings().match_simulations,
         });
-        self.loaded.push((iteration, spec));
-        Ok(spec)
+        self.loaded.push((iteration, fingerprint.clone(), spec));
+        Ok((fingerprint, spec))
     }
 }
 
@@ -701,7 +774,7 @@ impl CurveArgs {
         };
         let levels_path = self.dir.join("levels.csv");
         let levels = if levels_path.exists() {
-            read_levels(&levels_path)?
+            shown_levels(&read_levels(&levels_path)?, &bests(&rows))
         } else {
             Vec::new()
         };

@@ -331,6 +331,35 @@ impl Net {
         })
     }
 
+    /// A short name for exactly these weights (16 hex digits of a SHA-256 over the size and
+    /// every tensor, in name order), so that a result measured with a net is never taken
+    /// for another's.
+    ///
+    /// # Errors
+    /// If the tensor library fails.
+    pub fn fingerprint(&self) -> Result<String, NetError> {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        hash.update(format!(
+            "{} {} {}",
+            self.config.kind, self.config.channels, self.config.blocks
+        ));
+        let data = self.vars.data().lock().expect("weights");
+        let mut names: Vec<&String> = data.keys().collect();
+        names.sort();
+        for name in names {
+            hash.update(name.as_bytes());
+            let values = data[name].as_tensor().flatten_all()?.to_vec1::<f32>()?;
+            for value in values {
+                hash.update(value.to_le_bytes());
+            }
+        }
+        Ok(hash.finalize()[..8]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect())
+    }
+
     /// A net read from a file's bytes; `path` names it in errors.
     ///
     /// # Errors

@@ -42,12 +42,18 @@ pub const CURVE_MARK: &str = "<!-- drawn by othello zero curve -->";
 /// The exact share's colour: plain green is too light on white.
 const DARK_GREEN: RGBColor = RGBColor(0, 140, 0);
 
-/// The colours of the lines against the `classic` levels, in turn.
-const LEVEL_COLOURS: [RGBColor; 4] = [
+/// The colour of the line against each `classic` level, 1 to 9: each its own, none of
+/// them another line's.
+const LEVEL_COLOURS: [RGBColor; 9] = [
     RGBColor(255, 140, 0),
+    RGBColor(150, 110, 0),
     RGBColor(128, 0, 160),
-    RGBColor(140, 80, 20),
+    RGBColor(0, 150, 150),
+    RGBColor(220, 20, 140),
+    RGBColor(140, 70, 20),
     RGBColor(110, 110, 110),
+    RGBColor(0, 0, 110),
+    RGBColor(100, 170, 60),
 ];
 
 /// The chart's size in pixels.
@@ -103,7 +109,7 @@ fn strength_lines(iterations: &[Iteration], exact: &[ExactRow], levels: &[LevelR
     let mut played: Vec<u8> = levels.iter().map(|row| row.level).collect();
     played.sort_unstable();
     played.dedup();
-    for (n, level) in played.into_iter().enumerate() {
+    for level in played {
         let mut points: Vec<(f64, f64)> = levels
             .iter()
             .filter(|row| row.level == level)
@@ -112,7 +118,7 @@ fn strength_lines(iterations: &[Iteration], exact: &[ExactRow], levels: &[LevelR
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         lines.push((
             format!("against classic:{level}"),
-            LEVEL_COLOURS[n % LEVEL_COLOURS.len()],
+            LEVEL_COLOURS[usize::from(level.clamp(1, 9) - 1)],
             points,
         ));
     }
@@ -165,6 +171,8 @@ fn draw(
         .max()
         .unwrap_or(1)
         .max(1) as f64;
+    // A label at each whole iteration, up to 10.
+    let ticks = (last as usize + 1).min(11);
 
     let mut strength = ChartBuilder::on(&upper)
         .margin(12)
@@ -174,6 +182,7 @@ fn draw(
     strength
         .configure_mesh()
         .light_line_style(TRANSPARENT)
+        .x_labels(ticks)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .x_desc("iteration")
         .y_desc("%")
@@ -203,6 +212,7 @@ fn draw(
     losses
         .configure_mesh()
         .light_line_style(TRANSPARENT)
+        .x_labels(ticks)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .x_desc("iteration")
         .y_desc("loss after the fit")
@@ -229,4 +239,42 @@ fn draw(
     legend(&lower_legend, "losses after each fit", &loss_lines)?;
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each level's line has a colour of its own, none of them another line's (the red team
+    /// saw levels 1, 5 and 9 drawn alike).
+    #[test]
+    fn every_line_has_its_own_colour() {
+        let mut colours: Vec<RGBColor> = LEVEL_COLOURS.to_vec();
+        colours.extend([BLUE, RED, DARK_GREEN]);
+        for (i, a) in colours.iter().enumerate() {
+            for b in &colours[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        let levels: Vec<LevelRow> = (1..=9)
+            .map(|level| LevelRow {
+                iteration: 1,
+                best: 1,
+                net: String::new(),
+                level,
+                games: 2,
+                seed: 1,
+                wins: 1,
+                draws: 0,
+                losses: 1,
+                score: 0.5,
+            })
+            .collect();
+        let lines = strength_lines(&[], &[], &levels);
+        assert_eq!(lines.len(), 9);
+        for (line, level) in lines.iter().zip(1..) {
+            assert_eq!(line.0, format!("against classic:{level}"));
+            assert_eq!(line.1, LEVEL_COLOURS[level - 1]);
+        }
+    }
 }

@@ -17,7 +17,10 @@ pub use curve::{CURVE_MARK, ExactRow, curve_svg, parse_exact};
 pub use exact::{ExactPosition, ExactShare, exact_positions, exact_share};
 pub use fit::{FitSettings, Losses};
 pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};
-pub use levels::{LEVELS, LevelMatch, LevelRow, level_match, levels_csv, parse_levels};
+pub use levels::{
+    LEVELS, LevelMatch, LevelRow, bests, level_match, levels_csv, parse_levels, shown_levels,
+    tenths_of_percent,
+};
 pub use record::RunRecord;
 pub use replay::{ZeroSample, read_samples, write_samples};
 pub use run::{

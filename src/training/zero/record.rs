@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use super::{
-    ExactRow, Iteration, LevelRow, ZeroError, ZeroSettings, curve_svg, parse_exact,
-    parse_iterations, parse_levels, parse_state,
+    ExactRow, Iteration, LevelRow, ZeroError, ZeroSettings, bests, curve_svg, parse_exact,
+    parse_iterations, parse_levels, parse_state, shown_levels,
 };
 use crate::{GameKind, engine::zero::shipped_record};
 
@@ -21,7 +21,8 @@ pub struct RunRecord {
     pub iterations: Vec<Iteration>,
     /// The best net's share of exact moves, where measured.
     pub exact: Vec<ExactRow>,
-    /// The best net's scores against the `classic` levels, where measured.
+    /// The best net's scores against the `classic` levels, where measured: one row for
+    /// each iteration and level ([`super::shown_levels`]).
     pub levels: Vec<LevelRow>,
 }
 
@@ -48,8 +49,9 @@ impl RunRecord {
         let levels = if levels.trim().is_empty() {
             Vec::new()
         } else {
-            parse_levels(levels)
-                .map_err(|error| ZeroError::Settings(format!("levels.csv: {error}")))?
+            let rows = parse_levels(levels)
+                .map_err(|error| ZeroError::Settings(format!("levels.csv: {error}")))?;
+            shown_levels(&rows, &bests(&iterations))
         };
         Ok(RunRecord {
             settings,
