@@ -2671,6 +2671,8 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
         let line = text.lines().last().unwrap().to_owned();
         line.split(',').map(str::to_owned).collect()
     };
+    // Percentages as the command line prints them: to a tenth, halves up.
+    let tenths = |share: f64| (share * 1000.0 + 1e-6).round() / 10.0;
     let iterations = last_row("zero-6x6.iterations.csv");
     let exact = last_row("zero-6x6.exact.csv");
     let share: f64 = exact[4].parse().unwrap();
@@ -2691,11 +2693,7 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
         .filter(|row| Some(row[0]) == last_measured)
         .map(|row| {
             let score: f64 = row[9].parse().unwrap();
-            format!(
-                "{} % against classic:{}",
-                (score * 1000.0).round() / 10.0,
-                row[3]
-            )
+            format!("{:.1} % against classic:{}", tenths(score), row[3])
         })
         .collect();
     assert!(
@@ -2706,10 +2704,10 @@ async fn the_zero_seat_shows_how_its_net_learned_and_the_net_plays() {
     for expected in [
         format!("a 32 × 3 residual net, {} iterations", iterations[0]),
         format!("the net it plays is iteration {}'s", iterations[10]),
-        format!("{} % against random", (vs_random * 1000.0).round() / 10.0),
+        format!("{:.1} % against random", tenths(vs_random)),
         format!(
-            "{} % of its moves keep the exact game value ({} positions solved)",
-            (share * 1000.0).round() / 10.0,
+            "{:.1} % of its moves keep the exact game value ({} positions solved)",
+            tenths(share),
             exact[3]
         ),
     ]

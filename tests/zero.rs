@@ -728,6 +728,10 @@ fn zero_measure_and_curve_on_a_small_run() {
             "nothing to measure",
         ),
         (
+            vec!["--positions", "0", "--levels", "1", "--games", "3"],
+            "not an even number of games",
+        ),
+        (
             vec!["--positions", "0", "--against", "random"],
             "--against measures players on the solver's positions",
         ),
@@ -801,6 +805,52 @@ fn zero_measure_and_curve_on_a_small_run() {
         error.contains("the net is for 6x6 FULL most, not the run's 4x4 FULL most"),
         "{error}"
     );
+    // A trainer writes an iteration's row a moment before the state that counts it: a
+    // measure then takes the iterations the state counts (the red team saw "the run's files
+    // disagree" now and then while one trained).
+    let iterations = std::fs::read_to_string(run.join("iterations.csv")).expect("rows");
+    let last = iterations.lines().last().expect("a row");
+    let (number, rest) = last.split_once(',').expect("columns");
+    let ahead = format!(
+        "{iterations}{},{rest}\n",
+        number.parse::<u32>().expect("a number") + 1
+    );
+    let lagging = dir.path().join("lagging");
+    std::fs::create_dir_all(&lagging).expect("a directory");
+    std::fs::write(lagging.join("iterations.csv"), ahead).expect("written");
+    std::fs::copy(run.join("zero.json"), lagging.join("zero.json")).expect("copied");
+    let lagging_text = lagging.to_str().expect("UTF-8");
+    let taken = othello(
+        &[
+            "zero",
+            "measure",
+            "--dir",
+            lagging_text,
+            "--positions",
+            "0",
+            "--levels",
+            "1",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    // Iteration 0's net is made from the seed; the others' files are not copied, so it
+    // stops at the first, having counted the iterations the state says are done.
+    let text = String::from_utf8_lossy(&taken.stdout);
+    assert!(
+        text.lines()
+            .nth(1)
+            .expect("iteration 0")
+            .trim_start()
+            .starts_with("0 "),
+        "{text}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&taken.stderr).contains("disagree"),
+        "{taken:?}"
+    );
+
     // A measure that fails part-way keeps what it played before: the random net's games.
     let failed = othello(
         &[
@@ -838,6 +888,20 @@ fn zero_measure_and_curve_on_a_small_run() {
     let error = String::from_utf8_lossy(&refused.stderr);
     assert!(error.contains("1 to 11 empty squares"), "{error}");
 
+    // The curve draws no row of a net the run does not have either (a forged or stale
+    // fingerprint: the red team's retrained run drew the old run's figures).
+    let levels_text = std::fs::read_to_string(run.join("levels.csv")).expect("levels.csv");
+    let first: Vec<&str> = levels_text
+        .lines()
+        .nth(1)
+        .expect("a row")
+        .split(',')
+        .collect();
+    let forged = format!(
+        "{},{},0000000000000000,9,100000,1,100000,0,0,1.0",
+        first[0], first[1]
+    );
+    std::fs::write(run.join("levels.csv"), format!("{levels_text}{forged}\n")).expect("written");
     let svg_path = dir.path().join("curve.svg");
     let curve = othello(
         &[
@@ -851,7 +915,14 @@ fn zero_measure_and_curve_on_a_small_run() {
         "",
     );
     assert!(curve.status.success(), "{curve:?}");
+    let said = String::from_utf8_lossy(&curve.stdout);
+    assert!(
+        said.starts_with("1 rows of levels.csv were not this run's nets'")
+            && said.contains("not drawn"),
+        "{said}"
+    );
     let svg = std::fs::read_to_string(&svg_path).expect("the SVG");
+    assert!(!svg.contains("classic:9"), "the forged row is not drawn");
     assert!(
         svg.starts_with("<!-- drawn by othello zero curve -->\n<svg "),
         "{svg}"

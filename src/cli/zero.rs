@@ -55,7 +55,8 @@ enum ZeroCommand {
 /// `othello zero curve`.
 #[derive(Debug, Args)]
 struct CurveArgs {
-    /// The run's directory (only read).
+    /// The run's directory (only read; the drawing goes to DIR/curve.svg unless --out
+    /// says otherwise).
     #[arg(long, value_name = "DIR")]
     dir: PathBuf,
     /// Where to write the SVG (default DIR/curve.svg).
@@ -66,7 +67,8 @@ struct CurveArgs {
 /// `othello zero measure`.
 #[derive(Debug, Args)]
 struct MeasureArgs {
-    /// The run's directory (it may be training meanwhile: it is only read).
+    /// The run's directory (it may be training meanwhile: a measure writes only its own
+    /// files, exact.csv, exact-scores.json, levels.csv and measure.lock).
     #[arg(long, value_name = "DIR")]
     dir: PathBuf,
     /// Positions to measure on (0: no measure against the solver).
@@ -76,7 +78,8 @@ struct MeasureArgs {
     /// has; each empty square more makes the solves about twice as long).
     #[arg(long, value_name = "MIN-MAX", value_parser = empties_range)]
     empties: Option<(u32, u32)>,
-    /// Seed of the games the positions come from.
+    /// Seed of the games the positions come from, and of the games against the levels
+    /// (their openings and the levels' slips).
     #[arg(long, default_value_t = 7)]
     seed: u64,
     /// Players measured beside the last best net at its mean time a move (comma-separated
@@ -93,10 +96,23 @@ struct MeasureArgs {
         default_value = "1,3"
     )]
     levels: Vec<String>,
-    /// Games against each level, from paired random openings (default: as many as the
-    /// run's checks against random and greedy).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    /// Games against each level, an even number: pairs of games from random openings,
+    /// colours swapped (default: as many as the run's checks against random and greedy).
+    #[arg(long, value_parser = even_games)]
     games: Option<u32>,
+}
+
+/// `--games`: 2 to 100,000, even (each opening is played with both colours).
+fn even_games(text: &str) -> Result<u32, String> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|games| (2..=100_000).contains(games) && games % 2 == 0)
+        .ok_or_else(|| {
+            format!(
+                "{text:?} is not an even number of games from 2 to 100000 (each opening is \
+                 played with both colours)"
+            )
+        })
 }
 
 /// The players measured beside the net unless told.
@@ -445,7 +461,12 @@ impl MeasureArgs {
                 empties.0, empties.1
             )));
         }
-        let rows = run.iterations().map_err(zero_error)?;
+        let mut rows = run.iterations().map_err(zero_error)?;
+        // A trainer running meanwhile writes an iteration's row a moment before its state:
+        // that iteration is not done yet.
+        if rows.len() == run.done() + 1 {
+            rows.pop();
+        }
         if rows.len() != run.done() {
             return Err(usage(format!(
                 "{}: iterations.csv has {} iterations where zero.json says {} are done: the \
@@ -611,26 +632,7 @@ impl MeasureArgs {
         let settings = nets.run.settings();
         let openings = settings.opening_plies;
         let jobs = std::thread::available_parallelism().map_or(1, usize::from);
-        // Rows of nets this run does not have (another run's, in the same directory before)
-        // are dropped, not shown as this run's.
-        let count = before.len();
-        let mut file: Vec<LevelRow> = Vec::new();
-        for row in before {
-            if !nets.bests.contains(&(row.iteration, row.best)) {
-                continue;
-            }
-            if nets.fingerprint(row.best)? == row.net {
-                file.push(row);
-            }
-        }
-        if file.len() < count {
-            writeln!(
-                out,
-                "{} rows of levels.csv were not this run's nets' (another run's, or nets \
-                 since replaced): dropped",
-                count - file.len()
-            )?;
-        }
+        let mut file = nets.own_rows(before, "dropped", out)?;
         writeln!(
             out,
             "iteration  best net  {} ({games} games each from {openings}-move openings, \
@@ -713,6 +715,35 @@ struct BestNets<'a> {
 }
 
 impl BestNets<'_> {
+    /// The rows of `rows` measured with this run's nets: those of a net the run does not
+    /// have (another run's in the same directory, a net since replaced or unreadable) are
+    /// left out, and a line says how many and what became of them (`fate`).
+    fn own_rows(
+        &mut self,
+        rows: Vec<LevelRow>,
+        fate: &str,
+        out: &mut impl Write,
+    ) -> Result<Vec<LevelRow>, CliError> {
+        let count = rows.len();
+        let mut own = Vec::new();
+        for row in rows {
+            if self.bests.contains(&(row.iteration, row.best))
+                && self.fingerprint(row.best).ok().as_ref() == Some(&row.net)
+            {
+                own.push(row);
+            }
+        }
+        if own.len() < count {
+            writeln!(
+                out,
+                "{} rows of levels.csv were not this run's nets' (another run's, or nets since \
+                 replaced): {fate}",
+                count - own.len()
+            )?;
+        }
+        Ok(own)
+    }
+
     /// Iteration `iteration`'s net as a player of the run's match simulations.
     fn spec(&mut self, iteration: usize) -> Result<PlayerSpec, CliError> {
         self.load(iteration).map(|(_, spec)| spec)
@@ -774,7 +805,15 @@ impl CurveArgs {
         };
         let levels_path = self.dir.join("levels.csv");
         let levels = if levels_path.exists() {
-            shown_levels(&read_levels(&levels_path)?, &bests(&rows))
+            let mut nets = BestNets {
+                run: &run,
+                dir: &self.dir,
+                kind: settings.kind().map_err(|error| usage(error.to_string()))?,
+                bests: bests(&rows),
+                loaded: Vec::new(),
+            };
+            let own = nets.own_rows(read_levels(&levels_path)?, "not drawn", out)?;
+            shown_levels(&own, &nets.bests)
         } else {
             Vec::new()
         };

@@ -32,8 +32,9 @@ function seatSpec(form, seat) {
 // first picks zero): beside the seat, the curve of how the net for the chosen board learned.
 let zeroNets = null;
 
+// Halves up to a tenth, as the command line prints them (`tenths_of_percent`).
 function percent(share) {
-  return `${Math.round(share * 1000) / 10} %`;
+  return `${(Math.round(share * 1000 + 1e-6) / 10).toFixed(1)} %`;
 }
 
 async function showZeroNets(form) {
@@ -72,7 +73,8 @@ async function showZeroNets(form) {
     link.querySelector("img").src = net.curve;
     link.querySelector("img").alt = `How the ${net.game} net learned, iteration by iteration`;
     const exact = net.exact_share === null ? "" : `; ${percent(net.exact_share)} of its moves keep the exact game value (${net.exact_positions} positions solved)`;
-    const levels = net.levels.length === 0 ? "" : `; against the engine's hand-written evaluation, ${net.levels.map((row) => `${percent(row.score)} against classic:${row.level}`).join(", ")} (${net.levels[0].games} games each)`;
+    const sameGames = net.levels.every((row) => row.games === net.levels[0].games);
+    const levels = net.levels.length === 0 ? "" : `; against the engine's hand-written evaluation, ${net.levels.map((row) => `${percent(row.score)} against classic:${row.level}${sameGames ? "" : ` (${row.games} games)`}`).join(", ")}${sameGames ? ` (${net.levels[0].games} games each)` : ""}`;
     caption.textContent = `How it learned: a ${net.channels} × ${net.blocks} residual net, ${net.iterations} iterations of self-play (${net.minutes} minutes on two cores); the net it plays is iteration ${net.best}'s. ` +
       `The run's last check: ${percent(net.vs_random)} against random and ${percent(net.vs_greedy)} against greedy over ${net.games} games each${levels}${exact}.`;
   }

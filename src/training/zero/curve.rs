@@ -46,14 +46,14 @@ const DARK_GREEN: RGBColor = RGBColor(0, 140, 0);
 /// them another line's.
 const LEVEL_COLOURS: [RGBColor; 9] = [
     RGBColor(255, 140, 0),
-    RGBColor(150, 110, 0),
+    RGBColor(128, 128, 0),
     RGBColor(128, 0, 160),
     RGBColor(0, 150, 150),
     RGBColor(220, 20, 140),
     RGBColor(140, 70, 20),
     RGBColor(110, 110, 110),
     RGBColor(0, 0, 110),
-    RGBColor(100, 170, 60),
+    RGBColor(0, 0, 0),
 ];
 
 /// The chart's size in pixels.
@@ -235,6 +235,12 @@ fn draw(
         .collect();
     for (_, color, points) in &loss_lines {
         losses.draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))?;
+        // A point too, so that a single iteration shows.
+        losses.draw_series(
+            points
+                .iter()
+                .map(|&point| Circle::new(point, 2, color.filled())),
+        )?;
     }
     legend(&lower_legend, "losses after each fit", &loss_lines)?;
     root.present()?;

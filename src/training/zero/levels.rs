@@ -63,7 +63,8 @@ pub fn parse_levels(text: &str) -> Result<Vec<LevelRow>, String> {
     let header = reader.headers().map_err(|error| error.to_string())?;
     if header.iter().ne(COLUMNS) {
         return Err(format!(
-            "the first line names the columns {}",
+            "not a levels.csv of this program's (its first line names the columns {}): move it \
+             away, and measure again",
             COLUMNS.join(",")
         ));
     }
@@ -74,7 +75,7 @@ pub fn parse_levels(text: &str) -> Result<Vec<LevelRow>, String> {
     let wrong = |row: &LevelRow| {
         let counted = (f64::from(row.wins) + f64::from(row.draws) / 2.0) / f64::from(row.games);
         !LEVELS.contains(&row.level)
-            || row.games == 0
+            || row.games < 2
             || row.wins + row.draws + row.losses != row.games
             || (row.score - counted).abs().partial_cmp(&5e-4) != Some(std::cmp::Ordering::Less)
     };
@@ -88,8 +89,8 @@ pub fn parse_levels(text: &str) -> Result<Vec<LevelRow>, String> {
 }
 
 /// The rows to show of `rows` for a run whose best net after each iteration is `bests`
-/// (iteration, best): one for each iteration and level, that of the most games (the first
-/// of them), leaving out rows of nets the run does not have.
+/// (iteration, best): one for each iteration and level, that of the most games (of as many,
+/// the lowest seed's), leaving out rows of iterations the run does not have.
 pub fn shown_levels(rows: &[LevelRow], bests: &[(usize, usize)]) -> Vec<LevelRow> {
     let mut shown: Vec<LevelRow> = Vec::new();
     for row in rows {
@@ -100,7 +101,12 @@ pub fn shown_levels(rows: &[LevelRow], bests: &[(usize, usize)]) -> Vec<LevelRow
             .iter_mut()
             .find(|kept| (kept.iteration, kept.level) == (row.iteration, row.level))
         {
-            Some(kept) if kept.games < row.games => *kept = row.clone(),
+            Some(kept)
+                if (row.games, std::cmp::Reverse(row.seed))
+                    > (kept.games, std::cmp::Reverse(kept.seed)) =>
+            {
+                *kept = row.clone()
+            }
             Some(_) => {}
             None => shown.push(row.clone()),
         }
@@ -110,9 +116,12 @@ pub fn shown_levels(rows: &[LevelRow], bests: &[(usize, usize)]) -> Vec<LevelRow
 }
 
 /// A score as a percentage rounded to a tenth, halves up: as the command line prints it and
-/// the web page shows it (`Math.round`), so that both say the same.
+/// the web page shows it (the same sum in `percent`), so that both say the same. A score is
+/// a count over at most 200,000 halves, so a half is a half to far better than the 1e-6
+/// added, which keeps one that the product lands just under (0.5025 × 1000) from rounding
+/// down.
 pub fn tenths_of_percent(score: f64) -> f64 {
-    (score * 1000.0).round() / 10.0 + 0.0
+    (score * 1000.0 + 1e-6).round() / 10.0 + 0.0
 }
 
 /// `levels.csv`'s text for `rows` (its header even with no row).
@@ -228,8 +237,8 @@ mod tests {
         }
     }
 
-    /// One row shown for each iteration and level, that of the most games, and none of a
-    /// net the run does not have.
+    /// One row shown for each iteration and level, that of the most games, and none of an
+    /// iteration the run does not have.
     #[test]
     fn the_rows_shown_are_the_runs_with_the_most_games() {
         let mut few = row(1, 1, 0, 1);
@@ -257,8 +266,23 @@ mod tests {
             other_level.clone(),
         ];
         let shown = shown_levels(&rows, &[(0, 0), (1, 1), (2, 1)]);
-        assert_eq!(shown, [many, other_level]);
+        assert_eq!(shown, [many.clone(), other_level]);
+        // Of as many games, the lowest seed's, wherever it stands in the file.
+        let mut lower_seed = many.clone();
+        lower_seed.seed = 3;
+        for rows in [
+            [many.clone(), lower_seed.clone()],
+            [lower_seed.clone(), many.clone()],
+        ] {
+            assert_eq!(shown_levels(&rows, &[(1, 1)]), [lower_seed.clone()]);
+        }
         assert_eq!(tenths_of_percent(0.3625), 36.3);
+        assert_eq!(
+            tenths_of_percent(0.5025),
+            50.3,
+            "100 wins and a draw in 200 games"
+        );
+        assert_eq!(tenths_of_percent(0.5024), 50.2);
         assert_eq!(tenths_of_percent(-0.0).to_string(), "0");
     }
 
