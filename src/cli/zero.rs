@@ -876,28 +876,28 @@ fn refuse_unless_svg(path: &std::path::Path) -> Result<(), CliError> {
     }
 }
 
-/// `exact.csv`, as `zero measure` writes it.
-fn read_exact(path: &std::path::Path) -> Result<Vec<ExactRow>, CliError> {
+/// A file `zero measure` writes (`exact.csv`, `levels.csv`), read by `parse`.
+fn read_measured<T>(
+    path: &std::path::Path,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<T, CliError> {
     let text = crate::files::read_text(path, crate::files::LIST_FILE).map_err(|source| {
         CliError::Read {
             path: path.to_owned(),
             source,
         }
     })?;
-    parse_exact(&text).map_err(|error| CliError::Usage {
+    parse(&text).map_err(|error| CliError::Usage {
         message: format!("{}: not a zero measure file ({error})", path.display()),
     })
 }
 
+/// `exact.csv`, as `zero measure` writes it.
+fn read_exact(path: &std::path::Path) -> Result<Vec<ExactRow>, CliError> {
+    read_measured(path, parse_exact)
+}
+
 /// `levels.csv`, as `zero measure` writes it.
 fn read_levels(path: &std::path::Path) -> Result<Vec<LevelRow>, CliError> {
-    let text = crate::files::read_text(path, crate::files::LIST_FILE).map_err(|source| {
-        CliError::Read {
-            path: path.to_owned(),
-            source,
-        }
-    })?;
-    parse_levels(&text).map_err(|error| CliError::Usage {
-        message: format!("{}: not a zero measure file ({error})", path.display()),
-    })
+    read_measured(path, parse_levels)
 }
