@@ -10,7 +10,7 @@ pub mod pairing;
 use rand::{RngExt, SeedableRng, rngs::StdRng};
 
 use crate::engine::{EngineSettings, Limits, Player, PlayerSpec, mix, new_player_with};
-use crate::{ByColor, Color, Game, Outcome, RuleSet, Setup, Square, Status};
+use crate::{ByColor, Color, Game, GameKind, Outcome, RuleSet, Setup, Square, Status};
 
 /// What a match is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,10 +312,56 @@ pub(crate) fn play_match_game<R: RuleSet>(options: &MatchOptions, number: u32) -
     }
 }
 
+/// What a level match is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelMatch {
+    /// The `classic` level, 1 to 9.
+    pub level: u8,
+    /// Games (colours alternate on each opening).
+    pub games: u32,
+    /// Random moves before the players take over.
+    pub openings: u32,
+    /// The seed of the openings and of the level's slips.
+    pub seed: u64,
+    /// Games played at once.
+    pub jobs: usize,
+}
+
+/// `player`'s results against `classic:level` in games of `kind` with no clock (each move
+/// as deep as the level goes), as its wins, draws and losses: how `othello zero measure`
+/// places a net among the engine's levels.
+///
+/// # Panics
+/// If `player` cannot play `kind` (a `zero` player without a net for it), or the level is
+/// not one of 1 to 9 (level 10 has no depth limit: only a clock would end its moves).
+pub fn level_match(kind: GameKind, player: PlayerSpec, games: &LevelMatch) -> Tally {
+    assert!(
+        (1..PlayerSpec::MAX_LEVEL).contains(&games.level),
+        "a level with a depth limit"
+    );
+    let setup = Setup {
+        win_rule: kind.rule,
+        ..Setup::standard(kind.shape)
+    };
+    let options = MatchOptions {
+        setup,
+        players: [player, PlayerSpec::Classic(games.level)],
+        games: games.games,
+        openings: games.openings,
+        limits: Limits::NONE,
+        seed: games.seed,
+        hash: Some(16),
+        engines: Default::default(),
+        jobs: games.jobs,
+    };
+    let summary = crate::on_rules!(kind.variant, |R| play_match::<R>(&options, &mut |_, _| {}));
+    summary.players[0]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Full, Shape, Simple, WinRule};
+    use crate::{Full, Shape, Simple, Variant, WinRule};
 
     fn options(players: [PlayerSpec; 2], games: u32) -> MatchOptions {
         MatchOptions {
@@ -412,5 +458,33 @@ mod tests {
         let draws = EloEstimate::from_results(0, 4, 0);
         assert_eq!(draws.difference, 0.0);
         assert_eq!(EloEstimate::from_results(0, 0, 0).difference, 0.0);
+    }
+
+    /// The level match is the arena's: on 4 × 4 the engine at its deepest level beats
+    /// random there, a random player scores what the games say, and the same seed gives the
+    /// same games.
+    #[test]
+    fn a_level_match_tallies_its_games_and_repeats() {
+        let kind = GameKind::new(
+            Variant::Full,
+            Shape::new(4, 4).expect("a shape"),
+            WinRule::MostDiscs,
+        );
+        let games = LevelMatch {
+            level: 9,
+            games: 8,
+            openings: 2,
+            seed: 5,
+            jobs: 2,
+        };
+        let random = level_match(kind, PlayerSpec::Random, &games);
+        assert_eq!(random.wins + random.draws + random.losses, 8);
+        assert!(random.losses > random.wins, "{random:?}");
+        assert_eq!(level_match(kind, PlayerSpec::Random, &games), random);
+        let even = level_match(kind, PlayerSpec::Classic(9), &games);
+        assert_eq!(
+            even.wins, even.losses,
+            "{even:?}: the same player on both sides"
+        );
     }
 }

@@ -7,14 +7,15 @@ use std::{
 };
 
 use clap::{Args, Subcommand};
+use othello::arena::{LevelMatch, level_match};
 use othello::engine::{
     Limits, PlayerSpec,
     zero::{LoadedNet, NetChoice, ZeroSpec},
 };
 use othello::training::zero::{
-    CURVE_MARK, ExactRow, ExactShare, Iteration, LEVELS, LevelMatch, LevelRow, Run, RunRecord,
-    ZeroError, ZeroSettings, bests, exact_positions, exact_share, level_match, levels_csv,
-    parse_exact, parse_levels, shown_levels, tenths_of_percent,
+    CURVE_MARK, ExactRow, ExactShare, Iteration, LEVELS, LevelRow, Run, RunRecord, ZeroError,
+    ZeroSettings, bests, exact_positions, exact_share, levels_csv, parse_exact, parse_levels,
+    shown_levels, tenths_of_percent,
 };
 use othello::{GameKind, Shape, Variant, WinRule};
 

@@ -1,13 +1,10 @@
 //! The net against the engine's `classic` levels: games from paired random openings
 //! between a net (at a fixed number of simulations a move) and `classic:L` (at its level's
 //! depth), neither limited by time, so a measure does not depend on the machine or on what
-//! else it runs. `othello zero measure` plays them for each iteration's best net and keeps
+//! else it runs (the games are the arena's [`crate::arena::level_match`]). `othello zero
+//! measure` plays them for each iteration's best net and keeps
 //! the results in the run's `levels.csv` (a row for each iteration, level, game count and
 //! seed, with the fingerprint of the net that played), which the curve draws.
-
-use crate::arena::{MatchOptions, play_match};
-use crate::engine::{Limits, PlayerSpec};
-use crate::{GameKind, Setup};
 
 /// The levels a measure can play: level 10 has no depth limit, so only a time limit would
 /// end its moves, and a measure plays without one.
@@ -147,52 +144,9 @@ pub fn bests(iterations: &[super::Iteration]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// What a level match is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LevelMatch {
-    /// The `classic` level, in [`LEVELS`].
-    pub level: u8,
-    /// Games (colours alternate on each opening).
-    pub games: u32,
-    /// Random moves before the players take over.
-    pub openings: u32,
-    /// The seed of the openings and of the level's slips.
-    pub seed: u64,
-    /// Games played at once.
-    pub jobs: usize,
-}
-
-/// `net`'s results against `classic:level` in games of `kind`, as wins, draws and losses
-/// of `net`.
-///
-/// # Panics
-/// If `net` cannot play `kind` (a `zero` player without a net for it) or the level is not
-/// in [`LEVELS`].
-pub fn level_match(kind: GameKind, net: PlayerSpec, games: &LevelMatch) -> crate::arena::Tally {
-    assert!(LEVELS.contains(&games.level), "a measured level");
-    let setup = Setup {
-        win_rule: kind.rule,
-        ..Setup::standard(kind.shape)
-    };
-    let options = MatchOptions {
-        setup,
-        players: [net, PlayerSpec::Classic(games.level)],
-        games: games.games,
-        openings: games.openings,
-        limits: Limits::NONE,
-        seed: games.seed,
-        hash: Some(16),
-        engines: Default::default(),
-        jobs: games.jobs,
-    };
-    let summary = crate::on_rules!(kind.variant, |R| play_match::<R>(&options, &mut |_, _| {}));
-    summary.players[0]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Shape, Variant, WinRule};
 
     fn row(level: u8, wins: u32, draws: u32, losses: u32) -> LevelRow {
         let games = wins + draws + losses;
@@ -284,33 +238,5 @@ mod tests {
         );
         assert_eq!(tenths_of_percent(0.5024), 50.2);
         assert_eq!(tenths_of_percent(-0.0).to_string(), "0");
-    }
-
-    /// The level match is the arena's: on 4 × 4 the engine at its deepest level beats
-    /// random there, a random player scores what the games say, and the same seed gives the
-    /// same games.
-    #[test]
-    fn a_level_match_tallies_its_games_and_repeats() {
-        let kind = GameKind::new(
-            Variant::Full,
-            Shape::new(4, 4).expect("a shape"),
-            WinRule::MostDiscs,
-        );
-        let games = LevelMatch {
-            level: 9,
-            games: 8,
-            openings: 2,
-            seed: 5,
-            jobs: 2,
-        };
-        let random = level_match(kind, PlayerSpec::Random, &games);
-        assert_eq!(random.wins + random.draws + random.losses, 8);
-        assert!(random.losses > random.wins, "{random:?}");
-        assert_eq!(level_match(kind, PlayerSpec::Random, &games), random);
-        let even = level_match(kind, PlayerSpec::Classic(9), &games);
-        assert_eq!(
-            even.wins, even.losses,
-            "{even:?}: the same player on both sides"
-        );
     }
 }

@@ -18,8 +18,7 @@ pub use exact::{ExactPosition, ExactShare, exact_positions, exact_share};
 pub use fit::{FitSettings, Losses};
 pub use games::{MatchSettings, Seat, SelfPlaySettings, Tally, play_match, self_play};
 pub use levels::{
-    LEVELS, LevelMatch, LevelRow, bests, level_match, levels_csv, parse_levels, shown_levels,
-    tenths_of_percent,
+    LEVELS, LevelRow, bests, levels_csv, parse_levels, shown_levels, tenths_of_percent,
 };
 pub use record::RunRecord;
 pub use replay::{ZeroSample, read_samples, write_samples};
