@@ -761,7 +761,10 @@ fn zero_measure_and_curve_on_a_small_run() {
         .expect("a measure");
     let lock = run.join("measure.lock");
     let started = std::time::Instant::now();
-    while std::fs::read_to_string(&lock).map_or(true, |text| text.trim().is_empty()) {
+    // The lock names its holder: the first measure holds it once it names that process
+    // (earlier measures left their own numbers in the file).
+    let holder = first.id().to_string();
+    while std::fs::read_to_string(&lock).map_or(true, |text| text.trim() != holder) {
         assert!(
             started.elapsed().as_secs() < 60,
             "the first measure takes its lock"
