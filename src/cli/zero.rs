@@ -311,20 +311,7 @@ impl TrainArgs {
             message: error.to_string(),
         };
         // One trainer a run: a second would write the same files beside the first.
-        let lock = |dir: &std::path::Path| -> Result<crate::files::Lock, CliError> {
-            let path = dir.join("zero.lock");
-            match crate::files::Lock::try_acquire(&path) {
-                Ok(Ok(lock)) => Ok(lock),
-                Ok(Err(held)) => Err(CliError::Usage {
-                    message: format!(
-                        "{} is being trained by {} (othello zero train): wait for it, or stop it",
-                        dir.display(),
-                        held.holder()
-                    ),
-                }),
-                Err(source) => Err(CliError::WriteFile { path, source }),
-            }
-        };
+        let lock = |dir: &std::path::Path| hold(dir, "zero.lock", "trained", "train");
         let early = if self.dir.is_dir() {
             Some(lock(&self.dir)?)
         } else {
@@ -479,23 +466,7 @@ impl MeasureArgs {
         }
         // One measure a run at a time: a second would write the same files beside it (a
         // trainer may run meanwhile: it writes none of them).
-        let lock_path = self.dir.join("measure.lock");
-        let _lock = match crate::files::Lock::try_acquire(&lock_path) {
-            Ok(Ok(lock)) => lock,
-            Ok(Err(held)) => {
-                return Err(usage(format!(
-                    "{} is being measured by {} (othello zero measure): wait for it, or stop it",
-                    self.dir.display(),
-                    held.holder()
-                )));
-            }
-            Err(source) => {
-                return Err(CliError::WriteFile {
-                    path: lock_path,
-                    source,
-                });
-            }
-        };
+        let _lock = hold(&self.dir, "measure.lock", "measured", "measure")?;
         let levels_path = self.dir.join("levels.csv");
         let levels_before = if levels.is_empty() || !levels_path.exists() {
             Vec::new()
@@ -874,6 +845,29 @@ fn refuse_unless_svg(path: &std::path::Path) -> Result<(), CliError> {
                 path.display()
             ),
         }),
+    }
+}
+
+/// The lock `file` in a run's directory `dir`, for a command that may run only once at a
+/// time on a run (`othello zero COMMAND`, which has the run `done`: trained, measured);
+/// refused, naming the holder, while another holds it.
+fn hold(
+    dir: &std::path::Path,
+    file: &str,
+    done: &str,
+    command: &str,
+) -> Result<crate::files::Lock, CliError> {
+    let path = dir.join(file);
+    match crate::files::Lock::try_acquire(&path) {
+        Ok(Ok(lock)) => Ok(lock),
+        Ok(Err(held)) => Err(CliError::Usage {
+            message: format!(
+                "{} is being {done} by {} (othello zero {command}): wait for it, or stop it",
+                dir.display(),
+                held.holder()
+            ),
+        }),
+        Err(source) => Err(CliError::WriteFile { path, source }),
     }
 }
 
