@@ -1269,6 +1269,282 @@ mod train_command {
             .stderr(predicate::str::contains("not a file of exact scores"));
     }
 
+    fn samples(path: &Path) -> Vec<othello::training::Sample> {
+        othello::training::SampleReader::from_file(std::fs::File::open(path).unwrap(), path)
+            .unwrap()
+            .read_rest()
+            .unwrap()
+    }
+
+    /// Self-play labelled by its games' results: the opening's positions left out, the
+    /// early ones left for `label` (which keeps the results), a stop and a rerun giving the
+    /// same file; then `dedup` keeps each position once and leaves out a test set's, and
+    /// `error` compares evaluations on that test set.
+    #[test]
+    fn result_labels_dedup_and_test_error() {
+        use othello::training::Label;
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let selfplay = |out: &str, games: &str, seed: &str, result: &str| {
+            train(
+                dir,
+                &[
+                    "selfplay",
+                    "--out",
+                    out,
+                    "--games",
+                    games,
+                    "--seed",
+                    seed,
+                    "--level",
+                    "3",
+                    "--opening",
+                    "0-12",
+                    "--result-labels",
+                    result,
+                    "--weights",
+                    "classic",
+                ],
+            )
+        };
+        let text = selfplay("all.bin", "30", "3", "44");
+        assert!(text.starts_with("games 0..30 of 8x8 FULL most: "), "{text}");
+        selfplay("parts.bin", "13", "3", "44");
+        selfplay("parts.bin", "30", "3", "44");
+        assert_eq!(read("parts.bin"), read("all.bin"));
+        let played = samples(&dir.join("all.bin"));
+        let mut games = std::collections::BTreeMap::<u32, Vec<_>>::new();
+        for sample in &played {
+            games.entry(sample.game).or_default().push(*sample);
+        }
+        assert_eq!(games.len(), 30);
+        for game in games.values() {
+            // At most 12 random moves, none of them kept; a result for each side to move.
+            assert!(game[0].empties() >= 60 - 12);
+            let size = game.last().unwrap().score.abs();
+            for sample in game {
+                if sample.empties() > 44 {
+                    assert_eq!(sample.label, Label::None);
+                } else {
+                    assert_eq!(sample.label, Label::Result);
+                    assert_eq!(sample.score.abs(), size);
+                }
+            }
+        }
+        // `label` searches the early positions and keeps every result as it was.
+        let text = train(
+            dir,
+            &[
+                "label",
+                "--in",
+                "all.bin",
+                "--out",
+                "labelled.bin",
+                "--depth",
+                "2",
+                "--exact",
+                "8",
+                "--weights",
+                "classic",
+            ],
+        );
+        let results = played.iter().filter(|s| s.label == Label::Result).count();
+        assert!(
+            text.contains(&format!(", {results} kept their games' results in ")),
+            "{text}"
+        );
+        let labelled = samples(&dir.join("labelled.bin"));
+        assert_eq!(labelled.len(), played.len());
+        for (after, before) in labelled.iter().zip(&played) {
+            if before.label == Label::Result {
+                assert_eq!(after, before);
+            } else {
+                assert_eq!(after.label, Label::Searched(2));
+            }
+        }
+        // Every position labelled by its result: the file goes on as self-play's (and is no
+        // positions file `label` would be refused to write over).
+        selfplay("results.bin", "6", "4", "60");
+        selfplay("results.bin", "12", "4", "60");
+        selfplay("results-all.bin", "12", "4", "60");
+        assert_eq!(read("results.bin"), read("results-all.bin"));
+
+        // A test set of other games; dedup keeps each position once, the test's out.
+        selfplay("test.bin", "10", "9", "60");
+        let text = train(
+            dir,
+            &[
+                "dedup",
+                "--in",
+                "labelled.bin",
+                "--in",
+                "labelled.bin",
+                "--out",
+                "d.bin",
+                "--exclude",
+                "test.bin",
+            ],
+        );
+        let kept = samples(&dir.join("d.bin"));
+        assert!(
+            text.starts_with(&format!(
+                "{} positions of 8x8 FULL most: {} kept, ",
+                2 * played.len(),
+                kept.len()
+            )),
+            "{text}"
+        );
+        // The file twice keeps what it once keeps, and dedup again keeps it all.
+        train(
+            dir,
+            &[
+                "dedup",
+                "--in",
+                "labelled.bin",
+                "--out",
+                "once.bin",
+                "--exclude",
+                "test.bin",
+            ],
+        );
+        assert_eq!(read("once.bin"), read("d.bin"));
+        let text = train(dir, &["dedup", "--in", "d.bin", "--out", "again.bin"]);
+        assert!(
+            text.contains(&format!(": {} kept, 0 copies merged", kept.len())),
+            "{text}"
+        );
+        // Games from short openings meet the same positions, so some copies were merged;
+        // no kept position is a test position or a mirror image of one.
+        assert!(kept.len() < labelled.len());
+        let text = train(
+            dir,
+            &[
+                "dedup",
+                "--in",
+                "labelled.bin",
+                "--out",
+                "none.bin",
+                "--exclude",
+                "labelled.bin",
+            ],
+        );
+        assert!(
+            text.contains(": 0 kept, 0 copies merged into them, "),
+            "{text}"
+        );
+        assert!(samples(&dir.join("none.bin")).is_empty());
+        let text = train(
+            dir,
+            &[
+                "dedup",
+                "--in",
+                "test.bin",
+                "--in",
+                "d.bin",
+                "--out",
+                "joined.bin",
+            ],
+        );
+        let test = train(
+            dir,
+            &["dedup", "--in", "test.bin", "--out", "test-once.bin"],
+        );
+        let count = |text: &str| -> usize {
+            text.split(": ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert_eq!(count(&text), count(&test) + kept.len(), "{text} / {test}");
+        // Refusals: an --out that exists, one that is an input, two kinds of game.
+        assert!(
+            fails(dir, &["dedup", "--in", "labelled.bin", "--out", "d.bin"]).contains("exists")
+        );
+        assert!(
+            fails(
+                dir,
+                &[
+                    "dedup",
+                    "--in",
+                    "labelled.bin",
+                    "--out",
+                    "labelled.bin",
+                    "--force"
+                ]
+            )
+            .contains("is the input")
+        );
+        train(
+            dir,
+            &[
+                "selfplay",
+                "--out",
+                "six.bin",
+                "--size",
+                "6x6",
+                "--games",
+                "2",
+                "--depth",
+                "1",
+                "--weights",
+                "classic",
+            ],
+        );
+        assert!(
+            fails(
+                dir,
+                &[
+                    "dedup",
+                    "--in",
+                    "labelled.bin",
+                    "--in",
+                    "six.bin",
+                    "--out",
+                    "x.bin"
+                ]
+            )
+            .contains("6x6")
+        );
+        assert!(!dir.join("x.bin").exists());
+
+        // The test set's error: one column for each evaluation, the held-out games' error.
+        let text = train(
+            dir,
+            &[
+                "error",
+                "--in",
+                "test.bin",
+                "--weights",
+                "classic",
+                "--weights",
+                "built-in",
+            ],
+        );
+        let test_positions = samples(&dir.join("test.bin")).len();
+        assert!(
+            text.starts_with(&format!(
+                "{test_positions} labelled positions of 8x8 FULL most in test.bin"
+            )),
+            "{text}"
+        );
+        let all = text.lines().last().unwrap();
+        let columns: Vec<f64> = all
+            .split_whitespace()
+            .skip(2)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(columns.len(), 2, "{all}");
+        assert!(columns.iter().all(|e| e.is_finite() && *e > 0.0), "{all}");
+        assert!(
+            fails(dir, &["error", "--in", "test.bin", "--weights", "six.bin"]).contains("six.bin")
+        );
+    }
+
     fn fails(dir: &Path, args: &[&str]) -> String {
         let output = othello()
             .arg("train")

@@ -28,6 +28,7 @@ mod node8;
 pub mod pattern;
 mod perft;
 mod player;
+pub(crate) use player::LEVELS;
 mod score;
 pub mod search;
 mod seed;

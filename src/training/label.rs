@@ -83,8 +83,12 @@ fn megabytes_for_depth(depth: u32) -> usize {
     1 << depth.saturating_sub(7).min(8)
 }
 
-/// `sample` with its score (an already labelled sample is scored again).
+/// `sample` with its score (an already labelled sample is scored again, but for one
+/// labelled by its game's result, which self-play gave it on purpose: it is kept).
 pub fn label(sample: Sample, options: &LabelOptions, tables: &mut LabelTables) -> Sample {
+    if sample.label == Label::Result {
+        return sample;
+    }
     let (score, label) = on_sample!(&sample, |node| score(
         &node,
         sample.kind.rule,

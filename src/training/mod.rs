@@ -8,7 +8,7 @@
 //! 3. [`fit`](mod@fit): the weights that best predict those scores, phase by phase;
 //!
 //! and [`measure`] tells how good an evaluation is against the exact solver; [`probcut`]
-//! fits the selective search's predictions.
+//! fits the selective search's predictions; [`dedup`] keeps each position once.
 //!
 //! Generation k + 1 is fitted to positions labelled by the engine of generation k. Every
 //! step is reproducible from its seed and options, whatever the number of threads; the
@@ -19,6 +19,7 @@
 //! other shapes and SIMPLE would need pattern families of their own, and keep the
 //! hand-written evaluation.
 
+pub mod dedup;
 pub mod fit;
 pub mod label;
 pub mod measure;

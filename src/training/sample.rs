@@ -16,8 +16,8 @@
 //! A record is the discs of the side to move, then of the opponent, `B` bytes each (the
 //! board's squares in reading order, bit `row * columns + column`, `B` the squares over 8
 //! rounded up: 8 on 8 × 8), the number of the game it comes from (4), its label in
-//! evaluation units (2, signed), the kind of label (1: 0 none yet, 1 exact, 2 searched) and
-//! the search depth (1). Fixed-size records let a long step resume where it stopped: the
+//! evaluation units (2, signed), the kind of label (1: 0 none yet, 1 exact, 2 searched, 3 the
+//! final disc difference of the self-play game it comes from) and the search depth (1). Fixed-size records let a long step resume where it stopped: the
 //! records already written are counted, and a last one cut short is dropped.
 
 use std::{
@@ -53,6 +53,10 @@ pub enum Label {
     Exact,
     /// By a search this many plies deep.
     Searched(u8),
+    /// By how its own self-play game ended: the final disc difference of the rest of a game
+    /// played at a fixed level (`train selfplay --result-labels`), an unbiased but noisy
+    /// estimate that costs nothing beyond the game.
+    Result,
 }
 
 /// One part of a step cut in `count` for as many machines (`--shard index/count`): shard
@@ -267,6 +271,24 @@ impl Discs {
         self.0 == [0; 4]
     }
 
+    /// The four words of bits, the first 64 squares first.
+    pub(crate) const fn words(self) -> [u64; 4] {
+        self.0
+    }
+
+    /// The numbers of the squares with a disc, in reading order.
+    pub(crate) fn squares(self) -> impl Iterator<Item = usize> {
+        self.0.into_iter().enumerate().flat_map(|(word, mut bits)| {
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let k = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    64 * word + k
+                })
+            })
+        })
+    }
+
     fn overlaps(self, other: Discs) -> bool {
         self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
     }
@@ -379,6 +401,7 @@ impl Sample {
             Label::None => (0, 0),
             Label::Exact => (1, 0),
             Label::Searched(depth) => (2, depth),
+            Label::Result => (3, 0),
         };
         bytes
     }
@@ -396,6 +419,7 @@ impl Sample {
             (0, 0) => Label::None,
             (1, 0) => Label::Exact,
             (2, depth) => Label::Searched(depth),
+            (3, 0) => Label::Result,
             _ => return None,
         };
         let cells = kind.shape.cells();
@@ -661,9 +685,10 @@ mod tests {
     fn sample(n: u32) -> Sample {
         Sample {
             score: -(n as i16) * 37,
-            label: match n % 3 {
+            label: match n % 4 {
                 0 => Label::None,
                 1 => Label::Exact,
+                2 => Label::Result,
                 _ => Label::Searched(n as u8),
             },
             ..Sample::standard(

@@ -123,27 +123,9 @@ impl MergeArgs {
                 self.out.display()
             )));
         }
-        if let Some(parent) = self.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(write_error(parent))?;
-        }
-        // Written beside, under a name of its own, then renamed: a stop leaves no part of a
-        // merge where the whole is expected, and a failure removes it.
-        let partial = self.out.with_file_name(format!(
-            ".{}.merging-{}",
-            self.out
-                .file_name()
-                .map_or_else(|| "merged".into(), |name| name.to_string_lossy()),
-            std::process::id()
-        ));
-        let result = merge(shards, &partial, first);
-        let total = match result {
-            Ok(total) => total,
-            Err(error) => {
-                let _ = std::fs::remove_file(&partial);
-                return Err(error);
-            }
-        };
-        std::fs::rename(&partial, &self.out).map_err(write_error(&self.out))?;
+        let total = super::write_whole(&self.out, "merging", |partial| {
+            merge(shards, partial, first)
+        })?;
         writeln!(
             out,
             "{} shards of {}: {total} positions -> {}",

@@ -8,6 +8,8 @@ use std::{
     time::Instant,
 };
 
+mod dedup;
+mod error;
 mod merge;
 mod pipeline;
 
@@ -77,6 +79,14 @@ enum Step {
     /// The shards of a selfplay or label step (--shard I/N, one a machine) joined into the
     /// file one whole run writes.
     Merge(merge::MergeArgs),
+    /// Positions files joined with each position kept once, up to the board's symmetries
+    /// (copies merged into the first, their labels averaged), and a held-out set's
+    /// positions left out.
+    Dedup(dedup::DedupArgs),
+    /// The mean absolute error of evaluations' static scores on a test set's labels, phase
+    /// by phase, side by side (generations fitted on different positions compared on the
+    /// same held-out ones).
+    Error(error::ErrorArgs),
     /// One generation end to end for any kind of game: self-play, labels, fit and the
     /// selective search's model (probcut), in one directory, with run.json there keeping its options, the steps finished and what each
     /// cost.
@@ -161,6 +171,23 @@ struct SelfPlayArgs {
     /// Depth of the engine's search for its moves.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: u32,
+    /// How selective that search is (percent; 100: full width).
+    #[arg(long, value_name = "PERCENT", default_value_t = Selectivity::NONE)]
+    selectivity: Selectivity,
+    /// From this many empty squares on, the engine solves the game exactly and plays a best
+    /// move (0: never).
+    #[arg(long, value_name = "EMPTIES", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=24))]
+    solve: u32,
+    /// Play as the engine's level L does (1-9): its depth, exact solve and selectivity
+    /// (not its slips or book), in place of --depth, --solve and --selectivity.
+    #[arg(long, value_name = "L", conflicts_with_all = ["depth", "solve", "selectivity"], value_parser = clap::value_parser!(u8).range(1..=9))]
+    level: Option<u8>,
+    /// Label each position with at most EMPTIES empty squares by how its game ended (the
+    /// final disc difference; exact from --solve on); those with more stay unlabelled for
+    /// `train label`. Games then have no random move after the opening, and the opening's
+    /// positions are not written.
+    #[arg(long, value_name = "EMPTIES", conflicts_with_all = ["randomness", "random_games"], value_parser = clap::value_parser!(u32).range(1..=256))]
+    result_labels: Option<u32>,
     /// The chance that a move after the opening is random.
     #[arg(long, default_value_t = 0.1, value_parser = probability)]
     randomness: f64,
@@ -442,6 +469,10 @@ pub(super) fn progress_bar(length: u64, done: u64, what: &str) -> ProgressBar {
     bar
 }
 
+/// Records read, at most, to tell a positions file from a labelled one (past the positions
+/// labelled by their games' results, which both may hold).
+const RESULTS_LOOKED_PAST: usize = 4096;
+
 /// Games played, or positions scored, between two flushes to disk.
 const CHUNK: usize = 256;
 
@@ -458,6 +489,8 @@ impl TrainArgs {
             Step::Measure(args) => args.run(out),
             Step::Probcut(args) => args.run(out),
             Step::Merge(args) => args.run(out),
+            Step::Dedup(args) => args.run(out),
+            Step::Error(args) => args.run(out),
             Step::Run(args) => args.run(out),
         }
     }
@@ -488,20 +521,36 @@ impl SelfPlayArgs {
             randomness: self.randomness,
             random_games: self.random_games,
             eval: evaluator_for(self.weights.as_deref(), kind)?,
+            selectivity: self.selectivity,
+            solve_empties: self.solve,
+            result_labels: self.result_labels,
         };
-        let run = run_id(
-            &[
-                "selfplay".to_owned(),
-                kind.to_string(),
-                self.games.to_string(),
-                self.seed.to_string(),
-                self.depth.to_string(),
-                self.randomness.to_string(),
-                self.random_games.to_string(),
-                format!("{:?}", self.opening),
-            ],
-            self.weights.as_deref(),
-        )?;
+        let options = match self.level {
+            Some(level) => options.at_level(level),
+            None => options,
+        };
+        let mut words = vec![
+            "selfplay".to_owned(),
+            kind.to_string(),
+            self.games.to_string(),
+            self.seed.to_string(),
+            options.depth.to_string(),
+            self.randomness.to_string(),
+            self.random_games.to_string(),
+            format!("{:?}", self.opening),
+        ];
+        // Named only where used, so the runs begun before these options go on.
+        if options.selectivity != Selectivity::NONE
+            || options.solve_empties != 0
+            || options.result_labels.is_some()
+        {
+            words.extend([
+                options.selectivity.to_string(),
+                options.solve_empties.to_string(),
+                format!("{:?}", options.result_labels),
+            ]);
+        }
+        let run = run_id(&words, self.weights.as_deref())?;
         let weights = self.weights.as_deref().map(Path::new);
         check_step_output(
             &self.out,
@@ -564,6 +613,35 @@ impl SelfPlayArgs {
             self.out.display()
         )?;
         Ok(())
+    }
+}
+
+/// Writes a whole file with `write`, beside `out` under a name of its own (`doing` in it),
+/// then renames it to `out`: a stop leaves no part of it where the whole is expected (a
+/// standard-board samples file has no mark of being finished), and a failure removes it.
+fn write_whole<T>(
+    out: &Path,
+    doing: &str,
+    write: impl FnOnce(&Path) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(write_error(parent))?;
+    }
+    let partial = out.with_file_name(format!(
+        ".{}.{doing}-{}",
+        out.file_name()
+            .map_or_else(|| "out".into(), |name| name.to_string_lossy()),
+        std::process::id()
+    ));
+    match write(&partial) {
+        Ok(done) => {
+            std::fs::rename(&partial, out).map_err(write_error(out))?;
+            Ok(done)
+        }
+        Err(error) => {
+            let _ = std::fs::remove_file(&partial);
+            Err(error)
+        }
     }
 }
 
@@ -734,7 +812,7 @@ impl LabelArgs {
         let done = (done as usize).min(samples.len());
         let start = Instant::now();
         let bar = progress_bar(samples.len() as u64, done as u64, "positions");
-        let (mut exact, mut searched) = (0u64, 0u64);
+        let (mut exact, mut searched, mut results) = (0u64, 0u64, 0u64);
         for chunk in samples[done..].chunks(CHUNK * 16) {
             let labelled: Vec<Sample> = chunk
                 .par_iter()
@@ -745,6 +823,7 @@ impl LabelArgs {
             for sample in &labelled {
                 match sample.label {
                     Label::Exact => exact += 1,
+                    Label::Result => results += 1,
                     _ => searched += 1,
                 }
             }
@@ -754,9 +833,14 @@ impl LabelArgs {
         }
         writer.finish().map_err(write_error(&self.out))?;
         bar.finish_and_clear();
+        let kept = if results > 0 {
+            format!(", {results} kept their games' results")
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "positions {}..{}: {exact} solved exactly, {searched} searched to depth {} in {:.1} s -> {}",
+            "positions {}..{}: {exact} solved exactly, {searched} searched to depth {}{kept} in {:.1} s -> {}",
             done,
             samples.len(),
             self.depth,
@@ -907,6 +991,9 @@ enum OutputKind {
     /// A positions file with no whole record yet: a `selfplay` or `label` step stopped as
     /// it began.
     NoSamples,
+    /// Positions all labelled by their games' results (as far as it was read): a `selfplay
+    /// --result-labels` output with nothing left to label, or a `label` output of one.
+    ResultsOnly,
     /// Weights, from `fit`.
     Weights,
     /// A selective search's model, from `probcut`.
@@ -930,12 +1017,22 @@ impl OutputKind {
             let model: CutModel = serde_json::from_str(&text).ok()?;
             return (model.version == CutModel::VERSION).then_some(OutputKind::CutModel);
         }
+        // Self-play may label positions by their games' results, and `label` keeps those:
+        // what tells the two files apart is the first position labelled otherwise.
         let mut reader = open_samples(path).ok()?;
-        Some(match reader.next_sample().ok()? {
-            None => OutputKind::NoSamples,
-            Some(sample) if sample.label == Label::None => OutputKind::Positions,
-            Some(_) => OutputKind::Labelled,
-        })
+        let mut results = false;
+        for _ in 0..RESULTS_LOOKED_PAST {
+            match reader.next_sample().ok()? {
+                None if results => return Some(OutputKind::ResultsOnly),
+                None => return Some(OutputKind::NoSamples),
+                Some(sample) => match sample.label {
+                    Label::Result => results = true,
+                    Label::None => return Some(OutputKind::Positions),
+                    Label::Exact | Label::Searched(_) => return Some(OutputKind::Labelled),
+                },
+            }
+        }
+        Some(OutputKind::ResultsOnly)
     }
 }
 
@@ -945,6 +1042,7 @@ impl output::OutputKind for OutputKind {
             OutputKind::Positions => "positions (a selfplay output)",
             OutputKind::Labelled => "labelled positions (a label output)",
             OutputKind::NoSamples => "a positions file with no whole record",
+            OutputKind::ResultsOnly => "positions labelled by their games' results",
             OutputKind::Weights => "weights (a fit output)",
             OutputKind::CutModel => "a model (a probcut output)",
         }
@@ -955,10 +1053,11 @@ impl output::OutputKind for OutputKind {
     }
 
     /// A positions file with no whole record (a step stopped as it began) is the start of
-    /// either step's file: it goes on as one.
+    /// either step's file: it goes on as one. So is one of results only, which either step
+    /// may have written.
     fn accepts(self, found: OutputKind) -> bool {
         self == found
-            || found == OutputKind::NoSamples
+            || matches!(found, OutputKind::NoSamples | OutputKind::ResultsOnly)
                 && matches!(self, OutputKind::Positions | OutputKind::Labelled)
     }
 }
