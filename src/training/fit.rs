@@ -7,6 +7,7 @@
 //! With few positions per phase, a phase also learns from its neighbours' positions (at a
 //! lower weight): evaluations change slowly from one phase to the next.
 
+use rand::{SeedableRng, rngs::StdRng, seq::SliceRandom};
 use rayon::prelude::*;
 
 use super::{Label, Sample, sample::on_sample};
@@ -31,6 +32,11 @@ pub struct FitOptions {
     pub min_count: u32,
     /// How much a neighbouring phase's position counts (a phase's own count 1).
     pub blend: f64,
+    /// Positions in each step of Adam, in an order shuffled every epoch, each step
+    /// updating the weights its positions use; 0 for one step an epoch over all of them
+    /// (full batch). Mini-batches take far fewer epochs, which is what makes tens of
+    /// millions of positions affordable.
+    pub batch: usize,
 }
 
 impl FitOptions {
@@ -46,6 +52,7 @@ impl FitOptions {
             seed,
             min_count: 3,
             blend: 0.5,
+            batch: 0,
         }
     }
 }
@@ -168,34 +175,53 @@ fn fit_phase<F: AsRef<[u32]>>(
         .map(|row| f64::from(row.weight))
         .sum::<f64>()
         .max(1.0);
-    let mut weights = vec![0.0f64; len];
-    let (mut m, mut v) = (vec![0.0f64; len], vec![0.0f64; len]);
-    let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
-    let mut gradient = vec![0.0f64; len];
-    for epoch in 0..options.epochs {
-        gradient.fill(0.0);
-        for row in &train {
-            let predicted: f64 = row.features.iter().map(|&f| weights[f as usize]).sum();
-            let residual = f64::from(row.weight) * (predicted - f64::from(row.target));
-            for &f in row.features {
-                gradient[f as usize] += residual;
+    let mut adam = Adam::new(len, options);
+    if options.batch == 0 {
+        let mut gradient = vec![0.0f64; len];
+        let every: Vec<u32> = (0..len as u32).filter(|&f| used[f as usize]).collect();
+        for epoch in 0..options.epochs {
+            gradient.fill(0.0);
+            for row in &train {
+                let residual = adam.residual(row);
+                for &f in row.features {
+                    gradient[f as usize] += residual;
+                }
             }
+            adam.step(&every, &mut gradient, total, epoch_progress(epoch, options));
         }
-        let progress = f64::from(epoch) / f64::from(options.epochs.max(1));
-        let rate = options.learning_rate * (1.0 - 0.9 * progress);
-        let step = f64::from(epoch + 1);
-        for f in 0..len {
-            if !used[f] {
-                continue;
+    } else {
+        // Lazy Adam: a step moves only the weights its positions use.
+        let mut rng = StdRng::seed_from_u64(mix(options.seed, phase as u64, 17));
+        let mut order: Vec<u32> = (0..train.len() as u32).collect();
+        let mut gradient = vec![0.0f64; len];
+        let mut touched = Vec::new();
+        let mut seen = vec![false; len];
+        for epoch in 0..options.epochs {
+            order.shuffle(&mut rng);
+            let progress = epoch_progress(epoch, options);
+            for batch in order.chunks(options.batch) {
+                let mut weight = 0.0f64;
+                for &k in batch {
+                    let row = &train[k as usize];
+                    let residual = adam.residual(row);
+                    weight += f64::from(row.weight);
+                    for &f in row.features {
+                        if !seen[f as usize] && used[f as usize] {
+                            seen[f as usize] = true;
+                            touched.push(f);
+                        }
+                        gradient[f as usize] += residual;
+                    }
+                }
+                adam.step(&touched, &mut gradient, weight.max(1.0), progress);
+                for &f in &touched {
+                    seen[f as usize] = false;
+                }
+                touched.clear();
             }
-            let g = 2.0 * gradient[f] / total + 2.0 * options.l2 * weights[f];
-            m[f] = beta1 * m[f] + (1.0 - beta1) * g;
-            v[f] = beta2 * v[f] + (1.0 - beta2) * g * g;
-            let m_hat = m[f] / (1.0 - beta1.powf(step));
-            let v_hat = v[f] / (1.0 - beta2.powf(step));
-            weights[f] -= rate * m_hat / (v_hat.sqrt() + epsilon);
         }
     }
+    let weights = adam.weights;
     let quantised: Vec<i16> = weights
         .iter()
         .map(|&w| (w * f64::from(DISC)).round().clamp(-32767.0, 32767.0) as i16)
@@ -227,6 +253,63 @@ fn fit_phase<F: AsRef<[u32]>>(
         weights_used: used.iter().filter(|&&u| u).count(),
     };
     (quantised, report)
+}
+
+/// How far into the fit an epoch is, from 0 to below 1: the step size decays with it.
+fn epoch_progress(epoch: u32, options: &FitOptions) -> f64 {
+    f64::from(epoch) / f64::from(options.epochs.max(1))
+}
+
+/// Adam's state for one phase's weights (in discs).
+struct Adam {
+    weights: Vec<f64>,
+    m: Vec<f64>,
+    v: Vec<f64>,
+    steps: i32,
+    learning_rate: f64,
+    l2: f64,
+}
+
+impl Adam {
+    const BETA1: f64 = 0.9;
+    const BETA2: f64 = 0.999;
+    const EPSILON: f64 = 1e-8;
+
+    fn new(len: usize, options: &FitOptions) -> Adam {
+        Adam {
+            weights: vec![0.0; len],
+            m: vec![0.0; len],
+            v: vec![0.0; len],
+            steps: 0,
+            learning_rate: options.learning_rate,
+            l2: options.l2,
+        }
+    }
+
+    /// The row's weighted error: its share of each of its features' gradients.
+    fn residual(&self, row: &Row) -> f64 {
+        let predicted: f64 = row.features.iter().map(|&f| self.weights[f as usize]).sum();
+        f64::from(row.weight) * (predicted - f64::from(row.target))
+    }
+
+    /// One step on the weights `which`, from the summed residuals in `gradient` over
+    /// positions weighing `total` (cleared for the next step), at `progress` through the fit
+    /// (the step size decays to a tenth).
+    fn step(&mut self, which: &[u32], gradient: &mut [f64], total: f64, progress: f64) {
+        self.steps += 1;
+        let rate = self.learning_rate * (1.0 - 0.9 * progress);
+        let correct1 = 1.0 - Self::BETA1.powf(f64::from(self.steps));
+        let correct2 = 1.0 - Self::BETA2.powf(f64::from(self.steps));
+        for &f in which {
+            let f = f as usize;
+            let g = 2.0 * gradient[f] / total + 2.0 * self.l2 * self.weights[f];
+            gradient[f] = 0.0;
+            self.m[f] = Self::BETA1 * self.m[f] + (1.0 - Self::BETA1) * g;
+            self.v[f] = Self::BETA2 * self.v[f] + (1.0 - Self::BETA2) * g * g;
+            let (m_hat, v_hat) = (self.m[f] / correct1, self.v[f] / correct2);
+            self.weights[f] -= rate * m_hat / (v_hat.sqrt() + Self::EPSILON);
+        }
+    }
 }
 
 /// A position of any shape as [`fit_shaped`] takes it: its phase and features
@@ -425,12 +508,28 @@ mod tests {
             .flat_map(|game| self_play_game(game, &play, &mut games))
             .map(|sample| label(sample, &label_options, &mut tables))
             .collect();
-        let options = FitOptions {
-            epochs: 60,
-            min_count: 1,
-            ..FitOptions::new(1)
-        };
-        let fit_once = || fit(&samples, &options, &|_| {});
+        // Full batch, and mini-batches of 32 in fewer epochs: both fit and repeat.
+        for options in [
+            FitOptions {
+                epochs: 60,
+                min_count: 1,
+                ..FitOptions::new(1)
+            },
+            FitOptions {
+                epochs: 8,
+                min_count: 1,
+                batch: 32,
+                learning_rate: 0.02,
+                ..FitOptions::new(1)
+            },
+        ] {
+            fits_and_repeats(&samples, &options);
+        }
+    }
+
+    fn fits_and_repeats(samples: &[Sample], options: &FitOptions) {
+        let options = *options;
+        let fit_once = || fit(samples, &options, &|_| {});
         let first = fit_once();
         assert_eq!(first.phases.len(), PHASES);
         // On the positions it was fitted to it predicts better than saying 0 always.

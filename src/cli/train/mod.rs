@@ -265,6 +265,10 @@ struct FitArgs {
     /// How much a neighbouring phase's position counts in a phase's fit.
     #[arg(long, default_value_t = 0.5, value_parser = probability)]
     blend: f64,
+    /// Positions in each step (mini-batches, in an order shuffled every epoch; use far
+    /// fewer --epochs, such as 20); 0 steps once an epoch over every position.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000_000))]
+    batch: u32,
     /// Write over an --out file that is not a weights file.
     #[arg(long)]
     force: bool,
@@ -874,6 +878,7 @@ impl FitArgs {
             seed: self.seed,
             min_count: self.min_count,
             blend: self.blend,
+            batch: self.batch as usize,
         };
         let kind = samples[0].kind;
         if let Some(other) = samples.iter().find(|sample| sample.kind != kind) {
