@@ -1022,16 +1022,14 @@ mod train_command {
         };
         let text = selfplay("all.bin", "24");
         assert!(text.starts_with("games 0..24 of 8x8 FULL most: "), "{text}");
-        // Twelve games, then the rest: the same file as all at once. (The last game begun
-        // is played again: a stop may have cut it short.)
-        selfplay("parts.bin", "12");
-        let text = selfplay("parts.bin", "24");
-        assert!(
-            text.starts_with("games 11..24 of 8x8 FULL most: "),
-            "{text}"
-        );
+        // Stopped half way (the file cut in a record), then run again: the same file as all
+        // at once. (The last game begun is played again: a stop may have cut it short.)
         let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
-        assert_eq!(read("parts.bin"), read("all.bin"));
+        let whole = read("all.bin");
+        std::fs::write(dir.join("parts.bin"), &whole[..whole.len() / 2 + 5]).unwrap();
+        let text = selfplay("parts.bin", "24");
+        assert!(text.starts_with("games 1"), "{text}");
+        assert_eq!(read("parts.bin"), whole);
 
         let label = |input: &str, out: &str| {
             train(
@@ -1310,9 +1308,10 @@ mod train_command {
         };
         let text = selfplay("all.bin", "30", "3", "44");
         assert!(text.starts_with("games 0..30 of 8x8 FULL most: "), "{text}");
-        selfplay("parts.bin", "13", "3", "44");
+        let whole = read("all.bin");
+        std::fs::write(dir.join("parts.bin"), &whole[..whole.len() / 3 + 7]).unwrap();
         selfplay("parts.bin", "30", "3", "44");
-        assert_eq!(read("parts.bin"), read("all.bin"));
+        assert_eq!(read("parts.bin"), whole);
         let played = samples(&dir.join("all.bin"));
         let mut games = std::collections::BTreeMap::<u32, Vec<_>>::new();
         for sample in &played {
@@ -1365,10 +1364,11 @@ mod train_command {
         }
         // Every position labelled by its result: the file goes on as self-play's (and is no
         // positions file `label` would be refused to write over).
-        selfplay("results.bin", "6", "4", "60");
-        selfplay("results.bin", "12", "4", "60");
         selfplay("results-all.bin", "12", "4", "60");
-        assert_eq!(read("results.bin"), read("results-all.bin"));
+        let whole = read("results-all.bin");
+        std::fs::write(dir.join("results.bin"), &whole[..whole.len() / 2 + 3]).unwrap();
+        selfplay("results.bin", "12", "4", "60");
+        assert_eq!(read("results.bin"), whole);
 
         // A test set of other games; dedup keeps each position once, the test's out.
         selfplay("test.bin", "10", "9", "60");
@@ -1408,7 +1408,7 @@ mod train_command {
                 "test.bin",
             ],
         );
-        assert_eq!(read("once.bin"), read("d.bin"));
+        assert_eq!(samples(&dir.join("once.bin")), kept);
         let text = train(dir, &["dedup", "--in", "d.bin", "--out", "again.bin"]);
         assert!(
             text.contains(&format!(": {} kept, 0 copies merged", kept.len())),
@@ -1542,6 +1542,150 @@ mod train_command {
         assert!(columns.iter().all(|e| e.is_finite() && *e > 0.0), "{all}");
         assert!(
             fails(dir, &["error", "--in", "test.bin", "--weights", "six.bin"]).contains("six.bin")
+        );
+    }
+
+    /// What the red team found in the steps' files: outputs that are not regular files, parts
+    /// left by killed runs, standard-board runs resumed under other options, unfinished or
+    /// cut files taken as whole.
+    #[test]
+    fn whole_file_steps_keep_other_files_and_runs_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let selfplay = |out: &str, games: &str, level: &str| {
+            train(
+                dir,
+                &[
+                    "selfplay",
+                    "--out",
+                    out,
+                    "--games",
+                    games,
+                    "--seed",
+                    "3",
+                    "--level",
+                    level,
+                    "--opening",
+                    "2-8",
+                    "--result-labels",
+                    "60",
+                    "--weights",
+                    "classic",
+                ],
+            )
+        };
+        selfplay("a.bin", "8", "2");
+        // A FIFO or a directory as --out is refused, --force or not, and left as it was.
+        let fifo = dir.join("fifo");
+        assert!(
+            StdCommand::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        for out in ["fifo", "."] {
+            let error = fails(dir, &["dedup", "--in", "a.bin", "--out", out, "--force"]);
+            assert!(
+                error.contains("not a regular file, so not replaced"),
+                "{error}"
+            );
+        }
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        let error = fails(dir, &["merge", "a.bin", "--out", "fifo", "--force"]);
+        assert!(error.contains("not a regular file"), "{error}");
+        // The part a killed run left beside its output goes; a running one's stays.
+        let dead = dir.join(".d.bin.dedup-4000000");
+        let running = dir.join(format!(".d.bin.dedup-{}", std::process::id()));
+        std::fs::write(&dead, b"part").unwrap();
+        std::fs::write(&running, b"part").unwrap();
+        train(dir, &["dedup", "--in", "a.bin", "--out", "d.bin"]);
+        assert!(!dead.exists() && running.exists());
+        let leftovers: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(".d.bin.dedup-"))
+            .collect();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+
+        // A standard-board run's file names its run: another run does not go on with it.
+        let error = String::from_utf8(
+            othello()
+                .args([
+                    "train",
+                    "selfplay",
+                    "--out",
+                    "a.bin",
+                    "--games",
+                    "16",
+                    "--seed",
+                    "3",
+                    "--level",
+                    "3",
+                    "--opening",
+                    "2-8",
+                    "--result-labels",
+                    "60",
+                    "--weights",
+                    "classic",
+                ])
+                .current_dir(dir)
+                .output()
+                .unwrap()
+                .stderr,
+        )
+        .unwrap();
+        assert!(error.contains("another run's positions"), "{error}");
+        // A file whose step stopped, or that was cut since it finished, is no input.
+        let whole = std::fs::read(dir.join("a.bin")).unwrap();
+        std::fs::write(dir.join("cut.bin"), &whole[..whole.len() - 5]).unwrap();
+        for args in [
+            ["dedup", "--in", "cut.bin", "--out", "x.bin"].as_slice(),
+            &["error", "--in", "cut.bin", "--weights", "classic"],
+        ] {
+            assert!(fails(dir, args).contains("is not finished"), "{args:?}");
+        }
+        assert!(!dir.join("x.bin").exists());
+        // The step run again over the cut file makes it whole.
+        let text = selfplay("cut.bin", "8", "2");
+        assert!(!text.contains("done before"), "{text}");
+        assert_eq!(std::fs::read(dir.join("cut.bin")).unwrap(), whole);
+        let text = selfplay("cut.bin", "8", "2");
+        assert!(text.contains("done before"), "{text}");
+
+        // Too many evaluations at once are refused before any is read.
+        let mut args = vec!["error", "--in", "a.bin"];
+        for _ in 0..17 {
+            args.extend(["--weights", "classic"]);
+        }
+        assert!(fails(dir, &args).contains("at most 16"));
+        // A merge refusal names the two files it compares.
+        train(
+            dir,
+            &[
+                "selfplay",
+                "--out",
+                "s1.bin",
+                "--games",
+                "4",
+                "--shard",
+                "1/2",
+                "--depth",
+                "1",
+                "--weights",
+                "classic",
+            ],
+        );
+        let error = fails(dir, &["merge", "a.bin", "s1.bin", "--out", "m.bin"]);
+        assert!(
+            error.contains("a.bin") && error.contains("s1.bin"),
+            "{error}"
         );
     }
 

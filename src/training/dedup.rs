@@ -57,14 +57,7 @@ impl Images {
         }
         let mut best = (player.words(), opponent.words());
         for map in &self.maps {
-            let image = |discs: Discs| {
-                let mut out = Discs::default();
-                for k in discs.squares() {
-                    out.insert(usize::from(map[k]));
-                }
-                out.words()
-            };
-            best = best.min((image(player), image(opponent)));
+            best = best.min((image(map, player).words(), image(map, opponent).words()));
         }
         best
     }
@@ -80,6 +73,15 @@ impl Images {
         };
         u128::from(half(0x9e37_79b9_7f4a_7c15)) << 64 | u128::from(half(0x2545_f491_4f6c_dd1d))
     }
+}
+
+/// `discs` carried by a symmetry's `map` of squares.
+fn image(map: &[u16], discs: Discs) -> Discs {
+    let mut out = Discs::default();
+    for k in discs.squares() {
+        out.insert(usize::from(map[k]));
+    }
+    out
 }
 
 /// Top and bottom swapped on the standard board (bit `row * 8 + column`).
@@ -279,14 +281,7 @@ mod tests {
                 .maps
                 .iter()
                 .fold((a.words(), b.words()), |best, map| {
-                    let image = |discs: Discs| {
-                        let mut out = Discs::default();
-                        for k in discs.squares() {
-                            out.insert(usize::from(map[k]));
-                        }
-                        out.words()
-                    };
-                    best.min((image(a), image(b)))
+                    best.min((image(map, a).words(), image(map, b).words()))
                 });
             assert_eq!(images.canonical(a, b), generic);
         }
@@ -312,15 +307,8 @@ mod tests {
             for sample in &game {
                 let key = images.key(sample.player, sample.opponent);
                 for map in &images.maps {
-                    let image = |discs: Discs| {
-                        let mut out = Discs::default();
-                        for k in discs.squares() {
-                            out.insert(usize::from(map[k]));
-                        }
-                        out
-                    };
                     assert_eq!(
-                        images.key(image(sample.player), image(sample.opponent)),
+                        images.key(image(map, sample.player), image(map, sample.opponent)),
                         key,
                         "{kind}"
                     );
@@ -332,6 +320,18 @@ mod tests {
                 .collect();
             assert_eq!(keys.len(), game.len(), "one game never repeats a position");
         }
+    }
+
+    /// The records `dedup` keeps of `samples`.
+    fn both_passes(dedup: &mut Dedup, samples: &[Sample]) -> Vec<Sample> {
+        for (index, sample) in samples.iter().enumerate() {
+            dedup.add(index as u64, sample);
+        }
+        samples
+            .iter()
+            .enumerate()
+            .filter_map(|(index, sample)| dedup.keep(index as u64, sample))
+            .collect()
     }
 
     fn labelled(player: u64, game: u32, score: i16, label: Label) -> Sample {
@@ -359,14 +359,7 @@ mod tests {
             labelled(b, 5, 900, Label::Searched(8)),
         ];
         let mut dedup = Dedup::new(GameKind::STANDARD);
-        for (index, sample) in samples.iter().enumerate() {
-            dedup.add(index as u64, sample);
-        }
-        let kept: Vec<Sample> = samples
-            .iter()
-            .enumerate()
-            .filter_map(|(index, sample)| dedup.keep(index as u64, sample))
-            .collect();
+        let kept = both_passes(&mut dedup, &samples);
         // a: the mean of three results, (300 + 500 + 200) / 3 = 333.3; b: the two deepest
         // searches' mean, at b's first place with its first game.
         assert_eq!(
@@ -406,14 +399,7 @@ mod tests {
             labelled(b, 0, 100, Label::Result),
             labelled(a, 1, 100, Label::Exact),
         ];
-        for (index, sample) in samples.iter().enumerate() {
-            dedup.add(index as u64, sample);
-        }
-        let kept: Vec<Sample> = samples
-            .iter()
-            .enumerate()
-            .filter_map(|(index, sample)| dedup.keep(index as u64, sample))
-            .collect();
+        let kept = both_passes(&mut dedup, &samples);
         assert_eq!(kept, [samples[1]]);
         assert_eq!(dedup.counts().excluded, 2);
         assert_eq!(dedup.counts().kept, 1);

@@ -141,13 +141,15 @@ impl SampleHeader {
             && (self.run == other.run || self.run == 0 || other.run == 0)
     }
 
-    /// Whether it is written in the first format, which says nothing but its kind.
+    /// Whether it is written in the first format, which says nothing but its kind: a whole
+    /// run on the standard board that names no run (the files of the first generations,
+    /// which go on in their format when a step resumes them).
     fn legacy(self) -> bool {
-        self.kind == GameKind::STANDARD && self.shard == Shard::WHOLE
+        self.kind == GameKind::STANDARD && self.shard == Shard::WHOLE && self.run == 0
     }
 
-    /// The header's bytes: `OTHSAMP1` for a whole run on the standard board, so that its
-    /// files stay as they were.
+    /// The header's bytes: `OTHSAMP1` for a file of the first format, so that those files
+    /// stay as they were.
     fn to_bytes(self) -> Vec<u8> {
         if self.legacy() {
             return MAGIC.to_vec();
@@ -483,8 +485,17 @@ impl SampleReader {
     /// # Errors
     /// If it cannot be read or is not a samples file.
     pub fn from_file(file: File, path: &Path) -> io::Result<SampleReader> {
+        let length = file.metadata()?.len();
         let mut input = BufReader::with_capacity(1 << 20, file);
-        let header = SampleHeader::read(&mut input, path)?;
+        let mut header = SampleHeader::read(&mut input, path)?;
+        // A file marked finished that ends in part of a record was cut short since: it is
+        // not finished (a step goes on with it; the next steps refuse it).
+        if let Some(found) = &mut header
+            && found.complete
+            && (length - found.len()) % found.record() as u64 != 0
+        {
+            found.complete = false;
+        }
         Ok(SampleReader { input, header })
     }
 
@@ -563,7 +574,7 @@ impl SampleWriter {
     /// # Errors
     /// If it cannot be opened, is not a samples file, or holds other positions (another
     /// kind of game or another shard).
-    pub fn append(path: &Path, header: SampleHeader) -> io::Result<(SampleWriter, u64)> {
+    pub fn append(path: &Path, mut header: SampleHeader) -> io::Result<(SampleWriter, u64)> {
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -597,7 +608,11 @@ impl SampleWriter {
                     ),
                 ));
             }
-            Some(_) => {
+            Some(found) => {
+                // A file of the first format goes on in it (it cannot say its run).
+                if found.legacy() {
+                    header.run = 0;
+                }
                 let records = (length - header.len()) / header.record() as u64;
                 file.set_len(header.len() + records * header.record() as u64)?;
                 // Going on: not finished until the step says so again.
@@ -716,6 +731,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("samples.bin");
         let whole = SampleHeader::whole(GameKind::STANDARD);
+        // A run's file on the standard board says its run and whether it finished.
+        let run = SampleHeader { run: 7, ..whole };
+        let (mut writer, _) = SampleWriter::append(&path, run).unwrap();
+        writer.write(&[sample(0)]).unwrap();
+        writer.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], MAGIC2);
+        assert_eq!(
+            SampleReader::open(&path).unwrap().header(),
+            Some(SampleHeader {
+                complete: true,
+                ..run
+            })
+        );
+        std::fs::remove_file(&path).unwrap();
+        // One that names no run (the first generations') keeps the first format; a step
+        // going on with such a file, whatever its run, writes on in it.
         let (mut writer, before) = SampleWriter::append(&path, whole).unwrap();
         assert_eq!(before, 0);
         writer
@@ -723,7 +755,7 @@ mod tests {
             .unwrap();
         writer.flush().unwrap();
         drop(writer);
-        // The standard board's whole run keeps the first format, byte for byte.
+        // The first format, byte for byte.
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], MAGIC);
         assert_eq!(bytes.len(), 8 + 5 * RECORD);
@@ -731,7 +763,7 @@ mod tests {
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(&[1, 2, 3]).unwrap();
         drop(file);
-        let (mut writer, before) = SampleWriter::append(&path, whole).unwrap();
+        let (mut writer, before) = SampleWriter::append(&path, run).unwrap();
         assert_eq!(before, 5);
         writer.write(&[sample(5)]).unwrap();
         writer.flush().unwrap();

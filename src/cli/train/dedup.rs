@@ -13,7 +13,7 @@ use othello::training::{
     dedup::{Dedup, DedupCounts},
 };
 
-use super::{open_finished, read_error, run_id, write_error};
+use super::{open_finished, read_error, run_id, stopped, write_error};
 use crate::cli::CliError;
 
 #[derive(Debug, Args)]
@@ -52,6 +52,7 @@ impl DedupArgs {
                 input.display()
             )));
         }
+        super::refuse_irregular(&self.out)?;
         if std::fs::symlink_metadata(&self.out).is_ok() && !self.force {
             return Err(usage(format!(
                 "--out {} exists: write to a new file (or give --force to replace it)",
@@ -79,12 +80,14 @@ impl DedupArgs {
         }
         let kind = headers[0].0.kind;
         let start = Instant::now();
+        crate::cli::progress::catch_interrupts();
         let mut dedup = Dedup::new(kind);
         for path in &self.exclude {
             let (mut reader, _) = open_finished(path)?;
             while let Some(sample) = reader.next_sample().map_err(read_error(path))? {
                 dedup.exclude(&sample);
             }
+            stopped()?;
         }
         let mut index = 0u64;
         for path in &self.input {
@@ -92,6 +95,9 @@ impl DedupArgs {
             while let Some(sample) = reader.next_sample().map_err(read_error(path))? {
                 dedup.add(index, &sample);
                 index += 1;
+                if index.is_multiple_of(1 << 16) {
+                    stopped()?;
+                }
             }
         }
         // The output names the runs it was made of, in order.
@@ -117,6 +123,7 @@ impl DedupArgs {
                     }
                     index += 1;
                     if batch.len() == batch.capacity() {
+                        stopped()?;
                         writer.write(&batch).map_err(write_error(partial))?;
                         written += batch.len() as u64;
                         batch.clear();

@@ -14,20 +14,31 @@ use rayon::prelude::*;
 use super::{evaluator_for, open_finished, read_error};
 use crate::cli::CliError;
 
+/// The most evaluations compared at once.
+const MAX_COLUMNS: usize = 16;
+
 #[derive(Debug, Args)]
 pub(super) struct ErrorArgs {
     /// Labelled positions none of the evaluations was fitted to (a label or selfplay
     /// --result-labels output of games of their own; unlabelled positions are skipped).
     #[arg(long = "in", value_name = "FILE")]
     input: PathBuf,
-    /// An evaluation to measure: a weights file, classic, or built-in (may be given more
-    /// than once: one column each).
+    /// An evaluation to measure: a weights file, classic, or built-in (may be given up to
+    /// 16 times: one column each).
     #[arg(long, value_name = "FILE|classic|built-in", required = true)]
     weights: Vec<String>,
 }
 
 impl ErrorArgs {
     pub(super) fn run(self, out: &mut impl Write) -> Result<(), CliError> {
+        if self.weights.len() > MAX_COLUMNS {
+            return Err(CliError::Usage {
+                message: format!(
+                    "{} evaluations: at most {MAX_COLUMNS} at a time (each is held in memory)",
+                    self.weights.len()
+                ),
+            });
+        }
         let (reader, header) = open_finished(&self.input)?;
         let kind = header.kind;
         let samples: Vec<Sample> = reader

@@ -28,6 +28,7 @@ pub(super) struct MergeArgs {
 impl MergeArgs {
     pub(super) fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let usage = |message: String| CliError::Usage { message };
+        super::refuse_irregular(&self.out)?;
         let mut shards = Vec::new();
         for path in &self.inputs {
             let reader = open_samples(path).map_err(read_error(path))?;
@@ -51,12 +52,17 @@ impl MergeArgs {
                 )));
             }
             if header.shard.count != count || header.shard == Shard::WHOLE {
+                // Named beside another file, if there is one.
+                let beside = shards
+                    .iter()
+                    .find(|(_, other, _)| other != path)
+                    .map_or_else(String::new, |(other, other_path, _)| {
+                        format!(" and {} shard {}", other_path.display(), other.shard)
+                    });
                 return Err(usage(format!(
-                    "{} is shard {} and {} shard {}: give the shards of one step",
+                    "{} is shard {}{beside}: give the shards of one step",
                     path.display(),
                     header.shard,
-                    first_path.display(),
-                    first.shard
                 )));
             }
             if header.run != first.run || header.run == 0 {
@@ -156,6 +162,7 @@ fn merge(
         while let Some(sample) = reader.next_sample().map_err(read_error(path))? {
             batch.push(sample);
             if batch.len() == batch.capacity() {
+                super::stopped()?;
                 writer.write(&batch).map_err(write_error(partial))?;
                 total += batch.len() as u64;
                 batch.clear();

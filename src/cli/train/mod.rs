@@ -620,23 +620,44 @@ impl SelfPlayArgs {
     }
 }
 
-/// Writes a whole file with `write`, beside `out` under a name of its own (`doing` in it),
-/// then renames it to `out`: a stop leaves no part of it where the whole is expected (a
-/// standard-board samples file has no mark of being finished), and a failure removes it.
+/// Refuses an `out` that exists and is not a regular file (a directory, a FIFO, a device),
+/// `--force` or not: [`write_whole`] would put a file in its place.
+fn refuse_irregular(out: &Path) -> Result<(), CliError> {
+    if crate::files::is_irregular(out) {
+        return Err(CliError::Usage {
+            message: format!(
+                "--out {}: not a regular file, so not replaced",
+                out.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Writes a whole file with `write`, beside `out` under a name of its own (`doing` and the
+/// process's number in it), then renames it to `out`: a stop leaves no part of it where the
+/// whole is expected, and a failure or Ctrl-C (which `write` sees as [`stopped`]) removes
+/// it. Parts left by runs that were killed are removed first.
 fn write_whole<T>(
     out: &Path,
     doing: &str,
     write: impl FnOnce(&Path) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(write_error(parent))?;
-    }
-    let partial = out.with_file_name(format!(
-        ".{}.{doing}-{}",
-        out.file_name()
-            .map_or_else(|| "out".into(), |name| name.to_string_lossy()),
-        std::process::id()
-    ));
+    refuse_irregular(out)?;
+    crate::cli::progress::catch_interrupts();
+    let dir = match out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => {
+            std::fs::create_dir_all(parent).map_err(write_error(parent))?;
+            parent
+        }
+        None => Path::new("."),
+    };
+    let name = out
+        .file_name()
+        .map_or_else(|| "out".into(), |name| name.to_string_lossy());
+    let prefix = format!(".{name}.{doing}-");
+    remove_dead_parts(dir, &prefix);
+    let partial = dir.join(format!("{prefix}{}", std::process::id()));
     match write(&partial) {
         Ok(done) => {
             std::fs::rename(&partial, out).map_err(write_error(out))?;
@@ -647,6 +668,41 @@ fn write_whole<T>(
             Err(error)
         }
     }
+}
+
+/// Removes the parts (`prefix` and a process number) that processes no longer running left
+/// in `dir`: a run killed outright cannot remove its own. Only where `/proc` tells which
+/// processes run.
+fn remove_dead_parts(dir: &Path, prefix: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(prefix))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The error of a whole-file step stopped by Ctrl-C, if it was: nothing is written.
+fn stopped() -> Result<(), CliError> {
+    if crate::cli::progress::interrupted() {
+        return Err(CliError::Usage {
+            message: "stopped (Ctrl-C): nothing written".to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// An evaluation named on the command line (see [`evaluator`]) for positions of `kind`: a
