@@ -102,23 +102,28 @@ pub fn fit(
     options: &FitOptions,
     phase_done: &(dyn Fn(&PhaseFit) + Sync),
 ) -> Fit {
-    // Features once for every position (the costly part), with each one's phase.
-    let prepared: Vec<(usize, [u32; ACTIVE], f32, bool)> = samples
-        .par_iter()
-        .filter(|sample| sample.label != Label::None)
-        .map(|sample| {
-            let features = Features::of(sample.player.bits8(), sample.opponent.bits8());
-            (
-                features.phase,
-                features.folded(),
-                f32::from(sample.score) / DISC as f32,
-                held_out(sample.game, options),
-            )
-        })
-        .collect();
+    // Each phase's features are made for its own positions and its neighbours' only, as
+    // it is fitted, and dropped after: the features of every position at once would take
+    // about 200 bytes each (10 GB for 50 million positions).
     let results: Vec<(Vec<i16>, PhaseFit)> = (0..PHASES)
         .into_par_iter()
         .map(|phase| {
+            let prepared: Vec<(usize, [u32; ACTIVE], f32, bool)> = samples
+                .iter()
+                .filter(|sample| {
+                    sample.label != Label::None
+                        && pattern::phase(sample.empties()).abs_diff(phase) <= 1
+                })
+                .map(|sample| {
+                    let features = Features::of(sample.player.bits8(), sample.opponent.bits8());
+                    (
+                        features.phase,
+                        features.folded(),
+                        f32::from(sample.score) / DISC as f32,
+                        held_out(sample.game, options),
+                    )
+                })
+                .collect();
             let result = fit_phase(phase, &prepared, pattern::folded_len(), options);
             phase_done(&result.1);
             result

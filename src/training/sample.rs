@@ -465,6 +465,8 @@ pub(crate) use on_sample;
 pub struct SampleReader {
     input: BufReader<File>,
     header: Option<SampleHeader>,
+    /// The whole records the file held when opened (what to reserve room for).
+    records: u64,
 }
 
 impl SampleReader {
@@ -496,7 +498,14 @@ impl SampleReader {
         {
             found.complete = false;
         }
-        Ok(SampleReader { input, header })
+        let records = header.map_or(0, |found| {
+            length.saturating_sub(found.len()) / found.record() as u64
+        });
+        Ok(SampleReader {
+            input,
+            header,
+            records,
+        })
     }
 
     /// What the file holds; `None` for a file stopped before its header was written whole
@@ -519,7 +528,9 @@ impl SampleReader {
     /// # Errors
     /// See [`SampleReader::next_sample`].
     pub fn read_rest(mut self) -> io::Result<Vec<Sample>> {
-        let mut samples = Vec::new();
+        // Room for them all at once: growing by doubling would hold up to three times as
+        // much for a moment (4 GB of samples are 50 million positions).
+        let mut samples = Vec::with_capacity(usize::try_from(self.records).unwrap_or(0));
         while let Some(sample) = self.next_sample()? {
             samples.push(sample);
         }

@@ -917,7 +917,12 @@ impl FitArgs {
         check_step_output(&self.out, &inputs, OutputKind::Weights, self.force)?;
         let mut samples = Vec::new();
         for path in &self.input {
-            samples.extend(read_samples(path).map_err(read_error(path))?);
+            let read = read_samples(path).map_err(read_error(path))?;
+            if samples.is_empty() {
+                samples = read;
+            } else {
+                samples.extend(read);
+            }
         }
         let labelled = samples.iter().filter(|s| s.label != Label::None).count();
         if labelled == 0 {
