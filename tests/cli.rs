@@ -1652,6 +1652,56 @@ mod train_command {
             assert!(fails(dir, args).contains("is not finished"), "{args:?}");
         }
         assert!(!dir.join("x.bin").exists());
+        // `fit` too, unless told to take positions as far as they go.
+        let error = fails(
+            dir,
+            &["fit", "--in", "cut.bin", "--out", "w.bin", "--epochs", "1"],
+        );
+        assert!(error.contains("is not finished"), "{error}");
+        train(
+            dir,
+            &[
+                "fit",
+                "--in",
+                "cut.bin",
+                "--out",
+                "w.bin",
+                "--epochs",
+                "1",
+                "--unfinished",
+            ],
+        );
+        // Files that name no run, or the same (two first-format files, one half the other;
+        // their dedups), are other inputs: a label step does not take one's labels for the
+        // other's.
+        let legacy = |name: &str, records: &[u8]| {
+            let mut bytes = b"OTHSAMP1".to_vec();
+            bytes.extend_from_slice(records);
+            std::fs::write(dir.join(name), bytes).unwrap();
+        };
+        let records = &whole[32..];
+        legacy("old-all.bin", records);
+        legacy("old-half.bin", &records[..records.len() / 2 / 24 * 24]);
+        let label = |input: &str, out: &str| {
+            othello()
+                .args([
+                    "train", "label", "--in", input, "--out", out, "--exact", "0", "--depth", "1",
+                ])
+                .current_dir(dir)
+                .output()
+                .unwrap()
+        };
+        assert!(label("old-all.bin", "old-l.bin").status.success());
+        let second = label("old-half.bin", "old-l.bin");
+        assert_eq!(second.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&second.stderr).contains("another run's positions"));
+        train(dir, &["dedup", "--in", "old-all.bin", "--out", "d-all.bin"]);
+        train(
+            dir,
+            &["dedup", "--in", "old-half.bin", "--out", "d-half.bin"],
+        );
+        assert!(label("d-all.bin", "d-l.bin").status.success());
+        assert_eq!(label("d-half.bin", "d-l.bin").status.code(), Some(1));
         // The step run again over the cut file makes it whole.
         let text = selfplay("cut.bin", "8", "2");
         assert!(!text.contains("done before"), "{text}");

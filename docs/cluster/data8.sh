@@ -3,7 +3,8 @@
 # fixed level, each position labelled by its game's result, the first plies searched.
 # Run by each task of an array job (as shard.sh is), or one after another on one machine:
 #   for i in $(seq 0 19); do SHARD=$i SHARDS=20 sh docs/cluster/data8.sh; done
-# then, once every shard is done, on any one machine:
+# then, once every shard is done, on any one machine (with SHARDS=1 there is nothing to merge:
+# labelled-0.bin is the whole file):
 #   othello train merge $RUN/labelled-*.bin --out $RUN/labelled.bin
 #   othello train dedup --in $RUN/labelled.bin --out $RUN/train.bin --exclude $TEST
 # Each step resumes where it stopped when run again; a finished one says so and does nothing.

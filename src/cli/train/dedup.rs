@@ -100,10 +100,17 @@ impl DedupArgs {
                 }
             }
         }
-        // The output names the runs it was made of, in order.
-        let mut words = vec!["dedup".to_owned()];
-        words.extend(headers.iter().map(|(header, _)| header.run.to_string()));
-        words.push(self.exclude.len().to_string());
+        // The output names what it was made of, in order: each file's run, shard and length
+        // (files of one run differ in their shard, or in how far they go).
+        let mut words = vec!["dedup".to_owned(), self.input.len().to_string()];
+        for (header, path) in &headers {
+            let length = std::fs::metadata(path).map_err(read_error(path))?.len();
+            words.extend([
+                header.run.to_string(),
+                header.shard.to_string(),
+                length.to_string(),
+            ]);
+        }
         let header = SampleHeader {
             kind,
             shard: Shard::WHOLE,
@@ -122,8 +129,10 @@ impl DedupArgs {
                         batch.push(kept);
                     }
                     index += 1;
-                    if batch.len() == batch.capacity() {
+                    if index.is_multiple_of(1 << 16) {
                         stopped()?;
+                    }
+                    if batch.len() == batch.capacity() {
                         writer.write(&batch).map_err(write_error(partial))?;
                         written += batch.len() as u64;
                         batch.clear();
@@ -133,6 +142,13 @@ impl DedupArgs {
             writer.write(&batch).map_err(write_error(partial))?;
             written += batch.len() as u64;
             writer.finish().map_err(write_error(partial))?;
+            // Another run may have written --out meanwhile: neither replaces the other.
+            if !self.force && std::fs::symlink_metadata(&self.out).is_ok() {
+                return Err(usage(format!(
+                    "--out {} was written while this dedup ran (by another run?): not replaced",
+                    self.out.display()
+                )));
+            }
             Ok(written)
         })?;
         let DedupCounts {

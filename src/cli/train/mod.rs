@@ -269,6 +269,10 @@ struct FitArgs {
     /// fewer --epochs, such as 20); 0 steps once an epoch over every position.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000_000))]
     batch: u32,
+    /// Fit to files whose step has not finished (the positions as far as it went, a last
+    /// record cut short dropped): labels taken while the labelling goes on.
+    #[arg(long)]
+    unfinished: bool,
     /// Write over an --out file that is not a weights file.
     #[arg(long)]
     force: bool,
@@ -819,16 +823,21 @@ impl LabelArgs {
             eval: evaluator_for(self.weights.as_deref(), header.kind)?,
             selectivity: self.selectivity,
         };
-        let run = run_id(
-            &[
-                "label".to_owned(),
-                header.run.to_string(),
-                self.exact.to_string(),
-                self.depth.to_string(),
-                self.selectivity.to_string(),
-            ],
-            self.weights.as_deref(),
-        )?;
+        let mut words = vec![
+            "label".to_owned(),
+            header.run.to_string(),
+            self.exact.to_string(),
+            self.depth.to_string(),
+            self.selectivity.to_string(),
+        ];
+        // An input of the first format names no run: its length tells one from another.
+        if header.run == 0 {
+            let length = std::fs::metadata(&self.input)
+                .map_err(read_error(&self.input))?
+                .len();
+            words.push(length.to_string());
+        }
+        let run = run_id(&words, self.weights.as_deref())?;
         let header = match self.shard {
             None => SampleHeader {
                 run,
@@ -917,7 +926,12 @@ impl FitArgs {
         check_step_output(&self.out, &inputs, OutputKind::Weights, self.force)?;
         let mut samples = Vec::new();
         for path in &self.input {
-            let read = read_samples(path).map_err(read_error(path))?;
+            let read = if self.unfinished {
+                read_samples(path)
+            } else {
+                open_finished(path)?.0.read_rest()
+            }
+            .map_err(read_error(path))?;
             if samples.is_empty() {
                 samples = read;
             } else {
