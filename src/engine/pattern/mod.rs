@@ -3,9 +3,10 @@
 //! fitted to positions scored by the exact solver and by deeper searches (`othello train`).
 //!
 //! The features of a position, from the side to move:
-//! - 46 pattern instances in 11 families: the edge with its two X-squares, the corner 3 × 3,
-//!   the corner 2 × 5, the diagonals of length 8 down to 4, and the 2nd, 3rd and 4th lines
-//!   from an edge. Each instance is its family's cells carried by one of the board's
+//! - 58 pattern instances in 14 families: the edge with its two X-squares, the corner 3 × 3,
+//!   the corner 2 × 5, the diagonals of length 8 down to 4, the 2nd, 3rd and 4th lines
+//!   from an edge, and (since generation 6) the corner triangle, the edge block with its
+//!   corners and the cross about a corner's diagonal. Each instance is its family's cells carried by one of the board's
 //!   symmetries, read in the family's cell order as a base-3 number (an empty cell is 0,
 //!   a disc of the side to move 1, the opponent's 2). The instances of a family share its
 //!   weights, and where a family maps onto itself (an edge read backwards) a configuration
@@ -15,8 +16,10 @@
 //!   `POTENTIAL_CAP`), and the parity of the empty squares (a constant for odd and one
 //!   for even).
 //!
-//! Each of the [`PHASES`] game phases (four plies each, by the number of empty squares) has
-//! weights of its own. Weights are in evaluation units ([`DISC`](super::eval::DISC) a disc) and the sum
+//! Each of the [`PHASES`] game phases ([`PLIES_PER_PHASE`] plies each, by the number of empty
+//! squares) has weights of its own. Files of the first layout (11 families, 15 phases of four
+//! plies: generations 1 to 5) are read into this one, the new families at zero and each old
+//! phase copied to the phases it covers, so they evaluate exactly as they did. Weights are in evaluation units ([`DISC`](super::eval::DISC) a disc) and the sum
 //! estimates the final disc difference.
 //!
 //! Pattern indices come from `pext` (one instruction per colour and instance) where the
@@ -37,8 +40,11 @@ pub use shaped_weights::{ShapedWeights, phase_of};
 pub use shipped::{shipped, shipped_kinds};
 pub use weights::{PatternWeights, WeightsError, builtin};
 
-/// Game phases with weights of their own: by empty squares, four plies each.
-pub const PHASES: usize = 15;
+/// Plies in a game phase.
+pub const PLIES_PER_PHASE: u32 = 2;
+
+/// Game phases with weights of their own: by empty squares, [`PLIES_PER_PHASE`] plies each.
+pub const PHASES: usize = (60 / PLIES_PER_PHASE) as usize;
 
 /// Mobility counts above this share its weight.
 pub(crate) const MOBILITY_CAP: u32 = 30;
@@ -47,7 +53,7 @@ pub(crate) const MOBILITY_CAP: u32 = 30;
 pub(crate) const POTENTIAL_CAP: u32 = 40;
 
 /// Pattern instances in a position.
-pub(crate) const INSTANCES: usize = 46;
+pub(crate) const INSTANCES: usize = 58;
 
 /// Features of a position: the pattern instances, two mobilities, two potential
 /// mobilities, and parity (odd or even empties: a constant of each kind).
@@ -56,7 +62,7 @@ pub(crate) const ACTIVE: usize = INSTANCES + 5;
 /// The phase of a position with `empties` empty squares.
 #[inline]
 pub(crate) fn phase(empties: u32) -> usize {
-    ((60 - empties.min(60)) / 4).min(PHASES as u32 - 1) as usize
+    ((60 - empties.min(60)) / PLIES_PER_PHASE).min(PHASES as u32 - 1) as usize
 }
 
 /// One of the eight symmetries of the square board, as a map of (row, column).
@@ -159,9 +165,15 @@ const CORNER_TRANSPOSE: [usize; 9] = [0, 3, 6, 1, 4, 7, 2, 5, 8];
 /// The families, as Edax reads them. Each family's cells, as listed (its instance under
 /// [`Symmetry::Identity`]), are in increasing bit order: `pext` gathers them in reading order
 /// (the board is read through each symmetry first).
-pub(crate) static FAMILIES: [Family; 11] = FAMILY_LIST;
+pub(crate) static FAMILIES: [Family; 14] = FAMILY_LIST;
 
-const FAMILY_LIST: [Family; 11] = [
+/// The families of the first layout (generations 1 to 5): the list's first eleven.
+pub(crate) const FIRST_LAYOUT_FAMILIES: usize = 11;
+
+/// The phases of the first layout, four plies each.
+pub(crate) const FIRST_LAYOUT_PHASES: usize = 15;
+
+const FAMILY_LIST: [Family; 14] = [
     Family {
         name: "edge + 2X",
         cells: &[
@@ -295,6 +307,58 @@ const FAMILY_LIST: [Family; 11] = [
         ],
         symmetries: &Symmetry::ROTATIONS,
         mirror: Some(&REVERSE),
+    },
+    // Generation 6's families: shapes about a corner the lines above cut across.
+    Family {
+        name: "triangle",
+        cells: &[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (2, 0),
+            (2, 1),
+            (3, 0),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[0, 4, 7, 9, 1, 5, 8, 2, 6, 3]),
+    },
+    Family {
+        name: "edge block",
+        cells: &[
+            (0, 0),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (0, 7),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[5, 4, 3, 2, 1, 0, 9, 8, 7, 6]),
+    },
+    Family {
+        name: "cross",
+        cells: &[
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (3, 2),
+            (3, 3),
+        ],
+        symmetries: &Symmetry::ROTATIONS,
+        mirror: Some(&[0, 2, 1, 3, 5, 4, 6, 8, 7, 9]),
     },
 ];
 
@@ -641,7 +705,7 @@ fn pattern_indices_pext(player: u64, opponent: u64, indices: &mut [u32; ACTIVE])
         )*};
     }
     read!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29
-        30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45);
+        30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57);
 }
 
 /// The pattern indices of a position kept up to date move by move instead of computed
@@ -726,7 +790,7 @@ mod tests {
     use crate::{Board, Color, Shape, Square};
 
     /// Random positions from random games (so every phase is seen).
-    fn positions(count: usize, seed: u64) -> Vec<(u64, u64)> {
+    pub(super) fn positions(count: usize, seed: u64) -> Vec<(u64, u64)> {
         use super::super::Node;
         let mut rng = StdRng::seed_from_u64(seed);
         let mut out = Vec::new();
@@ -777,7 +841,7 @@ mod tests {
     }
 
     #[test]
-    fn forty_six_distinct_instances_in_eleven_families() {
+    fn fifty_eight_distinct_instances_in_fourteen_families() {
         let layout = layout();
         assert_eq!(layout.instances.len(), INSTANCES);
         let mut masks: Vec<u64> = layout.instances.iter().map(Instance::mask).collect();
@@ -971,10 +1035,12 @@ mod tests {
     #[test]
     fn phases_by_empty_squares() {
         assert_eq!(phase(60), 0);
-        assert_eq!(phase(57), 0);
-        assert_eq!(phase(56), 1);
-        assert_eq!(phase(4), 14);
-        assert_eq!(phase(0), 14);
+        assert_eq!(phase(59), 0);
+        assert_eq!(phase(58), 1);
+        assert_eq!(phase(57), 1);
+        assert_eq!(phase(4), 28);
+        assert_eq!(phase(2), 29);
+        assert_eq!(phase(0), 29);
         assert_eq!(
             PatternWeights::zero().evaluate(0x10_0000_0000, 0x0800_0000),
             0

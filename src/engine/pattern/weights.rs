@@ -8,12 +8,16 @@
 //! | bytes | what |
 //! |---|---|
 //! | 8 | `OTHEVAL` and a zero byte |
-//! | 2 | format version: 1 |
+//! | 2 | format version: 2 (1: the first layout, of generations 1 to 5) |
 //! | 2 | phases ([`PHASES`]) |
 //! | 4 | weights per phase, folded layout ([`folded_len`]) |
 //! | 4 | length of the compressed weights |
 //! | n | the weights, phase after phase, as `i16` in evaluation units, DEFLATE-compressed |
 //! | 32 | SHA-256 of the uncompressed weights |
+//!
+//! A version 1 file holds the first layout: 15 phases of the first eleven families. It is
+//! read into this layout with the new families at zero and each phase copied to the phases
+//! it covers, so it evaluates as it always did.
 //!
 //! Reading checks every field, the length and the checksum, so a truncated, corrupted or
 //! mismatched file is refused with a [`WeightsError`] rather than played with.
@@ -24,14 +28,20 @@ use miniz_oxide::{deflate::compress_to_vec, inflate::decompress_to_vec_with_limi
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use super::{FAMILY_STARTS, FULL_LEN, Features, GLOBALS_FULL, PHASES, folded_len, layout};
+use super::{
+    FAMILY_STARTS, FIRST_LAYOUT_FAMILIES, FIRST_LAYOUT_PHASES, FULL_LEN, Features, GLOBALS,
+    GLOBALS_FULL, PHASES, PLIES_PER_PHASE, folded_len, layout,
+};
 use crate::engine::eval::DISC;
 
 /// The file's first bytes.
 const MAGIC: &[u8; 8] = b"OTHEVAL\0";
 
-/// The format this code reads and writes.
-const VERSION: u16 = 1;
+/// The format this code writes; it reads version 1 too.
+const VERSION: u16 = 2;
+
+/// The first layout's phases were four plies long: each of today's phases lies in one.
+const _: () = assert!(4 % PLIES_PER_PHASE == 0);
 
 /// Why a weights file was refused.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -206,22 +216,24 @@ impl PatternWeights {
         let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         let version = u16_at(8);
-        if version != VERSION {
-            return Err(WeightsError::Version(version));
-        }
+        let (expected_phases, expected_len) = match version {
+            1 => (FIRST_LAYOUT_PHASES, first_layout_len()),
+            VERSION => (PHASES, folded_len()),
+            _ => return Err(WeightsError::Version(version)),
+        };
         let (phases, per_phase) = (u16_at(10), u32_at(12));
-        if usize::from(phases) != PHASES || per_phase as usize != folded_len() {
+        if usize::from(phases) != expected_phases || per_phase as usize != expected_len {
             return Err(WeightsError::Layout {
                 phases,
                 per_phase,
-                expected: folded_len(),
+                expected: expected_len,
             });
         }
         let compressed = u32_at(16) as usize;
         if bytes.len() != 20 + compressed + 32 {
             return Err(WeightsError::Length);
         }
-        let expected = PHASES * folded_len() * 2;
+        let expected = expected_phases * expected_len * 2;
         let raw = decompress_to_vec_with_limit(&bytes[20..20 + compressed], expected)
             .map_err(|_| WeightsError::Compression)?;
         if raw.len() != expected {
@@ -234,9 +246,33 @@ impl PatternWeights {
             .chunks_exact(2)
             .map(|pair| i16::from_le_bytes([pair[0], pair[1]]))
             .collect();
-        let phases: Vec<Vec<i16>> = weights.chunks(folded_len()).map(<[i16]>::to_vec).collect();
-        Ok(PatternWeights::from_folded(&phases))
+        let phases: Vec<Vec<i16>> = weights.chunks(expected_len).map(<[i16]>::to_vec).collect();
+        Ok(PatternWeights::from_folded(&match version {
+            1 => from_first_layout(&phases),
+            _ => phases,
+        }))
     }
+}
+
+/// Weights per phase in the first layout's folded form: its families, then the globals.
+fn first_layout_len() -> usize {
+    layout().folded_start[FIRST_LAYOUT_FAMILIES] + GLOBALS
+}
+
+/// The first layout's phases (folded) in this one's: the same weights for the families both
+/// have, zero for the new ones, each old phase for the phases it covers.
+fn from_first_layout(old: &[Vec<i16>]) -> Vec<Vec<i16>> {
+    let layout = layout();
+    let patterns = layout.folded_start[FIRST_LAYOUT_FAMILIES];
+    (0..PHASES)
+        .map(|phase| {
+            let from = &old[(phase * PLIES_PER_PHASE as usize / 4).min(FIRST_LAYOUT_PHASES - 1)];
+            let mut folded = vec![0; layout.folded_len()];
+            folded[..patterns].copy_from_slice(&from[..patterns]);
+            folded[layout.globals_folded..].copy_from_slice(&from[patterns..]);
+            folded
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -280,6 +316,70 @@ mod tests {
             Ok(weights)
         );
         assert_ne!(*weights, PatternWeights::zero(), "trained, not empty");
+    }
+
+    /// A file of the first layout (`phases` folded), as generations 1 to 5 were written.
+    fn first_layout_file(phases: &[Vec<i16>]) -> Vec<u8> {
+        let raw: Vec<u8> = phases
+            .iter()
+            .flatten()
+            .flat_map(|weight| weight.to_le_bytes())
+            .collect();
+        let compressed = compress_to_vec(&raw, 1);
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&1u16.to_le_bytes());
+        bytes.extend_from_slice(&(phases.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(&(phases[0].len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&compressed);
+        bytes.extend_from_slice(&Sha256::digest(&raw));
+        bytes
+    }
+
+    #[test]
+    fn a_first_layout_file_evaluates_as_it_did() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let old: Vec<Vec<i16>> = (0..FIRST_LAYOUT_PHASES)
+            .map(|_| {
+                (0..first_layout_len())
+                    .map(|_| rng.random_range(-400..400))
+                    .collect()
+            })
+            .collect();
+        let weights = PatternWeights::from_bytes(&first_layout_file(&old)).unwrap();
+        let layout = layout();
+        let patterns = layout.folded_start[FIRST_LAYOUT_FAMILIES];
+        let old_instances: usize = super::super::FAMILIES[..FIRST_LAYOUT_FAMILIES]
+            .iter()
+            .map(|family| family.symmetries.len())
+            .sum();
+        for (player, opponent) in super::super::tests::positions(2000, 12) {
+            // The first layout's sum: its instances and the globals, its phase of four plies.
+            let empties = (!(player | opponent)).count_ones();
+            let phase = &old[((60 - empties.min(60)) / 4).min(14) as usize];
+            let folded = Features::of(player, opponent).folded();
+            let patterns_sum: i32 = folded[..old_instances]
+                .iter()
+                .map(|&k| i32::from(phase[k as usize]))
+                .sum();
+            let globals_sum: i32 = folded[super::super::INSTANCES..]
+                .iter()
+                .map(|&k| i32::from(phase[k as usize - (layout.globals_folded - patterns)]))
+                .sum();
+            let expected = (patterns_sum + globals_sum).clamp(-63 * DISC, 63 * DISC);
+            assert_eq!(weights.evaluate(player, opponent), expected);
+        }
+        // Written again, it is a file of today's layout, read back the same.
+        let bytes = weights.to_bytes();
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), VERSION);
+        assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
+        // A first-layout header over today's length is refused.
+        let mut wrong = first_layout_file(&old);
+        wrong[8] = 2;
+        assert!(matches!(
+            PatternWeights::from_bytes(&wrong),
+            Err(WeightsError::Layout { .. })
+        ));
     }
 
     #[test]
