@@ -1073,6 +1073,8 @@ mod train_command {
         );
         assert!(text.contains("held-out error"), "{text}");
         assert!(text.lines().any(|line| line.starts_with("all ")), "{text}");
+        // A phase without positions shows no error rather than NaN.
+        assert!(!text.contains("NaN"), "{text}");
         train(
             dir,
             &[
@@ -1702,6 +1704,85 @@ mod train_command {
         );
         assert!(label("d-all.bin", "d-l.bin").status.success());
         assert_eq!(label("d-half.bin", "d-l.bin").status.code(), Some(1));
+        // A first-format file says nothing of being finished, but one ending part-way
+        // through a record was cut: no input either (red team), unless taken knowingly.
+        legacy("old-cut.bin", &records[..records.len() / 24 * 24 - 5]);
+        for args in [
+            ["dedup", "--in", "old-cut.bin", "--out", "x.bin"].as_slice(),
+            &["error", "--in", "old-cut.bin", "--weights", "classic"],
+            &[
+                "fit",
+                "--in",
+                "old-cut.bin",
+                "--out",
+                "x.bin",
+                "--epochs",
+                "1",
+            ],
+            &[
+                "label",
+                "--in",
+                "old-cut.bin",
+                "--out",
+                "x.bin",
+                "--depth",
+                "1",
+            ],
+        ] {
+            let error = fails(dir, args);
+            assert!(
+                error.contains("ends part-way through a position"),
+                "{error}"
+            );
+        }
+        assert!(!dir.join("x.bin").exists());
+        train(
+            dir,
+            &[
+                "fit",
+                "--in",
+                "old-cut.bin",
+                "--out",
+                "x.bin",
+                "--epochs",
+                "1",
+                "--unfinished",
+            ],
+        );
+        // A fit with every game held out has nothing to fit: refused, nothing written (red
+        // team: it wrote weights of zeros and said it had done).
+        let refused = othello()
+            .args([
+                "train",
+                "fit",
+                "--in",
+                "a.bin",
+                "--out",
+                "h.bin",
+                "--holdout",
+                "1",
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(!refused.status.success());
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("below 1"));
+        let error = fails(
+            dir,
+            &[
+                "fit",
+                "--in",
+                "a.bin",
+                "--out",
+                "h.bin",
+                "--epochs",
+                "1",
+                "--holdout",
+                "0.999999",
+            ],
+        );
+        assert!(error.contains("no position was left to fit"), "{error}");
+        assert!(!dir.join("h.bin").exists());
         // The step run again over the cut file makes it whole.
         let text = selfplay("cut.bin", "8", "2");
         assert!(!text.contains("done before"), "{text}");

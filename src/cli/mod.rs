@@ -338,8 +338,9 @@ impl PositionSource {
 #[derive(Debug, Args)]
 pub struct WeightsArg {
     /// The evaluation: classic (the hand-written one) or a weights file from `othello
-    /// train fit` (default: the built-in learned weights). Learned weights apply to 8x8
-    /// FULL with most discs winning; elsewhere the hand-written evaluation is used.
+    /// train fit` for this kind of game (default: the learned weights built in for it where
+    /// there are some, as docs/training.md lists them, and the hand-written evaluation
+    /// elsewhere; `--json` names the one used).
     #[arg(long, value_name = "classic|FILE")]
     pub weights: Option<String>,
 }

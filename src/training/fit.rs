@@ -72,6 +72,9 @@ pub struct PhaseFit {
     pub held_out_error: f64,
     /// Weights that were fitted (the others were seen too rarely and stay zero).
     pub weights_used: usize,
+    /// The phase whose weights this one took, having no positions of its own to fit (None
+    /// where it was fitted).
+    pub copied_from: Option<usize>,
 }
 
 /// The fitted weights and how well each phase predicts.
@@ -129,10 +132,36 @@ pub fn fit(
             result
         })
         .collect();
+    let mut results = results;
+    fill_unfitted(&mut results);
     let (weights, phases): (Vec<Vec<i16>>, Vec<PhaseFit>) = results.into_iter().unzip();
     Fit {
         weights: PatternWeights::from_folded(&weights),
         phases,
+    }
+}
+
+/// Gives each phase that had no positions of its own to fit (`results` in phase order) the
+/// weights of the nearest phase that had some, the later one on a tie: such a phase would
+/// otherwise score every position even. Self-play data has no positions in the first
+/// plies, for one: a search from the start reaches them only at its shallowest.
+fn fill_unfitted(results: &mut [(Vec<i16>, PhaseFit)]) {
+    let fitted: Vec<usize> = (0..results.len())
+        .filter(|&phase| results[phase].1.train > 0)
+        .collect();
+    for phase in 0..results.len() {
+        if results[phase].1.train > 0 {
+            continue;
+        }
+        let nearest = fitted
+            .iter()
+            .copied()
+            .min_by_key(|&from| (from.abs_diff(phase), std::cmp::Reverse(from)));
+        if let Some(from) = nearest {
+            results[phase].0 = results[from].0.clone();
+            results[phase].1.copied_from = Some(from);
+            results[phase].1.weights_used = results[from].1.weights_used;
+        }
     }
 }
 
@@ -256,6 +285,7 @@ fn fit_phase<F: AsRef<[u32]>>(
         train_error: error(&train),
         held_out_error: error(&test),
         weights_used: used.iter().filter(|&&u| u).count(),
+        copied_from: None,
     };
     (quantised, report)
 }
@@ -351,7 +381,7 @@ pub fn fit_shaped(
         })
         .collect();
     let len = weights.per_phase();
-    let results: Vec<(Vec<i16>, PhaseFit)> = (0..weights.phases())
+    let mut results: Vec<(Vec<i16>, PhaseFit)> = (0..weights.phases())
         .into_par_iter()
         .map(|phase| {
             let result = fit_phase(phase, &prepared, len, options);
@@ -359,6 +389,7 @@ pub fn fit_shaped(
             result
         })
         .collect();
+    fill_unfitted(&mut results);
     results
         .into_iter()
         .map(|(fitted, report)| {
@@ -530,6 +561,61 @@ mod tests {
         ] {
             fits_and_repeats(&samples, &options);
         }
+    }
+
+    #[test]
+    fn a_phase_without_positions_takes_its_nearest_fitted_neighbours_weights() {
+        let play = SelfPlayOptions {
+            depth: 1,
+            eval: Evaluator::Classic,
+            ..SelfPlayOptions::new(4)
+        };
+        let label_options = LabelOptions {
+            exact_empties: 8,
+            depth: 2,
+            eval: Evaluator::Classic,
+            ..LabelOptions::new()
+        };
+        let (mut games, mut tables) = (game_table(), LabelTables::new());
+        // Positions from 20 to 40 empties only: the phases before and after have none.
+        let samples: Vec<Sample> = (0..40)
+            .flat_map(|game| self_play_game(game, &play, &mut games))
+            .filter(|sample| (20..=40).contains(&sample.empties()))
+            .map(|sample| label(sample, &label_options, &mut tables))
+            .collect();
+        let options = FitOptions {
+            epochs: 20,
+            min_count: 1,
+            holdout: 0.0,
+            ..FitOptions::new(1)
+        };
+        let fit = fit(&samples, &options, &|_| {});
+        let folded = fit.weights.to_folded();
+        let (first, last) = (pattern::phase(40), pattern::phase(20));
+        for report in &fit.phases {
+            let phase = report.phase;
+            if (first..=last).contains(&phase) {
+                assert!(report.train > 0, "phase {phase} has positions");
+                assert_eq!(report.copied_from, None);
+            } else {
+                let from = if phase < first { first } else { last };
+                assert_eq!(report.train, 0);
+                assert_eq!(report.copied_from, Some(from), "phase {phase}");
+                assert_eq!(folded[phase], folded[from], "phase {phase}");
+            }
+        }
+        assert!(folded[first].iter().any(|&w| w != 0), "fitted, not empty");
+        // The start is scored by the first fitted phase's weights, not as even.
+        let start = (0x0000_0008_1000_0000, 0x0000_0010_0800_0000);
+        let mut moved = fit.weights.clone();
+        let mut phases = moved.to_folded();
+        phases[pattern::phase(60)] = vec![0; phases[0].len()];
+        moved = PatternWeights::from_folded(&phases);
+        assert_ne!(
+            fit.weights.evaluate(start.0, start.1),
+            moved.evaluate(start.0, start.1),
+            "the start's phase has weights"
+        );
     }
 
     fn fits_and_repeats(samples: &[Sample], options: &FitOptions) {

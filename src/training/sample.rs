@@ -467,6 +467,8 @@ pub struct SampleReader {
     header: Option<SampleHeader>,
     /// The whole records the file held when opened (what to reserve room for).
     records: u64,
+    /// Whether it ended part-way through a record when opened.
+    cut: bool,
 }
 
 impl SampleReader {
@@ -490,11 +492,13 @@ impl SampleReader {
         let length = file.metadata()?.len();
         let mut input = BufReader::with_capacity(1 << 20, file);
         let mut header = SampleHeader::read(&mut input, path)?;
+        let cut = header
+            .is_some_and(|found| length.saturating_sub(found.len()) % found.record() as u64 != 0);
         // A file marked finished that ends in part of a record was cut short since: it is
         // not finished (a step goes on with it; the next steps refuse it).
         if let Some(found) = &mut header
             && found.complete
-            && (length - found.len()) % found.record() as u64 != 0
+            && cut
         {
             found.complete = false;
         }
@@ -505,7 +509,14 @@ impl SampleReader {
             input,
             header,
             records,
+            cut,
         })
+    }
+
+    /// Whether the file ended part-way through a record when opened: a step stopped as it
+    /// wrote, or a file cut short since (of either format).
+    pub fn cut(&self) -> bool {
+        self.cut
     }
 
     /// What the file holds; `None` for a file stopped before its header was written whole

@@ -254,7 +254,7 @@ struct FitArgs {
     #[arg(long, default_value_t = 1e-5, value_parser = non_negative)]
     l2: f64,
     /// The share of games held out to measure the error.
-    #[arg(long, default_value_t = 0.1, value_parser = probability)]
+    #[arg(long, default_value_t = 0.1, value_parser = held_out_share)]
     holdout: f64,
     /// Which games are held out.
     #[arg(long, default_value_t = 1)]
@@ -417,6 +417,16 @@ fn probability(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
         _ => Err(format!("expected a number from 0 to 1, not {text:?}")),
+    }
+}
+
+/// `--holdout`: some games must be left to fit.
+fn held_out_share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..1.0).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "expected a number from 0 to below 1 (some games must be left to fit), not {text:?}"
+        )),
     }
 }
 
@@ -768,7 +778,8 @@ fn open_samples(path: &Path) -> std::io::Result<SampleReader> {
 }
 
 /// The samples file at `path` as a step's input, with its header: refused if it has no
-/// positions or its step has not finished (a file that does not say is taken as finished).
+/// positions or its step has not finished (a file that does not say is taken as finished,
+/// unless it ends part-way through a record).
 fn open_finished(path: &Path) -> Result<(SampleReader, SampleHeader), CliError> {
     let reader = open_samples(path).map_err(read_error(path))?;
     let Some(header) = reader.header() else {
@@ -776,6 +787,15 @@ fn open_finished(path: &Path) -> Result<(SampleReader, SampleHeader), CliError> 
             message: format!("{} has no positions yet", path.display()),
         });
     };
+    if header.run == 0 && reader.cut() {
+        return Err(CliError::Usage {
+            message: format!(
+                "{} ends part-way through a position: it was cut short, or its step stopped \
+                 as it wrote (run the step again to the end)",
+                path.display()
+            ),
+        });
+    }
     if !header.complete && header.run != 0 {
         return Err(CliError::Usage {
             message: format!(
@@ -977,6 +997,15 @@ impl FitArgs {
             bar.finish_and_clear();
             (weights.to_bytes(), phases)
         };
+        if phases.iter().all(|phase| phase.train == 0) {
+            return Err(CliError::Usage {
+                message: format!(
+                    "no position was left to fit: the games of all {labelled} labelled \
+                     positions were held out (--holdout {}); nothing was written",
+                    self.holdout
+                ),
+            });
+        }
         write_file(&self.out, &bytes)?;
         writeln!(
             out,
@@ -1008,11 +1037,20 @@ impl FitArgs {
         };
         writeln!(
             out,
-            "all                                   {:>13.2}  {:>14.2}",
-            total(|p| (p.train, p.train_error)),
-            total(|p| (p.held_out, p.held_out_error))
+            "all                                   {:>13}  {:>14}",
+            error_cell(total(|p| (p.train, p.train_error))),
+            error_cell(total(|p| (p.held_out, p.held_out_error)))
         )?;
         Ok(())
+    }
+}
+
+/// An error in the fit's table: "-" where there were no positions to measure it on.
+fn error_cell(error: f64) -> String {
+    if error.is_finite() {
+        format!("{error:.2}")
+    } else {
+        "-".to_owned()
     }
 }
 
@@ -1026,16 +1064,20 @@ fn write_phase(
     let of_phase =
         || (0..=plies).filter(|&empties| phase_of(plies, phases, empties) == phase.phase);
     let (least, most) = (of_phase().min().unwrap_or(0), of_phase().max().unwrap_or(0));
+    let weights = match phase.copied_from {
+        Some(from) => format!("{} (phase {from}'s: none of its own)", phase.weights_used),
+        None => phase.weights_used.to_string(),
+    };
     writeln!(
         out,
-        "{:>5}  {:>7}  {:>9}  {:>8}  {:>13.2}  {:>14.2}  {:>7}",
+        "{:>5}  {:>7}  {:>9}  {:>8}  {:>13}  {:>14}  {:>7}",
         phase.phase,
         format!("{least}-{most}"),
         phase.train,
         phase.held_out,
-        phase.train_error,
-        phase.held_out_error,
-        phase.weights_used
+        error_cell(phase.train_error),
+        error_cell(phase.held_out_error),
+        weights
     )
 }
 

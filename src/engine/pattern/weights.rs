@@ -64,6 +64,16 @@ pub enum WeightsError {
         /// Weights per phase here.
         expected: usize,
     },
+    /// Another number of phases than a file of its version has.
+    #[error("the file has {phases} phases; a version {version} file has {expected}")]
+    Phases {
+        /// The file's format version.
+        version: u16,
+        /// Phases in the file.
+        phases: u16,
+        /// Phases of a file of that version.
+        expected: usize,
+    },
     /// Shorter or longer than its header says.
     #[error("the weights file is truncated or has bytes after its end")]
     Length,
@@ -222,7 +232,14 @@ impl PatternWeights {
             _ => return Err(WeightsError::Version(version)),
         };
         let (phases, per_phase) = (u16_at(10), u32_at(12));
-        if usize::from(phases) != expected_phases || per_phase as usize != expected_len {
+        if usize::from(phases) != expected_phases {
+            return Err(WeightsError::Phases {
+                version,
+                phases,
+                expected: expected_phases,
+            });
+        }
+        if per_phase as usize != expected_len {
             return Err(WeightsError::Layout {
                 phases,
                 per_phase,
@@ -373,13 +390,25 @@ mod tests {
         let bytes = weights.to_bytes();
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), VERSION);
         assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights));
-        // A first-layout header over today's length is refused.
+        // A first-layout body under today's header is refused, saying what was expected.
         let mut wrong = first_layout_file(&old);
         wrong[8] = 2;
+        assert_eq!(
+            PatternWeights::from_bytes(&wrong).unwrap_err().to_string(),
+            "the file has 15 phases; a version 2 file has 30"
+        );
+        wrong[10] = 30;
         assert!(matches!(
             PatternWeights::from_bytes(&wrong),
             Err(WeightsError::Layout { .. })
         ));
+        // And today's phase count on a first-layout file.
+        let mut wrong = first_layout_file(&old);
+        wrong[10] = 30;
+        assert_eq!(
+            PatternWeights::from_bytes(&wrong).unwrap_err().to_string(),
+            "the file has 30 phases; a version 1 file has 15"
+        );
     }
 
     #[test]
