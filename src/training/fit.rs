@@ -526,12 +526,13 @@ mod tests {
         assert_eq!(fit_once().0, weights, "the same weights again");
     }
 
-    #[test]
-    fn fitted_weights_predict_the_labels_and_repeat() {
+    /// The positions of `games` depth-1 self-play games of `seed` that `keep` keeps,
+    /// labelled by depth-2 searches (exact from 8 empties).
+    fn labelled_games(seed: u64, games: u32, keep: impl Fn(&Sample) -> bool) -> Vec<Sample> {
         let play = SelfPlayOptions {
             depth: 1,
             eval: Evaluator::Classic,
-            ..SelfPlayOptions::new(9)
+            ..SelfPlayOptions::new(seed)
         };
         let label_options = LabelOptions {
             exact_empties: 8,
@@ -539,11 +540,17 @@ mod tests {
             eval: Evaluator::Classic,
             ..LabelOptions::new()
         };
-        let (mut games, mut tables) = (game_table(), LabelTables::new());
-        let samples: Vec<Sample> = (0..60)
-            .flat_map(|game| self_play_game(game, &play, &mut games))
+        let (mut table, mut tables) = (game_table(), LabelTables::new());
+        (0..games)
+            .flat_map(|game| self_play_game(game, &play, &mut table))
+            .filter(|sample| keep(sample))
             .map(|sample| label(sample, &label_options, &mut tables))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn fitted_weights_predict_the_labels_and_repeat() {
+        let samples = labelled_games(9, 60, |_| true);
         // Full batch, and mini-batches of 32 in fewer epochs: both fit and repeat.
         for options in [
             FitOptions {
@@ -565,24 +572,8 @@ mod tests {
 
     #[test]
     fn a_phase_without_positions_takes_its_nearest_fitted_neighbours_weights() {
-        let play = SelfPlayOptions {
-            depth: 1,
-            eval: Evaluator::Classic,
-            ..SelfPlayOptions::new(4)
-        };
-        let label_options = LabelOptions {
-            exact_empties: 8,
-            depth: 2,
-            eval: Evaluator::Classic,
-            ..LabelOptions::new()
-        };
-        let (mut games, mut tables) = (game_table(), LabelTables::new());
         // Positions from 20 to 40 empties only: the phases before and after have none.
-        let samples: Vec<Sample> = (0..40)
-            .flat_map(|game| self_play_game(game, &play, &mut games))
-            .filter(|sample| (20..=40).contains(&sample.empties()))
-            .map(|sample| label(sample, &label_options, &mut tables))
-            .collect();
+        let samples = labelled_games(4, 40, |sample| (20..=40).contains(&sample.empties()));
         let options = FitOptions {
             epochs: 20,
             min_count: 1,
