@@ -7,8 +7,9 @@
 //!   any is searched) from ten empties up;
 //! - a stability cutoff in null-window nodes: discs that can never flip bound the score;
 //! - fastest-first move ordering: moves leaving the opponent the fewest replies first,
-//!   refined by potential mobility, corners, X-squares and region parity, and, from 18
-//!   empties up, by a depth-3 search on the evaluation;
+//!   refined by potential mobility, corners, X-squares and region parity, from 12 to 17
+//!   empties by the evaluation of the position after the move, and from 18 empties up by a
+//!   depth-3 search on the evaluation;
 //! - for the last seven empties, no move generation, table or sorting: each empty
 //!   square is tried by computing its flips, in regions of odd parity first.
 //!
@@ -1076,7 +1077,8 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
     /// The table's move first; then fastest first: the fewer replies left to the opponent
     /// the better (corners count twice), then the fewer empty squares next to our discs
     /// (the opponent's future replies), corners early, squares next to empty corners late,
-    /// squares in regions with an odd number of empties early.
+    /// squares in regions with an odd number of empties early; far enough from the end, the
+    /// evaluation (or a shallow search on it) of the position after the move too.
     #[inline(always)]
     fn order(&mut self, node: &N, mut moves: N::Set, hint: Option<Square>, _: u32) -> usize {
         let start = self.moves.len();
@@ -1124,6 +1126,8 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
                         &mut self.stopper,
                     );
                     score * ORDER_SHALLOW / DISC
+                } else if empty.len() >= EVALUATED_EMPTIES {
+                    self.eval.evaluate(&child, self.rule) * ORDER_SHALLOW / DISC
                 } else {
                     0
                 };
@@ -1197,6 +1201,11 @@ const SHALLOW_DEPTH: u32 = 3;
 /// ... weighted this much per disc of its score (FFO #40-#49: 179.8 s without, 135.2 s
 /// with; depth 2 from 17 empties 147.1 s; see BENCHMARKS.md).
 const ORDER_SHALLOW: i32 = 4;
+/// Below [`SHALLOW_EMPTIES`], down to this many empties, the evaluation of the position
+/// after each move orders them (no search), weighted as [`ORDER_SHALLOW`]: FFO #40-#49 on
+/// generation 6 in 17 % fewer nodes and 5 % less time than without; from 10 empties fewer
+/// nodes still, but more time (BENCHMARKS.md).
+const EVALUATED_EMPTIES: u32 = 12;
 
 /// Move ordering weights (lower keys first): per reply left to the opponent ...
 const ORDER_MOBILITY: i32 = 16;
