@@ -1127,7 +1127,7 @@ impl<N: Node> Strategy<N> for Solver<'_, '_, N> {
                     );
                     score * ORDER_SHALLOW / DISC
                 } else if empty.len() >= EVALUATED_EMPTIES {
-                    self.eval.evaluate(&child, self.rule) * ORDER_SHALLOW / DISC
+                    self.eval.evaluate_knowing(&child, replies, self.rule) * ORDER_SHALLOW / DISC
                 } else {
                     0
                 };
