@@ -721,6 +721,35 @@ mod solve_and_hint {
             (&value["selectivity"], &value["exact"]),
             (&100.into(), &false.into())
         );
+        // A kind of game with a cut model compiled in for its shipped weights (10 x 10)
+        // searches selectively by default; one with none (6 x 6) stays full width.
+        let dir = tempfile::tempdir().unwrap();
+        for (size, selectivity) in [(10, 73), (6, 100)] {
+            let mut rows = vec![". ".repeat(size).trim_end().to_owned(); size];
+            let middle = size / 2;
+            for (row, (left, right)) in [(middle - 1, ("W", "B")), (middle, ("B", "W"))] {
+                let mut cells: Vec<&str> = rows[row].split(' ').collect();
+                (cells[middle - 1], cells[middle]) = (left, right);
+                rows[row] = cells.join(" ");
+            }
+            let path = dir.path().join(format!("{size}.txt"));
+            std::fs::write(
+                &path,
+                format!("{size}\n{size}\nB\n>\n{}\n", rows.join("\n")),
+            )
+            .unwrap();
+            let json = othello()
+                .args(["hint", "--json", "--depth", "4", "--position"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+            assert_eq!(
+                (&value["selectivity"], &value["depth"]),
+                (&selectivity.into(), &4.into()),
+                "{size} x {size}: {value}"
+            );
+        }
         othello()
             .args(["hint", "--selectivity", "90", "--obf", midgame])
             .assert()

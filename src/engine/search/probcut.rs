@@ -195,7 +195,7 @@ const fn kind(variant: Variant, rows: u8, columns: u8, rule: WinRule) -> GameKin
 /// The models compiled in, each made by `othello train probcut` on its kind's self-play
 /// (`docs/training.md` says how; `othello train run` makes one with each generation). The
 /// learned ones were fitted with the weights compiled in for their kind.
-static COMPILED: [Compiled; 3] = [
+static COMPILED: [Compiled; 4] = [
     Compiled::new(
         GameKind::STANDARD,
         true,
@@ -210,6 +210,11 @@ static COMPILED: [Compiled; 3] = [
         kind(Variant::Full, 8, 8, WinRule::FewestDiscs),
         true,
         include_str!("../../../data/probcut-full-8x8-fewest.json"),
+    ),
+    Compiled::new(
+        kind(Variant::Full, 10, 10, WinRule::MostDiscs),
+        true,
+        include_str!("../../../data/probcut-full-10x10-most.json"),
     ),
 ];
 
@@ -299,6 +304,13 @@ mod tests {
             crate::engine::GridNode::<crate::Full>::from_board(&Board::standard(six), Color::Black);
         // Fitted there, but not compiled in: it did not help (docs/training.md).
         assert!(model_for(Evaluator::default(), &grid, WinRule::MostDiscs).is_none());
+        assert!(model_for(Evaluator::Classic, &grid, WinRule::MostDiscs).is_none());
+        // Fitted and compiled in for 10 x 10's shipped weights; `classic` stays full width.
+        let ten = Shape::new(10, 10).unwrap();
+        let grid =
+            crate::engine::GridNode::<crate::Full>::from_board(&Board::standard(ten), Color::Black);
+        let model = model_for(Evaluator::default(), &grid, WinRule::MostDiscs).expect("fitted");
+        assert_eq!(model.kind, "10x10 FULL most");
         assert!(model_for(Evaluator::Classic, &grid, WinRule::MostDiscs).is_none());
         // A weights file is not the shipped weights, even with the same numbers.
         let fewest = GameKind::new(Variant::Full, Shape::STANDARD, WinRule::FewestDiscs);
