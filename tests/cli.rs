@@ -725,19 +725,9 @@ mod solve_and_hint {
         // searches selectively by default; one with none (6 x 6) stays full width.
         let dir = tempfile::tempdir().unwrap();
         for (size, selectivity) in [(10, 73), (6, 100)] {
-            let mut rows = vec![". ".repeat(size).trim_end().to_owned(); size];
-            let middle = size / 2;
-            for (row, (left, right)) in [(middle - 1, ("W", "B")), (middle, ("B", "W"))] {
-                let mut cells: Vec<&str> = rows[row].split(' ').collect();
-                (cells[middle - 1], cells[middle]) = (left, right);
-                rows[row] = cells.join(" ");
-            }
+            let shape = othello::Shape::new(size, size).unwrap();
             let path = dir.path().join(format!("{size}.txt"));
-            std::fs::write(
-                &path,
-                format!("{size}\n{size}\nB\n>\n{}\n", rows.join("\n")),
-            )
-            .unwrap();
+            std::fs::write(&path, othello::Setup::standard(shape).to_string()).unwrap();
             let json = othello()
                 .args(["hint", "--json", "--depth", "4", "--position"])
                 .arg(&path)
