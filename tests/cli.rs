@@ -722,9 +722,9 @@ mod solve_and_hint {
             (&100.into(), &false.into())
         );
         // A kind of game with a cut model compiled in for its shipped weights (10 x 10)
-        // searches selectively by default; one with none (6 x 6) stays full width.
+        // searches selectively by default; one with none (6 x 6, 12 x 12) stays full width.
         let dir = tempfile::tempdir().unwrap();
-        for (size, selectivity) in [(10, 73), (6, 100)] {
+        for (size, selectivity) in [(10, 73), (12, 100), (6, 100)] {
             let shape = othello::Shape::new(size, size).unwrap();
             let path = dir.path().join(format!("{size}.txt"));
             std::fs::write(&path, othello::Setup::standard(shape).to_string()).unwrap();
@@ -738,6 +738,11 @@ mod solve_and_hint {
                 (&value["selectivity"], &value["depth"]),
                 (&selectivity.into(), &4.into()),
                 "{size} x {size}: {value}"
+            );
+            assert_eq!(
+                value["evaluation"],
+                format!("learned patterns for {size}x{size} FULL most (built in)"),
+                "{value}"
             );
         }
         othello()

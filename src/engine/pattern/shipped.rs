@@ -35,7 +35,7 @@ impl Shipped {
 }
 
 /// Every shipped file, by kind.
-static SHIPPED: [Shipped; 4] = [
+static SHIPPED: [Shipped; 5] = [
     Shipped::new(
         Variant::Full,
         6,
@@ -63,6 +63,13 @@ static SHIPPED: [Shipped; 4] = [
         10,
         WinRule::MostDiscs,
         include_bytes!("../../../data/eval-full-10x10-most.bin"),
+    ),
+    Shipped::new(
+        Variant::Full,
+        12,
+        12,
+        WinRule::MostDiscs,
+        include_bytes!("../../../data/eval-full-12x12-most.bin"),
     ),
 ];
 
