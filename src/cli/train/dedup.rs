@@ -13,7 +13,7 @@ use othello::training::{
     dedup::{Dedup, DedupCounts},
 };
 
-use super::{open_finished, read_error, run_id, stopped, write_error};
+use super::{fingerprint, open_finished, read_error, stopped, write_error};
 use crate::cli::CliError;
 
 #[derive(Debug, Args)]
@@ -114,7 +114,7 @@ impl DedupArgs {
         let header = SampleHeader {
             kind,
             shard: Shard::WHOLE,
-            run: run_id(&words, None)?,
+            run: fingerprint(&words, b""),
             complete: false,
         };
         let written = super::write_whole(&self.out, "dedup", |partial| {

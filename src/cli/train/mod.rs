@@ -568,7 +568,7 @@ impl SelfPlayArgs {
                 format!("{:?}", options.result_labels),
             ]);
         }
-        let run = run_id(&words, self.weights.as_deref())?;
+        let run = run_id(&words, self.weights.as_deref(), kind)?;
         let weights = self.weights.as_deref().map(Path::new);
         check_step_output(
             &self.out,
@@ -736,30 +736,40 @@ fn evaluator_for(name: Option<&str>, kind: GameKind) -> Result<Evaluator, CliErr
     Ok(evaluator)
 }
 
-/// A fingerprint of a step's options, `words`, and of the evaluation it uses (a weights
-/// file by its contents): a step goes on with a file only under the same, and merge joins
-/// shards of one run only. Never 0 (a file that names no run).
-fn run_id(words: &[String], weights: Option<&str>) -> Result<u64, CliError> {
+/// A fingerprint of a step's options, `words`, and of the evaluation it uses on positions
+/// of `kind` (a weights file by its contents, the built-in one by the weights compiled in
+/// for `kind`, which change while the program's version stays): a step goes on with a file
+/// only under the same.
+fn run_id(words: &[String], weights: Option<&str>, kind: GameKind) -> Result<u64, CliError> {
+    let file;
+    let evaluation: &[u8] = match weights {
+        // Where no weights are compiled in, the built-in evaluation is `classic`.
+        None | Some("built-in") => {
+            othello::engine::pattern::builtin_file(kind).unwrap_or(b"classic")
+        }
+        Some("classic") => b"classic",
+        Some(path) => {
+            let path = Path::new(path);
+            file = crate::files::read_limited(path, crate::files::WEIGHTS_FILE)
+                .map_err(read_error(path))?;
+            &file
+        }
+    };
+    Ok(fingerprint(words, evaluation))
+}
+
+/// A fingerprint of `words` and `evaluation`, so that merge joins shards of one run only.
+/// Never 0 (a file that names no run).
+fn fingerprint(words: &[String], evaluation: &[u8]) -> u64 {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
     for word in words {
         hasher.update(word.as_bytes());
         hasher.update([0]);
     }
-    match weights {
-        None | Some("built-in") => {
-            hasher.update(concat!("built-in ", env!("CARGO_PKG_VERSION")).as_bytes());
-        }
-        Some("classic") => hasher.update(b"classic"),
-        Some(path) => {
-            let path = Path::new(path);
-            let bytes = crate::files::read_limited(path, crate::files::WEIGHTS_FILE)
-                .map_err(read_error(path))?;
-            hasher.update(&bytes);
-        }
-    }
+    hasher.update(evaluation);
     let digest = hasher.finalize();
-    Ok(u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) | 1)
+    u64::from_le_bytes(digest[..8].try_into().expect("8 bytes")) | 1
 }
 
 /// Whether the file at `path` is this step's, finished (run again, the step has nothing
@@ -857,7 +867,7 @@ impl LabelArgs {
                 .len();
             words.push(length.to_string());
         }
-        let run = run_id(&words, self.weights.as_deref())?;
+        let run = run_id(&words, self.weights.as_deref(), header.kind)?;
         let header = match self.shard {
             None => SampleHeader {
                 run,
@@ -1554,4 +1564,33 @@ fn mean_error(samples: &[Sample], eval: Evaluator) -> f64 {
         .map(|sample| (measure::static_score(sample, eval) - f64::from(sample.score) / 100.0).abs())
         .sum::<f64>()
         / samples.len().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use othello::Variant;
+
+    use super::*;
+
+    /// A run is named by the weights it plays with, not by the program's version: a run
+    /// begun with the built-in weights does not go on once they have changed.
+    #[test]
+    fn a_run_is_named_by_the_weights_it_plays_with() {
+        let words = vec!["selfplay".to_owned()];
+        let id = |weights, kind| run_id(&words, weights, kind).unwrap();
+        let standard = GameKind::STANDARD;
+        let six = GameKind::new(Variant::Full, Shape::new(6, 6).unwrap(), WinRule::MostDiscs);
+        let simple = GameKind::new(Variant::Simple, Shape::STANDARD, WinRule::MostDiscs);
+        assert_eq!(id(None, standard), id(Some("built-in"), standard));
+        // Other weights compiled in, another run (the words aside).
+        assert_ne!(id(None, standard), id(None, six));
+        assert_ne!(id(None, six), id(Some("classic"), six));
+        // Where none are compiled in, the built-in evaluation is `classic`.
+        assert_eq!(id(None, simple), id(Some("classic"), simple));
+        // A file of the weights compiled in plays as they do.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("six.bin");
+        std::fs::write(&path, othello::engine::pattern::builtin_file(six).unwrap()).unwrap();
+        assert_eq!(id(path.to_str(), six), id(None, six));
+    }
 }

@@ -37,7 +37,7 @@ mod weights;
 
 pub use shaped::{PatternSet, ShapedFamily, ShapedIndices, ShapedInstance};
 pub use shaped_weights::{ShapedWeights, phase_of};
-pub use shipped::{shipped, shipped_kinds};
+pub use shipped::{builtin_file, shipped, shipped_kinds};
 pub use weights::{PatternWeights, WeightsError, builtin};
 
 /// Plies in a game phase.

@@ -84,6 +84,20 @@ pub fn shipped(kind: GameKind) -> Option<&'static ShapedWeights> {
     }))
 }
 
+/// The file of the learned weights compiled in for `kind` (standard Othello's included), if
+/// any: what the built-in evaluation of `kind` is, byte for byte, so that a training run
+/// begun with it can tell whether it still is (the program's version does not change with
+/// its weights).
+pub fn builtin_file(kind: GameKind) -> Option<&'static [u8]> {
+    if kind == GameKind::STANDARD {
+        return Some(super::weights::BUILTIN_FILE);
+    }
+    SHIPPED
+        .iter()
+        .find(|entry| entry.kind == kind)
+        .map(|entry| entry.bytes)
+}
+
 /// The kinds of game with shipped weights (standard Othello aside).
 pub fn shipped_kinds() -> impl Iterator<Item = GameKind> {
     SHIPPED.iter().map(|entry| entry.kind)
@@ -109,5 +123,20 @@ mod tests {
             shipped(GameKind::STANDARD).is_none(),
             "standard Othello has its own"
         );
+    }
+
+    #[test]
+    fn the_built_in_file_of_a_kind_is_what_it_plays_with() {
+        let standard = super::super::PatternWeights::from_bytes(
+            builtin_file(GameKind::STANDARD).expect("standard Othello has weights"),
+        )
+        .unwrap();
+        assert!(standard == *super::super::builtin());
+        for kind in shipped_kinds() {
+            let file = ShapedWeights::from_bytes(builtin_file(kind).unwrap()).unwrap();
+            assert!(file == *shipped(kind).unwrap(), "{kind}");
+        }
+        let simple = GameKind::new(Variant::Simple, Shape::STANDARD, WinRule::MostDiscs);
+        assert_eq!(builtin_file(simple), None, "SIMPLE plays classic");
     }
 }

@@ -184,12 +184,15 @@ impl PatternWeights {
     }
 }
 
+/// The file of the weights compiled into the program.
+pub(super) const BUILTIN_FILE: &[u8] = include_bytes!("../../../data/eval-full-8x8.bin");
+
 /// The weights compiled into the program: `data/eval-full-8x8.bin`, trained by
 /// `othello train` (the README says how), loaded at their first use.
 pub fn builtin() -> &'static PatternWeights {
     static BUILTIN: OnceLock<PatternWeights> = OnceLock::new();
     BUILTIN.get_or_init(|| {
-        PatternWeights::from_bytes(include_bytes!("../../../data/eval-full-8x8.bin"))
+        PatternWeights::from_bytes(BUILTIN_FILE)
             .expect("the weights shipped with the program are intact (a test reads them)")
     })
 }
