@@ -75,7 +75,7 @@ static SHIPPED: [Shipped; 5] = [
 
 /// The weights shipped for `kind`, if any.
 pub fn shipped(kind: GameKind) -> Option<&'static ShapedWeights> {
-    let entry = SHIPPED.iter().find(|entry| entry.kind == kind)?;
+    let entry = entry(kind)?;
     Some(entry.weights.get_or_init(|| {
         let weights = ShapedWeights::from_bytes(entry.bytes)
             .expect("the weights shipped with the program are intact (a test reads them)");
@@ -92,10 +92,12 @@ pub fn builtin_file(kind: GameKind) -> Option<&'static [u8]> {
     if kind == GameKind::STANDARD {
         return Some(super::weights::BUILTIN_FILE);
     }
-    SHIPPED
-        .iter()
-        .find(|entry| entry.kind == kind)
-        .map(|entry| entry.bytes)
+    entry(kind).map(|entry| entry.bytes)
+}
+
+/// The shipped file for `kind`, if any.
+fn entry(kind: GameKind) -> Option<&'static Shipped> {
+    SHIPPED.iter().find(|entry| entry.kind == kind)
 }
 
 /// The kinds of game with shipped weights (standard Othello aside).
