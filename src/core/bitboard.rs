@@ -155,7 +155,7 @@ impl Bitboard {
     }
 
     /// Every square moved one step in `direction`; squares leaving the grid are dropped.
-    #[inline]
+    #[inline(always)]
     pub fn shift(self, direction: Direction) -> Bitboard {
         match direction {
             Direction::North => self.toward_lower::<16>(),

@@ -57,6 +57,10 @@ pub trait SquareSet:
     fn bits8(self) -> Option<u64> {
         None
     }
+
+    /// The squares of row `row`, bit `c` for column `c`: pattern evaluation reads a board
+    /// row by row, whatever the representation.
+    fn row_bits(self, row: u8) -> u16;
 }
 
 impl SquareSet for u64 {
@@ -109,6 +113,11 @@ impl SquareSet for u64 {
         let band = self | sideways;
         sideways | band << 8 | band >> 8
     }
+
+    #[inline(always)]
+    fn row_bits(self, row: u8) -> u16 {
+        u16::from((self >> (u32::from(row) * 8)) as u8)
+    }
 }
 
 impl SquareSet for Bitboard {
@@ -144,6 +153,11 @@ impl SquareSet for Bitboard {
     #[inline]
     fn neighbours(self) -> Bitboard {
         Bitboard::neighbours(self)
+    }
+
+    #[inline(always)]
+    fn row_bits(self, row: u8) -> u16 {
+        Bitboard::row_bits(self, row)
     }
 }
 

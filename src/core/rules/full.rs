@@ -15,17 +15,17 @@ impl RuleSet for Full {
         let own = board.discs(side);
         let opponent = board.discs(side.opponent());
         let empty = board.empty_squares();
-        let mut moves = Bitboard::EMPTY;
-        for direction in Direction::ALL {
-            // Opponent discs that continue an unbroken run from one of our discs.
-            let mut run = own.shift(direction) & opponent;
-            while !run.is_empty() {
-                let beyond = run.shift(direction);
-                moves |= beyond & empty;
-                run = beyond & opponent;
-            }
-        }
-        moves
+        // Written out direction by direction (not a loop over them), so that each shift is
+        // inlined as its own: a loop dispatched every shift through a jump table.
+        let toward = |direction| moves_toward(own, opponent, empty, direction);
+        toward(Direction::North)
+            | toward(Direction::NorthEast)
+            | toward(Direction::East)
+            | toward(Direction::SouthEast)
+            | toward(Direction::South)
+            | toward(Direction::SouthWest)
+            | toward(Direction::West)
+            | toward(Direction::NorthWest)
     }
 
     /// Walks out from `square` in each direction. Legal-move generation works on whole sets,
@@ -107,6 +107,25 @@ impl RuleSet for Full {
             stable = grown;
         }
     }
+}
+
+/// The empty squares where `own` flanks a run of `opponent` discs in `direction`.
+#[inline(always)]
+fn moves_toward(
+    own: Bitboard,
+    opponent: Bitboard,
+    empty: Bitboard,
+    direction: Direction,
+) -> Bitboard {
+    let mut moves = Bitboard::EMPTY;
+    // Opponent discs that continue an unbroken run from one of our discs.
+    let mut run = own.shift(direction) & opponent;
+    while !run.is_empty() {
+        let beyond = run.shift(direction);
+        moves |= beyond & empty;
+        run = beyond & opponent;
+    }
+    moves
 }
 
 /// The four lines through a square, each as its two directions.
