@@ -569,6 +569,22 @@ mod tests {
                     };
                     assert_eq!(grid, expected, "{shape} {variant:?}");
                     assert_eq!(small.unwrap_or(expected), expected, "{shape} {variant:?}");
+                    // Both paths read the squares through `digits`: checked square by square.
+                    let read = |square: Square| match board.at(square) {
+                        None => 0,
+                        Some(color) if color == side => 1,
+                        Some(_) => 2,
+                    };
+                    let mut read_by =
+                        vec![digits(&GridNode::<Full>::from_board(&board, side), rows)];
+                    read_by.extend(
+                        SmallNode::<Full>::from_board(&board, side).map(|n| digits(&n, rows)),
+                    );
+                    for digits in read_by {
+                        for square in shape.squares() {
+                            assert_eq!(digits[square.index()], read(square), "{shape} {square}");
+                        }
+                    }
                     let moves: Vec<Square> = game.legal_moves().iter().collect();
                     game.play(moves[(next() % moves.len() as u64) as usize])
                         .unwrap();
