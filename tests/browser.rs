@@ -1863,7 +1863,14 @@ async fn members_make_join_and_play_a_tournament_from_the_lobby(db: TestDb) {
         .await;
     }
     screenshot(&ann, "tournament-running.png").await;
-    // Bob goes to his game from the standings and resigns.
+    // Bob goes to his game from the standings and resigns. The standings may be drawn a
+    // moment after the rounds: wait for the link before clicking it.
+    wait_for(
+        &bob,
+        "document.querySelector('#tournament-standings a[href^=\"/g/\"]') !== null",
+        "a link to Bob's game in the standings",
+    )
+    .await;
     bob.execute(
         "document.querySelector('#tournament-standings a[href^=\"/g/\"]').click();",
         vec![],
