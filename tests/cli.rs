@@ -1293,6 +1293,40 @@ mod train_command {
             .stderr(predicate::str::contains("not a file of exact scores"));
     }
 
+    /// An opening is bounded by the board's own game, not by 8 x 8's: 12 x 12 takes 70-80
+    /// random moves (none of them kept, so each game's first position has 60-70 empty
+    /// squares), 6 x 6 refuses 2-40 and 8 x 8 refuses 4-60, each naming its bound.
+    #[test]
+    fn the_opening_is_bounded_by_the_board() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let selfplay = |size: &str, opening: &str| {
+            othello()
+                .current_dir(dir)
+                .args(["train", "selfplay", "--out", "play.bin", "--games", "2"])
+                .args(["--size", size, "--opening", opening, "--depth", "1"])
+                .args(["--result-labels", "140", "--weights", "classic"])
+                .assert()
+        };
+        selfplay("12x12", "70-80").success();
+        let played = samples(&dir.join("play.bin"));
+        let mut firsts = std::collections::BTreeMap::new();
+        for sample in &played {
+            firsts.entry(sample.game).or_insert(sample.empties());
+        }
+        assert_eq!(firsts.len(), 2, "{firsts:?}");
+        assert!(firsts.values().all(|e| (60..=70).contains(e)), "{firsts:?}");
+        selfplay("6x6", "2-40").failure().stderr(predicate::str::contains(
+            "an opening of up to 40 random moves is longer than a game of 6x6 FULL most allows: at most 31",
+        ));
+        selfplay("8x8", "4-60")
+            .failure()
+            .stderr(predicate::str::contains("at most 59"));
+        selfplay("8x8", "4-252")
+            .failure()
+            .stderr(predicate::str::contains("at most 251"));
+    }
+
     fn samples(path: &Path) -> Vec<othello::training::Sample> {
         othello::training::SampleReader::from_file(std::fs::File::open(path).unwrap(), path)
             .unwrap()

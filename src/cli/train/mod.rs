@@ -194,7 +194,8 @@ struct SelfPlayArgs {
     /// The share of games played at random throughout.
     #[arg(long, default_value_t = 0.1, value_parser = probability)]
     random_games: f64,
-    /// Random moves at the start of each game, MIN-MAX.
+    /// Random moves at the start of each game, MIN-MAX (at most the board's squares less 5: 59
+    /// on 8x8, 139 on 12x12).
     #[arg(long, default_value = "4-20", value_parser = opening)]
     opening: (u32, u32),
     /// The evaluation the engine plays with: a weights file, or classic (default: the
@@ -456,15 +457,17 @@ fn empties_range(text: &str) -> Result<(u32, u32), String> {
         .ok_or_else(error)
 }
 
+/// At most one move fewer than the largest board's game: a kind of game's own bound is
+/// checked when the kind is known (`SelfPlayArgs::run`).
 fn opening(text: &str) -> Result<(u32, u32), String> {
     let error =
-        || format!("expected MIN-MAX random moves (at most 59), such as 4-20, not {text:?}");
+        || format!("expected MIN-MAX random moves (at most 251), such as 4-20, not {text:?}");
     let (low, high) = text.split_once('-').ok_or_else(error)?;
     let (low, high): (u32, u32) = (
         low.parse().map_err(|_| error())?,
         high.parse().map_err(|_| error())?,
     );
-    (low <= high && high <= 59)
+    (low <= high && high <= 251)
         .then_some((low, high))
         .ok_or_else(error)
 }
@@ -531,6 +534,17 @@ fn read_error(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
 impl SelfPlayArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let kind = self.kind.kind();
+        // An opening must leave a move to play: 59 random moves at most on 8 x 8.
+        let longest = (kind.shape.cells() as u32).saturating_sub(5);
+        if self.opening.1 > longest {
+            return Err(CliError::Usage {
+                message: format!(
+                    "an opening of up to {} random moves is longer than a game of {kind} \
+                     allows: at most {longest}",
+                    self.opening.1
+                ),
+            });
+        }
         let options = SelfPlayOptions {
             kind,
             seed: self.seed,
