@@ -1325,6 +1325,14 @@ mod train_command {
         selfplay("8x8", "4-252")
             .failure()
             .stderr(predicate::str::contains("at most 251"));
+        // The default (4-20) is cut to a small board's bound, not refused: 4x4 allows 11.
+        othello()
+            .current_dir(dir)
+            .args(["train", "selfplay", "--out", "small.bin", "--games", "20"])
+            .args(["--size", "4x4", "--depth", "1", "--weights", "classic"])
+            .assert()
+            .success();
+        assert!(!samples(&dir.join("small.bin")).is_empty());
     }
 
     fn samples(path: &Path) -> Vec<othello::training::Sample> {

@@ -195,9 +195,9 @@ struct SelfPlayArgs {
     #[arg(long, default_value_t = 0.1, value_parser = probability)]
     random_games: f64,
     /// Random moves at the start of each game, MIN-MAX (at most the board's squares less 5: 59
-    /// on 8x8, 139 on 12x12).
-    #[arg(long, default_value = "4-20", value_parser = opening)]
-    opening: (u32, u32),
+    /// on 8x8, 139 on 12x12) [default: 4-20, or that bound where it is less].
+    #[arg(long, value_parser = opening)]
+    opening: Option<(u32, u32)>,
     /// The evaluation the engine plays with: a weights file, or classic (default: the
     /// built-in one).
     #[arg(long, value_name = "FILE|classic")]
@@ -534,21 +534,25 @@ fn read_error(path: &Path) -> impl Fn(std::io::Error) -> CliError + '_ {
 impl SelfPlayArgs {
     fn run(self, out: &mut impl Write) -> Result<(), CliError> {
         let kind = self.kind.kind();
-        // An opening must leave a move to play: 59 random moves at most on 8 x 8.
+        // An opening must leave a move to play: 59 random moves at most on 8 x 8. The
+        // default is cut to fit a small board; an opening asked for is refused.
         let longest = (kind.shape.cells() as u32).saturating_sub(5);
-        if self.opening.1 > longest {
-            return Err(CliError::Usage {
-                message: format!(
-                    "an opening of up to {} random moves is longer than a game of {kind} \
-                     allows: at most {longest}",
-                    self.opening.1
-                ),
-            });
-        }
+        let opening = match self.opening {
+            None => (4.min(longest), 20.min(longest)),
+            Some((_, high)) if high > longest => {
+                return Err(CliError::Usage {
+                    message: format!(
+                        "an opening of up to {high} random moves is longer than a game of \
+                         {kind} allows: at most {longest}"
+                    ),
+                });
+            }
+            Some(opening) => opening,
+        };
         let options = SelfPlayOptions {
             kind,
             seed: self.seed,
-            opening: self.opening,
+            opening,
             depth: self.depth,
             randomness: self.randomness,
             random_games: self.random_games,
@@ -569,7 +573,7 @@ impl SelfPlayArgs {
             options.depth.to_string(),
             self.randomness.to_string(),
             self.random_games.to_string(),
-            format!("{:?}", self.opening),
+            format!("{opening:?}"),
         ];
         // Named only where used, so the runs begun before these options go on.
         if options.selectivity != Selectivity::NONE
