@@ -1295,7 +1295,8 @@ mod train_command {
 
     /// An opening is bounded by the board's own game, not by 8 x 8's: 12 x 12 takes 70-80
     /// random moves (none of them kept, so each game's first position has 60-70 empty
-    /// squares), 6 x 6 refuses 2-40 and 8 x 8 refuses 4-60, each naming its bound.
+    /// squares), 6 x 6 refuses 2-40 and 8 x 8 refuses 4-60, each naming its bound; the
+    /// default opening is cut to fit 4 x 4 rather than refused.
     #[test]
     fn the_opening_is_bounded_by_the_board() {
         let dir = tempfile::tempdir().unwrap();

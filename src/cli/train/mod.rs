@@ -457,6 +457,9 @@ fn empties_range(text: &str) -> Result<(u32, u32), String> {
         .ok_or_else(error)
 }
 
+/// `--opening`'s default, cut to a small board's bound.
+const DEFAULT_OPENING: (u32, u32) = (4, 20);
+
 /// At most one move fewer than the largest board's game: a kind of game's own bound is
 /// checked when the kind is known (`SelfPlayArgs::run`).
 fn opening(text: &str) -> Result<(u32, u32), String> {
@@ -538,7 +541,10 @@ impl SelfPlayArgs {
         // default is cut to fit a small board; an opening asked for is refused.
         let longest = (kind.shape.cells() as u32).saturating_sub(5);
         let opening = match self.opening {
-            None => (4.min(longest), 20.min(longest)),
+            None => (
+                DEFAULT_OPENING.0.min(longest),
+                DEFAULT_OPENING.1.min(longest),
+            ),
             Some((_, high)) if high > longest => {
                 return Err(CliError::Usage {
                     message: format!(
