@@ -862,6 +862,103 @@ mod match_command {
         );
     }
 
+    /// `--black-odds K`: that player searches K times the nodes (or time) a move, which
+    /// shows in its results, and the table and JSON name it; only searching players take
+    /// odds.
+    #[test]
+    fn odds_give_one_player_more_search() {
+        let args = |odds: &str| {
+            [
+                "match",
+                "--json",
+                "--size",
+                "6x6",
+                "--black",
+                "classic",
+                "--white",
+                "classic",
+                "--games",
+                "10",
+                "--nodes-per-move",
+                "300",
+                "--no-book",
+                "--seed",
+                "3",
+                "--white-odds",
+                odds,
+            ]
+            .map(str::to_owned)
+        };
+        let score = |odds: &str| -> serde_json::Value {
+            let output = othello().args(args(odds)).output().unwrap();
+            assert!(output.status.success(), "{output:?}");
+            serde_json::from_slice(&output.stdout).unwrap()
+        };
+        let even = score("1");
+        let given = score("30");
+        assert_eq!(given["players"][1]["odds"], 30, "{given}");
+        assert!(given["players"][0].get("odds").is_none(), "{given}");
+        // Thirty times the search wins nearly every game; even odds do not.
+        let wins = |value: &serde_json::Value| value["players"][1]["wins"].as_u64().unwrap();
+        assert!(wins(&given) >= 9, "{given}");
+        assert!(wins(&even) < 9, "{even}");
+        othello()
+            .args(["match", "--black", "engine:3", "--black-odds", "4"])
+            .args(["--white", "greedy", "--games", "2", "--size", "6x6"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("engine:3 x4 "));
+        othello()
+            .args(["match", "--black", "greedy", "--black-odds", "4"])
+            .args(["--white", "random", "--games", "2"])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::contains("odds given for greedy"));
+        othello()
+            .args(["match", "--black", "engine", "--white-odds", "0"])
+            .args(["--white", "random", "--games", "2"])
+            .assert()
+            .code(1)
+            .stdout("");
+    }
+
+    /// 4x4 SIMPLE with most discs winning is a win for White (docs/solved.md: -4): two
+    /// engines that solve it split every pair of games, and the table shows that the colour,
+    /// not the player, won them.
+    #[test]
+    fn the_colour_that_wins_is_shown() {
+        let args = [
+            "match",
+            "--rules",
+            "simple",
+            "--size",
+            "4x4",
+            "--black",
+            "classic",
+            "--white",
+            "engine",
+            "--games",
+            "4",
+            "--openings",
+            "0",
+            "--time-per-move",
+            "100000", // both solve the board whatever the machine
+        ];
+        let output = othello().args(args).output().unwrap();
+        assert!(output.status.success());
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(row(&text, "classic"), [2, 0, 2], "{text}");
+        assert!(
+            text.contains("\nby colour: Black won 0, White won 4\n"),
+            "{text}"
+        );
+        let output = othello().args(args).arg("--json").output().unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(value["wins_by_color"]["black"], 0, "{value}");
+        assert_eq!(value["wins_by_color"]["white"], 4, "{value}");
+    }
+
     #[test]
     fn a_progress_bar_only_on_a_terminal() {
         // The engine takes all of its 20 ms a move: the match lasts long enough to draw.

@@ -122,6 +122,10 @@ impl Tally {
 pub struct MatchSummary {
     /// Each player's results, in the order of [`MatchOptions::players`].
     pub players: [Tally; 2],
+    /// Games won by the player who had each colour, whoever it was: where one colour wins
+    /// nearly every game (the second player under SIMPLE rules on 8 × 8), the players'
+    /// scores cannot tell them apart, and this says so.
+    pub wins_by_color: ByColor<u32>,
 }
 
 impl MatchSummary {
@@ -137,6 +141,9 @@ impl MatchSummary {
 
     /// Counts a finished game.
     pub(crate) fn add(&mut self, game: &MatchGame) {
+        if let Some(color) = game.outcome.winner() {
+            self.wins_by_color[color] += 1;
+        }
         let winner = game.winner();
         for (player, tally) in self.players.iter_mut().enumerate() {
             match winner {

@@ -80,6 +80,13 @@ pub struct MatchArgs {
     /// The same for White's engine of the first game.
     #[arg(long, value_name = "PERCENT")]
     white_selectivity: Option<Selectivity>,
+    /// Black's engine of the first game may use K times the time (or nodes) per move: a
+    /// handicap, or a measure of what more search is worth.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    black_odds: Option<u32>,
+    /// The same for White's engine of the first game.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    white_odds: Option<u32>,
     /// Threads per engine search (default one: games may run side by side).
     #[command(flatten)]
     threads: super::ThreadsArg,
@@ -140,6 +147,16 @@ impl MatchArgs {
                 *slot = Some(evaluator);
             }
         }
+        for (odds, spec) in [(self.black_odds, self.black), (self.white_odds, self.white)] {
+            if odds.is_some() && !matches!(spec, PlayerSpec::Engine(_) | PlayerSpec::Classic(_)) {
+                return Err(CliError::Usage {
+                    message: format!(
+                        "odds given for {spec}: only an engine or classic player searches \
+                         for a time or a number of nodes"
+                    ),
+                });
+            }
+        }
         let options = MatchOptions {
             setup,
             players: [self.black, self.white],
@@ -156,6 +173,7 @@ impl MatchArgs {
                 selectivity: [self.black_selectivity, self.white_selectivity][index],
                 threads: Some(self.threads.or_one()),
                 no_book: self.no_book,
+                odds: [self.black_odds, self.white_odds][index],
             }),
             jobs: self.jobs as usize,
         };
@@ -176,7 +194,8 @@ impl MatchArgs {
 /// Plays the match and prints its results: a table, or with `json` one object
 ///
 /// `{"games":N,"players":[{"spec":"engine","wins":a,"draws":d,"losses":l,"score":s,
-/// "disc_difference":x},{...}],"draws":d,"elo":{"difference":e,"low":lo,"high":hi}}`
+/// "disc_difference":x},{...}],"draws":d,"wins_by_color":{"black":b,"white":w},
+/// "elo":{"difference":e,"low":lo,"high":hi}}`
 ///
 /// (players in the order of `options.players`; Elo figures are the first player's
 /// advantage, `null` where infinite). While it runs, a progress bar is drawn on stderr if
@@ -255,6 +274,9 @@ fn table(
             if let Some(selectivity) = settings.selectivity {
                 label.push_str(&format!(" @{selectivity}"));
             }
+            if let Some(odds) = settings.odds {
+                label.push_str(&format!(" x{odds}"));
+            }
             label
         })
         .collect();
@@ -275,6 +297,11 @@ fn table(
             tally.average_disc_difference(),
         );
     }
+    let _ = writeln!(
+        text,
+        "by colour: Black won {}, White won {}",
+        summary.wins_by_color.black, summary.wins_by_color.white
+    );
     let elo = summary.players[0].elo();
     let _ = writeln!(
         text,
@@ -295,17 +322,28 @@ struct MatchJson {
     games: u32,
     players: [PlayerJson; 2],
     draws: u32,
+    /// Games won by Black, by White.
+    wins_by_color: ColorsJson,
     elo: EloJson,
 }
 
 #[derive(Serialize)]
 struct PlayerJson {
     spec: String,
+    /// `--black-odds` or `--white-odds`, where given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    odds: Option<u32>,
     wins: u32,
     draws: u32,
     losses: u32,
     score: Option<f64>,
     disc_difference: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct ColorsJson {
+    black: u32,
+    white: u32,
 }
 
 #[derive(Serialize)]
@@ -320,6 +358,7 @@ fn json_summary(options: &MatchOptions, summary: &MatchSummary) -> String {
         let tally: &Tally = &summary.players[index];
         PlayerJson {
             spec: options.players[index].to_string(),
+            odds: options.engines[index].odds,
             wins: tally.wins,
             draws: tally.draws,
             losses: tally.losses,
@@ -336,6 +375,10 @@ fn json_summary(options: &MatchOptions, summary: &MatchSummary) -> String {
         games: summary.games(),
         players: [player(0), player(1)],
         draws: summary.draws(),
+        wins_by_color: ColorsJson {
+            black: summary.wins_by_color.black,
+            white: summary.wins_by_color.white,
+        },
         elo: EloJson {
             difference: json_number(difference, 1),
             low: json_number(low, 1),
@@ -372,7 +415,7 @@ mod tests {
         let summary = run(Variant::Simple, &options(), &[None, None], false, &mut text).unwrap();
         let text = String::from_utf8(text).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 6, "{text}");
+        assert_eq!(lines.len(), 7, "{text}");
         assert!(
             lines[0].starts_with("6x6 SIMPLE, most discs wins, 4 games, 2 random opening moves"),
             "{text}"
@@ -388,7 +431,20 @@ mod tests {
                 greedy.losses.to_string()
             ]
         );
-        assert!(lines[4].starts_with("Elo greedy - random: "), "{text}");
+        let by_colour = summary.wins_by_color;
+        assert_eq!(
+            lines[4],
+            format!(
+                "by colour: Black won {}, White won {}",
+                by_colour.black, by_colour.white
+            )
+        );
+        assert_eq!(
+            by_colour.black + by_colour.white + summary.draws(),
+            4,
+            "every game won by one colour or drawn"
+        );
+        assert!(lines[5].starts_with("Elo greedy - random: "), "{text}");
 
         let mut json = Vec::new();
         let again = run(Variant::Simple, &options(), &[None, None], true, &mut json).unwrap();
@@ -399,6 +455,8 @@ mod tests {
         assert_eq!(value["players"][0]["spec"], "greedy", "{json}");
         assert_eq!(value["players"][0]["wins"], greedy.wins, "{json}");
         assert_eq!(value["draws"], summary.draws(), "{json}");
+        assert_eq!(value["wins_by_color"]["black"], by_colour.black, "{json}");
+        assert_eq!(value["wins_by_color"]["white"], by_colour.white, "{json}");
         assert!(value["elo"].is_object(), "{json}");
         assert_eq!(json.matches('\n').count(), 1);
     }

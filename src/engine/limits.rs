@@ -53,6 +53,18 @@ impl Limits {
             ..Limits::NONE
         }
     }
+
+    /// These limits with `factor` times the nodes and the time (a depth stays as it is).
+    #[must_use]
+    pub fn times(self, factor: u32) -> Limits {
+        Limits {
+            depth: self.depth,
+            nodes: self
+                .nodes
+                .map(|nodes| nodes.saturating_mul(u64::from(factor))),
+            time: self.time.map(|time| time.saturating_mul(factor)),
+        }
+    }
 }
 
 /// Shared between a running search and other threads: they can ask it to stop, and it
@@ -269,6 +281,22 @@ mod tests {
         signal.stop();
         assert!((0..10_000).any(|_| stopper.tick()));
         assert!(stopper.stopped());
+    }
+
+    #[test]
+    fn odds_multiply_nodes_and_time_but_not_depth() {
+        let limits = Limits {
+            depth: Some(7),
+            nodes: Some(1_000),
+            time: Some(Duration::from_millis(30)),
+        };
+        let given = limits.times(4);
+        assert_eq!(given.depth, Some(7));
+        assert_eq!(given.nodes, Some(4_000));
+        assert_eq!(given.time, Some(Duration::from_millis(120)));
+        assert_eq!(limits.times(1), limits);
+        assert_eq!(Limits::NONE.times(9), Limits::NONE, "no limit stays none");
+        assert_eq!(Limits::nodes(u64::MAX).times(2).nodes, Some(u64::MAX));
     }
 
     #[test]

@@ -376,6 +376,9 @@ pub struct EngineSettings {
     pub threads: Option<usize>,
     /// Never play from the opening book (matches that measure the search).
     pub no_book: bool,
+    /// How many times the time or nodes it is given per move it may use (default: once):
+    /// a handicap between players, or a measure of what more search is worth.
+    pub odds: Option<u32>,
 }
 
 /// [`new_player`] with `settings` applied to an engine player.
@@ -399,6 +402,7 @@ pub fn new_player_with<R: RuleSet>(
     if settings.no_book {
         engine = engine.without_book();
     }
+    engine.odds = settings.odds.unwrap_or(1).max(1);
     Box::new(match settings.selectivity {
         Some(selectivity) => engine.with_selectivity(selectivity),
         None => engine,
@@ -791,6 +795,9 @@ pub(crate) struct EnginePlayer {
     book: bool,
     /// Threads per search.
     threads: usize,
+    /// The multiple of the time or nodes it is given that it uses (see
+    /// [`EngineSettings::odds`]).
+    odds: u32,
     hash: Option<usize>,
     tt: Option<TranspositionTable>,
     signal: Option<Arc<Signal>>,
@@ -840,6 +847,7 @@ impl EnginePlayer {
             selectivity: None,
             book: true,
             threads: 1,
+            odds: 1,
             hash,
             tt: None,
             signal: None,
@@ -893,7 +901,7 @@ impl<R: RuleSet> Player<R> for EnginePlayer {
         let Status::ToMove(side) = game.status() else {
             return None;
         };
-        let mut limits = *limits;
+        let mut limits = limits.times(self.odds);
         if limits == Limits::NONE {
             limits.time = Some(DEFAULT_MOVE_TIME);
         }
@@ -1139,6 +1147,28 @@ mod tests {
         assert!(choices(1).len() >= 3, "{:?}", choices(1));
         assert_eq!(choices(6).len(), 1, "{:?}", choices(6));
         assert!(LEVELS.windows(2).all(|pair| pair[0].noise >= pair[1].noise));
+    }
+
+    /// A player given odds searches that many times the nodes it is allowed, the others
+    /// exactly theirs.
+    #[test]
+    fn odds_give_an_engine_more_search() {
+        let game = Game::<Simple>::new(Setup::standard(Shape::STANDARD));
+        let searched = |odds: Option<u32>| {
+            let settings = EngineSettings { odds, ..no_book() };
+            let mut player = new_player_with::<Simple>(PlayerSpec::Classic(10), 1, None, &settings);
+            let signal = Arc::new(Signal::new());
+            player.watch(Arc::clone(&signal));
+            player
+                .choose(&game, &Limits::nodes(20_000), &mut |_| {})
+                .unwrap();
+            signal.nodes()
+        };
+        let (once, four_times) = (searched(None), searched(Some(4)));
+        // The limit is checked every few nodes, so a search may overrun it by a few.
+        assert!((20_000..20_200).contains(&once), "{once}");
+        assert!((80_000..80_200).contains(&four_times), "{four_times}");
+        assert_eq!(searched(Some(1)), once);
     }
 
     fn no_book() -> EngineSettings {
