@@ -80,11 +80,14 @@ pub struct MatchArgs {
     /// The same for White's engine of the first game.
     #[arg(long, value_name = "PERCENT")]
     white_selectivity: Option<Selectivity>,
-    /// Black's engine of the first game may use K times the time (or nodes) per move: a
-    /// handicap, or a measure of what more search is worth.
+    /// Black's player of the first game (an engine or classic player) may use K times
+    /// --time-per-move (or --nodes-per-move) a move, 1 to 1000: a handicap, or a measure of
+    /// what more search is worth. Levels 1 to 9 stop at their depth, where it may come
+    /// first.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000))]
     black_odds: Option<u32>,
-    /// The same for White's engine of the first game.
+    /// The same for White's player of the first game (with both, each gets its own
+    /// multiple of the same time or nodes).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1000))]
     white_odds: Option<u32>,
     /// Threads per engine search (default one: games may run side by side).

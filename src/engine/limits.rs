@@ -185,7 +185,10 @@ impl<'a> Stopper<'a> {
     /// the search, and hears the node count at every look.
     pub(crate) fn new(limits: &Limits, signal: Option<&'a Signal>) -> Stopper<'a> {
         Stopper {
-            deadline: limits.time.map(|time| Instant::now() + time),
+            // A time past what the clock can count is no deadline (odds times a huge time).
+            deadline: limits
+                .time
+                .and_then(|time| Instant::now().checked_add(time)),
             max_nodes: limits.nodes.unwrap_or(u64::MAX),
             signal,
             nodes: 0,
@@ -303,5 +306,9 @@ mod tests {
     fn time_limit() {
         let mut stopper = Stopper::new(&Limits::time(Duration::ZERO), None);
         assert!((0..10_000).any(|_| stopper.tick()));
+        // Found by the red team: u64::MAX ms given 1,000 times over panicked here.
+        let endless = Limits::time(Duration::from_millis(u64::MAX)).times(1_000);
+        let mut stopper = Stopper::new(&endless, None);
+        assert!((0..10_000).all(|_| !stopper.tick()));
     }
 }
