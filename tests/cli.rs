@@ -915,6 +915,14 @@ mod match_command {
             .code(1)
             .stdout("")
             .stderr(predicate::str::contains("odds given for greedy"));
+        // Found by the red team: the longest time given a thousand times over panicked.
+        othello()
+            .args(["match", "--black", "classic", "--black-odds", "1000"])
+            .args(["--white", "classic", "--games", "2", "--size", "4x4"])
+            .args(["--time-per-move", "18446744073709551615"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("classic x1000 "));
         othello()
             .args(["match", "--black", "engine", "--white-odds", "0"])
             .args(["--white", "random", "--games", "2"])
