@@ -1686,6 +1686,58 @@ mod train_command {
         );
         assert!(!dir.join("x.bin").exists());
 
+        // Packed as games and unpacked: the same files, byte for byte, in a small part of
+        // their size (the labelled games', and the deduplicated positions').
+        for (file, packed, again) in [
+            ("labelled.bin", "labelled.pack", "labelled-again.bin"),
+            ("d.bin", "d.pack", "d-again.bin"),
+        ] {
+            let text = train(dir, &["pack", "--in", file, "--out", packed]);
+            let records = read(file).len();
+            let size = read(packed).len();
+            assert!(
+                text.contains(&format!("{records} bytes packed into {size} (")),
+                "{text}"
+            );
+            assert!(
+                size * 8 < records,
+                "{file}: {size} bytes packed from {records}"
+            );
+            let text = train(dir, &["unpack", "--in", packed, "--out", again]);
+            assert!(text.contains(" unpacked in "), "{text}");
+            assert_eq!(read(again), read(file), "{file}");
+        }
+        // Refusals: an --out that exists, the input as --out, a file that is not packed,
+        // a packed file damaged; nothing is written for any.
+        assert!(
+            fails(dir, &["pack", "--in", "labelled.bin", "--out", "d.pack"]).contains("exists")
+        );
+        assert!(
+            fails(
+                dir,
+                &["unpack", "--in", "d.pack", "--out", "d.pack", "--force"]
+            )
+            .contains("is the input")
+        );
+        assert!(
+            fails(dir, &["unpack", "--in", "labelled.bin", "--out", "y.bin"])
+                .contains("not a packed positions file")
+        );
+        let mut damaged = read("labelled.pack");
+        let middle = damaged.len() / 2;
+        damaged[middle] ^= 0x10;
+        std::fs::write(dir.join("damaged.pack"), &damaged).unwrap();
+        let refused = fails(dir, &["unpack", "--in", "damaged.pack", "--out", "y.bin"]);
+        assert!(
+            refused.contains("damaged.pack: the packed") && !refused.contains("panicked"),
+            "{refused}"
+        );
+        std::fs::write(dir.join("short.pack"), &damaged[..middle]).unwrap();
+        assert!(
+            fails(dir, &["unpack", "--in", "short.pack", "--out", "y.bin"]).contains("truncated")
+        );
+        assert!(!dir.join("y.bin").exists());
+
         // The test set's error: one column for each evaluation, the held-out games' error.
         let text = train(
             dir,

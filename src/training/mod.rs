@@ -23,6 +23,7 @@ pub mod dedup;
 pub mod fit;
 pub mod label;
 pub mod measure;
+pub mod pack;
 pub mod probcut;
 pub mod sample;
 pub mod selfplay;

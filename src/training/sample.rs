@@ -150,7 +150,7 @@ impl SampleHeader {
 
     /// The header's bytes: `OTHSAMP1` for a file of the first format, so that those files
     /// stay as they were.
-    fn to_bytes(self) -> Vec<u8> {
+    pub(crate) fn to_bytes(self) -> Vec<u8> {
         if self.legacy() {
             return MAGIC.to_vec();
         }
@@ -170,7 +170,7 @@ impl SampleHeader {
 
     /// The header at the start of a file; `Ok(None)` where the file stops before its
     /// header ends (a file stopped as it was begun: no samples yet).
-    fn read(input: &mut impl Read, path: &Path) -> io::Result<Option<SampleHeader>> {
+    pub(crate) fn read(input: &mut impl Read, path: &Path) -> io::Result<Option<SampleHeader>> {
         let mut magic = Vec::with_capacity(8);
         input.take(8).read_to_end(&mut magic)?;
         if MAGIC.starts_with(&magic) && magic.len() < 8 {

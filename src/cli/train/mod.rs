@@ -11,6 +11,7 @@ use std::{
 mod dedup;
 mod error;
 mod merge;
+mod pack;
 mod pipeline;
 
 use clap::{Args, Subcommand};
@@ -79,6 +80,14 @@ enum Step {
     /// The shards of a selfplay or label step (--shard I/N, one a machine) joined into the
     /// file one whole run writes.
     Merge(merge::MergeArgs),
+    /// A positions file kept as the games it comes from: about a byte a position for
+    /// self-play's, against 24 a record (data worth keeping in a repository, where the
+    /// machine that made it does not keep its disk).
+    ///
+    /// `train unpack` makes the file again, byte for byte.
+    Pack(pack::PackArgs),
+    /// A `train pack` output made into the positions file that was packed, byte for byte.
+    Unpack(pack::UnpackArgs),
     /// Positions files joined with each position kept once, up to the board's symmetries
     /// (copies merged into the first, their labels averaged), and a held-out set's
     /// positions left out.
@@ -513,6 +522,8 @@ impl TrainArgs {
             Step::Measure(args) => args.run(out),
             Step::Probcut(args) => args.run(out),
             Step::Merge(args) => args.run(out),
+            Step::Pack(args) => args.run(out),
+            Step::Unpack(args) => args.run(out),
             Step::Dedup(args) => args.run(out),
             Step::Error(args) => args.run(out),
             Step::Run(args) => args.run(out),
