@@ -1695,8 +1695,13 @@ mod train_command {
             let text = train(dir, &["pack", "--in", file, "--out", packed]);
             let records = read(file).len();
             let size = read(packed).len();
+            let positions = samples(&dir.join(file)).len();
             assert!(
-                text.contains(&format!("{records} bytes packed into {size} (")),
+                text.starts_with(&format!(
+                    "{positions} positions of 8x8 FULL most: {} bytes of records packed into \
+                     {size} (",
+                    positions * 24
+                )),
                 "{text}"
             );
             assert!(
@@ -1707,6 +1712,19 @@ mod train_command {
             assert!(text.contains(" unpacked in "), "{text}");
             assert_eq!(read(again), read(file), "{file}");
         }
+        // A record cut short at the end is dropped, and the file is unfinished, as a step
+        // that stopped there leaves it (to every step).
+        let whole = read("labelled.bin");
+        assert_eq!(whole[28], 1, "label finished its file");
+        std::fs::write(dir.join("cut.bin"), &whole[..32 + 10 * 24 + 7]).unwrap();
+        train(dir, &["pack", "--in", "cut.bin", "--out", "cut.pack"]);
+        train(
+            dir,
+            &["unpack", "--in", "cut.pack", "--out", "cut-again.bin"],
+        );
+        let mut expected = whole[..32 + 10 * 24].to_vec();
+        expected[28] = 0;
+        assert_eq!(read("cut-again.bin"), expected);
         // Refusals: an --out that exists, the input as --out, a file that is not packed,
         // a packed file damaged; nothing is written for any.
         assert!(

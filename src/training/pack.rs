@@ -47,9 +47,15 @@ use crate::{GameKind, WinRule};
 /// The packed file's first bytes.
 pub const MAGIC: &[u8; 8] = b"OTHPACK1";
 
-/// The most bytes a packed file's blocks unpack to: a file bigger than this is packed as
-/// shards (about 500 million positions of self-play fit).
-pub const MAX_BLOCKS: u64 = 2 << 30;
+/// The most bytes a packed file's blocks unpack to, held in memory as they are packed and
+/// unpacked: about 400 million positions of self-play in game order, or 40 million in
+/// any order (a bigger file is packed as shards).
+pub const MAX_BLOCKS: u64 = 1 << 30;
+
+/// The fewest bytes a position takes in the blocks (a link and a label's code): a file
+/// that says it holds more positions than this allows is refused before it is unpacked,
+/// so that what `unpack` writes is bounded by what the file unpacks to.
+const LEAST_BYTES_A_POSITION: u64 = 2;
 
 /// A link or end that is not a move's place.
 const NONE: u8 = 255;
@@ -69,6 +75,20 @@ pub enum PackError {
     /// Says it unpacks to more than a packed file may.
     #[error("the packed file says it unpacks to {0} bytes, more than the {MAX_BLOCKS} allowed")]
     TooBig(u64),
+    /// The positions given to pack would unpack to more than a packed file may.
+    #[error(
+        "too many positions for one packed file ({0} bytes unpacked, {MAX_BLOCKS} allowed): \
+         pack it in parts (a step's shards, or dedup's input files one by one)"
+    )]
+    TooMany(u64),
+    /// Says it holds more positions than its blocks can.
+    #[error("the packed file says it holds {positions} positions in {length} bytes: it cannot")]
+    Count {
+        /// Positions it says it holds.
+        positions: u64,
+        /// Bytes its blocks unpack to.
+        length: u64,
+    },
     /// The compressed blocks do not decompress to the size announced.
     #[error("the packed positions do not decompress")]
     Compression,
@@ -107,7 +127,8 @@ impl Packer {
     /// Adds the file's next sample.
     ///
     /// # Errors
-    /// A sample of another kind of game than the header's.
+    /// A sample of another kind of game than the header's, or more positions than a packed
+    /// file holds ([`MAX_BLOCKS`]).
     pub fn add(&mut self, sample: Sample) -> Result<(), PackError> {
         if sample.kind != self.header.kind {
             return Err(PackError::Damaged("a position of another kind of game"));
@@ -118,6 +139,10 @@ impl Packer {
             .is_some_and(|last| last.game != sample.game)
         {
             self.flush_game();
+            // Refused as soon as it is too big, not once it has all been held.
+            if self.blocks.len() as u64 > MAX_BLOCKS {
+                return Err(PackError::TooMany(self.blocks.len() as u64));
+            }
         }
         self.game.push(sample);
         self.positions += 1;
@@ -137,12 +162,12 @@ impl Packer {
     /// The packed file's bytes.
     ///
     /// # Errors
-    /// If the blocks unpack to more than [`MAX_BLOCKS`].
+    /// If the blocks would unpack to more than [`MAX_BLOCKS`].
     pub fn finish(mut self) -> Result<Vec<u8>, PackError> {
         self.flush_game();
         let length = self.blocks.len() as u64;
         if length > MAX_BLOCKS {
-            return Err(PackError::TooBig(length));
+            return Err(PackError::TooMany(length));
         }
         Ok(file_bytes(self.header, self.positions, &self.blocks))
     }
@@ -263,6 +288,9 @@ impl Packed {
         let (positions, length, compressed) = (word()?, word()?, word()?);
         if length > MAX_BLOCKS {
             return Err(PackError::TooBig(length));
+        }
+        if positions > length / LEAST_BYTES_A_POSITION {
+            return Err(PackError::Count { positions, length });
         }
         let compressed = usize::try_from(compressed).map_err(|_| PackError::Length)?;
         let deflated = take(&mut input, compressed).ok_or(PackError::Length)?;
@@ -838,9 +866,15 @@ mod tests {
         let mut overlapping = block(1, &[], NONE, &[1, 0, 0, 0, 0]);
         overlapping[2..10].copy_from_slice(&u64::MAX.to_le_bytes());
         refused(overlapping, 1, "a first position");
+        // More positions than its 24 bytes can hold: refused before it is unpacked.
+        let file = file_bytes(header, 13, &block(1, &[], NONE, &[1, 0, 0, 0, 0]));
+        assert!(matches!(
+            unpack(&file),
+            Err(UnpackError::Packed(PackError::Count { positions: 13, .. }))
+        ));
         // A game number below zero.
         let mut below = Vec::new();
         put_varint(&mut below, 1);
-        refused(below, 1, "a game number out of range");
+        refused(below, 0, "a game number out of range");
     }
 }

@@ -87,16 +87,15 @@ impl PackArgs {
         let bytes = packer
             .finish()
             .map_err(|error| packed_error(&self.input, error))?;
-        let read = std::fs::metadata(&self.input)
-            .map_err(read_error(&self.input))?
-            .len();
+        // The records packed (a file still being written may have grown since).
+        let read = positions * header.record() as u64;
         write_whole(&self.out, "pack", |partial| {
             std::fs::write(partial, &bytes).map_err(write_error(partial))
         })?;
         writeln!(
             out,
-            "{positions} positions of {}: {read} bytes packed into {} ({:.2} bytes a position) \
-             in {:.1} s -> {}",
+            "{positions} positions of {}: {read} bytes of records packed into {} ({:.2} bytes a \
+             position) in {:.1} s -> {}",
             header.kind,
             bytes.len(),
             bytes.len() as f64 / positions.max(1) as f64,
