@@ -877,4 +877,45 @@ mod tests {
         put_varint(&mut below, 1);
         refused(below, 0, "a game number out of range");
     }
+
+    /// The data kept in the repository (`data/selfplay-8x8`) is whole: every packed file
+    /// reads (its lengths and checksum) as positions of standard Othello, the shards are
+    /// finished shards of one run of 20, and the test set unpacks to its 106,102 positions,
+    /// each labelled.
+    #[test]
+    fn the_kept_data_is_whole() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/selfplay-8x8");
+        let mut shards = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|extension| extension != "pack") {
+                continue;
+            }
+            let packed = Packed::from_bytes(&std::fs::read(&path).unwrap())
+                .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+            let header = packed.header();
+            assert_eq!(header.kind, GameKind::STANDARD, "{}", path.display());
+            if path.file_name().unwrap() == "test.pack" {
+                let mut samples = Vec::new();
+                packed
+                    .unpack(|block| {
+                        samples.extend_from_slice(block);
+                        Ok(())
+                    })
+                    .unwrap();
+                assert_eq!(samples.len(), 106_102);
+                assert!(samples.iter().all(|sample| sample.label != Label::None));
+            } else {
+                assert!(header.complete, "{}", path.display());
+                assert_eq!(header.shard.count, 20, "{}", path.display());
+                assert_eq!(
+                    path.file_name().unwrap().to_string_lossy(),
+                    format!("labelled-{}.pack", header.shard.index)
+                );
+                shards.push(header.run);
+            }
+        }
+        shards.dedup();
+        assert!(shards.len() <= 1, "the shards of one run");
+    }
 }
