@@ -20,7 +20,8 @@ pub const LIST_FILE: u64 = 64 << 20;
 /// The largest weights file: today's are a few MiB compressed.
 pub const WEIGHTS_FILE: u64 = 256 << 20;
 
-/// The largest packed positions file (`train unpack`): a billion positions of self-play.
+/// The largest packed positions file read (`train unpack`): what it unpacks to is at most
+/// as big (`othello::training::pack::MAX_BLOCKS`), and it packs smaller.
 pub const PACKED_FILE: u64 = 1 << 30;
 
 /// The whole of the regular file at `path`, if it is at most `limit` bytes.

@@ -8,7 +8,8 @@
 //! 3. [`fit`](mod@fit): the weights that best predict those scores, phase by phase;
 //!
 //! and [`measure`] tells how good an evaluation is against the exact solver; [`probcut`]
-//! fits the selective search's predictions; [`dedup`] keeps each position once.
+//! fits the selective search's predictions; [`dedup`] keeps each position once; [`pack`]
+//! keeps a positions file as its games, about a byte a position.
 //!
 //! Generation k + 1 is fitted to positions labelled by the engine of generation k. Every
 //! step is reproducible from its seed and options, whatever the number of threads; the
