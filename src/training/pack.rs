@@ -1,4 +1,4 @@
-//! Positions files packed as the games they come from, about twenty times smaller than the
+//! Positions files packed as the games they come from, about twenty-five times smaller than the
 //! records (`othello train pack` and `unpack`): self-play data worth keeping when the files
 //! it was written to are not (a machine that does not keep its disk between sessions
 //! keeps what is committed).
