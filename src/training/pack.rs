@@ -1,7 +1,7 @@
-//! Positions files packed as the games they come from, about twenty-five times smaller than the
-//! records (`othello train pack` and `unpack`): self-play data worth keeping when the files
-//! it was written to are not (a machine that does not keep its disk between sessions
-//! keeps what is committed).
+//! Positions files packed as the games they come from, about twenty-five times smaller
+//! than the records (`othello train pack` and `unpack`): self-play data worth keeping when
+//! the files it was written to are not (a machine that does not keep its disk between
+//! sessions keeps what is committed).
 //!
 //! A game's positions follow one another by one move (and a pass where one is forced), so
 //! a game is kept as its first position, the move that leads from each position to the
